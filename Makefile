@@ -1,0 +1,28 @@
+# Two set-up commands: `make demo` (main job on the embedded local model) and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+VGM := $(VENV)/bin/vgm
+DEMO_MODEL ?= local:small
+
+.PHONY: install demo test test-fast bench clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(VGM) models install $(DEMO_MODEL)
+	$(VGM) moe compare --data sample --model $(DEMO_MODEL) -o runs/demo
+
+test: install
+	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -m "not slow"
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache
