@@ -4,8 +4,9 @@ Every backend answers ``await model.complete(messages, step=...) -> Reply``.
 """
 from ._types import ChatModel, Message, ModelError, Reply, Usage
 from .scripted import ScriptedModel
+from .structured import Parsed, complete_json, parse_as
 
-__all__ = ["ChatModel", "Message", "ModelError", "Reply", "Usage", "ScriptedModel", "get_model"]
+__all__ = ["ChatModel", "Message", "ModelError", "Reply", "Usage", "ScriptedModel", "get_model", "Parsed", "complete_json", "parse_as"]
 
 
 def get_model(spec: str | None = None, **options) -> ChatModel:
