@@ -1,0 +1,222 @@
+"""Build a blind rating study from saved MOE runs (Tachikuma 6.2): one condition per run, plus the real GM.
+
+A run folder (``runs/NAME``) holds ``run.json`` (pipeline, model, data path) and
+``predictions.jsonl`` (one line per instance: ``id``, ``prediction``, ``utterance`` for ``+gm``
+pipelines, ``error``). The contexts come from the run's data file. The real GM's next line,
+when the data has it, becomes the ``human`` reference condition.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipelines.records import MoeInstance
+
+from ._store import Study, StudyError
+
+HUMAN = "human"
+# Where a data line (or a MoeInstance) may carry the real GM's next line.
+REFERENCE_FIELDS = ("gm_reply", "next_gm", "reference", "gm_utterance")
+DATA_KEYS = ("data", "data_path", "dataset", "data_file")
+
+
+@dataclass
+class RunForStudy:
+    """One saved run, reduced to what a study needs: its utterances by instance id."""
+
+    name: str
+    path: Path
+    meta: dict
+    utterances: dict[str, str] = field(default_factory=dict)
+    checks: dict[str, list[dict]] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.meta.get('pipeline', '?')} / {self.meta.get('model', '?')}"
+
+
+@dataclass
+class BuildSummary:
+    path: Path
+    contexts: int
+    items: int
+    conditions: list[str]
+    mode: str
+    skipped_runs: dict[str, str] = field(default_factory=dict)
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    """Lines of a JSON Lines file; a torn last line (a run still writing) is left out."""
+    rows = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise StudyError(f"{path}:{number}: not valid JSON; fix or remove that line") from None
+    return rows
+
+
+def load_run(path: str | Path) -> RunForStudy:
+    """Read a run folder's ``run.json`` and the utterances in ``predictions.jsonl``."""
+    path = Path(path)
+    meta_path, pred_path = path / "run.json", path / "predictions.jsonl"
+    if not meta_path.is_file() or not pred_path.is_file():
+        raise StudyError(f"{path}: not a MOE run folder (needs run.json and predictions.jsonl); make one with `vgm moe run`")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise StudyError(f"{meta_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    run = RunForStudy(name=path.name, path=path, meta=meta)
+    for row in _read_jsonl(pred_path):
+        if row.get("error") or not isinstance(row.get("id"), str):
+            continue
+        utterance = (row.get("utterance") or "").strip()
+        if utterance:
+            run.utterances[row["id"]] = utterance
+            run.checks[row["id"]] = [dict(c) for c in row.get("prediction") or [] if isinstance(c, dict)]
+    return run
+
+
+def _data_path(run: RunForStudy) -> Path:
+    for key in DATA_KEYS:
+        value = run.meta.get(key)
+        if isinstance(value, dict):
+            value = value.get("path")
+        if isinstance(value, str) and value:
+            for candidate in (Path(value), run.path / value, run.path.parent / value):
+                if candidate.is_file():
+                    return candidate
+            raise StudyError(f"{run.path / 'run.json'}: data file {value!r} not found; run from the folder the run was made in")
+    raise StudyError(f"{run.path / 'run.json'}: no data path (key 'data'); re-run with `vgm moe run` to record it")
+
+
+def reference_of(raw: dict, instance: MoeInstance | None = None) -> str | None:
+    """The real GM's next line for an instance, if the data carries one."""
+    for key in REFERENCE_FIELDS:
+        value = getattr(instance, key, None) if instance is not None else None
+        value = value or raw.get(key)
+        if isinstance(value, dict):  # a Turn
+            value = value.get("text")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def load_instances(path: Path) -> dict[str, tuple[MoeInstance, dict]]:
+    """MOE instances by id, each with its raw line (which may carry a reference)."""
+    from pydantic import ValidationError
+
+    out: dict[str, tuple[MoeInstance, dict]] = {}
+    for number, raw in enumerate(_read_jsonl(path), 1):
+        try:
+            inst = MoeInstance.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise StudyError(f"{path}:{number}: {where}: {first['msg']}") from None
+        out[inst.id] = (inst, raw)
+    return out
+
+
+def build_study(
+    runs: list[str | Path],
+    out: str | Path,
+    *,
+    n: int = 60,
+    include_human: bool = False,
+    mode: str = "score",
+    seed: int = 0,
+    name: str | None = None,
+    overwrite: bool = False,
+) -> tuple[Study, str, BuildSummary]:
+    """Sample ``n`` contexts that every run answered, and make blind items from them.
+
+    ``mode``: ``score`` (each utterance rated 1-5 on the three factors), ``ab`` (every pair
+    of conditions on one context: pick the better, for Bradley-Terry) or ``both``.
+    Returns the study, its admin token and a summary.
+    """
+    if mode not in ("score", "ab", "both"):
+        raise StudyError(f"mode {mode!r}: use score, ab or both")
+    if n < 1:
+        raise StudyError("--n must be at least 1")
+    if not runs:
+        raise StudyError("give at least one run folder with --from runs/NAME")
+    loaded = [load_run(p) for p in runs]
+    names: set[str] = set()
+    for run in loaded:  # two folders named alike (a/x, b/x) still need distinct conditions
+        base, k = run.name, 2
+        while run.name in names or run.name == HUMAN:
+            run.name, k = f"{base}-{k}", k + 1
+        names.add(run.name)
+    skipped = {r.name: "no GM utterances (use a +gm pipeline, e.g. tbs_gm)" for r in loaded if not r.utterances}
+    usable = [r for r in loaded if r.utterances]
+    if not usable:
+        raise StudyError("none of the runs has GM utterances; run a +gm pipeline (e.g. `vgm moe run --pipeline tbs_gm`)")
+
+    instances: dict[str, tuple[MoeInstance, dict]] = {}
+    for run in usable:
+        for iid, pair in load_instances(_data_path(run)).items():
+            instances.setdefault(iid, pair)
+
+    common = set.intersection(*(set(r.utterances) for r in usable)) & set(instances)
+    conditions = [r.name for r in usable]
+    references: dict[str, str] = {}
+    if include_human:
+        references = {iid: ref for iid in common if (ref := reference_of(instances[iid][1], instances[iid][0]))}
+        if not references:
+            raise StudyError(
+                "--include-human: the data has no real GM line for these instances; "
+                f"add a 'reference' field (one of {', '.join(REFERENCE_FIELDS)}) to the data lines or drop --include-human"
+            )
+        common = set(references)
+        conditions.append(HUMAN)
+    if len(conditions) < 2 and mode != "score":
+        raise StudyError("A/B mode needs two conditions: give two runs, or one run with --include-human")
+    if not common:
+        raise StudyError("the runs share no instance with an utterance; run them on the same data")
+
+    rng = random.Random(seed)
+    chosen = sorted(common)
+    rng.shuffle(chosen)
+    chosen = sorted(chosen[:n])
+
+    def utterance_of(cond: str, iid: str) -> tuple[str, list[dict]]:
+        if cond == HUMAN:
+            inst = instances[iid][0]
+            return references[iid], [a.model_dump() for a in inst.answers]
+        run = next(r for r in usable if r.name == cond)
+        return run.utterances[iid], run.checks.get(iid, [])
+
+    contexts, items = [], []
+    for iid in chosen:
+        inst = instances[iid][0]
+        contexts.append({"instance_id": iid, "ruleset": inst.ruleset, "turns": [t.model_dump() for t in inst.context]})
+        if mode in ("score", "both"):
+            for cond in conditions:
+                text, checks = utterance_of(cond, iid)
+                items.append({"kind": "score", "instance_id": iid, "condition": cond, "utterance": text, "checks": checks})
+        if mode in ("ab", "both"):
+            for a, b in itertools.combinations(conditions, 2):
+                if rng.random() < 0.5:  # which side a condition lands on is random, so side carries no signal
+                    a, b = b, a
+                (ta, ca), (tb, cb) = utterance_of(a, iid), utterance_of(b, iid)
+                items.append({
+                    "kind": "ab", "instance_id": iid, "condition": a, "utterance": ta, "checks": ca,
+                    "condition_b": b, "utterance_b": tb, "checks_b": cb,
+                })
+    sources = {r.name: {"path": str(r.path), **{k: r.meta.get(k) for k in ("pipeline", "model") if k in r.meta}} for r in usable}
+    if include_human:
+        sources[HUMAN] = {"path": "data reference (the real GM's next line)"}
+    study, admin_token = Study.create(
+        out, contexts, items, name=name or Path(out).stem, seed=seed, sources=sources, overwrite=overwrite
+    )
+    summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped)
+    return study, admin_token, summary

@@ -1,0 +1,226 @@
+"""The study report: mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry.
+
+The statistics come from libraries: ``scipy.stats`` for the t interval, ``krippendorff``
+for agreement, and ``scipy.optimize`` for the Bradley-Terry fit (no maintained BT package is
+in our dependencies; the model is a two-line likelihood, fitted here by L-BFGS).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import optimize, stats
+
+from ._criteria import CRITERIA, CRITERION_IDS
+from ._store import AdminView, RatingRow
+
+
+@dataclass
+class MeanCI:
+    condition: str
+    criterion: str
+    n: int
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass
+class BTScore:
+    condition: str
+    score: float
+    se: float | None
+    wins: float
+    comparisons: int
+
+
+@dataclass
+class StudyReport:
+    """Everything ``vgm rate report`` prints; ``to_dict()`` is the ``--json`` form."""
+
+    name: str
+    raters: int
+    ratings: int
+    choices: int
+    conditions: list[str]
+    means: list[MeanCI] = field(default_factory=list)
+    alpha: dict[str, float | None] = field(default_factory=dict)
+    alpha_note: str = ""
+    bradley_terry: list[BTScore] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def mean_of(self, condition: str, criterion: str) -> MeanCI | None:
+        return next((m for m in self.means if m.condition == condition and m.criterion == criterion), None)
+
+
+def mean_ci(values: list[float], confidence: float = 0.95) -> tuple[float | None, float | None, float | None]:
+    """Mean and Student-t interval; one value has no interval, none has no mean."""
+    if not values:
+        return None, None, None
+    arr = np.asarray(values, dtype=float)
+    mean = float(arr.mean())
+    if len(arr) < 2 or float(arr.std(ddof=1)) == 0.0:
+        return mean, mean if len(arr) > 1 else None, mean if len(arr) > 1 else None
+    low, high = stats.t.interval(confidence, len(arr) - 1, loc=mean, scale=stats.sem(arr))
+    return mean, float(low), float(high)
+
+
+def krippendorff_alpha(rows: list[RatingRow], criterion: str) -> float | None:
+    """Ordinal alpha over raters x score items; None when no item has two raters or no variation."""
+    import krippendorff
+
+    raters = sorted({r.rater for r in rows})
+    items = sorted({r.item_id for r in rows if r.kind == "score"})
+    if len(raters) < 2 or not items:
+        return None
+    ri, ii = {r: k for k, r in enumerate(raters)}, {i: k for k, i in enumerate(items)}
+    matrix = np.full((len(raters), len(items)), np.nan)
+    for r in rows:
+        if r.kind == "score" and r.scores.get(criterion) is not None:
+            matrix[ri[r.rater], ii[r.item_id]] = r.scores[criterion]
+    paired = (~np.isnan(matrix)).sum(axis=0) >= 2
+    if not paired.any():
+        return None
+    matrix = matrix[:, paired]
+    if len(np.unique(matrix[~np.isnan(matrix)])) < 2:
+        return None  # every pairable value the same: agreement is undefined, not perfect
+    value = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
+    return None if math.isnan(value) else float(value)
+
+
+def bradley_terry(pairs: list[tuple[str, str, str]], conditions: list[str], ridge: float = 0.01) -> list[BTScore]:
+    """Bradley-Terry strengths from ``(cond_a, cond_b, choice)`` with choice a/b/tie.
+
+    A tie counts half a win to each side. A small ridge keeps the fit finite when one
+    condition always wins; scores are centred on 0 (log-odds scale), SEs from the Hessian.
+    """
+    conds = [c for c in conditions if any(c in (a, b) for a, b, _ in pairs)]
+    if len(conds) < 2:
+        return []
+    idx = {c: k for k, c in enumerate(conds)}
+    k = len(conds)
+    wins = np.zeros((k, k))
+    for a, b, choice in pairs:
+        i, j = idx[a], idx[b]
+        if choice == "a":
+            wins[i, j] += 1
+        elif choice == "b":
+            wins[j, i] += 1
+        else:
+            wins[i, j] += 0.5
+            wins[j, i] += 0.5
+    games = wins + wins.T
+
+    def nll(s: np.ndarray) -> tuple[float, np.ndarray]:
+        diff = s[:, None] - s[None, :]
+        p = 1.0 / (1.0 + np.exp(-diff))  # P(i beats j)
+        ll = float(np.sum(wins * np.log(np.clip(p, 1e-12, 1.0))))
+        grad = np.sum(wins - games * p, axis=1)
+        return -ll + ridge * float(s @ s), -grad + 2 * ridge * s
+
+    result = optimize.minimize(nll, np.zeros(k), jac=True, method="L-BFGS-B")
+    s = result.x - result.x.mean()
+    diff = s[:, None] - s[None, :]
+    p = 1.0 / (1.0 + np.exp(-diff))
+    w = games * p * (1 - p)
+    hessian = np.diag(w.sum(axis=1)) - w + 2 * ridge * np.eye(k)
+    try:
+        centre = np.eye(k) - np.ones((k, k)) / k  # scores are centred: drop the shared-shift direction
+        cov = centre @ np.linalg.pinv(hessian) @ centre
+        ses = np.sqrt(np.clip(np.diag(cov), 0, None))
+    except np.linalg.LinAlgError:
+        ses = [None] * k
+    return sorted(
+        (
+            BTScore(c, float(s[idx[c]]), None if ses[idx[c]] is None else float(ses[idx[c]]),
+                    float(wins[idx[c]].sum()), int(games[idx[c]].sum()))
+            for c in conds
+        ),
+        key=lambda b: -b.score,
+    )
+
+
+def study_report(admin: AdminView) -> StudyReport:
+    """Compute the report from every stored (non-skipped) rating."""
+    rows = admin.ratings()
+    summary = admin.summary()
+    conditions = summary["conditions"]
+    score_rows = [r for r in rows if r.kind == "score"]
+    ab_rows = [r for r in rows if r.kind == "ab"]
+    report = StudyReport(
+        name=summary["name"], raters=len({r.rater for r in rows}), ratings=len(score_rows), choices=len(ab_rows),
+        conditions=conditions,
+    )
+    for cond in conditions:
+        for crit in CRITERION_IDS:
+            values = [r.scores[crit] for r in score_rows if r.condition == cond and r.scores.get(crit) is not None]
+            mean, low, high = mean_ci(values)
+            report.means.append(MeanCI(cond, crit, len(values), mean, low, high))
+    report.alpha = {crit: krippendorff_alpha(score_rows, crit) for crit in CRITERION_IDS}
+    if all(v is None for v in report.alpha.values()):
+        report.alpha_note = "needs two or more raters scoring the same items"
+    report.bradley_terry = bradley_terry([(r.condition, r.condition_b, r.choice) for r in ab_rows], conditions)
+    return report
+
+
+def export_csv(admin: AdminView, path: str | Path | None = None) -> str:
+    """Every rating as CSV (one row per rater x item); written to ``path`` when given."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["rater", "item_id", "instance_id", "kind", "condition", "condition_b", *CRITERION_IDS,
+                     "choice", "skipped", "seconds", "created_at", "updated_at"])
+    for r in admin.ratings(include_skipped=True):
+        writer.writerow([r.rater, r.item_id, r.instance_id, r.kind, r.condition, r.condition_b or "",
+                         *[r.scores.get(c) if r.scores.get(c) is not None else "" for c in CRITERION_IDS],
+                         r.choice or "", int(r.skipped), "" if r.seconds is None else f"{r.seconds:.1f}",
+                         f"{r.created_at:.3f}", f"{r.updated_at:.3f}"])
+    text = buf.getvalue()
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+def plot_report(report: StudyReport, path: str | Path | None = None):
+    """Grouped bars (mean with 95% CI per factor and condition), plus BT scores when there are choices."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = 2 if report.bradley_terry else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4), squeeze=False)
+    ax = axes[0][0]
+    conds = report.conditions
+    width = 0.8 / max(len(conds), 1)
+    xs = np.arange(len(CRITERIA))
+    for k, cond in enumerate(conds):
+        ms = [report.mean_of(cond, c.id) for c in CRITERIA]
+        heights = [m.mean if m and m.mean is not None else 0 for m in ms]
+        err_low = [m.mean - m.low if m and m.low is not None else 0 for m in ms]
+        err_high = [m.high - m.mean if m and m.high is not None else 0 for m in ms]
+        ax.bar(xs + (k - (len(conds) - 1) / 2) * width, heights, width, yerr=[err_low, err_high], capsize=3, label=cond)
+    ax.set_xticks(xs, [c.label for c in CRITERIA])
+    ax.set_ylim(0, 5.5)
+    ax.set_ylabel("mean score (1-5), 95% CI")
+    ax.set_title(f"{report.name}: {report.ratings} ratings by {report.raters} raters")
+    if conds:
+        ax.legend(fontsize=8, loc="lower right")
+    if report.bradley_terry:
+        bx = axes[0][1]
+        bts = report.bradley_terry
+        bx.barh([b.condition for b in bts][::-1], [b.score for b in bts][::-1],
+                xerr=[1.96 * (b.se or 0) for b in bts][::-1], capsize=3, color="tab:purple")
+        bx.axvline(0, color="grey", lw=0.8)
+        bx.set_xlabel("Bradley-Terry strength (log-odds), 95% CI")
+        bx.set_title(f"A/B: {report.choices} choices")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+    return fig
