@@ -1,4 +1,20 @@
-"""Rule-set packs as data (dnd5e, coc7e, pf2e, swade, avalon, mafia) and name resolution."""
-from ._errors import VgmError
+"""Rule-set packs as data (dnd5e, coc7e, pf2e, swade, avalon, mafia) and name resolution.
 
-__all__ = ["VgmError"]
+    import rulesets
+    rs = rulesets.load("dnd5e")            # or "D&D 5e", "COC", "PF2", "SW", "Call of Cthulhu"
+    rs.resolve("Wisdom (Perception)")     # -> "perception"
+    rulesets.load("avalon").resolve_role("梅林")  # -> "merlin"
+"""
+from ._errors import VgmError
+from ._loader import BUILTIN_DIR, ENV_VAR, available, find_pack, load, load_path, search_dirs
+from ._models import AbilityDef, CheckDef, FamilyDef, PackFile, RoleDef, SetupDef
+from ._normalize import loose_key, raw_key
+from ._problems import PackError, UnknownName
+from ._ruleset import RuleSet
+
+__all__ = [
+    "VgmError", "PackError", "UnknownName",
+    "available", "load", "load_path", "find_pack", "search_dirs", "BUILTIN_DIR", "ENV_VAR",
+    "RuleSet", "CheckDef", "AbilityDef", "FamilyDef", "RoleDef", "SetupDef", "PackFile",
+    "raw_key", "loose_key",
+]

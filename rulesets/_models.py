@@ -1,0 +1,106 @@
+"""The shapes of a rule-set pack: what a pack file may say, validated by pydantic on load.
+
+A pack file (YAML) holds a ``PackFile``; the loader turns it into a ``RuleSet`` (see
+``_ruleset.py``), which adds the name index. Unknown keys are errors, so a typo in a pack
+never silently drops data.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Def(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AbilityDef(_Def):
+    """An ability score / characteristic / attribute that skills hang from (D&D Wisdom, CoC POW)."""
+
+    id: str = ""
+    name: str
+    abbr: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+    check: bool = True  # also a plain check of its own ("Strength check", CoC "力量")
+    description: str = ""
+
+
+class CheckDef(_Def):
+    """One thing a GM can ask a player to roll, named by its id everywhere in the project.
+
+    ``kind`` is "skill", "ability", "save", "special", "lore", ...; ``ability`` the id of the
+    governing ability (None when the system has none); ``base`` the CoC base percentage.
+    """
+
+    id: str = ""
+    name: str
+    kind: str = "skill"
+    ability: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+    base: int | None = None
+    base_formula: str | None = None  # CoC bases that derive from a characteristic, e.g. "DEX/2"
+    description: str = ""
+
+
+class FamilyDef(_Def):
+    """An open family of checks, one per topic: Pathfinder's Lore gives ``lore:sailing``."""
+
+    name: str
+    kind: str = "skill"
+    ability: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+    description: str = ""
+
+
+class RoleDef(_Def):
+    """A hidden role in a social deduction game.
+
+    ``sees`` lists the role ids whose seats this role learns at night (the engine skips the
+    seat itself); ``sees_as`` is the label that knowledge carries ("evil",
+    "merlin_or_morgana", "teammate"), empty when the role learns nothing.
+    """
+
+    id: str = ""
+    name: str
+    team: str
+    sees: list[str] = Field(default_factory=list)
+    sees_as: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+    description: str = ""
+
+
+class SetupDef(_Def):
+    """The table for one player count: the default line-up and, for Avalon, mission sizes.
+
+    ``optional`` roles may replace a plain role of their team (``rules.plain_roles``).
+    """
+
+    players: int = 0
+    lineup: list[str]
+    team_sizes: list[int] = Field(default_factory=list)
+    fails_required: list[int] = Field(default_factory=list)
+    optional: list[str] = Field(default_factory=list)
+
+
+class PackFile(_Def):
+    """Everything one pack file may contain."""
+
+    name: str | None = None
+    title: str
+    kind: Literal["trpg", "social"]
+    description: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    ability_word: str = "ability"
+    filler: list[str] = Field(default_factory=list)
+    abilities: dict[str, AbilityDef] = Field(default_factory=dict)
+    checks: dict[str, CheckDef] = Field(default_factory=dict)
+    families: dict[str, FamilyDef] = Field(default_factory=dict)
+    teams: dict[str, str] = Field(default_factory=dict)  # team id -> display name
+    roles: dict[str, RoleDef] = Field(default_factory=dict)
+    setups: dict[int, SetupDef] = Field(default_factory=dict)
+    rules: dict = Field(default_factory=dict)
