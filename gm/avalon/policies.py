@@ -1,0 +1,97 @@
+"""Scripted Avalon players: ``random`` (uniform over legal moves) and ``heuristic``.
+
+Both use only what their seat may know: its own role and night knowledge (``game.knowledge``)
+and the public history (proposals, votes, mission results). They are baselines and the
+engine's load for property tests and the speed benchmark, so they are plain and fast.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from gm.social.ask import Ask
+
+_SPEECH = ("I trust this team.", "I am not sure about this team.", "Let's see how the votes go.")
+
+
+def random_policy(seat: Any, ask: Ask) -> Any:
+    g, rng, kind = seat.game, seat.rng, ask.kind
+    if kind == "propose":
+        return rng.sample(g.names, ask.size)
+    if kind == "vote":
+        return rng.random() < 0.5
+    if kind == "mission":
+        return rng.random() < 0.5
+    if kind == "speak":
+        call = ask.extra.get("may_call") and rng.random() < g.early_p
+        return {"text": rng.choice(_SPEECH), "call_assassination": bool(call)}
+    if kind == "evil_talk":
+        return {"text": "Let us choose carefully."}
+    if kind == "assassinate":
+        return rng.choice(ask.options)
+    raise ValueError(f"no random move for {kind}")
+
+
+def _suspicion(g: Any, me: str) -> dict[str, float]:
+    """Public evidence: each failed mission's fail cards spread over its team."""
+    score = {p: 0.0 for p in g.names}
+    for e in g.log.events:
+        if e["kind"] == "mission_result" and e["fails"]:
+            share = e["fails"] / len(e["team"])
+            for p in e["team"]:
+                score[p] += share
+    known = g.evil_known.get(me, ())
+    for p in known:
+        score[p] += 10.0
+    score[me] = -1.0
+    return score
+
+
+def heuristic_policy(seat: Any, ask: Ask) -> Any:
+    g, rng, kind, me = seat.game, seat.rng, ask.kind, seat.name
+    evil = g.is_evil(me)
+    if kind == "propose":
+        if evil:
+            others = [p for p in g.names if p != me and p not in g.evil_known.get(me, ())]
+            return [me] + rng.sample(others, ask.size - 1)
+        sus = _suspicion(g, me)
+        order = sorted(g.names, key=lambda p: (sus[p], rng.random()))
+        return order[: ask.size]
+    if kind == "vote":
+        team = g.team
+        if evil:
+            if g.rejections == g.table.max_rejections - 1:
+                return False  # the fifth rejection wins for evil
+            return any(g.is_evil(p) and (p == me or p in g.evil_known.get(me, ())) for p in team)
+        if g.rejections == g.table.max_rejections - 1:
+            return True
+        sus = _suspicion(g, me)
+        if any(sus[p] >= 10 for p in team):
+            return False
+        cutoff = sorted(sus.values())[len(team)]
+        return all(sus[p] <= cutoff for p in team) or rng.random() < 0.3
+    if kind == "mission":
+        # only the first evil member (in seat order) fails, unless the mission needs more
+        evil_on_team = [p for p in g.team if p == me or p in g.evil_known.get(me, ())]
+        needed = g.table.fails_required[len(g.results)]
+        return evil_on_team.index(me) >= needed
+    if kind == "speak":
+        sus = _suspicion(g, me)
+        top = max((p for p in g.names if p != me), key=lambda p: (sus[p], rng.random()))
+        call = ask.extra.get("may_call") and g.early_p and rng.random() < g.early_p / 2
+        return {"text": f"I am wary of {top}.", "call_assassination": bool(call)}
+    if kind == "evil_talk":
+        return {"text": "I have a guess about Merlin."}
+    if kind == "assassinate":
+        # Merlin tends to reject teams that hold evil: count such rejections per player
+        score = {p: 0 for p in ask.options}
+        mine = {me, *g.evil_known.get(me, ())}
+        for e in g.log.events:
+            if e["kind"] == "vote_result" and mine.intersection(e["team"]):
+                for p, v in e["votes"].items():
+                    if p in score and not v:
+                        score[p] += 1
+        return max(ask.options, key=lambda p: (score[p], rng.random()))
+    raise ValueError(f"no heuristic move for {kind}")
+
+
+POLICIES = {"random": random_policy, "heuristic": heuristic_policy}

@@ -1,0 +1,238 @@
+"""What an Avalon seat is told and how its answers are read (LLM JSON and typed human input).
+
+Everything here is a function of the seat's own role and its view of the log (``view_for``);
+nothing reads another seat's private events.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gm.social.ask import Ask, resolve_name
+
+THOUGHT = "private notes: nobody else reads them, and you will not be shown them again"
+
+
+class ProposeAction(BaseModel):
+    thought: str = Field("", description=THOUGHT)
+    team: list[str]
+
+
+class SpeakAction(BaseModel):
+    thought: str = Field("", description=THOUGHT)
+    speech: str = ""
+    call_assassination: bool = False
+
+
+class VoteAction(BaseModel):
+    thought: str = Field("", description=THOUGHT)
+    approve: bool
+
+
+class MissionAction(BaseModel):
+    thought: str = Field("", description=THOUGHT)
+    success: bool
+
+
+class AssassinateAction(BaseModel):
+    thought: str = Field("", description=THOUGHT)
+    target: str
+
+
+def _names(game: Any, items: list[str]) -> str:
+    return ", ".join(items) if items else "nobody"
+
+
+def _night(game: Any, name: str) -> dict | None:
+    for e in game.seat_view(name):
+        if e["kind"] == "night_knowledge" and e.get("player") == name:
+            return e
+    return None
+
+
+def knowledge_text(game: Any, name: str) -> str:
+    """The seat's night knowledge, in words, from its own private night event."""
+    t = game.table
+    e = _night(game, name)
+    if not e or not e.get("sees"):
+        return "At night you learned nothing about anyone."
+    seen, label = e["sees"], e.get("sees_as", "")
+    who = _names(game, seen)
+    roles = [t.role_names[r] for r in t.sees.get(e["role"], ()) if r in t.lineup]
+    if label == "evil":
+        return f"At night you saw the evil players: {who}." + (" (Some evil roles may stay hidden from you.)" if any(
+            t.is_evil(r) and r not in t.sees.get(e["role"], ()) for r in t.lineup) else "")
+    if label == "teammate":
+        return f"At night you met your evil teammates: {who}."
+    if label == "merlin_or_morgana" or len(roles) > 1:
+        return f"At night you learned that {who} are {' and '.join(sorted(set(roles)))}, but not which is which."
+    return f"At night you learned these players ({label or 'seen'}): {who}."
+
+
+def system_prompt(game: Any, name: str) -> str:
+    t = game.table
+    role = game.roles[name]
+    team = "Evil (Minions of Mordred)" if t.is_evil(role) else "Good (Loyal Servants of Arthur)"
+    counts: dict[str, int] = {}
+    for r in t.lineup:
+        counts[t.role_names[r]] = counts.get(t.role_names[r], 0) + 1
+    roster = ", ".join(f"{k}×{v}" if v > 1 else k for k, v in counts.items())
+    missions = ", ".join(f"{s}{' (needs 2 fails)' if f > 1 else ''}" for s, f in zip(t.team_sizes, t.fails_required))
+    goal = ("Make missions fail, or find and assassinate Merlin." if t.is_evil(role)
+            else "Make three missions succeed and keep Merlin hidden from the Assassin.")
+    early = (" Evil players may stop the game at any speaking turn and call the assassination early; "
+             "if the Assassin then names Merlin, evil wins, otherwise good wins.") if game.allow_early else ""
+    return (
+        f"You are {name}, a player in a {game.n}-player game of The Resistance: Avalon. "
+        f"Players in seat order: {', '.join(game.names)}.\n"
+        f"Roles in this game: {roster}.\n"
+        f"Your role: {t.role_names[role]}, team {team}. Goal: {goal}\n"
+        f"{knowledge_text(game, name)}\n"
+        "Rules: each round a leader proposes a mission team; everyone speaks once in turn, then all vote in public; "
+        f"a strict majority approves. {t.max_rejections} rejected proposals in a row and evil wins. "
+        "Team members secretly play Success or Fail; good players must play Success. "
+        f"Mission team sizes: {missions}. First side to {t.missions_to_win} missions wins; "
+        f"if good gets {t.missions_to_win}, the Assassin names one player as Merlin and evil wins on a hit.{early}\n"
+        "Keep every speech short (one to three sentences). Answer only with the JSON asked for; "
+        "the 'thought' field is private: nobody else reads it and it is not shown to you later."
+    )
+
+
+def render(game: Any, e: dict, viewer: str) -> str | None:
+    k = e["kind"]
+    tag = f"[{e['round']}.{e['public_msg_seq']}]"
+    if k == "start":
+        return f"{tag} The game starts. First leader: {e['first_leader']}."
+    if k == "proposal":
+        return f"{tag} Mission {e['mission']}, proposal {e['attempt']}: leader {e['player']} proposes {_names(game, e['team'])}."
+    if k == "speech":
+        who = f"{e['player']} (you)" if e["player"] == viewer else e["player"]
+        return f"{tag} {who}: {e['text'] or '(passes)'}"
+    if k == "early_assassination":
+        return f"{tag} {e['player']} stops the game: evil calls an early assassination of Merlin."
+    if k == "vote_result":
+        yes = [p for p, v in e["votes"].items() if v]
+        no = [p for p, v in e["votes"].items() if not v]
+        verdict = "APPROVED" if e["approved"] else f"REJECTED ({e['rejections']} in a row)"
+        return f"{tag} Vote on {_names(game, e['team'])}: approve {_names(game, yes)}; reject {_names(game, no)}. {verdict}."
+    if k == "mission_card" and e.get("player") == viewer:
+        return f"{tag} (only you know) You played {'Success' if e['success'] else 'Fail'} on mission {e['mission']}."
+    if k == "mission_result":
+        return (f"{tag} Mission {e['mission']} ({_names(game, e['team'])}): {'SUCCESS' if e['success'] else 'FAIL'}, "
+                f"{e['fails']} fail card(s). Score: {e['successes']} succeeded, {e['failures']} failed.")
+    if k == "assassination":
+        return f"{tag} {e['player']} (the Assassin) names {e['target']} as Merlin: {'hit' if e['hit'] else 'miss'}."
+    if k == "game_over":
+        return f"{tag} Game over: {e['winner']} wins ({e['reason']})."
+    return None
+
+
+# ---- questions --------------------------------------------------------------------------------
+def propose_question(game: Any, leader: str) -> str:
+    return (f"You lead mission {game.mission} (proposal {game.attempt + 1}, {game.rejections} rejected in a row). "
+            f"Propose a team of exactly {game.team_size} players from: {', '.join(game.names)}.")
+
+
+def speak_question(game: Any, name: str, may_call: bool) -> str:
+    extra = " You may set call_assassination to true to stop the game now and knife Merlin." if may_call else ""
+    return f"Your turn to speak about the proposed team {', '.join(game.team)}.{extra}"
+
+
+def vote_question(game: Any, name: str, team: list[str]) -> str:
+    return f"Vote on the team {', '.join(team)} for mission {game.mission}: approve or reject?"
+
+
+def mission_question(game: Any, name: str) -> str:
+    needed = game.table.fails_required[len(game.results)]
+    return f"You are on mission {game.mission} (it fails with {needed} fail card(s)). Play Success or Fail?"
+
+
+def evil_talk_question(game: Any, name: str) -> str:
+    return "The assassination is about to happen. Say one short thing to your team about who Merlin is."
+
+
+def assassinate_question(game: Any, name: str, options: list[str]) -> str:
+    return f"You are the Assassin. Name the player you think is Merlin, one of: {', '.join(options)}."
+
+
+_SHAPES = {
+    "propose": (ProposeAction, '{"thought": "...", "team": ["Name", "..."]}'),
+    "speak": (SpeakAction, '{"thought": "...", "speech": "...", "call_assassination": false}'),
+    "evil_talk": (SpeakAction, '{"thought": "...", "speech": "..."}'),
+    "vote": (VoteAction, '{"thought": "...", "approve": true}'),
+    "mission": (MissionAction, '{"thought": "...", "success": true}'),
+    "assassinate": (AssassinateAction, '{"thought": "...", "target": "Name"}'),
+}
+
+
+def llm_schema(game: Any, ask: Ask):
+    schema = _SHAPES[ask.kind][0]
+    names = game.names
+
+    def name_of(text: str) -> str:
+        hit = resolve_name(text, names)
+        if hit is None:
+            raise ValueError(f"{text!r} is not a player; use one of {', '.join(names)}")
+        return hit
+
+    def native(v: Any) -> Any:
+        k = ask.kind
+        if k == "propose":
+            return [name_of(x) for x in v.team]
+        if k in ("speak", "evil_talk"):
+            return {"text": v.speech.strip(), "call_assassination": bool(getattr(v, "call_assassination", False)) and k == "speak"}
+        if k == "vote":
+            return bool(v.approve)
+        if k == "mission":
+            return bool(v.success)
+        return name_of(v.target)
+
+    return schema, native
+
+
+def llm_question(game: Any, ask: Ask) -> str:
+    return f"{ask.text()}\nAnswer with JSON only, shaped like {_SHAPES[ask.kind][1]}"
+
+
+def human_question(game: Any, ask: Ask) -> str:
+    k = ask.kind
+    hint = {
+        "propose": "type names or seat numbers, separated by commas or spaces",
+        "speak": "type what you say (Enter to pass)" + ("; start with !knife to call the early assassination" if ask.extra.get("may_call") else ""),
+        "evil_talk": "type what you say (Enter to pass)",
+        "vote": "y = approve, n = reject",
+        "mission": "s = success, f = fail",
+        "assassinate": "type a name or seat number",
+    }[k]
+    return f"{ask.text()} ({hint})"
+
+
+_YES, _NO = {"y", "yes", "approve", "a", "1", "true"}, {"n", "no", "reject", "r", "0", "false"}
+
+
+def parse_human(game: Any, ask: Ask, text: str) -> tuple[Any, str | None]:
+    k, s = ask.kind, text.strip()
+    if k == "propose":
+        parts = [p for p in re.split(r"[,\s]+", s) if p]
+        team = [resolve_name(p, game.names) for p in parts]
+        if None in team:
+            bad = parts[team.index(None)]
+            return None, f"{bad!r} is not a player ({', '.join(game.names)})"
+        return team, None
+    if k in ("speak", "evil_talk"):
+        call = k == "speak" and s.lower().startswith("!knife")
+        return {"text": s[6:].strip() if call else s, "call_assassination": call}, None
+    if k == "vote":
+        low = s.lower()
+        return (True, None) if low in _YES else (False, None) if low in _NO else (None, "answer y or n")
+    if k == "mission":
+        low = s.lower()
+        if low in ("s", "success"):
+            return True, None
+        if low in ("f", "fail"):
+            return False, None
+        return None, "answer s (success) or f (fail)"
+    target = resolve_name(s, game.names)
+    return (target, None) if target else (None, f"{s!r} is not a player")

@@ -1,0 +1,225 @@
+"""Who sits at the table: an LLM, a person at the terminal, or a rule-based player.
+
+Every seat answers ``await seat.act(ask)`` with a legal value. What a seat may know comes
+only from ``game.seat_view(name)`` (its role and night knowledge, then the events it saw);
+an LLM seat's prompt is rebuilt from that view on every call, so its own hidden reasoning
+from an earlier call can never come back (reasoning is logged to the moderator only).
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rulesets import VgmError
+
+from .ask import Ask
+
+SEAT_KINDS = ("scripted", "random", "heuristic", "human", "llm")
+
+
+class Seat:
+    """Base seat; the game binds it to a name and role before play."""
+
+    kind = "seat"
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.role = ""
+        self.game: Any = None
+        self.rng = random.Random(0)
+
+    def bind(self, game: Any, name: str, role: str, seed: int) -> None:
+        self.game, self.name, self.role = game, name, role
+        self.rng = random.Random(seed)
+
+    async def act(self, ask: Ask) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def messages(self) -> list[dict[str, str]]:
+        """What a model in this seat would be shown now (system prompt + the seat's view)."""
+        return self.game.seat_messages(self.name)
+
+    def spec(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+class ScriptedSeat(Seat):
+    """Rule-based baseline: ``random`` (uniform over legal moves) or ``heuristic``."""
+
+    kind = "scripted"
+
+    def __init__(self, style: str = "heuristic") -> None:
+        super().__init__()
+        if style not in ("random", "heuristic"):
+            raise VgmError(f"unknown scripted style {style!r}; use scripted:random or scripted:heuristic")
+        self.style = style
+        self._policy: Callable[[Seat, Ask], Any] | None = None
+
+    def bind(self, game: Any, name: str, role: str, seed: int) -> None:
+        super().bind(game, name, role, seed)
+        self._policy = game.policy(self.style)
+
+    async def act(self, ask: Ask) -> Any:
+        return self._policy(self, ask)
+
+    def spec(self) -> dict[str, Any]:
+        return {"kind": "scripted", "style": self.style}
+
+
+class HumanSeat(Seat):
+    """A person at the terminal; ``input_fn``/``output_fn`` are injectable so tests drive it."""
+
+    kind = "human"
+
+    def __init__(self, input_fn: Callable[[str], str] = input, output_fn: Callable[[str], None] = print) -> None:
+        super().__init__()
+        self.input_fn = input_fn
+        self.output_fn = output_fn
+        self._shown = 0  # how many of this seat's visible events were printed already
+
+    def show_news(self) -> None:
+        view = self.game.seat_view(self.name)
+        if self._shown == 0:
+            self.output_fn(self.game.seat_intro(self.name))
+        for event in view[self._shown:]:
+            line = self.game.render(event, self.name)
+            if line:
+                self.output_fn(line)
+        self._shown = len(view)
+
+    async def act(self, ask: Ask) -> Any:
+        self.show_news()
+        self.output_fn(self.game.human_question(ask))
+        while True:
+            try:
+                text = self.input_fn("> ")
+            except EOFError:
+                raise VgmError(f"input ended while {self.name} had to {ask.kind}; type an answer (or run `simulate` for a game without you)") from None
+            value, reason = self.game.parse_human(ask, text)
+            if reason is None:
+                reason = ask.error(value)
+            if reason is None:
+                return value
+            self.output_fn(f"Not allowed: {reason}. Try again.")
+
+    def spec(self) -> dict[str, Any]:
+        return {"kind": "human"}
+
+
+class LlmSeat(Seat):
+    """A model plays the seat through ``complete_json`` with the engine's action schemas.
+
+    An unreadable or illegal answer is re-asked once with the reason; then a legal fallback
+    is used and an ``illegal_move`` record goes to the log (moderator only).
+    """
+
+    kind = "llm"
+
+    def __init__(self, model: Any, *, model_spec: str = "", max_tokens: int = 200, temperature: float = 0.0) -> None:
+        super().__init__()
+        self.model = model
+        self.model_spec = model_spec or getattr(model, "name", "")
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.calls = 0
+
+    async def act(self, ask: Ask) -> Any:
+        from pipelines.llm import complete_json  # pipelines layer; imported here so scripted play stays import-light
+
+        schema, to_native = self.game.llm_schema(ask)
+        messages = self.messages() + [{"role": "user", "content": self.game.llm_question(ask)}]
+        step = f"{self.game.engine}.{ask.kind}"
+        parsed = await complete_json(self.model, messages, schema, step=step, max_tokens=self.max_tokens, temperature=self.temperature)
+        self.calls += 1
+        value, reason = self._read(parsed, ask, to_native)
+        raw_first = parsed.raw
+        if reason is not None and parsed.parse_ok:
+            retry = messages + [
+                {"role": "assistant", "content": parsed.raw},
+                {"role": "user", "content": f"That move is not allowed: {reason}. Answer again with JSON in the same shape."},
+            ]
+            parsed = await complete_json(self.model, retry, schema, step=step, max_tokens=self.max_tokens, temperature=self.temperature, retry=False)
+            self.calls += 1
+            value, reason = self._read(parsed, ask, to_native)
+        thought = getattr(parsed.value, "thought", None) if parsed.value is not None else None
+        if thought:
+            ask.notes.append({"kind": "reasoning", "player": self.name, "decision": ask.kind, "text": str(thought)})
+        if reason is not None:
+            value = ask.fallback(self.rng)
+            ask.notes.append({"kind": "illegal_move", "player": self.name, "decision": ask.kind, "reason": reason,
+                              "raw": [raw_first, parsed.raw] if raw_first != parsed.raw else [raw_first], "fallback": value})
+        return value
+
+    @staticmethod
+    def _read(parsed: Any, ask: Ask, to_native: Callable[[Any], Any]) -> tuple[Any, str | None]:
+        if not parsed.parse_ok:
+            return None, parsed.error or "the answer was not valid JSON"
+        try:
+            value = to_native(parsed.value)
+        except ValueError as exc:
+            return None, str(exc)
+        return value, ask.error(value)
+
+    def spec(self) -> dict[str, Any]:
+        return {"kind": "llm", "model": self.model_spec}
+
+
+@dataclass
+class SeatSpec:
+    """A seat as written on the command line: ``scripted[:random|:heuristic]``, ``human``, ``llm[:<model>]``."""
+
+    kind: str
+    arg: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> "SeatSpec":
+        text = text.strip()
+        head, _, arg = text.partition(":")
+        head = head.lower()
+        if head in ("random", "heuristic"):
+            return cls("scripted", head)
+        if head == "scripted":
+            return cls("scripted", arg or "heuristic")
+        if head in ("human", "llm"):
+            return cls(head, arg)
+        raise VgmError(f"unknown seat {text!r}; use scripted, scripted:random, scripted:heuristic, human, llm or llm:<model string>")
+
+
+def parse_seats(text: str | list[str], n: int) -> list[SeatSpec]:
+    """``"scripted"`` (all seats) or a comma list of exactly ``n`` seats, e.g. ``human,llm:local:small,...``."""
+    items = [t for t in (text.split(",") if isinstance(text, str) else text) if str(t).strip()]
+    specs = [SeatSpec.parse(t) for t in items]
+    if len(specs) == 1:
+        return [SeatSpec(specs[0].kind, specs[0].arg) for _ in range(n)]
+    if len(specs) != n:
+        raise VgmError(f"--seats lists {len(specs)} seats for a {n}-player game; give one kind for all or exactly {n}")
+    return specs
+
+
+def build_seats(
+    specs: list[SeatSpec],
+    *,
+    default_model: str | None = None,
+    models: dict[str, Any] | None = None,
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+    max_tokens: int = 200,
+) -> list[Seat]:
+    """Seats from specs; LLM seats with the same model string share one model object."""
+    models = models if models is not None else {}
+    seats: list[Seat] = []
+    for spec in specs:
+        if spec.kind == "scripted":
+            seats.append(ScriptedSeat(spec.arg or "heuristic"))
+        elif spec.kind == "human":
+            seats.append(HumanSeat(input_fn, output_fn))
+        else:
+            name = spec.arg or default_model or "local"
+            if name not in models:
+                from pipelines.llm import get_model
+
+                models[name] = get_model(name)
+            seats.append(LlmSeat(models[name], model_spec=name, max_tokens=max_tokens))
+    return seats
