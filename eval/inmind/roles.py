@@ -22,9 +22,10 @@ class UnknownRole(VgmError):
 def _pack():
     import rulesets
 
-    if not hasattr(rulesets, "load"):  # TEMP: until the rule-set packs land (issue #2)
+    try:
+        return rulesets.load("avalon")
+    except (AttributeError, VgmError):  # TEMP: until the avalon pack lands (rule sets issue)
         return _StopgapPack()
-    return rulesets.load("avalon")
 
 
 class _StopgapPack:

@@ -1,0 +1,189 @@
+"""Run Algorithm 1 over a folder of sessions: Stage 1 profile, then every task instance.
+
+The run folder holds ``config.json``, ``profile.json`` (Stage 1, reused on resume) and
+``results.jsonl`` (one line per instance, written as each answer arrives). Re-running the same
+command skips instances that already have an answer, so a crash or Ctrl-C loses nothing.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from pipelines import inmind as steps
+from pipelines.llm import ChatModel, Usage, get_model
+from rulesets import VgmError
+
+from .baseline import Embedder, similarity_ranking
+from .importers import load_sessions
+from .render import observer_text
+from .scoring import score
+from .session import Session
+from .tasks import TASKS, TaskInstance, build_tasks
+
+RESULTS = "results.jsonl"
+PROFILE = "profile.json"
+CONFIG = "config.json"
+
+
+class RunConfig(BaseModel):
+    data: str
+    tasks: list[str]
+    model: str
+    mask_policy: str = "seats"
+    limit: int | None = None
+
+
+class RunSummary(BaseModel):
+    out_dir: str
+    done: int = 0
+    skipped: int = 0  # already answered in an earlier run
+    failed: int = 0
+    usage: Usage = Field(default_factory=lambda: Usage(calls=0))
+
+
+def parse_tasks(value: str | list[str] | None) -> list[str]:
+    """``all`` or a comma list of task names (short forms: pi, ra, ta, ri)."""
+    short = {"pi": "player_identification", "ra": "reflection_alignment", "ta": "trace_attribution", "ri": "role_inference"}
+    if value is None or value == "all" or value == ["all"]:
+        return list(TASKS)
+    items = value.split(",") if isinstance(value, str) else value
+    out = []
+    for item in items:
+        name = short.get(item.strip(), item.strip())
+        if name not in TASKS:
+            raise VgmError(f"unknown InMind task {item!r}; use all or any of {', '.join(TASKS)} (or pi, ra, ta, ri)")
+        out.append(name)
+    return out
+
+
+def read_results(out_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """The last record per instance id in a run folder (later lines win)."""
+    path = Path(out_dir) / RESULTS
+    records: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return records
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a crash; that instance is simply asked again
+        records[record["id"]] = record
+    return records
+
+
+async def _profile(model: ChatModel, sessions: list[Session], out_dir: Path) -> steps.ProfileResult:
+    path = out_dir / PROFILE
+    if path.is_file():
+        return steps.ProfileResult.model_validate_json(path.read_text(encoding="utf-8"))
+    observers = [s for s in sessions if s.mode == "observer"]
+    result = await steps.build_profile(model, [observer_text(s, i + 1) for i, s in enumerate(observers)])
+    path.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    return result
+
+
+async def answer(model: ChatModel, instance: TaskInstance, profile: str):
+    """Ask the model one instance; returns the ``Parsed`` answer."""
+    f = instance.fields
+    if instance.task == "player_identification":
+        return await steps.rank_players(model, profile=profile, game=f["game"], candidates=f["candidates"])
+    if instance.task == "reflection_alignment":
+        return await steps.fill_reflection(model, profile=profile, game=f["game"], seat=f["seat"], role=f["role"], roles=f["roles"], masked=f["masked"], keys=f["keys"])
+    if instance.task == "trace_attribution":
+        return await steps.fill_trace(
+            model, profile=profile, game=f["game"], seat=f["seat"], role=f["role"], knowledge=f["knowledge"], mission=f["mission"], prior=f["prior"], masked=f["masked"], keys=f["keys"]
+        )
+    return await steps.infer_roles(model, profile=profile, game=f["game"], perspective=f["perspective"], ask=f["ask"], mission=f["mission"])
+
+
+def _check_config(out_dir: Path, config: RunConfig) -> None:
+    path = out_dir / CONFIG
+    if path.is_file():
+        old = RunConfig.model_validate_json(path.read_text(encoding="utf-8"))
+        if (old.model, old.mask_policy) != (config.model, config.mask_policy):
+            raise VgmError(f"{out_dir} holds a run with model {old.model!r} and mask policy {old.mask_policy!r}; use a new -o folder to compare another setting")
+        config.tasks = sorted(set(old.tasks) | set(config.tasks), key=TASKS.index)
+    path.write_text(config.model_dump_json(indent=2), encoding="utf-8")
+
+
+async def run_inmind(
+    data: str | Path,
+    out_dir: str | Path,
+    *,
+    model: str | ChatModel = "local",
+    tasks: str | list[str] | None = "all",
+    mask_policy: str = "seats",
+    concurrency: int = 2,
+    limit: int | None = None,
+    embedder: Embedder | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
+
+    ``limit`` keeps the first N instances of each task (for a quick look); ``on_progress(done, total)``
+    is called after each instance.
+    """
+    chosen = parse_tasks(tasks)
+    sessions = load_sessions(data)
+    instances, _ = build_tasks(sessions, chosen, policy=mask_policy)
+    if limit is not None:
+        kept, per_task = [], {}
+        for inst in instances:
+            per_task[inst.task] = per_task.get(inst.task, 0) + 1
+            if per_task[inst.task] <= limit:
+                kept.append(inst)
+        instances = kept
+    chat = get_model(model) if isinstance(model, str) else model
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_config(out, RunConfig(data=str(data), tasks=chosen, model=model if isinstance(model, str) else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit))
+
+    summary = RunSummary(out_dir=str(out))
+    done = read_results(out)
+    todo = [i for i in instances if i.id not in done or done[i.id].get("error")]
+    summary.skipped = len(instances) - len(todo)
+    if not todo:
+        return summary
+
+    profile = await _profile(chat, sessions, out)
+    summary.usage = summary.usage + profile.usage
+    baselines: dict[str, list[str]] = {}
+    by_id = {s.id: s for s in sessions}
+    for inst in todo:
+        if inst.task == "player_identification" and inst.session not in baselines:
+            baselines[inst.session] = similarity_ranking(by_id[inst.session], embedder)[0]
+
+    gate = asyncio.Semaphore(max(1, concurrency))
+    lock = asyncio.Lock()
+    results_path = out / RESULTS
+    finished = 0
+
+    async def one(inst: TaskInstance) -> None:
+        nonlocal finished
+        async with gate:
+            record: dict[str, Any] = {"id": inst.id, "task": inst.task, "setting": inst.setting, "session": inst.session, "subject_role": inst.subject_role, "mission": inst.mission}
+            try:
+                parsed = await answer(chat, inst, profile.profile)
+                value = parsed.value.model_dump() if parsed.value is not None else None
+                record.update(raw=parsed.raw, answer=value, parse_ok=parsed.parse_ok, parse_error=parsed.error, usage=parsed.usage.model_dump(), error=None)
+                record["score"] = score(inst, value, baseline=baselines.get(inst.session))
+                summary.usage = summary.usage + parsed.usage
+                summary.done += 1
+            except VgmError as exc:  # server down, bad key: keep going, the record says why, a re-run retries it
+                record.update(error=str(exc), score=None)
+                summary.failed += 1
+            async with lock:
+                with results_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                finished += 1
+                if on_progress:
+                    on_progress(finished, len(todo))
+
+    await asyncio.gather(*(one(i) for i in todo))
+    return summary
