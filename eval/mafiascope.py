@@ -1,0 +1,245 @@
+"""Importer for Mafia logs with private probes: MafiaScope's own layout and ours.
+
+MafiaScope writes one folder per game: ``game.jsonl`` (events with ``kind``: ``setup`` with
+``players[{name, role, ...}]``, ``intro`` / ``day_discuss`` / ``day_vote`` messages with
+``msg_seq``, ``night_*`` actions, ``night_kill {victim}``, ``vote_tally {votes: {voter: target}}``,
+``day_eliminate {eliminated}``, ``game_over {winner}``) and ``introspection.jsonl`` (one probe
+answer per line: ``player_name``, ``probe_id``, ``answer_raw``, ``answer_parsed``,
+``answer_parse_ok``, keyed ``round, public_msg_seq, player_idx, probe_seq``); either may be gzipped.
+Ours: an event log ``<game>.jsonl`` from ``gm`` and its probe log ``<game>.probes.jsonl``.
+
+Legacy MafiaScope answers were cut off by a 400-token cap mid-JSON. Like the paper's repair pass,
+we keep only the complete prefix (the whole list items before the cut) and invent nothing.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from pipelines.llm.structured import parse_as
+from pipelines.probes import ANSWER_SHAPES, ProbeRecord
+from pipelines.probes._answers import dump_answer
+from rulesets import VgmError
+
+from eval.beliefs._data import BeliefGame, Vote
+
+PROBE_LOG_SUFFIX = ".probes.jsonl"
+# probe ids in MafiaScope's configs → the answer shape we validate them with
+SHAPE_OF = {
+    "role_assessment": "role_assessment", "role_beliefs": "role_assessment",
+    "suspicion_ranking": "suspicion_ranking", "social_map": "social_map",
+    "planned_action": "planned_action", "personality_profile": "personality", "personality": "personality",
+}
+
+
+class ImportError_(VgmError):
+    """A game folder or log that cannot be read; names the file and line."""
+
+
+def _open(path: Path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    try:
+        with _open(path) as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ImportError_(f"{path}:{lineno}: not JSON ({exc.msg}); each line must be one JSON object") from None
+                if not isinstance(row, dict):
+                    raise ImportError_(f"{path}:{lineno}: expected a JSON object per line")
+                rows.append(row)
+    except (OSError, EOFError) as exc:
+        raise ImportError_(f"{path}: cannot read ({exc}); check the file is complete") from None
+    return rows
+
+
+def _find(folder: Path, stem: str) -> Path | None:
+    for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+# -- answer repair ---------------------------------------------------------------------
+def complete_prefix(raw: str) -> Any:
+    """The whole items of a JSON list cut off mid-way (also inside ``{"key": [...``); None if none.
+
+    Hand-written because json-repair closes the cut item with invented values; here a cut
+    item is dropped, so nothing the model did not write reaches the scores.
+    """
+    text = raw.strip()
+    if text.startswith("```"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    start = min((i for i in (text.find("["), text.find("{")) if i >= 0), default=-1)
+    if start < 0:
+        return None
+    text = text[start:]
+    wrapper_key = None
+    if text[0] == "{":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+        head, sep, rest = text.partition("[")
+        if not sep or not head.rstrip().endswith(":"):
+            return None
+        key_part = head[1:].rsplit(":", 1)[0].strip()
+        wrapper_key = key_part.strip('"')
+        text = "[" + rest
+    decoder = json.JSONDecoder()
+    items, i = [], 1
+    while i < len(text):
+        while i < len(text) and text[i] in " \t\r\n,":
+            i += 1
+        if i >= len(text) or text[i] == "]":
+            break
+        try:
+            item, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            break
+        items.append(item)
+    if not items:
+        return None
+    return {wrapper_key: items} if wrapper_key else items
+
+
+def repair_record(rec: ProbeRecord) -> ProbeRecord:
+    """Validate a record's answer with our shapes; repair truncated legacy answers by prefix."""
+    shape = ANSWER_SHAPES.get(SHAPE_OF.get(rec.probe_id, ""), None)
+    if shape is None:
+        return rec
+    if rec.parse_ok and rec.answer_parsed is not None:
+        value, _, err = parse_as(json.dumps(rec.answer_parsed, ensure_ascii=False), shape)
+        if err is None:
+            return rec.model_copy(update={"answer_parsed": dump_answer(value)})
+    prefix = complete_prefix(rec.answer_raw or "")
+    if prefix is None:
+        return rec.model_copy(update={"parse_ok": False})
+    value, _, err = parse_as(json.dumps(prefix, ensure_ascii=False), shape)
+    if err is not None:
+        return rec.model_copy(update={"parse_ok": False, "error": err})
+    return rec.model_copy(update={"answer_parsed": dump_answer(value), "parse_ok": True, "repaired": True})
+
+
+# -- MafiaScope layout ----------------------------------------------------------------
+def _probe_from_mafiascope(row: dict[str, Any]) -> ProbeRecord:
+    return ProbeRecord(
+        game_id=str(row.get("game_id", "")),
+        round=int(row.get("round", 0)),
+        public_msg_seq=int(row.get("public_msg_seq", 0)),
+        player_idx=int(row.get("player_idx", 0)),
+        player=str(row.get("player_name") or row.get("player") or ""),
+        probe_seq=int(row.get("probe_seq", 0)),
+        probe_id=str(row.get("probe_id", "")),
+        question=str(row.get("question", "")),
+        answer_raw=str(row.get("answer_raw") or ""),
+        answer_parsed=row.get("answer_parsed"),
+        parse_ok=bool(row.get("answer_parse_ok", row.get("parse_ok", False))),
+        role=str(row.get("role", "")),
+        phase=str(row.get("phase", "")),
+        latency_ms=int(row.get("latency_ms") or 0),
+        tokens=int(row.get("tokens") or 0),
+        model=str(row.get("model", "")),
+    )
+
+
+def games_from_events(events: list[dict[str, Any]], probes: list[ProbeRecord], where: str, source: str) -> BeliefGame:
+    """Build a ``BeliefGame`` from an event list (MafiaScope's or ours) and its probe records."""
+    setup = next((e for e in events if e.get("kind") == "setup"), None)
+    if setup is None:
+        raise ImportError_(f"{where}: no 'setup' event with the players and roles; is this a game log?")
+    from pipelines.probes._events import setup_players
+
+    seated = setup_players(setup)
+    players = [n for n, _ in seated]
+    roles = dict(seated)
+    game = BeliefGame(
+        game_id=str(setup.get("game_id") or setup.get("id") or Path(where).stem), players=players, roles=roles,
+        source=source, parent=setup.get("parent") or setup.get("forked_from"),
+    )
+    last_seq: dict[int, float] = {}
+    vote_seq: dict[tuple[int, str], float] = {}
+    for e in events:
+        kind = str(e.get("kind", ""))
+        rnd = int(e.get("round", 0) or 0)
+        seq = e.get("public_msg_seq", e.get("msg_seq"))
+        if seq is not None:
+            last_seq[rnd] = float(seq)
+        here = last_seq.get(rnd, 0.0) + (0.0 if seq is not None else 0.5)
+        if e.get("private"):
+            continue
+        if kind == "game_over":
+            game.winner = e.get("winner")
+        victims = [e.get(k) for k in ("victim", "eliminated", "killed", "died") if isinstance(e.get(k), str)]
+        if kind in ("death", "player_died", "eliminated") and isinstance(e.get("player"), str):
+            victims.append(e["player"])
+        for v in victims:
+            if v in roles and v not in game.deaths:
+                game.deaths[v] = (rnd, here)
+        voter = e.get("voter") or (e.get("player") if "vote" in kind else None)
+        target = e.get("target") or e.get("vote")
+        if "vote" in kind and isinstance(voter, str):
+            vote_seq[(rnd, voter)] = float(seq) if seq is not None else here
+            if isinstance(target, str) and target in roles:
+                game.votes.append(Vote(rnd, vote_seq[(rnd, voter)], voter, target))
+        if kind == "vote_tally" and isinstance(e.get("votes"), dict):
+            for v, t in e["votes"].items():
+                if t in roles and not any(x.round == rnd and x.voter == v for x in game.votes):
+                    game.votes.append(Vote(rnd, vote_seq.get((rnd, v), math.inf), v, t))
+    for p in probes:
+        p.game_id = p.game_id or game.game_id
+    game.probes = [repair_record(p) for p in probes]
+    return game
+
+
+def load_mafiascope_game(folder: str | Path) -> BeliefGame:
+    folder = Path(folder)
+    game_path, probe_path = _find(folder, "game"), _find(folder, "introspection")
+    if game_path is None:
+        raise ImportError_(f"{folder}: no game.jsonl(.gz); a MafiaScope game folder holds game.jsonl and introspection.jsonl")
+    probes = [_probe_from_mafiascope(r) for r in read_jsonl(probe_path)] if probe_path else []
+    return games_from_events(read_jsonl(game_path), probes, str(game_path), "mafiascope")
+
+
+# -- our layout -----------------------------------------------------------------------
+def load_vgm_game(event_log: str | Path, probe_log: str | Path | None = None) -> BeliefGame:
+    event_log = Path(event_log)
+    probe_log = Path(probe_log) if probe_log else event_log.with_name(event_log.name.removesuffix(".jsonl") + PROBE_LOG_SUFFIX)
+    probes = []
+    if probe_log.is_file():
+        for i, row in enumerate(read_jsonl(probe_log), 1):
+            try:
+                probes.append(ProbeRecord.model_validate(row) if "player" in row else _probe_from_mafiascope(row))
+            except Exception as exc:
+                raise ImportError_(f"{probe_log}:{i}: not a probe record ({str(exc).splitlines()[0]})") from None
+    return games_from_events(read_jsonl(event_log), probes, str(event_log), "vgm")
+
+
+def load_games(path: str | Path) -> list[BeliefGame]:
+    """Every game under ``path``: MafiaScope game folders and our ``<game>.jsonl`` + probe logs."""
+    path = Path(path)
+    if not path.exists():
+        raise ImportError_(f"{path}: no such file or folder; give a folder of games or one log")
+    if path.is_file():
+        return [load_vgm_game(path)]
+    games: list[BeliefGame] = []
+    folders = sorted({p.parent for p in path.rglob("game.jsonl*")})
+    for folder in folders:
+        if _find(folder, "introspection") is not None or not list(folder.glob("*" + PROBE_LOG_SUFFIX)):
+            games.append(load_mafiascope_game(folder))
+    for probe_log in sorted(path.rglob("*" + PROBE_LOG_SUFFIX)):
+        event_log = probe_log.with_name(probe_log.name.removesuffix(PROBE_LOG_SUFFIX) + ".jsonl")
+        if event_log.is_file():
+            games.append(load_vgm_game(event_log, probe_log))
+    if not games:
+        raise ImportError_(f"{path}: no games found; expected <game>/game.jsonl(.gz) + introspection.jsonl(.gz), or <game>.jsonl + <game>{PROBE_LOG_SUFFIX}")
+    return games

@@ -1,0 +1,16 @@
+"""Private belief probes (MafiaScope): questions asked of a seat on a throw-away copy of its context.
+
+``attach_probes(game, "default", model, "probes.jsonl")`` registers a listener that, after each
+event, asks the due probes and appends answers to a JSONL probe log; the game never sees them.
+"""
+from ._answers import ANSWER_SHAPES, PlannedAction, PersonalityProfile, RoleAssessment, SocialMap, SuspicionRanking
+from ._dsl import NA, ProbeSet, ProbeSpec, ProbeSpecError, builtin_sets, load_probe_set, parse_probe_set, render_question
+from ._engine import PROBE_STEP_PREFIX, ProbeRunner, attach_probes, run_sync
+from ._log import ROUND_END_SEQ, ProbeLogWriter, ProbeRecord
+
+__all__ = [
+    "ANSWER_SHAPES", "NA", "PROBE_STEP_PREFIX", "ROUND_END_SEQ",
+    "PlannedAction", "PersonalityProfile", "ProbeLogWriter", "ProbeRecord", "ProbeRunner", "ProbeSet",
+    "ProbeSpec", "ProbeSpecError", "RoleAssessment", "SocialMap", "SuspicionRanking",
+    "attach_probes", "builtin_sets", "load_probe_set", "parse_probe_set", "render_question", "run_sync",
+]

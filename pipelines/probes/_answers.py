@@ -1,0 +1,190 @@
+"""Answer shapes a probe may ask for, as pydantic models the parser validates against.
+
+The shapes follow MafiaScope's published answer formats (a list of per-player role guesses, a
+list of suspicion scores, ``{"toward_me": [...]}`` for the social map), so the same metric code
+reads our probe logs and MafiaScope's own. Validation is lenient about what small models do:
+a list wrapped in an object, numbers as strings, attitudes in other casings.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator, model_validator
+
+
+def _unwrap_list(value: Any) -> Any:
+    """``{"anything": [...]}`` → ``[...]``; a single object → ``[object]``."""
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            return lists[0]
+        if "player" in value:
+            return [value]
+    return value
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip().rstrip("%")
+        try:
+            return float(text)
+        except ValueError:
+            return value
+    return value
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class RoleGuess(_Loose):
+    player: str
+    guessed_role: str = "Unknown"
+    confidence: float = Field(0, ge=0, le=100)
+    reason: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "guessed_role" not in data:
+            for alt in ("role", "guess"):
+                if alt in data:
+                    data = {**data, "guessed_role": data[alt]}
+                    break
+        return data
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _conf(cls, v: Any) -> Any:
+        v = _number(v)
+        if isinstance(v, (int, float)):
+            v = v * 100 if 0 < v < 1 else v
+            return min(100.0, max(0.0, float(v)))
+        return v
+
+    @field_validator("guessed_role", mode="before")
+    @classmethod
+    def _role(cls, v: Any) -> Any:
+        return "Unknown" if v in (None, "", "?") else str(v).strip()
+
+
+class RoleAssessment(RootModel[list[RoleGuess]]):
+    """First-order beliefs: for each player, a guessed role (or Unknown) with confidence 0-100."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, v: Any) -> Any:
+        return _unwrap_list(v)
+
+
+class SuspicionScore(_Loose):
+    player: str
+    score: float
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _score(cls, v: Any) -> Any:
+        return _number(v)
+
+
+class SuspicionRanking(RootModel[list[SuspicionScore]]):
+    """How suspicious each player looks, as a score (higher = more suspicious)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, v: Any) -> Any:
+        v = _unwrap_list(v)
+        if isinstance(v, dict) and all(isinstance(x, (int, float, str)) for x in v.values()):
+            return [{"player": k, "score": s} for k, s in v.items()]  # {"Alex": 80, ...}
+        return v
+
+
+Attitude = Literal["trusts", "neutral", "suspects"]
+_ATTITUDE_WORDS = {"trust": "trusts", "trusts": "trusts", "trusted": "trusts", "neutral": "neutral",
+                   "suspect": "suspects", "suspects": "suspects", "suspicious": "suspects", "distrusts": "suspects"}
+
+
+class AttitudeGuess(_Loose):
+    player: str
+    attitude: Attitude
+    confidence: float = Field(0, ge=0, le=100)
+    reason: str = ""
+
+    @field_validator("attitude", mode="before")
+    @classmethod
+    def _att(cls, v: Any) -> Any:
+        return _ATTITUDE_WORDS.get(str(v).strip().lower(), v)
+
+    _conf = field_validator("confidence", mode="before")(RoleGuess._conf.__func__)
+
+
+class SocialMap(_Loose):
+    """Second-order beliefs: how each player feels about ME (trusts / neutral / suspects)."""
+
+    toward_me: list[AttitudeGuess]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _wrap(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            return {"toward_me": v}
+        if isinstance(v, dict) and "toward_me" not in v:
+            return {"toward_me": _unwrap_list(v)}
+        return v
+
+
+class PlannedAction(_Loose):
+    """What the seat means to do next (vote, kill, save, accuse) and why."""
+
+    action: str
+    target: str | None = None
+    reasoning: str = ""
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target(cls, v: Any) -> Any:
+        return None if v is None else str(v)
+
+
+class BigFive(_Loose):
+    player: str
+    O: float = Field(ge=0, le=100)
+    C: float = Field(ge=0, le=100)
+    E: float = Field(ge=0, le=100)
+    A: float = Field(ge=0, le=100)
+    N: float = Field(ge=0, le=100)
+    summary: str = ""
+
+    @field_validator("O", "C", "E", "A", "N", mode="before")
+    @classmethod
+    def _trait(cls, v: Any) -> Any:
+        v = _number(v)
+        return min(100.0, max(0.0, float(v))) if isinstance(v, (int, float)) else v
+
+
+class PersonalityProfile(RootModel[list[BigFive]]):
+    """Big Five (O, C, E, A, N on 0-100) the seat attributes to each other player."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, v: Any) -> Any:
+        return _unwrap_list(v)
+
+
+# name in the YAML ``answer:`` field → the shape; ``json`` takes any JSON, ``text`` no parsing.
+ANSWER_SHAPES: dict[str, Any] = {
+    "role_assessment": RoleAssessment,
+    "suspicion_ranking": SuspicionRanking,
+    "social_map": SocialMap,
+    "planned_action": PlannedAction,
+    "personality": PersonalityProfile,
+    "json": Any,
+    "text": None,
+}
+
+
+def dump_answer(value: Any) -> Any:
+    """A validated answer as plain JSON data (what the probe log stores)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
