@@ -187,3 +187,10 @@ async def run_inmind(
 
     await asyncio.gather(*(one(i) for i in todo))
     return summary
+
+
+def count_tasks(data: str | Path, tasks: str | list[str] | None = "all", *, mask_policy: str = "seats") -> dict[str, Any]:
+    """``vgm inmind tasks``: build every chosen task's instances (no model) and return the counts."""
+    sessions = load_sessions(data)
+    _, report = build_tasks(sessions, parse_tasks(tasks), policy=mask_policy)
+    return report.model_dump()

@@ -1,0 +1,101 @@
+"""``vgm inmind ...``: InMind tasks (build, run, report). Thin: parse, call one library function, print."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+inmind_app = typer.Typer(help="InMind: reasoning-style profiles and the four Avalon tasks (player identification, reflection alignment, trace attribution, role inference).", no_args_is_help=True)
+console = Console()
+
+DATA_HELP = "A folder of InMind-Avalon session files (N-observer.json / N-participant.json), or one file."
+TASKS_HELP = "all, or a comma list of player_identification, reflection_alignment, trace_attribution, role_inference (pi, ra, ta, ri)."
+MASK_HELP = "seats: mask only seat references (default); paper: mask every run of the digits 1-6, as the paper counts."
+
+
+@inmind_app.command("tasks")
+def tasks_cmd(
+    data: Path = typer.Option(..., "--data", help=DATA_HELP),
+    tasks: str = typer.Option("all", "--tasks", help=TASKS_HELP),
+    mask: str = typer.Option("seats", "--mask", help=MASK_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """Build every task's instances without calling a model, and print the counts."""
+    from eval.inmind.runner import count_tasks
+
+    counts = count_tasks(data, tasks, mask_policy=mask)
+    if as_json:
+        typer.echo(json.dumps(counts, indent=1, ensure_ascii=False))
+        return
+    console.print(f"sessions: {counts['sessions']['observer']} observer, {counts['sessions']['participant']} participant; mask policy: {counts['mask_policy']}")
+    table = Table(title="InMind task instances")
+    for col in ("task", "instances per setting", "units"):
+        table.add_column(col)
+    unit_names = {"player_identification": "games", "reflection_alignment": "masked spans", "trace_attribution": "masked spans", "role_inference": "rounds"}
+    for task, per_setting in counts["instances"].items():
+        table.add_row(task, ", ".join(f"{k}: {v}" for k, v in per_setting.items()), f"{counts['units'][task]} {unit_names[task]}")
+    console.print(table)
+    spans = Table(title="Runs of the digits 1-6 (the paper's mask) in participant games")
+    for col in ("text", "spans", "single digit", "multi digit", "seat refs", "not seats"):
+        spans.add_column(col, justify="right")
+    for name, c in counts["spans"].items():
+        spans.add_row(name, *(str(c[k]) for k in ("spans", "single_digit", "multi_digit", "seat", "not_seat")))
+    console.print(spans)
+    for what, n in counts["skipped"].items():
+        console.print(f"skipped {what}: {n}")
+
+
+@inmind_app.command("run")
+def run_cmd(
+    data: Path = typer.Option(..., "--data", help=DATA_HELP),
+    out: Path = typer.Option(..., "-o", "--out", help="Run folder (results.jsonl, profile.json); re-run the same command to resume."),
+    model: str = typer.Option(None, "--model", "-m", help="Model string: local, local:small, openai:<model>, scripted:<file> (default: $VGM_MODEL or local)."),
+    tasks: str = typer.Option("all", "--tasks", help=TASKS_HELP),
+    mask: str = typer.Option("seats", "--mask", help=MASK_HELP),
+    concurrency: int = typer.Option(2, "--concurrency", "-j", help="Questions in flight at once."),
+    limit: int = typer.Option(None, "--limit", help="Only the first N instances of each task (a quick look)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+) -> None:
+    """Stage 1 (profile from observer games) then the chosen tasks; answers are saved as they arrive."""
+    import os
+
+    from eval.inmind.runner import run_inmind
+
+    spec = model or os.environ.get("VGM_MODEL") or "local"
+    with Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=as_json) as progress:
+        bar = progress.add_task("inmind", total=None)
+        summary = asyncio.run(
+            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+        )
+    if as_json:
+        typer.echo(summary.model_dump_json(indent=1))
+        return
+    console.print(f"{summary.out_dir}: {summary.done} answered, {summary.skipped} already done, {summary.failed} failed; {summary.usage.calls} model calls, {summary.usage.prompt_tokens} prompt + {summary.usage.completion_tokens} completion tokens")
+    console.print(f"next: vgm inmind report {summary.out_dir}")
+
+
+@inmind_app.command("report")
+def report_cmd(
+    run: Path = typer.Argument(..., help="A run folder written by 'vgm inmind run'."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Per task, per setting (role-inference mode), per subject role: the paper's tables with 95% CIs."""
+    from eval.inmind.report import build_report, report_tables
+
+    report = build_report(run)
+    if as_json:
+        typer.echo(json.dumps(report, indent=1, ensure_ascii=False))
+        return
+    for table in report_tables(report):
+        console.print(table)
+    if report["errors"]:
+        console.print(f"[yellow]{report['errors']} instances ended in an error; re-run the same 'vgm inmind run' command to retry them[/]")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(inmind_app, name="inmind")
