@@ -24,7 +24,7 @@ class AvalonGame(SocialGame):
 
     Options: ``roles`` (line-up override), ``discussion`` (default True), ``speeches`` (cap on
     speeches per proposal), ``early_assassination`` (default: the pack's rule),
-    ``assassin_may_target_evil`` (default False), ``evil_talk`` (evil speak before the knife,
+    ``assassin_may_target_evil`` (default: the pack's ``evil_target_is_a_miss``), ``evil_talk`` (evil speak before the knife,
     default True), ``early_p`` (chance a random-legal evil seat calls the knife early).
     """
 
@@ -39,7 +39,10 @@ class AvalonGame(SocialGame):
         self.speeches = o.get("speeches")
         early = o.get("early_assassination")
         self.allow_early = self.table.early_assassination if early is None else bool(early)
-        self.may_target_evil = bool(o.get("assassin_may_target_evil", False))
+        pack_may = self.table.rules.get("evil_target_is_a_miss", False)
+        self.may_target_evil = bool(o.get("assassin_may_target_evil", pack_may))
+        self.merlin = self.table.rules.get("assassination_target", "merlin")
+        self.assassination = bool(self.table.rules.get("assassination", True))
         self.evil_talk = bool(o.get("evil_talk", True)) and self.discussion
         self.early_p = float(o.get("early_p", 0.02))
         self.leader = 0
@@ -137,7 +140,7 @@ class AvalonGame(SocialGame):
 
     async def _discuss(self) -> None:
         speaker = self.queue.pop(0)
-        may_call = self.allow_early and self.is_evil(speaker)
+        may_call = self.allow_early and self.assassination and self.is_evil(speaker)
 
         def check(v: Any) -> str | None:
             if v.get("call_assassination") and not may_call:
@@ -196,6 +199,8 @@ class AvalonGame(SocialGame):
         win = self.table.missions_to_win
         if len(self.results) - sum(self.results) >= win:
             await self.finish(self.table.evil, f"{win} missions failed")
+        elif sum(self.results) >= win and (not self.assassination or self.merlin not in self.table.lineup):
+            await self.finish(self.table.good, f"{win} missions succeeded")
         elif sum(self.results) >= win:
             self._start_assassination()
         else:
@@ -228,7 +233,7 @@ class AvalonGame(SocialGame):
         ask = Ask("assassinate", options, check=one_of(options), fallback=lambda rng: rng.choice(options),
                   question=lambda: prompts.assassinate_question(self, assassin, options))
         target = await self.decide(assassin, ask)
-        hit = self.roles[target] == "merlin" or self.roles[target] == self.table.rules.get("merlin_role", "merlin")
+        hit = self.roles[target] == self.merlin
         await self.emit("assassination", player=assassin, target=target, hit=hit, early=self.early,
                         successes=sum(self.results))
         t = self.table

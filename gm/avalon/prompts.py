@@ -101,6 +101,8 @@ def system_prompt(game: Any, name: str) -> str:
 
 
 def render(game: Any, e: dict, viewer: str) -> str | None:
+    if e.get("private") and viewer not in e.get("to", ()):
+        return None  # defence in depth: views are already filtered by view_for
     k = e["kind"]
     tag = f"[{e['round']}.{e['public_msg_seq']}]"
     if k == "start":

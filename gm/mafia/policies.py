@@ -1,0 +1,85 @@
+"""Scripted Mafia players: ``random`` (uniform legal moves) and ``heuristic``.
+
+The heuristic player uses only its own knowledge (role, partners, its own checks) and the
+public record: a Sheriff who found Mafia says so; villagers follow a Sheriff's claim, else the
+most-accused living player; the Mafia kill a claimed Sheriff first and never vote a partner.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from gm.social.ask import Ask
+
+_CLAIM = re.compile(r"Sheriff: (\w+) is Mafia")
+_SUSPECT = re.compile(r"I suspect (\w+)")
+
+
+def random_policy(seat: Any, ask: Ask) -> Any:
+    rng, kind = seat.rng, ask.kind
+    if kind == "speak":
+        return {"text": rng.choice(("I have no lead yet.", "Let's hear everyone.", "Something feels off."))}
+    if kind == "vote":
+        opts = ask.options + ([None] if ask.extra.get("abstain") else [])
+        return rng.choice(opts)
+    return rng.choice(ask.options)
+
+
+def _public_claims(g: Any) -> tuple[set[str], Counter]:
+    """Players publicly named as Mafia by a Sheriff claim, and accusation counts, among the living."""
+    claimed: set[str] = set()
+    accused: Counter = Counter()
+    claimers: set[str] = set()
+    for e in g.log.events:
+        if e["kind"] == "speech" and not e.get("private"):
+            m = _CLAIM.search(e["text"])
+            if m:
+                claimed.add(m.group(1))
+                claimers.add(e["player"])
+            m = _SUSPECT.search(e["text"])
+            if m:
+                accused[m.group(1)] += 1
+    return claimed, accused, claimers
+
+
+def heuristic_policy(seat: Any, ask: Ask) -> Any:
+    g, rng, kind, me = seat.game, seat.rng, ask.kind, seat.name
+    mafia = g.is_mafia(me)
+    partners = {p for p in g.names if p != me and mafia and g.is_mafia(p)}
+    mine = g.checked if g.roles[me] == g.table.sheriff_role else {}
+    if kind == "kill":
+        _, _, claimers = _public_claims(g)
+        hot = [p for p in ask.options if p in claimers]
+        return hot[0] if hot else ask.options[(g.round * 7 + len(g.alive)) % len(ask.options)]
+    if kind == "save":
+        _, _, claimers = _public_claims(g)
+        hot = [p for p in ask.options if p in claimers]
+        return hot[0] if hot else (me if me in ask.options and rng.random() < 0.5 else rng.choice(ask.options))
+    if kind == "check":
+        fresh = [p for p in ask.options if p not in g.checked]
+        return rng.choice(fresh or ask.options)
+    if kind == "speak":
+        found = [p for p, r in mine.items() if r == "mafia" and p in g.alive]
+        if found:
+            return {"text": f"Sheriff: {found[0]} is Mafia. Vote them out."}
+        others = [p for p in g.alive if p != me and p not in partners]
+        return {"text": f"I suspect {rng.choice(others)}."} if others else {"text": "No comment."}
+    if kind == "vote":
+        opts = [p for p in ask.options if p not in partners]
+        if not opts:
+            return rng.choice(ask.options)
+        claimed, accused, _ = _public_claims(g)
+        if not mafia:
+            found = [p for p in opts if mine.get(p) == "mafia"]
+            if found:
+                return found[0]
+            named = [p for p in opts if p in claimed]
+            if named:
+                return named[0]
+        best = max(opts, key=lambda p: (accused[p], rng.random()))
+        return best
+    raise ValueError(f"no heuristic move for {kind}")
+
+
+POLICIES = {"random": random_policy, "heuristic": heuristic_policy}
