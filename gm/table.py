@@ -1,0 +1,246 @@
+"""Table state: the scenario being played, and the session (who plays whom, the log, every roll).
+
+The session is the single source of truth of a game: it is written as JSON after every turn
+(atomically), so a crash or Ctrl-C loses nothing and ``GameMaster.resume(path)`` continues
+exactly where play stopped — including the dice, which are drawn from ``(seed, roll number)``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pipelines.records import Check, Turn
+from rulesets import VgmError
+
+__all__ = [
+    "ScenarioError", "SessionError", "NPC", "Secret", "Scenario", "load_scenario", "list_scenarios",
+    "RollRecord", "PendingCheck", "TurnRecord", "Session", "SCENARIOS",
+]
+
+SCENARIOS = Path(__file__).parent / "data" / "scenarios"
+SESSION_VERSION = 1
+
+
+class ScenarioError(VgmError):
+    """A scenario file that cannot be played."""
+
+
+class SessionError(VgmError):
+    """A session file that cannot be resumed."""
+
+
+class NPC(BaseModel):
+    """Someone the GM plays."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    description: str
+    wants: str = ""
+
+
+class Secret(BaseModel):
+    """Something the players can find with the right check, at a set difficulty.
+
+    ``difficulty`` is a DC (dnd5e, pf2e), a level (coc7e: regular / hard / extreme) or a
+    TN modifier (swade: 0 is TN 4, -2 is TN 4 at -2). ``keywords`` say which actions it answers to.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    text: str
+    checks: list[str]
+    difficulty: int | str
+    keywords: list[str] = Field(default_factory=list)
+    on_fail: str = ""
+
+
+class Scenario(BaseModel):
+    """A short scene to play: where we are, who is here, what can be found (and how hard it is)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    ruleset: str
+    title: str
+    scene: str
+    opening: str
+    npcs: list[NPC] = Field(default_factory=list)
+    secrets: list[Secret] = Field(default_factory=list)
+    difficulty: int | str | None = None  # the default DC / level / TN modifier for checks no secret covers
+    level: int = 1  # pf2e: the party level, for level-based DCs
+    notes: list[str] = Field(default_factory=list)  # facts the GM keeps in mind (also stored in memory)
+    characters: list[str] = Field(default_factory=list)  # ready characters suggested for this scene
+
+    def briefing(self, revealed: set[str] | None = None) -> str:
+        """What the GM tells the model about the scene: never a secret not yet found."""
+        revealed = revealed or set()
+        lines = [f"Scenario: {self.title}.", self.scene.strip()]
+        for npc in self.npcs:
+            lines.append(f"NPC {npc.name}: {npc.description.strip()}")
+        for secret in self.secrets:
+            if secret.id in revealed:
+                lines.append(f"Already found: {secret.text.strip()}")
+        return "\n".join(lines)
+
+
+def _yaml_error(path: Path, exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return f"{path}{f':{mark.line + 1}' if mark else ''}: not valid YAML ({getattr(exc, 'problem', None) or 'syntax error'})"
+
+
+def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
+    """A shipped scenario by id (``drowned_chapel``) or a YAML file; its check names resolve through the pack."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = SCENARIOS / f"{name_or_path}.yaml"
+    if not path.is_file():
+        known = ", ".join(s.id for s in list_scenarios())
+        raise ScenarioError(f"scenario {str(name_or_path)!r} not found; use one of {known} or a .yaml file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ScenarioError(_yaml_error(path, exc) + "; fix the file") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: a scenario is a mapping (id, ruleset, title, scene, opening, ...)")
+    data.setdefault("id", path.stem)
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise ScenarioError(f"{path}: key {key!r}: {first['msg']}; see gm/data/scenarios/ for the shape") from None
+    if ruleset is not None:
+        if scenario.ruleset != ruleset.name:
+            raise ScenarioError(f"{path}: scenario is for {scenario.ruleset!r}, the table plays {ruleset.name!r}; pick a {ruleset.name} scenario (`vgm play --list`)")
+        from rulesets import UnknownName
+
+        for i, secret in enumerate(scenario.secrets):
+            try:
+                secret.checks = [ruleset.resolve(c) for c in secret.checks]
+            except UnknownName as exc:
+                raise ScenarioError(f"{path}: secrets[{i}].checks: {exc}") from None
+    return scenario
+
+
+def list_scenarios(ruleset: str | None = None) -> list[Scenario]:
+    """The shipped scenarios, optionally for one rule set."""
+    out = [load_scenario(p) for p in sorted(SCENARIOS.glob("*.yaml"))]
+    return [s for s in out if ruleset is None or s.ruleset == ruleset]
+
+
+class RollRecord(BaseModel):
+    """One roll as the table saw it: who, what, the dice, the target, and what it meant."""
+
+    character: str | None = None
+    check: str | None = None  # check id; None for a free /roll
+    check_name: str | None = None
+    expression: str
+    total: int
+    breakdown: str
+    target: int | None = None  # DC, TN, or CoC target percentage
+    target_label: str | None = None  # "DC 15", "Hard (30)", "TN 4"
+    outcome: str | None = None  # "success", "hard success", "raise", "failure", "fumble", ...
+    success: bool | None = None
+    modifier_why: str = ""
+    difficulty_why: str = ""
+    secret: str | None = None  # the scenario secret this roll was for
+    by: str = "gm"  # "gm" rolled it, or "player" typed it
+
+    def line(self) -> str:
+        """``Brisa — Perception: 1d20+5 (12) + 5 = 17 vs DC 15 → success``."""
+        if self.check is None:
+            return f"{self.character or 'roll'}: {self.breakdown}"
+        target = f" vs {self.target_label}" if self.target_label else ""
+        return f"{self.character} — {self.check_name}: {self.breakdown}{target} → {self.outcome}"
+
+
+class PendingCheck(BaseModel):
+    """A check the GM asked for and a player still has to roll (``--player-rolls``)."""
+
+    check: Check
+    check_name: str
+    expression: str
+    hint: str  # what to type, e.g. "the d20 you rolled (1-20)"
+
+
+class TurnRecord(BaseModel):
+    """Everything one player input caused: the checks, the rolls, the GM's words, and the costs."""
+
+    player: str
+    character: str | None = None
+    text: str
+    checks: list[Check] = Field(default_factory=list)
+    rolls: list[RollRecord] = Field(default_factory=list)
+    narration: str = ""
+    notes: list[str] = Field(default_factory=list)  # what the GM dropped or fell back on, said plainly
+    steps: list[dict[str, Any]] = Field(default_factory=list)  # per step: name, seconds, tokens
+    at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+
+class Session(BaseModel):
+    """A game at one table; saved after every turn."""
+
+    version: int = SESSION_VERSION
+    id: str = Field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
+    ruleset: str
+    scenario: Scenario
+    pipeline: str = "tbs"
+    characters: list[dict[str, Any]] = Field(default_factory=list)  # sheets as written (validated on resume)
+    players: dict[str, str] = Field(default_factory=dict)  # player name -> character name
+    log: list[Turn] = Field(default_factory=list)
+    turns: list[TurnRecord] = Field(default_factory=list)
+    free_rolls: list[RollRecord] = Field(default_factory=list)
+    pending: list[PendingCheck] = Field(default_factory=list)
+    pending_turn: TurnRecord | None = None  # the turn whose checks are waiting for player rolls
+    revealed: list[str] = Field(default_factory=list)
+    seed: int = Field(default_factory=lambda: uuid.uuid4().int % 2**31)
+    rolls_made: int = 0
+    player_rolls: bool = False
+    memory_dir: str | None = None
+    path: str | None = None
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the session as JSON, atomically (write a temp file, then rename)."""
+        target = Path(path or self.path or f"{self.id}.json")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.path = str(target)
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(self.model_dump_json(indent=1), encoding="utf-8")
+        os.replace(tmp, target)
+        return target
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Session":
+        path = Path(path)
+        if not path.is_file():
+            raise SessionError(f"session file {path} not found; give the path printed when the game started")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise SessionError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); the file is damaged, start a new game") from None
+        try:
+            session = cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = ".".join(str(p) for p in first["loc"])
+            raise SessionError(f"{path}: key {key!r}: {first['msg']}; this is not a vgm play session file") from None
+        session.path = str(path)
+        return session
+
+    def transcript(self) -> str:
+        """The table log as text, one line per turn."""
+        return "\n".join(str(t) for t in self.log)
+
+
+_SLUG = re.compile(r"[^a-zA-Z0-9]+")
+
+
+def slug(text: str) -> str:
+    return _SLUG.sub("-", text).strip("-").lower() or "session"
