@@ -42,6 +42,7 @@ class CheckDef(_Def):
     zh: list[str] = Field(default_factory=list)
     base: int | None = None
     base_formula: str | None = None  # CoC bases that derive from a characteristic, e.g. "DEX/2"
+    core: bool = False  # Savage Worlds core skills every character starts with
     description: str = ""
 
 

@@ -27,6 +27,7 @@ DEFAULT_FILLER: frozenset[str] = frozenset(
 # Chinese tables glue the filler to the name ("侦查检定", "过一个聆听"): strip it at the ends.
 CJK_FILLER_SUFFIXES: tuple[str, ...] = ("检定", "鉴定", "判定", "检查", "技能", "骰")
 CJK_FILLER_PREFIXES: tuple[str, ...] = ("过一个", "过一下", "过个", "来一个", "来个", "进行", "投一个", "投个", "过")
+_CJK_FILLER_WORDS = frozenset(CJK_FILLER_SUFFIXES + CJK_FILLER_PREFIXES)
 
 # Multi-word phrasings that mean one word, applied to the word list before filler is dropped.
 _REWRITES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -35,8 +36,16 @@ _REWRITES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("saves",), ("save",)),
     (("sv",), ("save",)),
 )
-_NUMBERISH = re.compile(r"^(dc)?\d+$")
+_NUMBERISH = re.compile(r"^(dc)?\d+$|^\d*d\d+([+-]?\d+)?$")
 _APOSTROPHES = str.maketrans("", "", "'’`")
+# A boundary between Chinese and other letters or digits separates words: ".ra侦查60" → ra 侦查 60.
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_EDGE = re.compile(rf"(?<=[{_CJK}])(?=[^{_CJK}\s])|(?<=[^{_CJK}\s])(?=[{_CJK}])")
+
+
+def is_cjk(word: str) -> bool:
+    """True when the word is written in Chinese characters (filler is then stripped at its ends)."""
+    return bool(word) and all(re.match(rf"[{_CJK}]", ch) for ch in word)
 
 
 def _is_word_char(ch: str) -> bool:
@@ -47,7 +56,7 @@ def words(text: str) -> list[str]:
     """Split into casefolded words: punctuation, hyphens and underscores separate words."""
     text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
     cleaned = "".join(ch if _is_word_char(ch) else " " for ch in text)
-    return cleaned.split()
+    return _CJK_EDGE.sub(" ", cleaned).split()
 
 
 def raw_key(text: str) -> str:
@@ -70,14 +79,16 @@ def _rewrite(tokens: list[str]) -> list[str]:
     return out
 
 
-def _strip_cjk(token: str) -> str:
+def _strip_cjk(token: str, extra: tuple[str, ...] = ()) -> str:
+    if not is_cjk(token) or token in _CJK_FILLER_WORDS or token in extra:
+        return token
     changed = True
     while changed and token:
         changed = False
-        for suffix in CJK_FILLER_SUFFIXES:
+        for suffix in (*CJK_FILLER_SUFFIXES, *extra):
             if token.endswith(suffix) and len(token) > len(suffix):
                 token, changed = token[: -len(suffix)], True
-        for prefix in CJK_FILLER_PREFIXES:
+        for prefix in (*CJK_FILLER_PREFIXES, *extra):
             if token.startswith(prefix) and len(token) > len(prefix):
                 token, changed = token[len(prefix) :], True
     return token
@@ -86,8 +97,10 @@ def _strip_cjk(token: str) -> str:
 def loose_words(text: str, filler: Iterable[str] = DEFAULT_FILLER) -> list[str]:
     """The words that name the thing: rewrites applied, filler and numbers ("DC 15") dropped."""
     filler = frozenset(filler)
-    tokens = [_strip_cjk(t) for t in _rewrite(words(text))]
-    return [t for t in tokens if t and t not in filler and not _NUMBERISH.match(t)]
+    cjk_filler = tuple(sorted((w for w in filler if is_cjk(w)), key=len, reverse=True))
+    tokens = [_strip_cjk(t, cjk_filler) for t in _rewrite(words(text))]
+    drop = filler | _CJK_FILLER_WORDS
+    return [t for t in tokens if t and t not in drop and not _NUMBERISH.match(t)]
 
 
 def loose_key(text: str, filler: Iterable[str] = DEFAULT_FILLER) -> str:
