@@ -1,6 +1,7 @@
 """The study report: mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry.
 
-The statistics come from libraries: ``scipy.stats`` for the t interval, ``krippendorff``
+The statistics come from libraries: ``eval.stats`` (cluster bootstrap over contexts) and
+``scipy.stats`` for the intervals, ``krippendorff``
 for agreement, and ``scipy.optimize`` for the Bradley-Terry fit (no maintained BT package is
 in our dependencies; the model is a two-line likelihood, fitted here by L-BFGS).
 """
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 from scipy import optimize, stats
+
+from eval.stats import cluster_bootstrap_ci
 
 from ._criteria import CRITERIA, CRITERION_IDS
 from ._store import AdminView, RatingRow
@@ -59,8 +62,19 @@ class StudyReport:
         return next((m for m in self.means if m.condition == condition and m.criterion == criterion), None)
 
 
-def mean_ci(values: list[float], confidence: float = 0.95) -> tuple[float | None, float | None, float | None]:
-    """Mean and Student-t interval; one value has no interval, none has no mean."""
+def mean_ci(values: list[float] | dict[str, list[float]], confidence: float = 0.95) -> tuple[float | None, float | None, float | None]:
+    """Mean and 95% interval; none has no mean, one value no interval.
+
+    Given ``{context: [scores]}``, the interval is a cluster bootstrap over contexts
+    (``eval.stats``), since raters judging the same context agree more than strangers;
+    a flat list (or a single context) gets a Student-t interval.
+    """
+    if isinstance(values, dict):
+        clusters = {k: v for k, v in values.items() if v}
+        if len(clusters) >= 2:
+            ci = cluster_bootstrap_ci(clusters, level=confidence)
+            return ci.value, ci.low, ci.high
+        values = [x for v in clusters.values() for x in v]
     if not values:
         return None, None, None
     arr = np.asarray(values, dtype=float)
@@ -159,9 +173,12 @@ def study_report(admin: AdminView) -> StudyReport:
     )
     for cond in conditions:
         for crit in CRITERION_IDS:
-            values = [r.scores[crit] for r in score_rows if r.condition == cond and r.scores.get(crit) is not None]
-            mean, low, high = mean_ci(values)
-            report.means.append(MeanCI(cond, crit, len(values), mean, low, high))
+            by_context: dict[str, list[float]] = {}
+            for r in score_rows:
+                if r.condition == cond and r.scores.get(crit) is not None:
+                    by_context.setdefault(r.instance_id, []).append(r.scores[crit])
+            mean, low, high = mean_ci(by_context)
+            report.means.append(MeanCI(cond, crit, sum(map(len, by_context.values())), mean, low, high))
     report.alpha = {crit: krippendorff_alpha(score_rows, crit) for crit in CRITERION_IDS}
     if all(v is None for v in report.alpha.values()):
         report.alpha_note = "needs two or more raters scoring the same items"

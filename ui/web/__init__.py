@@ -1,0 +1,8 @@
+"""The Gradio web app: Rate (blind study), Play (GM chat), Compare (MOE leaderboard), Beliefs (probe viewer).
+
+``vgm ui [--study study.db]`` serves it on 127.0.0.1; from Python: ``create_app(study=...)``.
+"""
+from ._common import AppContext  # noqa: F401  (sets the offline environment before gradio loads)
+from ._app import build_blocks, create_app, serve
+
+__all__ = ["AppContext", "build_blocks", "create_app", "serve"]

@@ -1,0 +1,95 @@
+"""A small HTTP API over the study, beside the page: scripted raters, load tests, dashboards.
+
+The token comes as ``Authorization: Bearer <token>`` (or ``?token=``). A wrong or missing
+token gets 401 and nothing else; rules (1-5, known item) are the storage layer's, answered 422.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel
+
+from eval.ratings import AccessDenied, AdminView, InvalidRating, RaterView, export_csv, study_report
+
+from ._common import AppContext
+
+
+class Submission(BaseModel):
+    """One answer: three scores, an A/B choice, or a skip."""
+
+    item_id: int
+    naturalness: int | float | str | None = None
+    groundedness: int | float | str | None = None
+    factual: int | float | str | None = None
+    choice: str | None = None
+    skip: bool = False
+    seconds: float | None = None
+
+
+def _token(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return request.query_params.get("token")
+
+
+def rate_router(ctx: AppContext) -> APIRouter:
+    router = APIRouter(prefix="/api/rate")
+
+    def rater(request: Request) -> RaterView:
+        try:
+            if ctx.study is None:
+                raise AccessDenied()
+            return ctx.study.rater(_token(request))
+        except AccessDenied:
+            raise HTTPException(status_code=401, detail="access denied") from None
+
+    def admin(request: Request) -> AdminView:
+        try:
+            if ctx.study is None:
+                raise AccessDenied()
+            return ctx.study.admin(_token(request))
+        except AccessDenied:
+            raise HTTPException(status_code=401, detail="access denied") from None
+
+    def progress(view: RaterView) -> dict:
+        p = view.progress()
+        return {"done": p.done, "skipped": p.skipped, "total": p.total}
+
+    # Plain ``def`` handlers: FastAPI runs them in its thread pool, so SQLite waits never block the loop.
+    @router.get("/next")
+    def next_item(request: Request) -> dict:
+        view = rater(request)
+        item = view.next_item()
+        return {"item": None if item is None else asdict(item), "progress": progress(view)}
+
+    @router.post("/submit")
+    def submit(body: Submission, request: Request) -> dict:
+        view = rater(request)
+        try:
+            if body.skip:
+                view.skip(body.item_id)
+            elif body.choice is not None:
+                view.choose(body.item_id, body.choice, seconds=body.seconds)
+            else:
+                view.submit(body.item_id, body.naturalness, body.groundedness, body.factual, seconds=body.seconds)
+        except InvalidRating as exc:
+            raise HTTPException(status_code=422, detail=str(exc)) from None
+        return {"ok": True, "progress": progress(view)}
+
+    @router.get("/mine")
+    def mine(request: Request) -> dict:
+        view = rater(request)
+        return {"rater": view.name, "ratings": view.my_ratings(), "progress": progress(view)}
+
+    @router.get("/report")
+    def report(request: Request) -> dict:
+        return study_report(admin(request)).to_dict()
+
+    @router.get("/export.csv", response_class=PlainTextResponse)
+    def export(request: Request) -> str:
+        return export_csv(admin(request))
+
+    return router

@@ -1,0 +1,17 @@
+"""The Beliefs tab (placeholder until its data source lands)."""
+from __future__ import annotations
+
+import gradio as gr
+
+from ._common import AppContext
+
+
+class BeliefsTab:
+    def __init__(self, ctx: AppContext, token: gr.State):
+        self.ctx = ctx
+        with gr.Tab("Beliefs", id="beliefs") as self.tab:
+            self.note = gr.Markdown("coming")
+        self.load_outputs = [self.note]
+
+    def on_load(self, token):
+        return {}

@@ -1,0 +1,82 @@
+"""Run ``vgm ui`` as a child process on a free loopback port: for tests, benchmarks and screenshots."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """``with ServerProcess(study="s.db") as server: httpx.get(server.url + "/healthz")``.
+
+    Stops the child (and only it) on exit; ``restart()`` kills it hard and starts it again,
+    to show that nothing stored is lost.
+    """
+
+    def __init__(self, study: str | Path | None = None, runs: str | Path | None = None, logs: str | Path | None = None,
+                 extra: list[str] | None = None, cwd: str | Path | None = None, log_path: str | Path | None = None):
+        self.args = [sys.executable, "-c", "from ui.cli import main; main()", "ui"]
+        if study:
+            self.args += ["--study", str(study)]
+        if runs:
+            self.args += ["--runs", str(runs)]
+        if logs:
+            self.args += ["--logs", str(logs)]
+        self.args += extra or []
+        self.cwd = cwd
+        self.log_path = Path(log_path) if log_path else None
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> "ServerProcess":
+        env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen([*self.args, "--port", str(self.port)], cwd=self.cwd, env=env, stdout=out, stderr=out)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"vgm ui exited with {self.proc.returncode}; see {self.log_path or 'its output'}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"vgm ui did not answer on {self.url} within {timeout:.0f} s")
+
+    def stop(self, hard: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop(hard=True)
+        self.start()
+
+    def __enter__(self) -> "ServerProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
