@@ -1,0 +1,102 @@
+"""A persistent response cache and a per-call usage log, shared by every backend.
+
+The same request (model, messages, parameters) gets the same answer from SQLite, so a
+re-run costs nothing and an interrupted batch loses no finished call: each answer is
+committed the moment it arrives. WAL mode lets several processes and many tasks read
+while one writes. The usage log is JSON Lines, one line per call, and never holds a key.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def cache_dir() -> Path:
+    """``$VGM_CACHE_DIR`` or ``~/.cache/virtual-gm``."""
+    env = os.environ.get("VGM_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "virtual-gm"
+
+
+def cache_disabled_by_env() -> bool:
+    return os.environ.get("VGM_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def request_key(model_id: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
+    """A stable hash of what decides an answer: which model, what it was shown, how it samples."""
+    blob = json.dumps({"model": model_id, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """``get(key) -> dict | None`` / ``put(key, model, value)`` over one SQLite file.
+
+    Calls are short and synchronous: a lookup or an insert is well under a millisecond,
+    cheaper than handing it to a thread, so async callers use it directly.
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else cache_dir() / "cache.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL, created REAL)"
+        )
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
+                (key, model, json.dumps(value, ensure_ascii=False), time.time()),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+_SHARED: dict[Path, ResponseCache] = {}
+
+
+def shared_cache(path: str | Path | None = None) -> ResponseCache:
+    """One open cache per file per process."""
+    resolved = Path(path) if path else cache_dir() / "cache.sqlite"
+    if resolved not in _SHARED:
+        _SHARED[resolved] = ResponseCache(resolved)
+    return _SHARED[resolved]
+
+
+class UsageLog:
+    """Appends one JSON line per call: tokens, latency, cache hit, step, model. Never secrets."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        env = os.environ.get("VGM_USAGE_LOG")
+        self.path = Path(path) if path else (Path(env).expanduser() if env else cache_dir() / "usage.jsonl")
+        self._lock = threading.Lock()
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False)
+        with self._lock:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.path, "a", encoding="utf-8") as out:
+                    out.write(line + "\n")
+            except OSError:
+                pass  # accounting must never break a run

@@ -1,0 +1,300 @@
+"""The one client every model call goes through.
+
+``ClientModel`` adds, around any backend's single request: a bound on concurrent calls
+(semaphore), a per-call timeout, retries with exponential backoff on 429/5xx, connection
+errors, timeouts and unreadable answers, the persistent response cache, and the usage log.
+``OpenAICompatModel`` is the backend for every OpenAI-compatible server (OpenAI, vLLM,
+Ollama, LM Studio, llama.cpp, our local model).
+
+Why plain ``httpx`` rather than the ``openai`` SDK here: the SDK retries on its own and
+hides the status and body we classify, and its per-call overhead counts when thousands of
+cheap calls run at concurrency 32. The SDK is used where users want it (``langchain_model``,
+tests). Structured output degrades by itself: JSON schema, else JSON mode, else plain text
+(``complete_json`` then parses and repairs).
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import weakref
+from typing import Any
+
+import httpx
+
+from ._types import Message, ModelError, Reply, Usage
+from .cache import ResponseCache, UsageLog, cache_disabled_by_env, request_key, shared_cache
+
+STRUCTURED_MODES = ("json_schema", "json_object", "none")
+
+
+class Retryable(Exception):
+    """A failure worth another try (server busy or broken for a moment)."""
+
+    def __init__(self, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+class FormatRejected(Exception):
+    """The server refused the ``response_format`` we sent: use the next weaker mode."""
+
+
+class ClientModel:
+    """Concurrency, timeouts, retries, cache and usage accounting around one ``_request``.
+
+    Subclasses implement ``_request(messages, params, timeout) -> (text, Usage)`` and may
+    raise ``Retryable``, ``FormatRejected`` or ``ModelError`` (not worth retrying).
+
+    Args:
+        name: the model string the user gave (shown in errors and logs).
+        cache_id: what identifies the model's answers in the cache (never a secret).
+        concurrency: most calls in flight at once.
+        timeout: seconds one attempt may take.
+        retries: extra attempts after the first.
+        backoff_s: first backoff; doubles each retry (with jitter), capped at 30 s.
+        cache: True (shared cache), False (none), or a ``ResponseCache``; ``VGM_NO_CACHE=1`` turns it off.
+        usage_log: a ``UsageLog``, None for the default file, False for none.
+    """
+
+    structured: str = "none"
+    hint: str = "check the server and try again"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        cache_id: str | None = None,
+        concurrency: int = 8,
+        timeout: float = 120.0,
+        retries: int = 3,
+        backoff_s: float = 0.5,
+        cache: bool | ResponseCache = True,
+        usage_log: UsageLog | None | bool = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ModelError(f"concurrency must be at least 1 (got {concurrency})")
+        self.name = name
+        self.cache_id = cache_id or name
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.retries = max(0, retries)
+        self.backoff_s = backoff_s
+        if cache is True and not cache_disabled_by_env():
+            self.cache: ResponseCache | None = shared_cache()
+        elif isinstance(cache, ResponseCache) and not cache_disabled_by_env():
+            self.cache = cache
+        else:
+            self.cache = None
+        self.usage_log: UsageLog | None = None if usage_log is False else (usage_log if isinstance(usage_log, UsageLog) else UsageLog())
+        self.usage_total = Usage(calls=0)
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+    # -- what subclasses provide ------------------------------------------------------------
+    async def _request(self, messages: list[Message], params: dict[str, Any], timeout: float) -> tuple[str, Usage]:
+        raise NotImplementedError
+
+    async def _recover(self) -> None:
+        """Called between attempts after a failure (the local model restarts a dead server)."""
+
+    # -- the call --------------------------------------------------------------------------
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            sem = self._semaphores[loop] = asyncio.Semaphore(self.concurrency)
+        return sem
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        json_schema: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> Reply:
+        """Answer ``messages``; from the cache when this exact request was answered before."""
+        params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
+        if seed is not None:
+            params["seed"] = seed
+        if json_schema is not None:
+            params["json_schema"] = json_schema
+        key = request_key(self.cache_id, messages, params) if self.cache is not None else ""
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            usage = Usage(**{**hit.get("usage", {}), "latency_s": 0.0, "cache_hit": True, "calls": 1})
+            self._account(usage, step, attempts=0)
+            return Reply(text=hit["text"], usage=usage, model=self.name, step=step)
+        text, usage, attempts = await self._attempts(messages, params)
+        if self.cache is not None:
+            self.cache.put(key, self.cache_id, {"text": text, "usage": usage.model_dump(include={"prompt_tokens", "completion_tokens", "cached_tokens"})})
+        self._account(usage, step, attempts=attempts)
+        return Reply(text=text, usage=usage, model=self.name, step=step)
+
+    async def _attempts(self, messages: list[Message], params: dict[str, Any]) -> tuple[str, Usage, int]:
+        last = "no attempt made"
+        attempt = 0
+        while attempt <= self.retries:
+            attempt += 1
+            retry_after: float | None = None
+            started = time.perf_counter()
+            try:
+                async with self._semaphore():
+                    async with asyncio.timeout(self.timeout):
+                        text, usage = await self._request(messages, params, self.timeout)
+                usage.latency_s = round(time.perf_counter() - started, 4)
+                return text, usage, attempt
+            except FormatRejected:
+                self._weaken_structured()
+                attempt -= 1  # not the server's fault; try at once with a weaker mode
+                continue
+            except TimeoutError:
+                last = f"no answer within {self.timeout:g} s"
+            except Retryable as exc:
+                last, retry_after = exc.detail, exc.retry_after
+            if attempt <= self.retries:
+                await self._recover()
+                delay = retry_after if retry_after is not None else self.backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
+                await asyncio.sleep(min(delay, 30.0))
+        self._log_failure(last, attempt)
+        raise ModelError(f"{self.name}: {last} (after {attempt} attempt{'s' if attempt != 1 else ''}); {self.hint}")
+
+    def _weaken_structured(self) -> None:
+        idx = STRUCTURED_MODES.index(self.structured)
+        if idx + 1 >= len(STRUCTURED_MODES):
+            raise ModelError(f"{self.name}: the server rejected the request even without response_format; {self.hint}")
+        self.structured = STRUCTURED_MODES[idx + 1]
+
+    def _account(self, usage: Usage, step: str | None, *, attempts: int) -> None:
+        self.usage_total = self.usage_total + usage
+        if self.usage_log is not None:
+            self.usage_log.write({
+                "model": self.name, "step": step, "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens, "cached_tokens": usage.cached_tokens,
+                "latency_s": usage.latency_s, "cache_hit": usage.cache_hit, "attempts": attempts,
+            })
+
+    def _log_failure(self, error: str, attempts: int) -> None:
+        if self.usage_log is not None:
+            self.usage_log.write({"model": self.name, "error": error, "attempts": attempts, "cache_hit": False})
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        err = response.json().get("error")
+        msg = err.get("message") if isinstance(err, dict) else err
+        if msg:
+            return " ".join(str(msg).split())[:200]
+    except (ValueError, AttributeError):
+        pass
+    return " ".join(response.text.split())[:120] or response.reason_phrase
+
+
+class OpenAICompatModel(ClientModel):
+    """Any server speaking ``POST {base_url}/chat/completions`` (OpenAI's chat API).
+
+    Args:
+        model_id: the ``model`` field sent to the server.
+        base_url: e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8080/v1``.
+        api_key: sent as a Bearer token; never logged, cached or shown.
+        structured: the strongest structured-output mode to try first.
+    """
+
+    hint = "check --base-url / OPENAI_BASE_URL and that the server is up"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        model_id: str,
+        base_url: str,
+        api_key: str | None = None,
+        structured: str = "json_schema",
+        **options: Any,
+    ) -> None:
+        options.setdefault("cache_id", f"{base_url.rstrip('/')}|{model_id}")
+        super().__init__(name, **options)
+        self.model_id = model_id
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self.structured = structured
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+
+    def __repr__(self) -> str:  # never the key
+        return f"{type(self).__name__}({self.name!r}, base_url={self.base_url!r})"
+
+    async def _base(self) -> str:
+        return self.base_url
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+            limits = httpx.Limits(max_connections=self.concurrency + 4, max_keepalive_connections=self.concurrency + 4)
+            client = self._clients[loop] = httpx.AsyncClient(headers=headers, limits=limits, timeout=self.timeout)
+        return client
+
+    async def aclose(self) -> None:
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
+    def _body(self, messages: list[Message], params: dict[str, Any]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model_id, "messages": messages, "max_tokens": params["max_tokens"], "temperature": params["temperature"]}
+        if "seed" in params:
+            body["seed"] = params["seed"]
+        schema = params.get("json_schema")
+        if schema is not None and self.structured == "json_schema":
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": False}}
+        elif schema is not None and self.structured == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    async def _request(self, messages: list[Message], params: dict[str, Any], timeout: float) -> tuple[str, Usage]:
+        body = self._body(messages, params)
+        url = f"{await self._base()}/chat/completions"
+        try:
+            response = await self._client().post(url, json=body, timeout=timeout)
+        except httpx.TimeoutException:
+            raise TimeoutError from None
+        except httpx.TransportError as exc:
+            raise Retryable(f"cannot reach {self.base_url} ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})") from None
+        status = response.status_code
+        if status == 429 or status >= 500:
+            after = response.headers.get("retry-after")
+            try:
+                retry_after = float(after) if after else None
+            except ValueError:
+                retry_after = None
+            raise Retryable(f"server answered HTTP {status} ({_error_message(response)})", retry_after)
+        if status >= 400:
+            message = _error_message(response)
+            if status == 400 and "response_format" in body and any(w in message.lower() for w in ("response_format", "json_schema", "json_object", "schema")):
+                raise FormatRejected(message)
+            if status in (401, 403):
+                raise ModelError(f"{self.name}: the server refused the API key (HTTP {status}); check OPENAI_API_KEY")
+            if status == 404:
+                raise ModelError(f"{self.name}: HTTP 404 at {url} ({message}); check the model name and --base-url (it usually ends in /v1)")
+            raise ModelError(f"{self.name}: the server rejected the request (HTTP {status}: {message})")
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            text = choice["message"].get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            raise Retryable(f"the answer from {self.base_url} is not an OpenAI chat completion ({' '.join(response.text.split())[:60]!r})") from None
+        raw_usage = data.get("usage") or {}
+        details = raw_usage.get("prompt_tokens_details") or {}
+        usage = Usage(
+            prompt_tokens=int(raw_usage.get("prompt_tokens") or 0),
+            completion_tokens=int(raw_usage.get("completion_tokens") or 0),
+            cached_tokens=int(details.get("cached_tokens") or 0),
+        )
+        if not raw_usage:
+            from .tokens import count_tokens
+
+            usage.prompt_tokens, usage.completion_tokens = count_tokens(messages), count_tokens(text)
+        return text, usage
+

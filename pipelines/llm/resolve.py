@@ -1,0 +1,187 @@
+"""Model strings → models: ``local``, ``local:small``, ``local:/x.gguf``, ``openai:<m>``, ``scripted:<f>``.
+
+One string picks a model everywhere (``--model``, ``VGM_MODEL``). Anything a user can get
+wrong here (an unknown prefix, a missing key, a file that is not there) is one line.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._types import ChatModel, ModelError
+from .client import OpenAICompatModel
+from .scripted import ScriptedModel
+
+DEFAULT_MODEL = "local"
+OPENAI_URL = "https://api.openai.com/v1"
+USAGE = "use local, local:small, local:/path/model.gguf, openai:<model> or scripted:<file.yaml>"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model string."""
+
+    kind: str  # "local" | "openai" | "scripted"
+    text: str  # the string as given
+    target: str  # local: "local"/"local:small"/a .gguf path; openai: model id; scripted: file
+
+
+def parse_spec(spec: str | None = None) -> ModelSpec:
+    """Split a model string (default ``$VGM_MODEL`` or ``local``) into kind and target."""
+    text = (spec or os.environ.get("VGM_MODEL") or DEFAULT_MODEL).strip()
+    kind, _, rest = text.partition(":")
+    if kind == "local":
+        from .local import ALIASES, WEIGHTS
+
+        if not rest or text in WEIGHTS or text in ALIASES:
+            return ModelSpec("local", text, ALIASES.get(text, text if rest else "local"))
+        if rest.endswith(".gguf") or "/" in rest or rest.startswith("~"):
+            return ModelSpec("local", text, rest)
+        raise ModelError(f"unknown local model {text!r}; use local, local:small or local:/path/to/model.gguf")
+    if kind == "openai":
+        if not rest:
+            raise ModelError("openai: needs a model name, e.g. openai:gpt-4o-mini")
+        return ModelSpec("openai", text, rest)
+    if kind == "scripted":
+        if not rest:
+            raise ModelError("scripted: needs a file, e.g. scripted:tests/replies.yaml")
+        return ModelSpec("scripted", text, rest)
+    raise ModelError(f"unknown model string {text!r}; {USAGE}")
+
+
+def local_model_path(target: str) -> Path:
+    """The GGUF file for a local target: an installed model or a path the user gave."""
+    from .local import WEIGHTS, installed_path
+
+    if target in WEIGHTS:
+        return installed_path(target)
+    path = Path(target).expanduser()
+    if not path.is_file():
+        raise ModelError(f"model file {path} not found; give local:/path/to/model.gguf")
+    with open(path, "rb") as head:
+        if head.read(4) != b"GGUF":
+            raise ModelError(f"{path} is not a GGUF model file; give a .gguf file (llama.cpp format)")
+    return path
+
+
+def _local_cache_id(target: str, path: Path) -> str:
+    from .local import WEIGHTS
+
+    if target in WEIGHTS:
+        return f"gguf:sha256:{WEIGHTS[target].sha256}"
+    st = path.stat()
+    return f"gguf:{path.resolve()}:{st.st_size}:{int(st.st_mtime)}"
+
+
+class LocalModel(OpenAICompatModel):
+    """A GGUF model served by our own llama.cpp child process, started on first call.
+
+    The server is shared by every ``LocalModel`` of the same file in the process, stopped
+    at exit, and restarted if it dies mid-run (the failed call is retried).
+    """
+
+    hint = "the local model server stopped or is overloaded; see the log under ~/.cache/virtual-gm/logs"
+
+    def __init__(self, name: str, path: Path, *, cache_id: str, threads: int | None = None, **options: Any) -> None:
+        from .serve import ServerConfig
+
+        self.config = ServerConfig.for_model(path, threads=threads)
+        options.setdefault("concurrency", self.config.parallel)
+        options.setdefault("timeout", 600.0)
+        options.setdefault("backoff_s", 0.2)
+        super().__init__(name, model_id=path.name, base_url="http://127.0.0.1", cache_id=cache_id, **options)
+
+    def server(self):
+        """Start (or reuse) the server now; returns the ``LocalServer``."""
+        from .serve import server_for
+
+        server = server_for(self.config)
+        self.base_url = f"{server.base_url}/v1"
+        return server
+
+    async def _base(self) -> str:
+        from .serve import _SERVERS
+
+        server = _SERVERS.get(self.config)
+        if server is None or not server.alive():
+            await asyncio.to_thread(self.server)
+        return self.base_url
+
+    async def _recover(self) -> None:
+        from .serve import _SERVERS
+
+        server = _SERVERS.get(self.config)
+        if server is not None and not server.alive():
+            await asyncio.to_thread(self.server)
+
+
+def _openai_settings(base_url: str | None) -> tuple[str, str | None]:
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+    key = os.environ.get("OPENAI_API_KEY")
+    if not key and url.rstrip("/") == OPENAI_URL:
+        raise ModelError("OPENAI_API_KEY is not set; export it, or give --base-url for a local OpenAI-compatible server")
+    return url.rstrip("/"), key
+
+
+def get_model(
+    spec: str | None = None,
+    *,
+    base_url: str | None = None,
+    cache: bool = True,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    threads: int | None = None,
+    **options: Any,
+) -> ChatModel:
+    """Resolve a model string (``--model`` / ``$VGM_MODEL``, default ``local``) to a model.
+
+    Args:
+        spec: the model string.
+        base_url: an OpenAI-compatible server for ``openai:`` (else ``$OPENAI_BASE_URL``).
+        cache: use the persistent response cache (``VGM_NO_CACHE=1`` also turns it off).
+        concurrency: most calls in flight (default 8 remote, the server's slots locally).
+        timeout: seconds per attempt (default 120 remote, 600 local).
+        threads: CPU threads for the local server (default ``$VGM_THREADS`` or all cores).
+        options: passed to the client (``retries``, ``backoff_s``, ``usage_log``).
+    """
+    parsed = parse_spec(spec)
+    if parsed.kind == "scripted":
+        return ScriptedModel.from_file(parsed.target)
+    if concurrency is not None:
+        options["concurrency"] = concurrency
+    if timeout is not None:
+        options["timeout"] = timeout
+    if parsed.kind == "openai":
+        url, key = _openai_settings(base_url)
+        return OpenAICompatModel(parsed.text, model_id=parsed.target, base_url=url, api_key=key, cache=cache, **options)
+    path = local_model_path(parsed.target)
+    return LocalModel(parsed.text, path, cache_id=_local_cache_id(parsed.target, path), threads=threads, cache=cache, **options)
+
+
+def langchain_model(spec: str | None = None, *, base_url: str | None = None, temperature: float = 0.0, max_tokens: int = 512, **options: Any):
+    """A LangChain ``BaseChatModel`` for a model string.
+
+    ``openai:`` and local models give a ``ChatOpenAI`` pointed at the right server (local:
+    the server is started now); ``scripted:`` gives a fake chat model with the file's replies.
+    """
+    parsed = parse_spec(spec)
+    if parsed.kind == "scripted":
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+        scripted = ScriptedModel.from_file(parsed.target)
+        replies = list(scripted._default) + [r for rs in scripted._by_step.values() for r in rs]
+        if not replies:
+            raise ModelError(f"{parsed.target}: no replies for a LangChain model; add a list of replies")
+        return FakeListChatModel(responses=replies)
+    from langchain_openai import ChatOpenAI
+
+    if parsed.kind == "openai":
+        url, key = _openai_settings(base_url)
+        return ChatOpenAI(model=parsed.target, base_url=url, api_key=key or "not-needed", temperature=temperature, max_tokens=max_tokens, **options)
+    model = get_model(parsed.text, cache=False)
+    assert isinstance(model, LocalModel)
+    model.server()
+    return ChatOpenAI(model=model.model_id, base_url=model.base_url, api_key="local", temperature=temperature, max_tokens=max_tokens, **options)

@@ -1,0 +1,274 @@
+"""Run a GGUF model behind llama.cpp's OpenAI-compatible HTTP server (``xllamacpp``).
+
+The server runs in a child process (``python -m pipelines.llm.serve``) so a crash in native
+code cannot take the caller down, a crashed server can be restarted, and stopping it is a
+plain terminate. The child prints one JSON line with its address once the model is
+loaded; it dies with its parent (Linux ``PR_SET_PDEATHSIG``) and is stopped at exit.
+
+Prompt caching is on (``cache_prompt``): a request that starts with the same tokens as an
+earlier one (the long table log every pipeline step shares) reuses them, and the server
+reports how many in ``usage.prompt_tokens_details.cached_tokens``.
+"""
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._types import ModelError
+
+DEFAULT_CTX = 16384  # a 4-8k-token MOE context plus the steps' questions and answers, per slot
+DEFAULT_PARALLEL = 2  # two slots: batched decoding of two requests costs little more than one on a CPU
+START_TIMEOUT_S = 180.0
+
+
+def default_threads() -> int:
+    """``$VGM_THREADS`` or the cores this process may use.
+
+    With other work on the machine, 1 thread is often faster than all cores: llama.cpp
+    threads wait for each other at every layer, so one descheduled thread stalls them all.
+    """
+    env = os.environ.get("VGM_THREADS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise ModelError(f"VGM_THREADS={env!r} is not a whole number; set it to e.g. 1 or 2") from None
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ModelError(f"{name}={raw!r} is not a whole number; unset it or give e.g. {default}") from None
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What a server is started with; equal configs share one server in a process."""
+
+    model_path: str
+    threads: int
+    ctx: int = DEFAULT_CTX
+    parallel: int = DEFAULT_PARALLEL
+    port: int = 0  # 0: a free port chosen by the OS
+
+    @classmethod
+    def for_model(cls, model_path: str | Path, *, threads: int | None = None, port: int = 0) -> "ServerConfig":
+        return cls(
+            model_path=str(Path(model_path).expanduser().resolve()),
+            threads=threads or default_threads(),
+            ctx=_int_env("VGM_CTX", DEFAULT_CTX),
+            parallel=_int_env("VGM_PARALLEL", DEFAULT_PARALLEL),
+            port=port,
+        )
+
+
+def log_dir() -> Path:
+    env = os.environ.get("VGM_CACHE_DIR")
+    base = Path(env).expanduser() if env else Path.home() / ".cache" / "virtual-gm"
+    return base / "logs"
+
+
+def build_params(config: ServerConfig):
+    """The ``xllamacpp.CommonParams`` for a config (imported lazily: it loads native code)."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = config.model_path
+    params.n_ctx = config.ctx  # unified KV: each slot may use up to ctx, all slots share the cells
+    params.kv_unified = True
+    params.n_parallel = max(1, config.parallel)
+    params.cache_prompt = True
+    params.cache_ram_mib = 1024  # host-RAM copies of old prefixes; the machine is shared
+    params.cpuparams.n_threads = config.threads
+    params.cpuparams_batch.n_threads = config.threads
+    params.cpuparams.poll = 0  # sleep rather than spin between jobs: other processes need the cores
+    params.cpuparams_batch.poll = 0
+    params.hostnames = ["127.0.0.1"]
+    params.port = config.port
+    params.verbosity = 0
+    params.endpoint_metrics = True
+    return params
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the parent dies, so no server is orphaned."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class LocalServer:
+    """One llama.cpp server child process; ``base_url`` is its ``http://127.0.0.1:port``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.process: subprocess.Popen | None = None
+        self.base_url: str | None = None
+        self.load_s: float = 0.0
+        self.starts = 0
+        self.log_path = log_dir() / f"llama-server-{os.getpid()}-{Path(config.model_path).stem}.log"
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> str:
+        """Start the child and wait until the model is loaded; returns the base URL."""
+        if not Path(self.config.model_path).is_file():
+            raise ModelError(f"model file {self.config.model_path} not found; give local:/path/to/model.gguf or run `vgm models install`")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            sys.executable, "-m", "pipelines.llm.serve", "--child",
+            "--model-path", self.config.model_path, "--threads", str(self.config.threads),
+            "--ctx", str(self.config.ctx), "--parallel", str(self.config.parallel), "--port", str(self.config.port),
+        ]
+        started = time.monotonic()
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                cwd=str(Path(__file__).resolve().parents[2]),
+            )
+        line = self._first_line(START_TIMEOUT_S)
+        try:
+            info = json.loads(line)
+            self.base_url = info["base_url"]
+        except (ValueError, KeyError, TypeError):
+            self.stop()
+            raise ModelError(
+                f"the local model server for {Path(self.config.model_path).name} did not start; see {self.log_path}"
+            ) from None
+        self.load_s = time.monotonic() - started
+        self.starts += 1
+        return self.base_url
+
+    def _first_line(self, timeout: float) -> str:
+        assert self.process is not None and self.process.stdout is not None
+        out: list[bytes] = []
+        reader = threading.Thread(target=lambda: out.append(self.process.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        if not out:
+            self.stop()
+            raise ModelError(f"the local model server did not load within {timeout:.0f} s; see {self.log_path}")
+        return out[0].decode("utf-8", "replace").strip()
+
+    def stop(self) -> None:
+        proc, self.process = self.process, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        if proc.stdout:
+            proc.stdout.close()
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the server process (Linux), for benchmarks."""
+        if not self.alive():
+            return 0
+        try:
+            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+
+_SERVERS: dict[ServerConfig, LocalServer] = {}
+_LOCK = threading.Lock()
+
+
+def server_for(config: ServerConfig, *, restart: bool = True) -> LocalServer:
+    """The process-wide server for ``config``: started on first use, restarted if it died."""
+    with _LOCK:
+        server = _SERVERS.get(config)
+        if server is None:
+            server = _SERVERS[config] = LocalServer(config)
+        if not server.alive():
+            if server.starts and not restart:
+                raise ModelError(f"the local model server exited; see {server.log_path}")
+            server.start()
+        return server
+
+
+def stop_all() -> None:
+    """Stop every server this process started (also runs at exit)."""
+    with _LOCK:
+        for server in list(_SERVERS.values()):
+            server.stop()
+        _SERVERS.clear()
+
+
+atexit.register(stop_all)
+
+
+def serve_forever(model_path: str | Path, *, port: int = 8080, threads: int | None = None, ready=None) -> None:
+    """Run a server in the foreground until Ctrl-C (``vgm models serve``)."""
+    config = ServerConfig.for_model(model_path, threads=threads, port=port)
+    server = LocalServer(config)
+    server.start()
+    if ready:
+        ready(server)
+    try:
+        while server.alive():
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+def _child(args: argparse.Namespace) -> None:
+    """Inside the child: load the model, announce the address, wait to be terminated."""
+    import xllamacpp
+
+    config = ServerConfig(model_path=args.model_path, threads=args.threads, ctx=args.ctx, parallel=args.parallel, port=args.port)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    server = xllamacpp.Server(build_params(config))
+    address = str(server.listening_address)
+    base_url = address if address.startswith("http") else f"http://{address}"
+    sys.stdout.write(json.dumps({"base_url": base_url.rstrip("/"), "pid": os.getpid()}) + "\n")
+    sys.stdout.flush()
+    while not stop.wait(1.0):
+        pass
+    del server
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="llama.cpp server child (started by pipelines.llm.serve)")
+    parser.add_argument("--child", action="store_true")
+    parser.add_argument("--model-path", required=True)
+    parser.add_argument("--threads", type=int, default=default_threads())
+    parser.add_argument("--ctx", type=int, default=DEFAULT_CTX)
+    parser.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL)
+    parser.add_argument("--port", type=int, default=0)
+    _child(parser.parse_args())

@@ -1,0 +1,60 @@
+"""The real embedded model (0.5B), installed from PyPI parts and served by xllamacpp."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel
+
+from pipelines.llm import complete_json, get_model
+
+pytestmark = pytest.mark.slow
+
+
+class Skills(BaseModel):
+    skills: list[str]
+
+
+ASK = [{"role": "user", "content": "Name three Dungeons & Dragons skills. Answer as JSON: {\"skills\": [...]}"}]
+
+
+async def test_local_small_answers_valid_json_through_our_client(local_small):
+    parsed = await complete_json(local_small, ASK, Skills, max_tokens=60)
+    assert parsed.parse_ok, parsed.raw
+    assert 1 <= len(parsed.value.skills) <= 10
+    assert parsed.usage.prompt_tokens > 0 and parsed.usage.completion_tokens > 0
+
+
+def test_local_small_through_the_openai_client(local_small):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=local_small.base_url, api_key="local")
+    out = client.chat.completions.create(
+        model="local", messages=ASK, max_tokens=60, temperature=0,
+        response_format={"type": "json_schema", "json_schema": {"name": "skills", "schema": Skills.model_json_schema()}},
+    )
+    value = json.loads(out.choices[0].message.content)
+    assert isinstance(value["skills"], list) and value["skills"]
+
+
+def test_local_small_through_langchain(local_small):
+    from pipelines.llm import langchain_model
+
+    chat = langchain_model("local:small", max_tokens=60)
+    structured = chat.with_structured_output(Skills, method="json_schema")
+    answer = structured.invoke(ASK[0]["content"])
+    assert isinstance(answer, Skills) and answer.skills
+
+
+async def test_shared_prefix_is_reused_by_the_server(local_small):
+    log = "\n".join(f"Player{i % 3}: I walk to the door number {i} and listen." for i in range(60))
+    first = [{"role": "system", "content": "You are a GM.\n" + log}, {"role": "user", "content": "Who spoke last? One word."}]
+    second = [first[0], {"role": "user", "content": "Who spoke first? One word."}]
+    await local_small.complete(first, max_tokens=5)
+    again = await local_small.complete(second, max_tokens=5)
+    assert again.usage.cached_tokens > 0.8 * again.usage.prompt_tokens - 30
+
+
+def test_get_model_local_small_is_resolved_to_the_installed_file(local_small_path):
+    model = get_model("local:small")
+    assert model.config.model_path.endswith(local_small_path.name)

