@@ -22,31 +22,7 @@ class UnknownRole(VgmError):
 def _pack():
     import rulesets
 
-    try:
-        return rulesets.load("avalon")
-    except (AttributeError, VgmError):  # TEMP: until the avalon pack lands (rule sets issue)
-        return _StopgapPack()
-
-
-class _StopgapPack:
-    """TEMP stand-in with the pack's interface, used only while ``rulesets.load`` is missing."""
-
-    class _Role:
-        def __init__(self, team: str, name: str) -> None:
-            self.team, self.name = team, name
-
-    roles = {"merlin": _Role("good", "Merlin"), "percival": _Role("good", "Percival"), "loyal_servant": _Role("good", "Loyal Servant"),
-             "morgana": _Role("evil", "Morgana"), "assassin": _Role("evil", "Assassin")}
-    _aliases = {"梅林": "merlin", "派西维尔": "percival", "忠臣": "loyal_servant", "莫甘娜": "morgana", "刀客": "assassin", "刺客": "assassin",
-                "loyal": "loyal_servant", "loyal servant": "loyal_servant"}
-
-    def resolve_role(self, text: str) -> str:
-        key = text.strip().lower()
-        if key in self.roles:
-            return key
-        if key in self._aliases:
-            return self._aliases[key]
-        raise VgmError(f"unknown role {text!r}")
+    return rulesets.load("avalon")
 
 
 def resolve_role(text: str, *, where: str = "") -> str:
