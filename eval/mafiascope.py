@@ -165,6 +165,7 @@ def games_from_events(events: list[dict[str, Any]], probes: list[ProbeRecord], w
     game = BeliefGame(
         game_id=str(setup.get("game_id") or setup.get("id") or Path(where).stem), players=players, roles=roles,
         source=source, parent=setup.get("parent") or setup.get("forked_from"),
+        teams={str(p.get("name")): str(p["team"]) for p in setup.get("players") or [] if isinstance(p, dict) and p.get("team")},
     )
     last_seq: dict[int, float] = {}
     vote_seq: dict[tuple[int, str], float] = {}
@@ -191,14 +192,32 @@ def games_from_events(events: list[dict[str, Any]], probes: list[ProbeRecord], w
             vote_seq[(rnd, voter)] = float(seq) if seq is not None else here
             if isinstance(target, str) and target in roles:
                 game.votes.append(Vote(rnd, vote_seq[(rnd, voter)], voter, target))
-        if kind == "vote_tally" and isinstance(e.get("votes"), dict):
+        if kind in ("vote_tally", "vote_result") and isinstance(e.get("votes"), dict):
+            # MafiaScope's tally follows one public message per voter; ours is one simultaneous vote
+            at = here if kind == "vote_result" else None
             for v, t in e["votes"].items():
-                if t in roles and not any(x.round == rnd and x.voter == v for x in game.votes):
-                    game.votes.append(Vote(rnd, vote_seq.get((rnd, v), math.inf), v, t))
+                when = at if at is not None else vote_seq.get((rnd, v), math.inf)
+                if t in roles and not any(x.round == rnd and x.voter == v and x.seq == when for x in game.votes):
+                    game.votes.append(Vote(rnd, when, v, t))
+    game.calls_game = count_moves(events) or None
     for p in probes:
         p.game_id = p.game_id or game.game_id
     game.probes = [repair_record(p) for p in probes]
     return game
+
+
+MOVE_KINDS = {"speech", "mafia_pick", "doctor_save", "sheriff_check", "proposal", "assassination"}
+
+
+def count_moves(events: list[dict[str, Any]]) -> int:
+    """Game-facing decisions in a log (a lower bound on game model calls: re-asks are not logged)."""
+    n = 0
+    for e in events:
+        if "response" in e or e.get("kind") in MOVE_KINDS:
+            n += 1
+        elif e.get("kind") == "vote_result" and isinstance(e.get("votes"), dict):
+            n += len(e["votes"])
+    return n
 
 
 def load_mafiascope_game(folder: str | Path) -> BeliefGame:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pipelines.probes import ProbeRecord
 
+EVIL_TEAMS = {"evil", "mafia", "werewolves", "wolves"}
 EVIL_ROLES = {"mafia", "morgana", "assassin", "mordred", "oberon", "minion", "minion of mordred", "werewolf"}
 _ROLE_WORDS = [  # substring → canonical role, checked in order (English and Russian packs)
     ("unknown", "Unknown"), ("неизв", "Unknown"), ("?", "Unknown"),
@@ -65,6 +66,12 @@ class BeliefGame:
     source: str = ""
     parent: str | None = None
     calls_game: int | None = None  # game-facing model calls, when the log says
+    teams: dict[str, str] = field(default_factory=dict)  # name → team, when the log says
+
+    def evil(self, name: str) -> bool:
+        """On the informed minority's side (Mafia; Avalon's evil), by team when known, else by role."""
+        team = self.teams.get(name)
+        return team.lower() in EVIL_TEAMS if team else is_evil(self.roles.get(name, ""))
 
     def alive_at(self, name: str, rnd: int, seq: float) -> bool:
         d = self.deaths.get(name)

@@ -57,7 +57,7 @@ def first_order_rows(game: BeliefGame, probe_id: str = "role_assessment") -> np.
     rows = []
     for rec in game.probes_of(probe_id):
         me = rec.player
-        if is_evil(game.role(me)):
+        if game.evil(me):
             continue
         others = game.alive_others(me, rec.round, rec.public_msg_seq)
         if not others:
@@ -78,10 +78,10 @@ def mafia_recall_rows(game: BeliefGame, probe_id: str = "role_assessment") -> np
     rows = []
     for rec in game.probes_of(probe_id):
         me = rec.player
-        if is_evil(game.role(me)):
+        if game.evil(me):
             continue
         others = game.alive_others(me, rec.round, rec.public_msg_seq)
-        evil = [o for o in others if is_evil(game.role(o))]
+        evil = [o for o in others if game.evil(o)]
         if not evil:
             continue
         chance = len(evil) / len(others)
@@ -176,14 +176,14 @@ def second_order_rows(game: BeliefGame, social_id: str = "social_map", role_id: 
     rows = []
     for rec in game.probes_of(social_id):
         a = rec.player
-        a_mafia = is_evil(game.role(a))
+        a_mafia = game.evil(a)
         own = assessments.get((rec.round, rec.public_msg_seq, a), {})
         for e in entries(rec.answer_parsed, "toward_me"):
             b = resolve(e.get("player"), game.players)
             att = ATTITUDE_CODE.get(str(e.get("attitude", "")).lower())
             if b is None or b == a or att is None or not game.alive_at(b, rec.round, rec.public_msg_seq):
                 continue
-            if a_mafia and is_evil(game.role(b)):
+            if a_mafia and game.evil(b):
                 continue  # a partner's certainty reflects role knowledge, not reading
             theirs = assessments.get((rec.round, rec.public_msg_seq, b))
             if theirs is None or a not in theirs:
@@ -286,7 +286,7 @@ def vote_rows(game: BeliefGame, rank_id: str = "suspicion_ranking", role_id: str
             committed = {n for n, (g, _) in _role_guesses(game, mine_roles[-1]).items() if n in allowed and is_evil(g)}
             if committed:
                 set_hit, set_chance = float(v.target in committed), len(committed) / len(allowed)
-        rows.append((is_evil(game.role(v.voter)), top1, top1_chance, set_hit, set_chance, post))
+        rows.append((game.evil(v.voter), top1, top1_chance, set_hit, set_chance, post))
     return _arr(rows, len(VC_COLS))
 
 
@@ -310,7 +310,7 @@ def dynamics_rows(game: BeliefGame, rank_id: str = "suspicion_ranking") -> np.nd
     for r in game.probes_of(rank_id):
         by_seat.setdefault(r.player, []).append(r)
     for me, recs in by_seat.items():
-        mafia = is_evil(game.role(me))
+        mafia = game.evil(me)
         tops_before: list[str] = []
         prev_scores: dict[str, float] | None = None
         prev_top: str | None = None

@@ -91,14 +91,24 @@ class ProbeRunner:
         self.round = 0
         self.seq = 0
         self.over = False
+        self._round_open = False  # public things happened this round and no round-end pass yet
         self._last: dict[str, dict[str, ProbeRecord]] = {}  # seat → probe id → latest answer
         self._writer = ProbeLogWriter(out_path)
         self.out_path = Path(out_path) if out_path else None
 
     # -- listener -----------------------------------------------------------------------
-    def __call__(self, event: Any, game: Any = None) -> None:
-        """The ``game.add_listener`` hook: probe whoever this event concerns, then return."""
-        run_sync(self.on_event(event, game))
+    def __call__(self, event: Any, game: Any = None) -> Any:
+        """The ``game.add_listener`` hook: probe whoever this event concerns.
+
+        Inside a running event loop it returns the coroutine (the engine awaits async listeners,
+        so probe calls share the game's loop and model clients); otherwise it runs to completion.
+        """
+        coro = self.on_event(event, game)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coro)
+        return coro
 
     async def on_event(self, event: Any, game: Any = None) -> list[ProbeRecord]:
         e = ev.as_dict(event)
@@ -113,7 +123,14 @@ class ProbeRunner:
             return []
         if self.over or not self.players:
             return []
-        self.round = int(e.get("round", self.round) or 0)
+        new_round = int(e.get("round", self.round) or 0)
+        done: list[ProbeRecord] = []
+        if new_round > self.round and self._round_open:
+            # the engine announced no round end: close the old round before this event counts
+            done = await self._probe_all([(n, "round_end", "round_end", ROUND_END_SEQ) for n in self.alive], game)
+        if new_round != self.round:
+            self._round_open = False
+        self.round = new_round
         if "public_msg_seq" in e or "msg_seq" in e:
             self.seq = ev.msg_seq_of(e)
         for name in ev.deaths_in(e):
@@ -122,6 +139,7 @@ class ProbeRunner:
         jobs: list[tuple[str, str, str, int]] = []  # (seat, trigger, phase, seq)
         if ev.is_round_end(e):
             jobs = [(n, "round_end", "round_end", ROUND_END_SEQ) for n in self.alive]
+            self._round_open = False
         elif ev.is_night_action(e):
             actor = ev.speaker_of(e)
             if actor in self.alive:
@@ -131,7 +149,8 @@ class ProbeRunner:
             phase = ev.phase_of(e)
             for n in self.alive:
                 jobs.append((n, "own_turn" if n == speaker else "always", phase, self.seq))
-        return await self._probe_all(jobs, game)
+            self._round_open = True
+        return done + await self._probe_all(jobs, game)
 
     # -- one step -----------------------------------------------------------------------
     async def _probe_all(self, jobs: list[tuple[str, str, str, int]], game: Any) -> list[ProbeRecord]:

@@ -14,7 +14,8 @@ SPEAKER_KEYS = ("player", "speaker", "seat", "name", "voter", "actor")
 TEXT_KEYS = ("text", "response", "utterance", "message", "content", "say")
 DEATH_KEYS = ("victim", "eliminated", "killed", "dead", "died")
 ROUND_END_KINDS = {"round_end", "day_end", "end_of_round"}
-NIGHT_WORDS = ("night", "kill", "save", "protect", "heal", "check", "investigate", "mafia_chat")
+NIGHT_WORDS = ("night", "kill", "pick", "save", "protect", "heal", "check", "investigate", "mafia_chat")
+DAY_END_KINDS = {"elimination", "day_eliminate"}  # the day's last event: the round closes with it
 
 
 def as_dict(event: Any) -> Event:
@@ -84,12 +85,19 @@ def deaths_in(event: Event) -> list[str]:
 
 
 def is_round_end(event: Event) -> bool:
-    return kind_of(event) in ROUND_END_KINDS
+    return kind_of(event) in ROUND_END_KINDS or kind_of(event) in DAY_END_KINDS
 
 
 def is_night_action(event: Event) -> bool:
+    """A seat's own private night move (kill vote, save, check): seen by that seat, not knowledge handed out."""
     kind = kind_of(event)
-    return is_private(event) and speaker_of(event) is not None and any(w in kind for w in NIGHT_WORDS)
+    actor = speaker_of(event)
+    if not is_private(event) or actor is None or "knowledge" in kind:
+        return False
+    to = event.get("to")
+    if isinstance(to, list) and actor not in to:
+        return False  # moderator-only notes (reasoning, illegal moves) are not moves
+    return any(w in kind for w in NIGHT_WORDS)
 
 
 def is_public_message(event: Event) -> bool:
