@@ -1,0 +1,107 @@
+"""MOE datasets as JSON Lines of ``MoeInstance``: load with every gold skill resolved, write back.
+
+Loading is strict, because a silently wrong gold label poisons every number after it: a
+truncated line, a missing field, an empty context, a duplicate id or a skill the
+instance's rule set does not know stops the load with ``file:line`` and the fix.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+import rulesets
+from pipelines.records import Check, MoeInstance
+from rulesets import VgmError
+
+SAMPLE = Path(__file__).resolve().parent / "data" / "sample.jsonl"
+
+
+class DatasetError(VgmError):
+    """A MOE data file cannot be used as it is."""
+
+
+def data_path(path: str | Path) -> Path:
+    """``sample`` is the shipped sample; anything else is a path."""
+    return SAMPLE if str(path) == "sample" else Path(path)
+
+
+def _pack(name: str, where: str, cache: dict):
+    if name not in cache:
+        try:
+            cache[name] = rulesets.load(name)
+        except VgmError as exc:
+            raise DatasetError(f"{where}: ruleset {name!r}: {exc}") from None
+    return cache[name]
+
+
+def parse_instance(data: object, where: str, packs: dict | None = None) -> MoeInstance:
+    """One decoded JSON value -> a validated instance with resolved skill ids."""
+    packs = {} if packs is None else packs
+    if not isinstance(data, dict):
+        raise DatasetError(f"{where}: expected a JSON object (one MOE instance per line), got {type(data).__name__}")
+    try:
+        instance = MoeInstance.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "line"
+        kind = "missing field" if first["type"] == "missing" else first["msg"]
+        raise DatasetError(f"{where}: {key}: {kind}; each line needs id, ruleset, context [{{speaker, text}}], answers [{{character, skill}}]") from None
+    if not instance.context:
+        raise DatasetError(f"{where}: instance {instance.id!r} has an empty context; give at least one turn of the table log")
+    if not instance.answers:
+        raise DatasetError(f"{where}: instance {instance.id!r} has no answers; every MOE instance needs at least one gold check")
+    pack = _pack(instance.ruleset, where, packs)
+    answers = []
+    for k, check in enumerate(instance.answers):
+        try:
+            skill = pack.resolve(check.skill)
+        except VgmError as exc:
+            raise DatasetError(f"{where}: answers[{k}].skill: {exc}") from None
+        if not check.character.strip():
+            raise DatasetError(f"{where}: answers[{k}].character is empty; name the character who rolls")
+        answers.append(Check(character=check.character.strip(), skill=skill))
+    return instance.model_copy(update={"answers": answers, "ruleset": pack.name})
+
+
+def load_moe(path: str | Path, *, limit: int | None = None) -> list[MoeInstance]:
+    """Read a MOE JSON Lines file (or ``"sample"``); errors name ``file:line`` and the fix."""
+    path = data_path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such data file; give a MOE .jsonl (see `vgm moe import`) or 'sample'")
+    packs: dict = {}
+    seen: dict[str, int] = {}
+    out: list[MoeInstance] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); the line may be truncated — fix or remove it") from None
+            instance = parse_instance(data, where, packs)
+            if instance.id in seen:
+                raise DatasetError(f"{where}: duplicate id {instance.id!r} (first on line {seen[instance.id]}); ids must be unique")
+            seen[instance.id] = number
+            out.append(instance)
+            if limit is not None and len(out) >= limit:
+                break
+    if not out:
+        raise DatasetError(f"{path}: no instances in the file")
+    return out
+
+
+def write_moe(instances: Iterable[MoeInstance], path: str | Path) -> int:
+    """Write instances as JSON Lines; returns how many."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for instance in instances:
+            handle.write(instance.model_dump_json(exclude_none=True) + "\n")
+            n += 1
+    return n
