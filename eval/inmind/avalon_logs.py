@@ -10,6 +10,7 @@ Traces file (JSON Lines or one JSON object)::
     {"mission": 1, "attempt": 1, "text": "Player 2 pushed hard for 4; I suspect 2."}
     {"reflection": "I trusted 5 too long ..."}
     {"mode": "observer"}            # optional; default participant
+    {"subject": "Blair"}            # optional: whose traces these are (name or seat)
 
 Player names in the text are rewritten as "Player N" so seat masking works on them too.
 """
@@ -70,6 +71,10 @@ def load_avalon_log(path: str | Path, traces: str | Path | None = None, *, subje
         raise InMindDataError(f"{path}: no 'setup' event with the players; give a log written by the Avalon engine")
     seats = {str(p["name"]): int(p.get("seat", i + 1)) for i, p in enumerate(setup["players"])}
     names = _Names(seats)
+    items = _read_traces(Path(traces)) if traces is not None else []
+    for item in items:
+        if "subject" in item and subject is None:
+            subject = item["subject"]
     assignment = {seats[str(p["name"])]: _roles.resolve_role(p["role"], where=f"{path}: setup {p['name']}") for p in setup["players"]}
     if subject is None:
         humans = [p for p in setup["players"] if p.get("kind") == "human"]
@@ -140,11 +145,11 @@ def load_avalon_log(path: str | Path, traces: str | Path | None = None, *, subje
     reflection = ""
     notes: list[tuple[int, int, str]] = []
     if traces is not None:
-        for i, item in enumerate(_read_traces(Path(traces))):
+        for i, item in enumerate(items):
             if "reflection" in item:
                 reflection = names.text(str(item["reflection"]))
-            elif "mode" in item and mode is None:
-                mode = str(item["mode"])
+            elif "mode" in item or "subject" in item:
+                mode = str(item["mode"]) if "mode" in item and mode is None else mode
             elif "text" in item:
                 notes.append((int(item.get("mission", 1)), int(item.get("attempt", 1)), names.text(str(item["text"]))))
             else:

@@ -18,6 +18,7 @@ from ._system_lines import read_end, read_state
 from .session import SYSTEM, Round, Session, StrategyNote, Utterance
 
 _TASK = re.compile(r"^task([1-9])$")
+TRACES_SUFFIX = ".traces.jsonl"
 _MODE_FROM_NAME = re.compile(r"(observer|participant)", re.IGNORECASE)
 
 
@@ -126,6 +127,8 @@ def load_released(path: str | Path, *, mode: str | None = None) -> Session:
 def load_sessions(source: str | Path) -> list[Session]:
     """Every session under a folder (``*.json`` released files, ``*.jsonl`` our Avalon logs), or one file.
 
+    A log ``game.jsonl`` takes its person's traces from ``game.traces.jsonl`` beside it when present.
+
     Sessions come back in a stable order: observer games first, then by game number.
     """
     source = Path(source)
@@ -137,10 +140,13 @@ def load_sessions(source: str | Path) -> list[Session]:
         raise InMindDataError(f"{source}: no such file or folder; give --data a folder of InMind-Avalon JSON files")
     sessions = []
     for path in files:
+        if path.name.endswith(TRACES_SUFFIX):
+            continue  # read together with its game log
         if path.suffix == ".jsonl":
             from .avalon_logs import load_avalon_log
 
-            sessions.append(load_avalon_log(path))
+            traces = path.with_name(path.stem + TRACES_SUFFIX)
+            sessions.append(load_avalon_log(path, traces if traces.is_file() else None))
         else:
             sessions.append(load_released(path))
     if not sessions:
