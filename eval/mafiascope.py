@@ -176,6 +176,8 @@ def games_from_events(events: list[dict[str, Any]], probes: list[ProbeRecord], w
         if seq is not None:
             last_seq[rnd] = float(seq)
         here = last_seq.get(rnd, 0.0) + (0.0 if seq is not None else 0.5)
+        if kind == "fork":  # a counterfactual replay: its own id, pointing to the parent game
+            game.parent, game.game_id = e.get("parent"), str(e.get("game_id") or game.game_id)
         if e.get("private"):
             continue
         if kind == "game_over":

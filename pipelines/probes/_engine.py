@@ -152,6 +152,24 @@ class ProbeRunner:
             self._round_open = True
         return done + await self._probe_all(jobs, game)
 
+    def prime(self, events: list[Any]) -> None:
+        """Catch up on events that happened before the runner was attached (a restored fork), without probing."""
+        for event in events:
+            e = ev.as_dict(event)
+            kind = ev.kind_of(e)
+            if kind == "setup":
+                self.players = ev.setup_players(e)
+                self.alive = [n for n, _ in self.players]
+            elif kind == "fork":
+                self.game_id = str(e.get("game_id") or self.game_id)
+            elif kind == "game_over":
+                self.over = True
+            for name in ev.deaths_in(e):
+                if name in self.alive:
+                    self.alive.remove(name)
+            self.round = int(e.get("round", self.round) or 0)
+            self.seq = ev.msg_seq_of(e) if ("public_msg_seq" in e or "msg_seq" in e) else self.seq
+
     # -- one step -----------------------------------------------------------------------
     async def _probe_all(self, jobs: list[tuple[str, str, str, int]], game: Any) -> list[ProbeRecord]:
         tasks = []
@@ -317,5 +335,8 @@ def attach_probes(game: Any, spec: str | Path | ProbeSet, model: ChatModel | Non
     Options: ``batched=True`` (one call per seat and step), ``retry=True``.
     """
     runner = ProbeRunner(spec, model, out_path, game_id=str(getattr(game, "game_id", "") or getattr(game, "id", "") or ""), **options)
+    log = getattr(game, "log", None)
+    if log is not None and getattr(log, "events", None):
+        runner.prime(log.events)  # attached mid-game (a fork): learn seats and deaths first
     game.add_listener(runner)
     return runner
