@@ -25,7 +25,8 @@ class AvalonGame(SocialGame):
     Options: ``roles`` (line-up override), ``discussion`` (default True), ``speeches`` (cap on
     speeches per proposal), ``early_assassination`` (default: the pack's rule),
     ``assassin_may_target_evil`` (default: the pack's ``evil_target_is_a_miss``), ``evil_talk`` (evil speak before the knife,
-    default True), ``early_p`` (chance a random-legal evil seat calls the knife early).
+    default True), ``early_p`` (chance a random-legal evil seat calls the knife early),
+    ``deal`` (name → role id, instead of a shuffled deal) and ``first_leader`` (a name).
     """
 
     engine = "avalon"
@@ -55,10 +56,15 @@ class AvalonGame(SocialGame):
         self.evil_known: dict[str, list[str]] = {}
 
     def _deal(self) -> None:
-        lineup = list(self.table.lineup)
-        self.rng.shuffle(lineup)
-        self.roles = dict(zip(self.names, lineup))
-        self.leader = self.rng.randrange(self.n) if self.options.get("random_leader", True) else 0
+        deal = self.options.get("deal")
+        if deal:  # a fixed seating (replaying a recorded game)
+            self.roles = {p: deal[p] for p in self.names}
+        else:
+            lineup = list(self.table.lineup)
+            self.rng.shuffle(lineup)
+            self.roles = dict(zip(self.names, lineup))
+        first = self.options.get("first_leader")
+        self.leader = self.names.index(first) if first else self.rng.randrange(self.n)
 
     # ---- knowledge ------------------------------------------------------------------
     def knowledge(self, name: str) -> list[str]:

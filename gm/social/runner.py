@@ -1,0 +1,187 @@
+"""Batches of games (``simulate``) and a game with a person in one seat (``play``).
+
+A batch writes one ``<game_id>.jsonl`` log per game and one line per finished game to
+``results.jsonl`` as it goes; run it again with the same folder and seed and it skips the
+games already finished (a crash loses at most the games in flight).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rulesets import VgmError
+
+from .events import read_log
+from .game import SocialGame
+from .seats import SeatSpec, build_seats, parse_seats
+
+DEFAULT_PLAYERS = {"avalon": 6, "mafia": 7}
+
+
+def engine_class(engine: str) -> type[SocialGame]:
+    if engine == "avalon":
+        from gm.avalon import AvalonGame
+
+        return AvalonGame
+    if engine == "mafia":
+        from gm.mafia import MafiaGame
+
+        return MafiaGame
+    raise VgmError(f"unknown game {engine!r}; use avalon or mafia")
+
+
+def _finished(path: Path) -> dict[str, Any] | None:
+    """The ``game_over`` event of a finished log, else None (a missing or cut-off log)."""
+    if not path.is_file():
+        return None
+    try:
+        events = read_log(path)
+    except VgmError:
+        return None
+    return next((e for e in reversed(events) if e["kind"] == "game_over"), None)
+
+
+def win_table(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Win counts and rates with 95% Wilson intervals (scipy), and how games ended."""
+    from scipy.stats import binomtest
+
+    n = len(results)
+    wins = Counter(r["winner"] for r in results)
+    rows = []
+    for side, k in sorted(wins.items(), key=lambda kv: -kv[1]):
+        ci = binomtest(k, n).proportion_ci(method="wilson") if n else None
+        rows.append({"winner": side, "games": k, "rate": k / n if n else 0.0,
+                     "ci95": [round(ci.low, 4), round(ci.high, 4)] if ci else None})
+    reasons = Counter(r["reason"] for r in results)
+    return {"games": n, "wins": rows, "reasons": dict(reasons.most_common()),
+            "mean_rounds": round(sum(r["rounds"] for r in results) / n, 3) if n else 0.0}
+
+
+def simulate(
+    engine: str,
+    *,
+    games: int = 100,
+    seats: str = "scripted",
+    players: int | None = None,
+    out: str | Path | None = None,
+    seed: int = 0,
+    model: str | None = None,
+    options: dict[str, Any] | None = None,
+    names: list[str] | None = None,
+    snapshots: bool = False,
+    concurrency: int = 1,
+    max_tokens: int = 200,
+    on_game: Callable[[SocialGame], None] | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` games; returns the win table plus every game's result.
+
+    ``on_game(game)`` runs before each game starts (e.g. to attach probes); ``progress(result)``
+    after each game ends.
+    """
+    cls = engine_class(engine)
+    n = players or DEFAULT_PLAYERS[engine]
+    specs = parse_seats(seats, n)
+    if any(s.kind == "human" for s in specs):
+        raise VgmError("simulate has no human seats; use `play` to take a seat yourself")
+    folder = Path(out) if out else None
+    if folder:
+        folder.mkdir(parents=True, exist_ok=True)
+    models: dict[str, Any] = {}
+    results: list[dict[str, Any]] = []
+    todo: list[int] = []
+    for i in range(games):
+        gid = f"{engine}-{seed + i:06d}"
+        done = _finished(folder / f"{gid}.jsonl") if folder else None
+        if done is not None:
+            results.append({"game_id": gid, "engine": engine, "seed": seed + i, "winner": done["winner"],
+                            "reason": done["reason"], "rounds": done["round"], "roles": done.get("roles", {}), "resumed": True})
+            if progress:
+                progress(results[-1])
+        else:
+            todo.append(i)
+
+    async def one(i: int) -> dict[str, Any]:
+        gid = f"{engine}-{seed + i:06d}"
+        game = cls(build_seats(specs, default_model=model, models=models, max_tokens=max_tokens), names=names,
+                   seed=seed + i, game_id=gid, log_path=folder / f"{gid}.jsonl" if folder else None,
+                   snapshots=snapshots, options=options)
+        if on_game:
+            on_game(game)
+        result = await game.run()
+        if folder:
+            with (folder / "results.jsonl").open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(result, ensure_ascii=False) + "\n")
+        if progress:
+            progress(result)
+        return result
+
+    async def run_all() -> list[dict[str, Any]]:
+        if concurrency <= 1:
+            return [await one(i) for i in todo]
+        gate = asyncio.Semaphore(concurrency)
+
+        async def gated(i: int) -> dict[str, Any]:
+            async with gate:
+                return await one(i)
+
+        return list(await asyncio.gather(*(gated(i) for i in todo)))
+
+    results.extend(asyncio.run(run_all()))
+    results.sort(key=lambda r: r["seed"])
+    report = {"engine": engine, "players": n, "seats": seats, "out": str(folder) if folder else None, **win_table(results)}
+    report["results"] = results
+    if folder:
+        (folder / "summary.json").write_text(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=1))
+    return report
+
+
+def play(
+    engine: str,
+    *,
+    seat: int | None = None,
+    players: int | None = None,
+    model: str | None = None,
+    others: str | None = None,
+    out: str | Path | None = "runs/social",
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+    names: list[str] | None = None,
+    snapshots: bool = False,
+    max_tokens: int = 200,
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+    on_game: Callable[[SocialGame], None] | None = None,
+) -> dict[str, Any]:
+    """One game with a person in ``seat`` (1-based; random when None), LLM seats elsewhere.
+
+    ``others`` overrides the other seats (e.g. ``"scripted"``); the log goes to ``out``.
+    """
+    cls = engine_class(engine)
+    n = players or DEFAULT_PLAYERS[engine]
+    import random
+
+    seed = random.randrange(2**31) if seed is None else seed
+    where = (seat - 1) if seat else random.Random(seed).randrange(n)
+    if not 0 <= where < n:
+        raise VgmError(f"--seat {seat} is outside 1..{n}")
+    specs = parse_seats(others or "llm", n)
+    specs[where] = SeatSpec("human")
+    seats = build_seats(specs, default_model=model, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens)
+    folder = Path(out) if out else None
+    gid = f"{engine}-play-{seed}"
+    game = cls(seats, names=names, seed=seed, game_id=gid, log_path=folder / f"{gid}.jsonl" if folder else None,
+               snapshots=snapshots, options=options)
+    if on_game:
+        on_game(game)
+    result = asyncio.run(game.run())
+    human = seats[where]
+    human.show_news()  # the last events (vote, result, game over) the person has not seen yet
+    result["you"] = game.names[where]
+    result["your_role"] = game.roles[game.names[where]]
+    result["log"] = str(folder / f"{gid}.jsonl") if folder else None
+    return result

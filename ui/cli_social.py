@@ -1,0 +1,251 @@
+"""``vgm avalon …`` and ``vgm mafia …``: play a seat, simulate batches, check real Avalon logs.
+
+Other areas add commands to the same groups with ``from ui.cli_social import mafia_app``
+(e.g. ``vgm mafia score`` / ``fork`` from the probes area).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+avalon_app = typer.Typer(help="Avalon moderated by the GM: play a seat, simulate games, check real game logs.", no_args_is_help=True)
+mafia_app = typer.Typer(help="Mafia moderated by the GM: play a seat, simulate games.", no_args_is_help=True)
+console = Console()
+
+SEATS_HELP = "one kind for every seat, or a comma list per seat: scripted, scripted:random, scripted:heuristic, llm, llm:<model>"
+
+
+def _probe_hook(probes: Optional[str], probe_model: Optional[str], out: Optional[Path]):
+    """Attach the probe engine (pipelines.probes, imported only when asked for) to each game."""
+    if not probes:
+        return None
+    from pipelines.probes import attach_probes
+
+    model = None
+    if probe_model:
+        from pipelines.llm import get_model
+
+        model = get_model(probe_model)
+
+    def hook(game: Any) -> None:
+        path = (out / f"{game.game_id}.probes.jsonl") if out else None
+        attach_probes(game, probes, model, path)
+
+    return hook
+
+
+def _print_report(report: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({k: v for k, v in report.items() if k != "results"}, ensure_ascii=False, indent=1))
+        return
+    table = Table(title=f"{report['engine']}: {report['games']} games, {report['players']} players, seats {report['seats']}")
+    table.add_column("winner")
+    table.add_column("games", justify="right")
+    table.add_column("win rate", justify="right")
+    table.add_column("95% CI (Wilson)", justify="right")
+    for row in report["wins"]:
+        ci = row["ci95"]
+        table.add_row(str(row["winner"]), str(row["games"]), f"{row['rate']:.1%}", f"{ci[0]:.1%} – {ci[1]:.1%}" if ci else "")
+    console.print(table)
+    reasons = Table(title="how games ended")
+    reasons.add_column("reason")
+    reasons.add_column("games", justify="right")
+    for reason, k in report["reasons"].items():
+        reasons.add_row(reason, str(k))
+    console.print(reasons)
+    console.print(f"mean rounds: {report['mean_rounds']}" + (f"; logs in {report['out']}" if report.get("out") else ""))
+
+
+def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int,
+              model: Optional[str], options: dict, as_json: bool, probes: Optional[str], probe_model: Optional[str],
+              snapshots: bool, concurrency: int, max_tokens: int) -> None:
+    from gm.social.runner import simulate
+
+    hook = _probe_hook(probes, probe_model, out)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=as_json) as bar:
+        task = bar.add_task(f"{engine} games", total=games)
+        report = simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, model=model,
+                          options=options, on_game=hook, snapshots=snapshots, concurrency=concurrency,
+                          max_tokens=max_tokens, progress=lambda r: bar.advance(task))
+    _print_report(report, as_json)
+
+
+def _play(engine: str, seat: Optional[int], players: Optional[int], model: Optional[str], others: Optional[str],
+          out: Path, seed: Optional[int], options: dict, probes: Optional[str], probe_model: Optional[str],
+          snapshots: bool, max_tokens: int, as_json: bool) -> None:
+    from gm.social.runner import play
+
+    result = play(engine, seat=seat, players=players, model=model, others=others, out=out, seed=seed, options=options,
+                  on_game=_probe_hook(probes, probe_model, out), snapshots=snapshots, max_tokens=max_tokens)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        console.print(f"[bold]{result['winner']} wins[/bold] ({result['reason']}). You were {result['you']} "
+                      f"({result['your_role']}). Log: {result['log']}")
+
+
+# ---- avalon ------------------------------------------------------------------------------------------
+def _avalon_options(discussion: bool, speeches: Optional[int], early: Optional[bool], roles: Optional[str]) -> dict:
+    opts: dict[str, Any] = {"discussion": discussion}
+    if speeches:
+        opts["speeches"] = speeches
+    if early is not None:
+        opts["early_assassination"] = early
+    if roles:
+        opts["roles"] = [r.strip() for r in roles.split(",") if r.strip()]
+    return opts
+
+
+@avalon_app.command("simulate")
+def avalon_simulate(
+    games: int = typer.Option(100, "--games", "-n", help="number of games"),
+    seats: str = typer.Option("scripted", "--seats", help=SEATS_HELP),
+    players: Optional[int] = typer.Option(None, "--players", help="5-10 (default 6)"),
+    out: Optional[Path] = typer.Option(Path("runs/avalon"), "--out", "-o", help="folder for logs (resumes finished games)"),
+    seed: int = typer.Option(0, "--seed", help="first game's seed; game i uses seed+i"),
+    model: Optional[str] = typer.Option(None, "--model", help="model for llm seats (default VGM_MODEL or local)"),
+    discussion: bool = typer.Option(True, "--discussion/--no-discussion", help="speeches before each vote"),
+    speeches: Optional[int] = typer.Option(None, "--speeches", help="cap on speeches per proposal"),
+    early: Optional[bool] = typer.Option(None, "--early/--no-early", help="early assassination (default: the pack's rule)"),
+    roles: Optional[str] = typer.Option(None, "--roles", help="line-up override, comma list of roles"),
+    probes: Optional[str] = typer.Option(None, "--probes", help="probe set (default, cheap or a YAML file)"),
+    probe_model: Optional[str] = typer.Option(None, "--probe-model", help="model answering probes (default: each seat's own)"),
+    snapshots: bool = typer.Option(False, "--snapshots", help="write a snapshot after every step (for forks)"),
+    concurrency: int = typer.Option(1, "--concurrency", help="games played at once"),
+    max_tokens: int = typer.Option(200, "--max-tokens", help="token cap per LLM move"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+) -> None:
+    """Play a batch of Avalon games; prints the win-rate table."""
+    _simulate("avalon", games, seats, players, out, seed, model, _avalon_options(discussion, speeches, early, roles),
+              as_json, probes, probe_model, snapshots, concurrency, max_tokens)
+
+
+@avalon_app.command("play")
+def avalon_play(
+    seat: Optional[int] = typer.Option(None, "--seat", help="your seat, 1-based (default: random)"),
+    players: Optional[int] = typer.Option(None, "--players", help="5-10 (default 6)"),
+    model: Optional[str] = typer.Option(None, "--model", help="model for the other seats (default VGM_MODEL or local)"),
+    others: Optional[str] = typer.Option(None, "--others", help="the other seats instead of LLMs, e.g. scripted"),
+    out: Path = typer.Option(Path("runs/social"), "--out", "-o", help="folder for the game log"),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    discussion: bool = typer.Option(True, "--discussion/--no-discussion"),
+    speeches: Optional[int] = typer.Option(None, "--speeches", help="cap on speeches per proposal"),
+    early: Optional[bool] = typer.Option(None, "--early/--no-early"),
+    probes: Optional[str] = typer.Option(None, "--probes", help="probe set for the LLM seats"),
+    probe_model: Optional[str] = typer.Option(None, "--probe-model"),
+    snapshots: bool = typer.Option(False, "--snapshots"),
+    max_tokens: int = typer.Option(200, "--max-tokens"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Take a seat in an Avalon game; the other seats are LLMs."""
+    _play("avalon", seat, players, model, others, out, seed, _avalon_options(discussion, speeches, early, None),
+          probes, probe_model, snapshots, max_tokens, as_json)
+
+
+@avalon_app.command("check")
+def avalon_check(
+    file: Path = typer.Argument(..., help="avalonlogs JSON Lines (or .jsonl.gz)"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+    strict: bool = typer.Option(False, "--strict", help="reject an Assassin naming a teammate (real sites allow it)"),
+) -> None:
+    """Replay recorded human Avalon games through the engine's rules; report accepted and rejected games."""
+    from eval.avalonlogs import check_file
+
+    report = check_file(file, strict=strict)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=1))
+        return
+    console.print(f"{report['file']}: [bold]{report['accepted']} of {report['games']} games accepted[/bold]")
+    if report["rejected"]:
+        table = Table(title="rejected games: first illegal step")
+        table.add_column("game")
+        table.add_column("step")
+        table.add_column("problem")
+        for r in report["rejected"]:
+            table.add_row(r["game"], r["step"], r["problem"])
+        console.print(table)
+    for note in report["tolerated"]:
+        console.print(f"tolerated: {note['game']}: {note['note']}")
+    console.print(report["rules_note"])
+
+
+# ---- mafia -------------------------------------------------------------------------------------------
+def _mafia_options(sheriff: bool, day_vote: Optional[str], vote_tie: Optional[str], abstain: Optional[bool],
+                   rounds: Optional[int], max_rounds: Optional[int]) -> dict:
+    opts: dict[str, Any] = {}
+    if sheriff:
+        opts["extra_roles"] = ["sheriff"]
+    if day_vote:
+        opts["day_vote"] = day_vote
+    if vote_tie:
+        opts["vote_tie"] = vote_tie
+    if abstain is not None:
+        opts["allow_abstain"] = abstain
+    if rounds is not None:
+        opts["discussion_rounds"] = rounds
+    if max_rounds:
+        opts["max_rounds"] = max_rounds
+    return opts
+
+
+@mafia_app.command("simulate")
+def mafia_simulate(
+    games: int = typer.Option(100, "--games", "-n"),
+    seats: str = typer.Option("scripted", "--seats", help=SEATS_HELP),
+    players: Optional[int] = typer.Option(None, "--players", help="default 7 (2 Mafia, Doctor, 4 Villagers)"),
+    out: Optional[Path] = typer.Option(Path("runs/mafia"), "--out", "-o", help="folder for logs (resumes finished games)"),
+    seed: int = typer.Option(0, "--seed"),
+    model: Optional[str] = typer.Option(None, "--model", help="model for llm seats"),
+    sheriff: bool = typer.Option(False, "--sheriff", help="add a Sheriff (replaces a Villager)"),
+    day_vote: Optional[str] = typer.Option(None, "--day-vote", help="plurality | majority (default: the pack's)"),
+    vote_tie: Optional[str] = typer.Option(None, "--vote-tie", help="no_elimination | revote | random"),
+    abstain: Optional[bool] = typer.Option(None, "--abstain/--no-abstain", help="may a voter name nobody"),
+    rounds: Optional[int] = typer.Option(None, "--discussion-rounds", help="speeches per player per day (0 = none)"),
+    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="end with no winner after this many rounds"),
+    probes: Optional[str] = typer.Option(None, "--probes", help="probe set (default, cheap or a YAML file)"),
+    probe_model: Optional[str] = typer.Option(None, "--probe-model"),
+    snapshots: bool = typer.Option(False, "--snapshots", help="write a snapshot after every step (for forks)"),
+    concurrency: int = typer.Option(1, "--concurrency"),
+    max_tokens: int = typer.Option(200, "--max-tokens"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Play a batch of Mafia games; prints the win-rate table."""
+    _simulate("mafia", games, seats, players, out, seed, model, _mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds),
+              as_json, probes, probe_model, snapshots, concurrency, max_tokens)
+
+
+@mafia_app.command("play")
+def mafia_play(
+    seat: Optional[int] = typer.Option(None, "--seat", help="your seat, 1-based (default: random)"),
+    players: Optional[int] = typer.Option(None, "--players"),
+    model: Optional[str] = typer.Option(None, "--model", help="model for the other seats"),
+    others: Optional[str] = typer.Option(None, "--others", help="the other seats instead of LLMs, e.g. scripted"),
+    out: Path = typer.Option(Path("runs/social"), "--out", "-o"),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    sheriff: bool = typer.Option(False, "--sheriff"),
+    day_vote: Optional[str] = typer.Option(None, "--day-vote"),
+    vote_tie: Optional[str] = typer.Option(None, "--vote-tie"),
+    abstain: Optional[bool] = typer.Option(None, "--abstain/--no-abstain"),
+    rounds: Optional[int] = typer.Option(None, "--discussion-rounds"),
+    max_rounds: Optional[int] = typer.Option(None, "--max-rounds"),
+    probes: Optional[str] = typer.Option(None, "--probes"),
+    probe_model: Optional[str] = typer.Option(None, "--probe-model"),
+    snapshots: bool = typer.Option(False, "--snapshots"),
+    max_tokens: int = typer.Option(200, "--max-tokens"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Take a seat in a Mafia game; the other seats are LLMs."""
+    _play("mafia", seat, players, model, others, out, seed, _mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds),
+          probes, probe_model, snapshots, max_tokens, as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(avalon_app, name="avalon")
+    app.add_typer(mafia_app, name="mafia")
