@@ -331,9 +331,12 @@ def _seat_messages(seat: Any) -> list[dict[str, Any]] | None:
 def attach_probes(game: Any, spec: str | Path | ProbeSet, model: ChatModel | None, out_path: str | Path | None, **options: Any) -> ProbeRunner:
     """Register a probe runner on ``game`` (``game.add_listener``); answers go to ``out_path`` as JSONL.
 
-    ``spec`` is ``default``, ``cheap`` or a YAML file; ``model`` ``None`` = each seat's own model.
+    ``spec`` is ``default``, ``cheap`` or a YAML file, optionally suffixed ``:batched``;
+    ``model`` ``None`` = each seat's own model.
     Options: ``batched=True`` (one call per seat and step), ``retry=True``.
     """
+    if isinstance(spec, str) and spec.endswith(":batched"):  # "default:batched" = one call per seat and step
+        spec, options = spec.removesuffix(":batched"), {**options, "batched": True}
     runner = ProbeRunner(spec, model, out_path, game_id=str(getattr(game, "game_id", "") or getattr(game, "id", "") or ""), **options)
     log = getattr(game, "log", None)
     if log is not None and getattr(log, "events", None):

@@ -44,14 +44,17 @@ class ProbeRecord(BaseModel):
 
 
 class ProbeLogWriter:
-    """Appends records to a JSON Lines file as they come (a crash loses at most one line)."""
+    """Writes records to a JSON Lines file as they come (a crash loses at most one line).
+
+    A game that is played again (a resumed batch restarts unfinished games) starts its probe log afresh.
+    """
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path else None
         self._fh = None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("a", encoding="utf-8")
+            self._fh = self.path.open("w", encoding="utf-8")
 
     def write(self, record: ProbeRecord) -> None:
         if self._fh is not None:

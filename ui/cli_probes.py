@@ -1,0 +1,248 @@
+"""``vgm mafia score|fork`` (and ``vgm avalon score``) and ``vgm probes show|check|compare``.
+
+Thin: each command calls one library function (``eval.beliefs``, ``pipelines.probes``) and prints
+rich tables, or JSON with ``--json``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+probes_app = typer.Typer(help="Private belief probes: show and check probe sets, compare probe logs.", no_args_is_help=True)
+
+
+def _pct(x: Optional[float]) -> str:
+    return "–" if x is None else f"{x:.1%}"
+
+
+def _num(x: Optional[float], digits: int = 3) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _ci(fig: dict[str, Any], pct: bool = True) -> str:
+    ci = fig.get("ci")
+    if not ci:
+        return ""
+    f = _pct if pct else _num
+    return f"[{f(ci[0])}, {f(ci[1])}]"
+
+
+def print_belief_report(r: dict[str, Any]) -> None:
+    """The whole report as rich tables (one per figure family)."""
+    console.print(f"[bold]{r['games']} games[/bold] ({', '.join(f'{k}: {v}' for k, v in r['sources'].items())}), "
+                  f"{r['probe_answers']} probe answers; winners {r['winners']}; 95% CIs: cluster bootstrap over games, "
+                  f"B={r['bootstrap']['B']}, seed {r['bootstrap']['seed']}")
+
+    t = Table(title="Parse rate per probe")
+    for c in ("probe", "answers", "parsed", "parsed as sent", "repaired (prefix)"):
+        t.add_column(c, justify="right" if c != "probe" else "left")
+    for pid, x in r["parse_rate"].items():
+        t.add_row(pid, str(x["n"]), _pct(x["parse_rate"]), _pct(x["parsed_without_repair"]), str(x["repaired"]))
+    console.print(t)
+
+    t = Table(title="First order (villager side): committed accuracy and Mafia recall by round")
+    for c in ("round", "committed", "accuracy", "95% CI", "chance", "Unknown", "recall", "95% CI", "chance"):
+        t.add_column(c, justify="right")
+    for x in r["first_order_by_round"]:
+        t.add_row(str(x["round"]), str(x["accuracy"]["n_committed"]), _pct(x["accuracy"]["value"]), _ci(x["accuracy"]),
+                  _pct(x["accuracy_chance"]), _pct(x["unknown_share"]), _pct(x["mafia_recall"]["value"]),
+                  _ci(x["mafia_recall"]), _pct(x["recall_chance"]))
+    fo, rc = r["first_order_accuracy"], r["mafia_recall"]
+    t.add_row("all", str(fo["n"]), _pct(fo["value"]), _ci(fo), _pct(fo["chance"]), "", _pct(rc["value"]), _ci(rc), _pct(rc["chance"]))
+    console.print(t)
+
+    t = Table(title=f"Calibration: ECE {_num(r['ece']['value'])} {_ci(r['ece'], False)}, "
+                    f"Brier {_num(r['brier']['value'])} {_ci(r['brier'], False)} (n={r['ece']['n']})")
+    for c in ("confidence", "n", "accuracy", "mean confidence", "gap"):
+        t.add_column(c, justify="right")
+    for b in r["calibration_bins"]:
+        gap = None if b["accuracy"] is None else b["mean_confidence"] - b["accuracy"]
+        t.add_row(b["bin"], str(b["n"]), _pct(b["accuracy"]), _pct(b["mean_confidence"]), _pct(gap))
+    console.print(t)
+
+    t = Table(title="Second order: social map vs the target's same-step role guess (Mafia-Mafia pairs excluded)")
+    for c in ("figure", "value", "95% CI", "pairs"):
+        t.add_column(c, justify="right" if c != "figure" else "left")
+    op = r["overprediction_ratio"]
+    t.add_row("over-prediction ratio of 'suspects' (T=50)", _num(op["value"], 2), _ci(op, False), str(op["n"]))
+    for side, x in r["overprediction_by_role"].items():
+        t.add_row(f"  predictor {side.replace('_', '-')}", _num(x["value"], 2), _ci(x, False), str(x["n"]))
+    for side, x in r["overprediction_confident_own"].items():
+        t.add_row(f"  {side.replace('_', '-')}, own guess ≥ 70", _num(x["value"], 2), _ci(x, False), str(x["n"]))
+    ag = r["agreement"]
+    t.add_row("agreement", _pct(ag["value"]), _ci(ag), str(ag["n"]))
+    t.add_row("majority baseline", _pct(ag["majority_baseline"]), "", "")
+    t.add_row("agreement − baseline", _pct(r["agreement_gain"]["value"]), _ci(r["agreement_gain"]), "")
+    console.print(t)
+
+    t = Table(title="Threshold sweep (role guess → attitude)")
+    for c in ("threshold", "over-prediction", "95% CI", "agreement", "majority baseline", "majority class"):
+        t.add_column(c, justify="right")
+    for x in r["threshold_sweep"]:
+        t.add_row(str(x["threshold"]), _num(x["overprediction_ratio"]["value"], 2), _ci(x["overprediction_ratio"], False),
+                  _pct(x["agreement"]), _pct(x["majority_baseline"]), str(x["majority_class"]))
+    console.print(t)
+
+    t = Table(title="Vote coupling (probes before the vote)")
+    for c in ("voters", "vote on top suspect", "95% CI", "chance", "n", "in committed-Mafia set", "chance", "n", "after vote: top"):
+        t.add_column(c, justify="right")
+    for side, x in r["vote_coupling"].items():
+        ts, cs, pv = x["top_suspect"], x["committed_set"], x["after_vote_top_suspect"]
+        t.add_row(side, _pct(ts["value"]), _ci(ts), _pct(ts["chance"]), str(ts["n"]), _pct(cs["value"]), _pct(cs["chance"]),
+                  str(cs["n"]), _pct(pv["value"]))
+    console.print(t)
+
+    t = Table(title="Belief dynamics (consecutive suspicion rankings of one seat)")
+    for c in ("figure", "value", "95% CI", "n"):
+        t.add_column(c, justify="right" if c != "figure" else "left")
+    v = r["volatility"]
+    t.add_row("volatility (mean L1, common support)", _num(v["value"]), _ci(v, False), str(v["n"]))
+    for side, x in r["volatility_by_side"].items():
+        t.add_row(f"  {side.replace('_', '-')}", _num(x["value"]), _ci(x, False), str(x["n"]))
+    t.add_row("top-suspect flip rate (death-forced excluded)", _pct(r["flip_rate"]["value"]), _ci(r["flip_rate"]), str(r["flip_rate"]["n"]))
+    t.add_row("return rate (flips back to an abandoned suspect)", _pct(r["return_rate"]["value"]), _ci(r["return_rate"]), str(r["return_rate"]["n"]))
+    console.print(t)
+
+    c = r["cost"]
+    line = f"cost: {c['probe_calls']} probe calls ({c['probe_calls_per_game']:.0f}/game), {c['probe_tokens']} tokens"
+    if c.get("tokens_per_call"):
+        line += f" ({c['tokens_per_call']:.0f}/call)"
+    if c.get("traffic_multiplier"):
+        line += f"; {c['game_calls_per_game']:.0f} game moves/game → traffic × {c['traffic_multiplier']:.1f}"
+    console.print(line)
+    for p in r.get("plots", []):
+        console.print(f"plot: {p}")
+
+
+def _score(path: Path, as_json: bool, plots: Optional[Path], b: int, seed: int) -> None:
+    from eval.beliefs import score_path
+
+    plots = plots or Path("runs/beliefs") / (path.resolve().name or "report")
+    report = score_path(path, b=b, seed=seed, plots=plots)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=1))
+    else:
+        print_belief_report(report)
+
+
+def score_command(
+    path: Path = typer.Argument(..., help="a folder of games (MafiaScope <game>/game.jsonl + introspection.jsonl, or ours: <game>.jsonl + <game>.probes.jsonl)"),
+    as_json: bool = typer.Option(False, "--json", help="print every figure as JSON"),
+    plots: Optional[Path] = typer.Option(None, "--plots", help="folder for the PNG plots (default runs/beliefs/<folder name>)"),
+    b: int = typer.Option(1000, "--bootstrap", "-B", help="bootstrap resamples (games are resampled whole)"),
+    seed: int = typer.Option(20260729, "--seed", help="bootstrap seed"),
+) -> None:
+    """Score private-belief probes: first-order accuracy, calibration, second order, vote coupling, dynamics."""
+    _score(path, as_json, plots, b, seed)
+
+
+def fork_command(
+    log: Path = typer.Argument(..., help="a game log recorded with --snapshots (<game>.jsonl)"),
+    at: str = typer.Option(..., "--at", help="branch point ROUND.SEQ, e.g. 1.7"),
+    n: int = typer.Option(5, "--n", help="number of re-simulations"),
+    before: bool = typer.Option(False, "--before", help="branch just before the step (it is re-drawn) instead of after"),
+    probes: Optional[str] = typer.Option(None, "--probes", help="probe set to run in each fork (cheap keeps it affordable)"),
+    model: Optional[str] = typer.Option(None, "--model", help="model for every LLM seat (default: the recorded ones)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="folder for fork logs (default <log folder>/forks)"),
+    seed: int = typer.Option(1, "--seed", help="fork i reseeds its randomness with seed+i"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Counterfactual replay: re-simulate a game N times from one step; prints the outcome distribution."""
+    import asyncio
+
+    from eval.beliefs import fork_game
+    from gm.social.events import parse_key
+
+    report = asyncio.run(fork_game(log, parse_key(at), n, out_dir=out, before=before, probes=probes, model=model, seed=seed))
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=1))
+        return
+    console.print(f"[bold]{report['n']} forks of {report['parent']} at R{report['at'][0]}.{report['at'][1]}[/bold] ({report['arm']} arm)")
+    for title, dist in (("winner", report["winners"]), ("first elimination after the fork", report["first_elimination"])):
+        t = Table(title=title)
+        t.add_column(title)
+        t.add_column("share", justify="right")
+        for k, v in dist.items():
+            t.add_row(k, _pct(v))
+        console.print(t)
+    for f in report["forks"]:
+        console.print(f"  {f['game_id']}: {f['winner']} after {f['rounds']} rounds → {f['log']}")
+
+
+@probes_app.command("show")
+def probes_show(
+    spec: str = typer.Argument("default", help="a built-in set (default, cheap) or a YAML file"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """List a probe set's probes: when each fires, its budget, its answer shape and its chains."""
+    from pipelines.probes import load_probe_set
+
+    s = load_probe_set(spec)
+    if as_json:
+        typer.echo(s.model_dump_json(indent=1))
+        return
+    t = Table(title=f"probe set {s.name}: {s.description.strip()}")
+    for c in ("id", "when", "max_tokens", "answer", "chains"):
+        t.add_column(c)
+    for p in s.probes:
+        t.add_row(p.id, ", ".join(p.when), str(p.max_tokens), p.answer, ", ".join(f"{k}_{i}" for k, i in p.chains()))
+    console.print(t)
+
+
+@probes_app.command("check")
+def probes_check(file: Path = typer.Argument(..., help="a probe set YAML file")) -> None:
+    """Validate a probe set (placeholders, chains, shapes); errors name the probe."""
+    from pipelines.probes import load_probe_set
+
+    s = load_probe_set(file)
+    console.print(f"{file}: ok, {len(s.probes)} probes ({', '.join(s.ids())})")
+
+
+@probes_app.command("compare")
+def probes_compare(
+    a: Path = typer.Argument(..., help="probe log A (e.g. one call per probe)"),
+    b: Path = typer.Argument(..., help="probe log B of the same game (e.g. batched)"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Compare two probe logs of the same game states: answer agreement and cost."""
+    from eval.beliefs import compare_paths
+
+    r = compare_paths(a, b)
+    if as_json:
+        typer.echo(json.dumps(r, ensure_ascii=False, indent=1))
+        return
+    t = Table(title=f"{a.name} vs {b.name}: {r['matched_answers']} matched answers")
+    t.add_column("figure")
+    t.add_column("value", justify="right")
+    t.add_row("role guess agreement", f"{_pct(r['role_agreement'])} ({r['role_pairs']} pairs)")
+    t.add_row("mean |Δ confidence|", _num(r["confidence_abs_diff"], 1))
+    t.add_row("top-suspect agreement", f"{_pct(r['top_suspect_agreement'])} ({r['suspicion_pairs']} pairs)")
+    t.add_row("suspicion L1 distance", _num(r["suspicion_l1"]))
+    t.add_row("social-map attitude agreement", f"{_pct(r['social_map_agreement'])} ({r['social_pairs']} pairs)")
+    for side in ("a", "b"):
+        x = r[side]
+        t.add_row(f"{side}: calls / tokens / parse rate", f"{x['calls']} / {x['tokens']} / {_pct(x['parse_rate'])}")
+    console.print(t)
+
+
+def register(app: typer.Typer) -> None:
+    try:
+        from ui.cli_social import avalon_app, mafia_app
+    except ModuleNotFoundError as exc:
+        if exc.name != "ui.cli_social":
+            raise
+        mafia_app = typer.Typer(help="Mafia: score probed games, fork recorded games.", no_args_is_help=True)
+        avalon_app = None
+        app.add_typer(mafia_app, name="mafia")
+    mafia_app.command("score")(score_command)
+    mafia_app.command("fork")(fork_command)
+    if avalon_app is not None:
+        avalon_app.command("score")(score_command)
+        avalon_app.command("fork")(fork_command)
+    app.add_typer(probes_app, name="probes")
