@@ -85,8 +85,11 @@ def read_pack(path: Path) -> RuleSet:
         mark = getattr(exc, "problem_mark", None)
         where = f"{f}:{mark.line + 1}" if mark else f
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and start is not None and mark is not None and start.line != mark.line:
+            problem += f", {context} that starts on line {start.line + 1}"
         raise PackError(where, "", f"malformed YAML ({problem})",
-                        "fix the indentation or quoting there (quote text containing ':' or '#')") from None
+                        "fix the indentation, brackets or quoting there (quote text containing ': ' or ' #')") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError(f, "", f"cannot read the file ({exc.__class__.__name__})",
                         "make it a readable UTF-8 text file") from None
