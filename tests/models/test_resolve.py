@@ -1,0 +1,89 @@
+"""Model strings: what each resolves to, and one clear line for each wrong one."""
+from __future__ import annotations
+
+import pytest
+
+from pipelines.llm import LocalModel, ModelError, OpenAICompatModel, ScriptedModel, get_model, langchain_model, parse_spec
+
+
+@pytest.mark.parametrize(
+    "text, kind, target",
+    [
+        ("local", "local", "local"),
+        ("local:small", "local", "local:small"),
+        ("local:0.5b", "local", "local:small"),
+        ("local:/models/any.gguf", "local", "/models/any.gguf"),
+        ("openai:gpt-4o-mini", "openai", "gpt-4o-mini"),
+        ("scripted:tests/r.yaml", "scripted", "tests/r.yaml"),
+    ],
+)
+def test_model_strings_parse(text, kind, target):
+    spec = parse_spec(text)
+    assert (spec.kind, spec.target) == (kind, target)
+
+
+def test_default_is_vgm_model_then_local(monkeypatch):
+    assert parse_spec(None).text == "local"
+    monkeypatch.setenv("VGM_MODEL", "openai:gpt-4.1")
+    assert parse_spec(None).target == "gpt-4.1"
+
+
+@pytest.mark.parametrize("bad", ["gpt4", "claude:x", "local:huge", "openai:", "scripted:"])
+def test_unknown_strings_are_one_line(bad):
+    with pytest.raises(ModelError) as err:
+        get_model(bad)
+    assert "\n" not in str(err.value)
+
+
+def test_a_missing_or_non_gguf_file_is_refused(tmp_path):
+    with pytest.raises(ModelError, match="not found"):
+        get_model(f"local:{tmp_path}/none.gguf")
+    fake = tmp_path / "notes.gguf"
+    fake.write_text("hello")
+    with pytest.raises(ModelError, match="not a GGUF"):
+        get_model(f"local:{fake}")
+
+
+def test_any_gguf_path_gives_a_local_model_without_starting_anything(tmp_path):
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF" + b"\0" * 64)
+    model = get_model(f"local:{path}", threads=1)
+    assert isinstance(model, LocalModel) and model.config.threads == 1 and model.concurrency == model.config.parallel
+
+
+def test_threads_default_from_env(tmp_path, monkeypatch):
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")
+    monkeypatch.setenv("VGM_THREADS", "1")
+    assert get_model(f"local:{path}").config.threads == 1
+    monkeypatch.setenv("VGM_THREADS", "many")
+    with pytest.raises(ModelError, match="VGM_THREADS"):
+        get_model(f"local:{path}")
+
+
+def test_openai_base_url_from_flag_or_env_needs_no_key(monkeypatch):
+    model = get_model("openai:qwen", base_url="http://127.0.0.1:9/v1/")
+    assert isinstance(model, OpenAICompatModel) and model.base_url == "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8/v1")
+    assert get_model("openai:qwen").base_url == "http://127.0.0.1:8/v1"
+
+
+def test_openai_with_key_targets_the_official_api(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    model = get_model("openai:gpt-4o-mini", concurrency=4, timeout=9)
+    assert model.base_url == "https://api.openai.com/v1" and model.concurrency == 4 and model.timeout == 9
+
+
+def test_scripted_file_gives_a_scripted_model(tmp_path):
+    script = tmp_path / "r.yaml"
+    script.write_text("- '[\"Jester\"]'\n")
+    assert isinstance(get_model(f"scripted:{script}"), ScriptedModel)
+
+
+def test_langchain_model_for_scripted_and_openai(tmp_path, fake_server):
+    script = tmp_path / "r.yaml"
+    script.write_text("- hello from the script\n")
+    assert langchain_model(f"scripted:{script}").invoke("hi").content == "hello from the script"
+    chat = langchain_model("openai:fake", base_url=fake_server.base_url)
+    assert chat.invoke("Which skill?").content == '{"skills": ["perception"]}'
+    assert fake_server.requests[-1]["model"] == "fake"
