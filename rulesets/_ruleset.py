@@ -38,6 +38,7 @@ class RuleSet(BaseModel):
 
     _check_index: NameIndex = PrivateAttr(default_factory=NameIndex)
     _role_index: NameIndex = PrivateAttr(default_factory=NameIndex)
+    _ability_index: NameIndex = PrivateAttr(default_factory=NameIndex)
 
     def __str__(self) -> str:
         size = f"{len(self.checks)} checks" if self.kind == "trpg" else f"{len(self.roles)} roles"
@@ -93,6 +94,17 @@ class RuleSet(BaseModel):
             if tokens[-1] in keys:
                 return f"{fid}:{'_'.join(tokens[:-1])}"
         return None
+
+    def try_resolve_ability(self, text: str) -> str | None:
+        """The ability id ``text`` names ("WIS", "Wisdom", "感知" → "wisdom"), else None."""
+        return self._ability_index.lookup(text)
+
+    def resolve_ability(self, text: str) -> str:
+        """The ability id ``text`` names; raises ``UnknownName`` listing the closest abilities."""
+        hit = self._ability_index.lookup(text)
+        if hit is None:
+            raise UnknownName(text, self.name, self.ability_word, self._ability_index.closest(text))
+        return hit
 
     def ability_name(self, ident: str | None) -> str:
         """Display name of an ability id ("" for None)."""
@@ -216,6 +228,9 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
                 if ab:
                     spellings += [f"{ab} ({c.name})", f"{c.name} ({ab})"]
         _index(rs._check_index, cid, spellings, f"checks.{cid}", fail)
+    for aid, a in abilities.items():
+        _index(rs._ability_index, aid, [aid, a.name, *([a.abbr] if a.abbr else []), *a.aliases, *a.zh],
+               f"abilities.{aid}", fail)
     for rid, r in roles.items():
         _index(rs._role_index, rid, [rid, r.name, *r.aliases, *r.zh], f"roles.{rid}", fail)
     return rs

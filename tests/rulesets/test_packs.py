@@ -138,3 +138,11 @@ def test_public_names_are_importable():
 
     assert issubclass(UnknownName, VgmError) and issubclass(PackError, VgmError)
     assert RoleDef and SetupDef
+
+
+def test_abilities_resolve_by_abbreviation_name_and_chinese():
+    assert load("dnd5e").resolve_ability("WIS") == "wisdom"
+    assert load("coc7e").resolve_ability("意志") == "power"
+    assert load("swade").resolve_ability("Vigour") == "vigor"
+    with pytest.raises(UnknownName, match="closest: wisdom"):
+        load("dnd5e").resolve_ability("wisdon")
