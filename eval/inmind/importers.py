@@ -95,7 +95,7 @@ def session_from_released(data: dict[str, Any], *, name: str, mode: str | None =
     end = read_end(_utterances(end_task.get("player_message", []), f"{where}.task6.player_message")) if isinstance(end_task, dict) else read_end([])
 
     if mode is None:
-        found = _MODE_FROM_NAME.search(name)
+        found = _MODE_FROM_NAME.search(Path(name).name)
         mode = found.group(1).lower() if found else "participant"
     return Session(
         id=Path(name).stem,

@@ -66,7 +66,7 @@ def _classify(text: str, start: int, end: int) -> tuple[bool, str]:
     for word in _COUNTERS:
         if stripped.startswith(word):
             return False, f"count ({word})"
-    if re.match(r"[好坏]\s*[0-9]", stripped) or re.match(r"[好坏]票", stripped):
+    if re.match(r"[好坏]\s*[0-9]", stripped) or re.match(r"[好坏]票", stripped) or (stripped[:1] in ("好", "坏") and re.search(r"[0-9]\s*[好坏]\s*$", before)):
         return False, "card count"
     if _EN_COUNTERS.match(after):
         return False, "count"

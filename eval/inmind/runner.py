@@ -162,6 +162,9 @@ async def run_inmind(
     gate = asyncio.Semaphore(max(1, concurrency))
     lock = asyncio.Lock()
     results_path = out / RESULTS
+    if results_path.is_file() and not results_path.read_bytes().endswith(b"\n") and results_path.stat().st_size:
+        with results_path.open("a", encoding="utf-8") as fh:
+            fh.write("\n")  # a line cut by a crash stays alone on its line; new records start clean
     finished = 0
 
     async def one(inst: TaskInstance) -> None:
