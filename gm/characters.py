@@ -107,8 +107,9 @@ class Sheet(BaseModel):
 
     def names(self) -> list[str]:
         """Every way a player may address this character: full name, first name, aliases."""
-        first = self.name.split()[0]
-        return [self.name, *([first] if first != self.name else []), *self.aliases]
+        words = [w for w in self.name.split() if not w.endswith(".")]  # skip titles: "Dr. Margaret Hale" → Margaret
+        first = words[0] if words else self.name
+        return list(dict.fromkeys([self.name, first, *self.aliases]))
 
     def plan(self, ruleset, check_id: str) -> RollPlan:  # pragma: no cover - each system overrides
         raise NotImplementedError
@@ -180,7 +181,7 @@ class Dnd5eSheet(Sheet):
         return f"{super().summary(ruleset)} (level {self.level}; {scores})"
 
 
-COC_LEVELS = {"regular": 1, "hard": 2, "extreme": 5}
+COC_DERIVED = {"idea": "intelligence", "know": "education"}  # 7e: Idea rolls use INT, Know rolls use EDU
 
 
 class Coc7eSheet(Sheet):
@@ -231,6 +232,8 @@ class Coc7eSheet(Sheet):
             value, why = self.characteristics[check_id], "characteristic"
         elif check.ability == check_id and check_id in self.characteristics:
             value, why = self.characteristics[check.ability], "characteristic"
+        elif check_id in COC_DERIVED and COC_DERIVED[check_id] in self.characteristics:
+            value, why = self.characteristics[COC_DERIVED[check_id]], f"{COC_DERIVED[check_id].upper()[:3]}"
         elif check_id in ("luck",) and self.luck is not None:
             value, why = self.luck, "Luck"
         elif check_id in ("sanity", "san") and self.sanity is not None:
@@ -240,7 +243,7 @@ class Coc7eSheet(Sheet):
         return RollPlan(system="percentile", check=check_id, check_name=check.name, value=value, why=f"{check.name} {value}% ({why})")
 
     def summary(self, ruleset) -> str:
-        chars = " ".join(f"{k.upper()} {v}" for k, v in self.characteristics.items())
+        chars = " ".join(f"{_abbr(ruleset, k).upper()} {v}" for k, v in self.characteristics.items())
         return f"{super().summary(ruleset)} ({chars})"
 
 
@@ -288,7 +291,7 @@ class Pf2eSheet(Sheet):
         return RollPlan(system="degrees", check=check_id, check_name=check.name, modifier=modifier, why=", ".join(parts))
 
     def summary(self, ruleset) -> str:
-        attrs = " ".join(f"{k.capitalize()} {v:+d}" for k, v in self.attributes.items())
+        attrs = " ".join(f"{_abbr(ruleset, k).capitalize()} {v:+d}" for k, v in self.attributes.items())
         return f"{super().summary(ruleset)} (level {self.level}; {attrs})"
 
 
@@ -326,11 +329,10 @@ class SwadeSheet(Sheet):
         modifier, why = 0, ""
         if check_id in self.skills:
             die, why = self.skills[check_id], f"{check.name} {self.skills[check_id]}"
-        elif check_id in self.attributes or check.ability == check_id:
-            key = check_id
-            die = self.attributes.get(key, "d4")
-            why = f"{check.name} {die}"
-        elif check_id in SWADE_CORE:
+        elif check.kind != "skill" and check.ability:  # attribute rolls, and Soak (Vigor) / Fear (Spirit)
+            die = self.attributes.get(check.ability, "d4")
+            why = f"{check.name} {die}" if check.ability == check_id else f"{check.name}: {ruleset.ability_name(check.ability)} {die}"
+        elif getattr(check, "core", False) or check_id in SWADE_CORE:
             die, why = "d4", f"{check.name} d4 (core skill)"
         else:
             die, modifier, why = "d4", -2, f"{check.name} unskilled d4-2"

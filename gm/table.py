@@ -168,6 +168,8 @@ class PendingCheck(BaseModel):
     check_name: str
     expression: str
     hint: str  # what to type, e.g. "the d20 you rolled (1-20)"
+    plan: dict[str, Any] = Field(default_factory=dict)  # the RollPlan, so a resumed game can finish the roll
+    difficulty: dict[str, Any] = Field(default_factory=dict)  # the Difficulty set when the check was called
 
 
 class TurnRecord(BaseModel):

@@ -1,0 +1,524 @@
+"""The TRPG Game Master loop: a player's words → which checks (a MOE pipeline) → difficulty → dice → narration.
+
+Tachikuma (section 5) asks a GM to understand who acts and which check that calls for before
+speaking; here that understanding comes from a MOE pipeline (``tbs`` by default) run on the
+session log, and the GM then does what a human GM does next: sets the difficulty, has the dice
+rolled (or lets the player roll), and narrates the outcome without contradicting it.
+
+    gm = GameMaster("dnd5e", "drowned_chapel", get_model("local:small"))
+    reply = gm.step("Brisa", "I search the altar for hidden catches")
+    print(reply)          # checks, rolls with breakdowns, the GM's words
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from pipelines.records import Check, MoeInstance, Turn
+from rulesets import VgmError
+
+from .adjudication import Difficulty, choose_difficulty, make_roll, player_roll, record, roll_hint
+from .characters import CharacterError, RollPlan, Sheet, find_character, load_character, parse_character, ready_characters
+from .dice import BadDice, roll as roll_dice
+from .memory import Memo, Memory
+from .table import PendingCheck, RollRecord, Scenario, Session, SessionError, TurnRecord, list_scenarios, load_scenario
+
+__all__ = ["GameMaster", "GMReply", "EmptyInput", "split_speaker", "catalogue", "contradicts"]
+
+PROMPTS = Path(__file__).parent / "data" / "prompts"
+AUTO_ROLL = re.compile(r"^\s*(/?roll|auto|r)\s*$", re.I)
+
+
+class EmptyInput(VgmError):
+    """The player pressed Enter without saying anything."""
+
+
+class GMReply(BaseModel):
+    """What the GM answers to one input: checks called, dice rolled, and the words said."""
+
+    player: str
+    character: str | None = None
+    checks: list[Check] = Field(default_factory=list)
+    rolls: list[RollRecord] = Field(default_factory=list)
+    narration: str = ""
+    difficulty: list[str] = Field(default_factory=list)  # one short reason per check
+    pending: list[PendingCheck] = Field(default_factory=list)  # rolls the players still owe
+    notes: list[str] = Field(default_factory=list)  # what the GM dropped or fell back on
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"[check] {c.character} → {c.skill}" for c in self.checks if not self.rolls and not self.pending]
+        lines += [f"[roll] {r.line()}" for r in self.rolls]
+        lines += [f"[why] {d}" for d in self.difficulty]
+        lines += [f"[note] {n}" for n in self.notes]
+        if self.narration:
+            lines.append(f"GM: {self.narration}")
+        return "\n".join(lines)
+
+
+def split_speaker(line: str, names: list[str]) -> tuple[str | None, str]:
+    """``"Jester: I search the altar"`` → ("Jester", "I search the altar") when Jester is a known name."""
+    m = re.match(r"^\s*([^:]{1,40}?)\s*:\s*(.*)$", line, re.S)
+    if m and m.group(1).strip().lower() in {n.lower() for n in names}:
+        return m.group(1).strip(), m.group(2).strip()
+    return None, line.strip()
+
+
+def _prompt(name: str) -> str:
+    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").strip()
+
+
+def _shared_prefix(instance: MoeInstance, pack: Any, options: dict[str, Any]) -> list[dict[str, str]]:
+    """The pipeline's own shared prefix, so narration reuses the server's cached context."""
+    from pipelines.steps._conversation import shared_prefix  # one definition of the prefix, in the pipelines layer
+
+    return shared_prefix(instance, pack, options)
+
+
+_FAIL_WORDS = re.compile(r"\b(fail|fails|failed|failure|miss|misses|missed|can't find|cannot find|find nothing|nothing happens)\b", re.I)
+_WIN_WORDS = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manage to|you find|you spot|you notice)\b", re.I)
+
+
+def contradicts(narration: str, rolls: list[RollRecord]) -> bool:
+    """A narration that only speaks of success when every roll failed (or the reverse)."""
+    judged = [r.success for r in rolls if r.success is not None]
+    if not judged or len(set(judged)) > 1:
+        return False
+    won, lost = bool(_WIN_WORDS.search(narration)), bool(_FAIL_WORDS.search(narration))
+    return (judged[0] is False and won and not lost) or (judged[0] is True and lost and not won)
+
+
+class GameMaster:
+    """An AI Game Master for one table.
+
+    Args:
+        ruleset: a pack name (``dnd5e``, ``coc7e``, ``pf2e``, ``swade``) or a loaded ``RuleSet``.
+        scenario: a shipped scenario id, a YAML path, a ``Scenario``, or None for the pack's first.
+        model: a ``ChatModel`` or a model string (``local``, ``local:small``, ``scripted:f.yaml``).
+        pipeline: the MOE pipeline that decides checks (``tbs``; any name from ``vgm moe pipelines``).
+        characters: sheets, YAML paths or ready-character names; None takes the pack's ready ones.
+        memory: a ``Memory``, ``"minilm"`` (default), ``"hashing"``, or ``False`` for none.
+        players: player name → character name (hot-seat players may also use character names).
+        seed: makes every roll reproducible (and a resumed game rolls the same dice).
+        player_rolls: players type their own dice results instead of the GM rolling.
+        session_path: where the session JSON goes (written after every turn).
+    """
+
+    def __init__(
+        self,
+        ruleset: Any,
+        scenario: Any = None,
+        model: Any = None,
+        pipeline: str = "tbs",
+        characters: list[Any] | None = None,
+        memory: Any = "minilm",
+        *,
+        players: dict[str, str] | None = None,
+        seed: int | None = None,
+        player_rolls: bool = False,
+        session_path: str | Path | None = None,
+        recent_turns: int = 12,
+        memory_budget: int = 300,
+        narrate_tokens: int = 200,
+        session: Session | None = None,
+    ) -> None:
+        import rulesets
+        from pipelines import load_pipeline
+
+        if ruleset is None:  # the scenario says which rules it is for; else D&D 5e
+            ruleset = scenario.ruleset if isinstance(scenario, Scenario) else load_scenario(scenario).ruleset if scenario else "dnd5e"
+        self.ruleset = rulesets.load(ruleset) if isinstance(ruleset, str) else ruleset
+        if self.ruleset.kind != "trpg":
+            raise VgmError(f"{self.ruleset.name} is a social deduction game; `vgm play` runs dnd5e, coc7e, pf2e or swade (use `vgm social` for {self.ruleset.name})")
+        self.model = self._model(model)
+        self.pipeline = load_pipeline(pipeline)
+        self.recent_turns = recent_turns
+        self.memory_budget = memory_budget
+        self.narrate_tokens = narrate_tokens
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+        if session is not None:
+            self.session = session
+            self.sheets = [parse_character(dict(c), self.ruleset, f"{session.path}: characters") for c in session.characters]
+        else:
+            scen = self._scenario(scenario)
+            self.sheets = self._characters(characters, scen)
+            self.session = Session(
+                ruleset=self.ruleset.name, scenario=scen, pipeline=pipeline,
+                characters=[s.model_dump(exclude_none=True) for s in self.sheets],
+                player_rolls=player_rolls,
+                **({"seed": seed} if seed is not None else {}),
+            )
+            self.session.players = self._players(players)
+            self.session.log.append(Turn(speaker="GM", text=" ".join(scen.opening.split())))
+            if session_path is not None:
+                target = Path(session_path)
+                # a folder (anything not .json) gets one file per session, named by its id
+                self.session.path = str(target if target.suffix == ".json" else target / f"{self.session.id}.json")
+        if not self.sheets:
+            raise CharacterError(f"no characters at the table; give --characters (ready ones: see `vgm play --list --ruleset {self.ruleset.name}`)")
+        self.memory = self._memory(memory)
+        if session is None and self.memory is not None:
+            self.memory.add_notes(self.scenario.notes + [f"{n.name}: {n.description}" for n in self.scenario.npcs])
+            self.memory.add_turn(0, self.session.log[0])
+        self.save()
+
+    # ----- construction helpers -------------------------------------------------------------
+
+    @staticmethod
+    def _model(model: Any):
+        from pipelines.llm import get_model
+
+        return get_model(model) if model is None or isinstance(model, str) else model
+
+    def _scenario(self, scenario: Any) -> Scenario:
+        if isinstance(scenario, Scenario):
+            return scenario
+        if scenario is None:
+            found = list_scenarios(self.ruleset.name)
+            if not found:
+                raise VgmError(f"no scenario ships for {self.ruleset.name}; give --scenario FILE.yaml")
+            return load_scenario(found[0].id, self.ruleset)
+        return load_scenario(scenario, self.ruleset)
+
+    def _characters(self, given: list[Any] | None, scenario: Scenario) -> list[Sheet]:
+        ready = ready_characters(self.ruleset)
+        if not given:
+            if scenario.characters:
+                return [find_character(n, ready) for n in scenario.characters]
+            return ready
+        out: list[Sheet] = []
+        for item in given:
+            if isinstance(item, Sheet):
+                out.append(item)
+            elif isinstance(item, dict):
+                out.append(parse_character(item, self.ruleset))
+            elif isinstance(item, Path) or str(item).endswith((".yaml", ".yml")):
+                out.append(load_character(item, self.ruleset))
+            else:
+                out.append(find_character(str(item), ready))
+        names = [s.name.lower() for s in out]
+        if len(set(names)) != len(names):
+            raise CharacterError("the same character is at the table twice; give each character once")
+        return out
+
+    def _players(self, players: dict[str, str] | None) -> dict[str, str]:
+        table: dict[str, str] = {}
+        for sheet in self.sheets:
+            if sheet.player:
+                table[sheet.player] = sheet.name
+        for player, character in (players or {}).items():
+            table[player] = find_character(character, self.sheets).name
+        return table
+
+    def _memory(self, memory: Any) -> Memory | None:
+        if memory is False or memory is None:
+            return None
+        if isinstance(memory, Memory):
+            return memory
+        from pipelines.embeddings import default_embedding
+
+        path = self.session.memory_dir
+        if path is None and self.session.path:
+            path = str(Path(self.session.path).with_suffix("")) + ".memory"
+        self.session.memory_dir = path
+        return Memory(self.session.id, path, embedding=default_embedding(str(memory) if isinstance(memory, str) else "minilm"), budget_tokens=self.memory_budget)
+
+    @classmethod
+    def resume(cls, path: str | Path, model: Any = None, **options: Any) -> "GameMaster":
+        """Continue a saved session: same table, same log, the dice continue where they stopped."""
+        session = Session.load(path)
+        memory = options.pop("memory", "minilm")
+        if session.memory_dir is None:
+            memory = options.get("memory_fallback", memory)
+        options.pop("memory_fallback", None)
+        return cls(session.ruleset, session.scenario, model, pipeline=options.pop("pipeline", session.pipeline),
+                   memory=memory, session=session, **options)
+
+    # ----- the table ----------------------------------------------------------------------
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.session.scenario
+
+    @property
+    def names(self) -> list[str]:
+        """Every name a line may start with: players, characters, first names, aliases."""
+        out = list(self.session.players)
+        for sheet in self.sheets:
+            out += sheet.names()
+        return out
+
+    def character_for(self, who: str) -> Sheet:
+        """The sheet a player (or a character name) stands for; ``CharacterError`` otherwise."""
+        if not who or not who.strip():
+            if len(self.sheets) == 1:
+                return self.sheets[0]
+            raise CharacterError(f"who is acting? start the line with a name, e.g. '{self.sheets[0].names()[-1]}: I look around'")
+        for player, character in self.session.players.items():
+            if player.lower() == who.strip().lower():
+                return find_character(character, self.sheets)
+        return find_character(who, self.sheets)
+
+    def player_of(self, sheet: Sheet) -> str:
+        for player, character in self.session.players.items():
+            if character == sheet.name:
+                return player
+        return sheet.player or sheet.name
+
+    def sheet(self, name: str) -> Sheet:
+        return find_character(name, self.sheets)
+
+    def save(self) -> Path | None:
+        """Write the session JSON (a session made without a path is kept in memory only)."""
+        return self.session.save() if self.session.path else None
+
+    def _rng(self) -> random.Random:
+        """A fresh generator per roll from (seed, roll number): resuming rolls identical dice."""
+        rng = random.Random(f"{self.session.seed}:{self.session.rolls_made}")
+        self.session.rolls_made += 1
+        return rng
+
+    def roll(self, expr: str, who: str | None = None) -> RollRecord:
+        """``/roll EXPR``: any d20 expression, logged with its breakdown."""
+        result = roll_dice(expr, self._rng())
+        rec = RollRecord(character=who, expression=result.expression, total=result.total, breakdown=result.breakdown, by="player" if who else "gm")
+        self.session.free_rolls.append(rec)
+        self.session.log.append(Turn(speaker=who or "GM", text=f"/roll {result.expression}: {result.breakdown}"))
+        self.save()
+        return rec
+
+    # ----- one step -----------------------------------------------------------------------
+
+    def step(self, player: str, text: str) -> GMReply:
+        """Synchronous ``astep`` (one event loop per GameMaster, so async model clients stay valid)."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(self.astep(player, text))
+
+    def close(self) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.close()
+
+    async def astep(self, player: str, text: str) -> GMReply:
+        """One input from ``player`` (a player or character name): checks, dice, narration; saved."""
+        text = (text or "").strip()
+        if not text:
+            raise EmptyInput("nothing was said; type what your character does (or /roll 1d20, /quit)")
+        if text.lower().startswith("/roll"):
+            who = self.character_for(player).name if player else None
+            rec = self.roll(text[5:].strip(), who)
+            return GMReply(player=player, character=who, rolls=[rec])
+        sheet = self.character_for(player)
+        if self.session.pending:
+            return await self._answer_pending(player, sheet, text)
+
+        said = Turn(speaker=sheet.name, text=text)
+        turn = TurnRecord(player=player or self.player_of(sheet), character=sheet.name, text=text)
+        started = time.perf_counter()
+        checks, instance, steps, notes = await self._propose_checks(said)
+        turn.steps += steps
+        turn.notes += notes
+        turn.checks = checks
+        plans = [(c, self.sheet(c.character).plan(self.ruleset, c.skill)) for c in checks]
+        difficulties = [choose_difficulty(p.system, c.skill, text, self.scenario, set(self.session.revealed)) for c, p in plans]
+        reasons = [f"{c.character} — {p.check_name}: {d.label(p) or 'no target'} ({d.reason})" for (c, p), d in zip(plans, difficulties)]
+
+        self.session.log.append(said)
+        self._remember(len(self.session.log) - 1, said)
+        if self.session.player_rolls and plans:
+            self.session.pending = [
+                PendingCheck(check=c, check_name=p.check_name, expression=p.expression(d.advantage), hint=roll_hint(p),
+                             plan=p.model_dump(), difficulty=d.model_dump())
+                for (c, p), d in zip(plans, difficulties)
+            ]
+            self.session.pending_turn = turn
+            asks = "; ".join(f"{c.character}, roll {p.check_name} ({p.expression(d.advantage)}) — type {roll_hint(p)}, or 'roll' and I will" for (c, p), d in zip(plans, difficulties))
+            self._say(asks)
+            self.save()
+            return GMReply(player=turn.player, character=sheet.name, checks=checks, narration=asks, difficulty=reasons,
+                           pending=list(self.session.pending), notes=notes, steps=turn.steps)
+        turn.rolls = [record(c.character, p, d, make_roll(p, d, self._rng())) for (c, p), d in zip(plans, difficulties)]
+        return await self._finish(turn, instance, reasons, started)
+
+    async def _answer_pending(self, player: str, sheet: Sheet, text: str) -> GMReply:
+        owed = [p for p in self.session.pending if p.check.character == sheet.name]
+        if not owed:
+            waiting = ", ".join(f"{p.check.character} ({p.check_name})" for p in self.session.pending)
+            return GMReply(player=player, character=sheet.name, notes=[f"waiting for rolls from {waiting} first"], pending=list(self.session.pending))
+        pending = owed[0]
+        plan, diff = RollPlan.model_validate(pending.plan), Difficulty.model_validate(pending.difficulty)
+        if AUTO_ROLL.match(text):
+            rec = record(sheet.name, plan, diff, make_roll(plan, diff, self._rng()))
+        else:
+            try:
+                rec = record(sheet.name, plan, diff, player_roll(plan, diff, text), by="player")
+            except BadDice as exc:
+                return GMReply(player=player, character=sheet.name, notes=[str(exc)], pending=list(self.session.pending))
+        turn = self.session.pending_turn
+        assert turn is not None
+        turn.rolls.append(rec)
+        self.session.pending.remove(pending)
+        if self.session.pending:
+            self.save()
+            return GMReply(player=player, character=sheet.name, rolls=[rec], pending=list(self.session.pending))
+        self.session.pending_turn = None
+        said = Turn(speaker=turn.character or sheet.name, text=turn.text)
+        instance = self._instance(said, include_current=False)
+        return await self._finish(turn, instance, [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls], time.perf_counter(), logged=True)
+
+    async def _finish(self, turn: TurnRecord, instance: MoeInstance, reasons: list[str], started: float, logged: bool = False) -> GMReply:
+        """Reveal what the rolls found, narrate, log, save."""
+        for rec in turn.rolls:
+            self._say(f"[roll] {rec.line()}")
+            if rec.secret and rec.success and rec.secret not in self.session.revealed:
+                self.session.revealed.append(rec.secret)
+        turn.narration, step = await self._narrate(turn, instance)
+        turn.steps.append(step)
+        self._say(turn.narration)
+        self.session.turns.append(turn)
+        self.save()
+        return GMReply(player=turn.player, character=turn.character, checks=turn.checks, rolls=turn.rolls, narration=turn.narration,
+                       difficulty=reasons, notes=turn.notes, steps=turn.steps)
+
+    def _say(self, text: str) -> None:
+        self.session.log.append(Turn(speaker="GM", text=text))
+        self._remember(len(self.session.log) - 1, self.session.log[-1])
+
+    def _remember(self, index: int, turn: Turn) -> None:
+        if self.memory is not None:
+            self.memory.add_turn(index, turn)
+
+    # ----- checks (the MOE pipeline) -------------------------------------------------------
+
+    def _recalled(self, query: str) -> list[Memo]:
+        if self.memory is None:
+            return []
+        window_start = max(0, len(self.session.log) - self.recent_turns)
+        return self.memory.recall(query, before=window_start) if window_start > 0 else [
+            m for m in self.memory.recall(query) if m.kind == "note"
+        ]
+
+    def _instance(self, said: Turn, include_current: bool = True) -> MoeInstance:
+        """The MOE question for this moment: scene briefing, recalled memory, recent log, the new line."""
+        brief = Turn(speaker="GM", text=self.scenario.briefing(set(self.session.revealed)))
+        context = [brief]
+        recalled = self._recalled(said.text)
+        if recalled:
+            context.append(Turn(speaker="GM", text="(Earlier at this table) " + " | ".join(m.text for m in recalled)))
+        context += self.session.log[-self.recent_turns :]
+        if include_current:
+            context.append(said)
+        names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in self.sheets]
+        return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
+
+    async def _propose_checks(self, said: Turn) -> tuple[list[Check], MoeInstance, list[dict[str, Any]], list[str]]:
+        """Run the pipeline; a skill the pack lacks gets one re-ask, then no check (said plainly)."""
+        instance = self._instance(said)
+        steps: list[dict[str, Any]] = []
+        notes: list[str] = []
+        for attempt in range(2):
+            started = time.perf_counter()
+            result = await self.pipeline.run(instance, self.model, pack=self.ruleset)
+            steps += [_step_cost(s.name, s.usage, attempt) for s in result.steps]
+            if not result.steps:
+                steps.append({"name": self.pipeline.name, "seconds": round(time.perf_counter() - started, 3)})
+            if result.error:
+                notes.append(f"the check pipeline failed ({result.error}); no check this time")
+                return [], instance, steps, notes
+            bad_skills = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
+            checks = [c for c in result.checks if any(c.character == s.name for s in self.sheets)]
+            if not bad_skills or checks:
+                if bad_skills:
+                    notes.append(f"ignored {', '.join(bad_skills)}: not checks in {self.ruleset.name}")
+                return checks, instance, steps, notes
+            if attempt == 0:
+                hint = (f"(GM's note: {', '.join(bad_skills)} is not a check in {self.ruleset.title}; "
+                        f"only the check ids in the rules count.)")
+                instance = instance.model_copy(update={"context": [*instance.context[:-1], Turn(speaker="GM", text=hint), instance.context[-1]]})
+        notes.append(f"the model asked for {', '.join(bad_skills)}, which {self.ruleset.name} does not have, twice; no check this time")
+        return [], self._instance(said), steps, notes
+
+    # ----- narration ----------------------------------------------------------------------
+
+    def _narration_prompt(self, turn: TurnRecord) -> str:
+        if turn.rolls:
+            rolls = "Dice rolled just now (these results are final):\n" + "\n".join(f"- {r.line()}" for r in turn.rolls)
+        else:
+            rolls = "No roll was needed for that."
+        reveals = []
+        secrets = {s.id: s for s in self.scenario.secrets}
+        for rec in turn.rolls:
+            secret = secrets.get(rec.secret or "")
+            if secret and rec.success:
+                reveals.append(f"Because {rec.character} succeeded, reveal this: {secret.text.strip()}")
+            elif secret and rec.success is False:
+                reveals.append(f"Because {rec.character} failed, they do not learn the secret. {secret.on_fail.strip()}".strip())
+        sheet = self.sheet(turn.character) if turn.character else self.sheets[0]
+        return _prompt("narrate").format(character=sheet.name, player=turn.player, text=turn.text, rolls=rolls,
+                                         reveals=("\n".join(reveals) + "\n") if reveals else "")
+
+    async def _narrate(self, turn: TurnRecord, instance: MoeInstance) -> tuple[str, dict[str, Any]]:
+        """The GM utterance: narrate the outcome, re-asked once if it contradicts the dice."""
+        messages = _shared_prefix(instance, self.ruleset, {})
+        instruction = self._narration_prompt(turn)
+        messages = messages[:-1] + [{"role": "user", "content": messages[-1]["content"] + "\n\n" + instruction}]
+        started = time.perf_counter()
+        reply = await self.model.complete(messages, step="narrate", max_tokens=self.narrate_tokens, temperature=0.7)
+        usage = reply.usage
+        text = _clean(reply.text)
+        if not text or contradicts(text, turn.rolls):
+            fix = "Your answer was empty." if not text else "That contradicts the dice: " + "; ".join(f"{r.character}'s {r.check_name} was a {r.outcome}" for r in turn.rolls) + "."
+            again = messages + [{"role": "assistant", "content": reply.text}, {"role": "user", "content": fix + " Narrate again, following the results exactly."}]
+            reply = await self.model.complete(again, step="narrate", max_tokens=self.narrate_tokens, temperature=0.3)
+            usage = usage + reply.usage
+            text = _clean(reply.text)
+            if not text or contradicts(text, turn.rolls):
+                text = _plain_narration(turn)
+                turn.notes.append("the narration contradicted the dice twice; the GM states the results plainly")
+        step = _step_cost("narrate", usage, 0)
+        if not step.get("seconds"):
+            step["seconds"] = round(time.perf_counter() - started, 3)
+        return text, step
+
+
+def _clean(text: str) -> str:
+    text = (text or "").strip().strip('"').strip()
+    text = re.sub(r"^(GM|Game Master|DM)\s*:\s*", "", text, flags=re.I)
+    return text.strip()
+
+
+def _plain_narration(turn: TurnRecord) -> str:
+    parts = [f"{r.character}'s {r.check_name} is a {r.outcome}." for r in turn.rolls]
+    return " ".join(parts) or "The scene moves on."
+
+
+def _step_cost(name: str, usage: Any, attempt: int) -> dict[str, Any]:
+    return {
+        "name": name if attempt == 0 else f"{name} (re-ask)",
+        "seconds": round(float(getattr(usage, "latency_s", 0.0) or 0.0), 3),
+        "prompt_tokens": getattr(usage, "prompt_tokens", 0),
+        "completion_tokens": getattr(usage, "completion_tokens", 0),
+        "cached_tokens": getattr(usage, "cached_tokens", 0),
+    }
+
+
+def catalogue(ruleset: str | None = None) -> list[dict[str, Any]]:
+    """What can be played: each shipped scenario with its rule set and the ready characters."""
+    import rulesets
+
+    out = []
+    for scen in list_scenarios(ruleset):
+        pack = rulesets.load(scen.ruleset)
+        sheets = ready_characters(pack)
+        out.append({
+            "scenario": scen.id, "ruleset": scen.ruleset, "title": scen.title,
+            "characters": [{"name": s.name, "concept": s.concept, "summary": s.summary(pack)} for s in sheets],
+        })
+    return out

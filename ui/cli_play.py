@@ -1,0 +1,165 @@
+"""``vgm play``: a table with an AI Game Master in the terminal (hot-seat for several players).
+
+Everything the game does is ``gm.agent.GameMaster``; this module reads lines, hands them
+to ``GameMaster.step`` and prints the reply.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from rulesets import VgmError
+
+console = Console(highlight=False)
+
+HELP = """Type what your character does; start the line with a name to switch character ("Oskar: I pray").
+  /roll EXPR     roll dice (1d20+5, 2d20kh1, 4d6kh3, 1d8e8)
+  /sheet [NAME]  show a character sheet        /who   who plays whom
+  /log [N]       the last N lines of the log   /save  save now
+  /quit          save and leave (Ctrl-C and Ctrl-D too)"""
+
+
+def _print_reply(reply) -> None:
+    for check in reply.checks:
+        if not reply.rolls and not reply.pending:
+            console.print(f"[cyan][check][/] {check.character} → {check.skill}")
+    for roll in reply.rolls:
+        style = "green" if roll.success else "red" if roll.success is False else "yellow"
+        console.print(f"[{style}][roll][/] {roll.line()}")
+    for why in reply.difficulty:
+        console.print(f"[dim][why] {why}[/]")
+    for note in reply.notes:
+        console.print(f"[magenta][note][/] {note}")
+    if reply.narration:
+        console.print(f"[bold]GM:[/] {reply.narration}")
+
+
+def _print_catalogue(ruleset: str | None, as_json: bool) -> None:
+    from gm.agent import catalogue
+
+    rows = catalogue(ruleset)
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False))
+        return
+    table = Table(title="scenarios and ready characters")
+    for col in ("ruleset", "scenario", "title", "ready characters"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(row["ruleset"], row["scenario"], row["title"], ", ".join(c["name"] for c in row["characters"]))
+    console.print(table)
+
+
+def _parse_players(text: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if part.strip():
+            if "=" not in part:
+                raise VgmError(f"--players entry {part.strip()!r} needs the form PLAYER=CHARACTER, e.g. Ann=Brisa,Bob=Oskar")
+            player, character = part.split("=", 1)
+            out[player.strip()] = character.strip()
+    return out
+
+
+def _command(gm, line: str) -> bool:
+    """Handle a /command; True when the game should end."""
+    word, _, rest = line.partition(" ")
+    word = word.lower()
+    if word in ("/quit", "/exit", "/q"):
+        return True
+    if word == "/help":
+        console.print(HELP)
+    elif word == "/who":
+        for sheet in gm.sheets:
+            console.print(f"{gm.player_of(sheet)} plays {sheet.summary(gm.ruleset)}")
+    elif word == "/sheet":
+        sheets = [gm.sheet(rest.strip())] if rest.strip() else gm.sheets
+        for sheet in sheets:
+            console.print_json(sheet.model_dump_json(exclude_none=True))
+    elif word == "/log":
+        n = int(rest) if rest.strip().isdigit() else 10
+        for turn in gm.session.log[-n:]:
+            console.print(str(turn))
+    elif word == "/save":
+        console.print(f"saved to {gm.save()}")
+    else:
+        console.print(f"[magenta][note][/] unknown command {word}; /help lists them")
+    return False
+
+
+def play(
+    ruleset: str | None = typer.Option(None, "--ruleset", "-r", help="dnd5e (default), coc7e, pf2e or swade; a scenario implies its own."),
+    scenario: str | None = typer.Option(None, "--scenario", "-s", help="A shipped scenario id (see --list) or a YAML file."),
+    model: str | None = typer.Option(None, "--model", "-m", help="local (default), local:small, openai:<model>, scripted:<file>."),
+    pipeline: str = typer.Option("tbs", "--pipeline", "-p", help="The MOE pipeline that decides checks."),
+    characters: str | None = typer.Option(None, "--characters", "-c", help="Comma list of ready character names or YAML sheet files."),
+    players: str | None = typer.Option(None, "--players", help="Who plays whom: Ann=Brisa,Bob=Oskar."),
+    player_rolls: bool = typer.Option(False, "--player-rolls", help="Players type their own dice results."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed the dice (a resumed game continues the same sequence)."),
+    resume: Path | None = typer.Option(None, "--resume", help="Continue a saved session file."),
+    save: Path | None = typer.Option(None, "--save", help="Where to write the session JSON (default runs/play/<id>.json)."),
+    memory: str = typer.Option("minilm", "--memory", help="Long-session memory: minilm, hashing or off."),
+    list_: bool = typer.Option(False, "--list", help="List scenarios and ready characters, then exit."),
+    as_json: bool = typer.Option(False, "--json", help="With --list: print JSON."),
+) -> None:
+    """Play a scene with an AI Game Master: it calls checks, rolls the dice and narrates."""
+    if list_:
+        _print_catalogue(ruleset, as_json)
+        return
+    from gm.agent import EmptyInput, GameMaster, split_speaker
+    from pipelines.llm import get_model
+
+    mem = False if memory == "off" else memory
+    with console.status("setting the table…"):
+        chat = get_model(model)
+        if resume is not None:
+            gm = GameMaster.resume(resume, chat, memory=mem)
+        else:
+            chosen = [c.strip() for c in characters.split(",")] if characters else None
+            gm = GameMaster(ruleset, scenario, chat, pipeline=pipeline, characters=chosen, memory=mem,
+                            players=_parse_players(players), seed=seed, player_rolls=player_rolls,
+                            session_path=save or Path("runs/play"))
+    console.print(f"[bold]{gm.scenario.title}[/] ({gm.ruleset.title}) — model {getattr(chat, 'name', model)}, pipeline {gm.pipeline.name}")
+    console.print(f"[dim]session: {gm.session.path} (resume with: vgm play --resume {gm.session.path})[/]")
+    for sheet in gm.sheets:
+        console.print(f"  {gm.player_of(sheet)} plays {sheet.summary(gm.ruleset)}")
+    console.print("[dim]" + HELP + "[/]")
+    for turn in gm.session.log[-6:] if resume else gm.session.log[:1]:
+        console.print(f"[bold]{turn.speaker}:[/] {turn.text}" if turn.speaker == "GM" else str(turn))
+
+    current = gm.sheets[0].names()[-1] if len(gm.sheets) == 1 else None
+    try:
+        while True:
+            prompt = f"{current}> " if current else "> "
+            line = console.input(prompt)
+            if line.strip().startswith("/") and not line.strip().lower().startswith("/roll"):
+                if _command(gm, line.strip()):
+                    break
+                continue
+            who, text = split_speaker(line, gm.names)
+            who = who or current
+            try:
+                with console.status("the GM is thinking…"):
+                    reply = gm.step(who or "", text)
+            except EmptyInput:
+                continue
+            except VgmError as exc:  # unknown character, impossible dice: say so and keep playing
+                console.print(f"[magenta][note][/] {exc}")
+                continue
+            if who:
+                current = who
+            _print_reply(reply)
+    except (KeyboardInterrupt, EOFError):
+        console.print()
+    finally:
+        path = gm.save()
+        gm.close()
+    console.print(f"saved to {path}; resume with: vgm play --resume {path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)
