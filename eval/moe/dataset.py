@@ -105,3 +105,23 @@ def write_moe(instances: Iterable[MoeInstance], path: str | Path) -> int:
             handle.write(instance.model_dump_json(exclude_none=True) + "\n")
             n += 1
     return n
+
+
+def describe_dataset(path: str | Path) -> dict:
+    """What ``vgm moe validate`` prints: counts per rule set, top skills, context length."""
+    from collections import Counter
+
+    instances = load_moe(path)
+    by_rules: dict[str, Counter] = {}
+    counts: Counter = Counter()
+    for instance in instances:
+        counts[instance.ruleset] += 1
+        by_rules.setdefault(instance.ruleset, Counter()).update(a.skill for a in instance.answers)
+    return {
+        "path": str(data_path(path)),
+        "instances": len(instances),
+        "answers": sum(len(i.answers) for i in instances),
+        "multi_character": sum(1 for i in instances if len({a.character for a in i.answers}) > 1),
+        "mean_turns": sum(len(i.context) for i in instances) / len(instances),
+        "rulesets": {name: {"instances": counts[name], "top_skills": by_rules[name].most_common(5)} for name in counts},
+    }

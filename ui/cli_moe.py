@@ -1,0 +1,229 @@
+"""``vgm moe import|validate|pipelines|run|compare|report``: thin wrappers over ``eval.moe``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+moe_app = typer.Typer(help="MOE (Tachikuma): import datasets, run and compare prompting pipelines, report CF/SF.", no_args_is_help=True)
+console = Console()
+
+
+def _dump(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+
+
+class RichReporter:
+    """One progress bar per pipeline, with ETA and the running CF/SF."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]{task.fields[name]:<14}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("CF {task.fields[cf]:5.1f}  SF {task.fields[sf]:5.1f}  fails {task.fields[fails]}"),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> "RichReporter":
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.stop()
+
+    def start(self, name: str, total: int, done: int) -> None:
+        self.tasks[name] = self.progress.add_task(name, total=total, completed=done, name=name, cf=0.0, sf=0.0, fails=0)
+
+    def advance(self, name: str, record: dict, running: dict) -> None:
+        task = self.tasks[name]
+        fails = self.progress.tasks[task].fields["fails"] + (0 if record.get("parse_ok", True) and not record.get("error") else 1)
+        self.progress.update(task, advance=1, cf=100 * running["cf"], sf=100 * running["sf"], fails=fails)
+
+    def finish(self, name: str) -> None:
+        pass
+
+
+def _print_report(report, as_json: bool, title: str) -> None:
+    if as_json:
+        _dump(report.as_json())
+        return
+    models = sorted({row.model for row in report.rows if row.model})
+    table = Table(title=f"{title}{' — model ' + ', '.join(models) if models else ''}")
+    for col in ("pipeline", "n", "CF [95% CI]", "SF [95% CI]", "exact", "parse fail", "tok/inst", "s/inst"):
+        table.add_column(col, justify="left" if col == "pipeline" else "right", no_wrap=True)
+    pct = lambda iv: f"{100 * iv['value']:.1f}"  # noqa: E731
+    ci = lambda iv: f"{100 * iv['value']:.1f} [{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"  # noqa: E731
+    for row in report.rows:
+        m = row.metrics
+        table.add_row(row.pipeline, str(m["n"]), ci(m["cf"]), ci(m["sf"]), pct(m["exact"]),
+                      f"{100 * m['parse_failure_rate']:.0f}%", f"{m['tokens_per_instance']:.0f}", f"{m['seconds_per_instance']:.2f}")
+    console.print(table)
+    if report.tests:
+        tests = Table(title=f"paired tests against {report.baseline} (Δ = pipeline − baseline)")
+        for col in ("pipeline", "ΔCF [95% CI]", "p", "ΔSF [95% CI]", "p"):
+            tests.add_column(col, no_wrap=True)
+        for name, t in report.tests.items():
+            d = lambda x: f"{100 * x['diff']:+.1f} [{100 * x['low']:+.1f}, {100 * x['high']:+.1f}]"  # noqa: E731
+            tests.add_row(name, d(t["cf"]), f"{t['cf']['p_value']:.3g}", d(t["sf"]), f"{t['sf']['p_value']:.3g}")
+        console.print(tests)
+
+
+@moe_app.command("import")
+def import_cmd(
+    source: str = typer.Argument(..., help="crd3, fireball, jsonl (ours or Tachikuma-style)."),
+    path: Path = typer.Argument(..., help="Input file or folder."),
+    out: Path = typer.Option(..., "-o", "--out", help="Output MOE .jsonl."),
+    context: int = typer.Option(30, "--context", help="Turns of context before each check request."),
+    cast: Path | None = typer.Option(None, "--cast", help="crd3: YAML of players → characters (default: campaign 2)."),
+    ruleset: str | None = typer.Option(None, "--ruleset", help="crd3/fireball: rule set of the logs (default dnd5e)."),
+    split: str | None = typer.Option(None, "--split", help="Also write OUT.train/.dev/.test.jsonl by episode, e.g. 80/10/10."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the episode split."),
+    as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
+) -> None:
+    """Turn real play logs into MOE instances; reports requests found, kept, and why others were dropped."""
+    from eval.moe.importers import import_source
+
+    options: dict[str, Any] = {"context": context, "ruleset": ruleset}
+    if source == "crd3":
+        options["cast"] = cast
+    if source in ("jsonl", "tachikuma"):
+        options = {}
+    report, written = import_source(source, path, out, split=split, seed=seed, **options)
+    if as_json:
+        _dump({**report.as_dict(), "written": {k: str(v) for k, v in written.items()}})
+        return
+    console.print(str(report))
+    for name, file in written.items():
+        console.print(f"wrote {name}: {file}")
+
+
+@moe_app.command("validate")
+def validate_cmd(
+    data: str = typer.Argument(..., help="A MOE .jsonl or 'sample'."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Load a dataset strictly (every skill resolved); print what is in it."""
+    from eval.moe.dataset import describe_dataset
+
+    summary = describe_dataset(data)
+    if as_json:
+        _dump(summary)
+        return
+    console.print(f"{summary['path']}: {summary['instances']} instances, {summary['answers']} gold checks, "
+                  f"{summary['multi_character']} multi-character, {summary['mean_turns']:.1f} turns on average")
+    table = Table(title="by rule set")
+    for col in ("ruleset", "instances", "top skills"):
+        table.add_column(col)
+    for name, info in summary["rulesets"].items():
+        table.add_row(name, str(info["instances"]), ", ".join(f"{k} {v}" for k, v in info["top_skills"]))
+    console.print(table)
+
+
+@moe_app.command("pipelines")
+def pipelines_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
+    """List the shipped pipelines and their steps (any NAME_gm adds the GM utterance)."""
+    from pipelines import available_pipelines, load_pipeline
+
+    rows = [{"name": n, "steps": load_pipeline(n).step_names, "needs_model": load_pipeline(n).needs_model, "description": load_pipeline(n).description} for n in available_pipelines()]
+    if as_json:
+        _dump(rows)
+        return
+    table = Table(title="MOE pipelines (pipelines/specs/*.yaml)")
+    for col in ("name", "steps", "model", "description"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], " → ".join(r["steps"]), "yes" if r["needs_model"] else "no", r["description"])
+    console.print(table)
+
+
+@moe_app.command("run")
+def run_cmd(
+    pipeline: str = typer.Option(..., "--pipeline", "-p", help="Pipeline name (see `vgm moe pipelines`) or spec .yaml."),
+    data: str = typer.Option("sample", "--data", help="MOE .jsonl, or 'sample' for the shipped sample."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model string: local, local:small, openai:<m>, scripted:<f>."),
+    out: Path | None = typer.Option(None, "-o", "--out", help="Run folder (default runs/PIPELINE)."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N instances."),
+    concurrency: int = typer.Option(2, "--concurrency", "-c", help="Instances in flight at once."),
+    train: Path | None = typer.Option(None, "--train", help="Training .jsonl for the statistic predictor (default: leave-one-out on --data)."),
+    as_json: bool = typer.Option(False, "--json", help="Print metrics as JSON."),
+) -> None:
+    """Run one pipeline; writes predictions.jsonl as it goes and resumes after a kill."""
+    from eval.moe.report import build_report
+    from eval.moe.runner import run_moe
+
+    folder = out or Path("runs") / pipeline
+    with RichReporter() as reporter:
+        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter)
+    _print_report(build_report([done], baseline=None), as_json, f"MOE run {done}")
+
+
+@moe_app.command("compare")
+def compare_cmd(
+    pipelines: str = typer.Option(",".join(["last_speaker", "statistic", "template", "template_zcot", "char_skill", "tbs", "tbs_zcot", "tbs_statistic"]),
+                                  "--pipelines", help="Comma-separated pipelines (default: the paper's eight)."),
+    data: str = typer.Option("sample", "--data", help="MOE .jsonl, or 'sample'."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model string for the model pipelines."),
+    out: Path = typer.Option(Path("runs/compare"), "-o", "--out", help="Folder for one run folder per pipeline."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N instances."),
+    concurrency: int = typer.Option(2, "--concurrency", "-c", help="Instances in flight at once."),
+    train: Path | None = typer.Option(None, "--train", help="Training .jsonl for the statistic predictor."),
+    as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+) -> None:
+    """Run several pipelines on the same instances; print the paper-style table and save a bar chart."""
+    from eval.moe.report import build_report
+    from eval.moe.runner import compare_moe
+
+    names = [p.strip() for p in pipelines.split(",") if p.strip()]
+    with RichReporter() as reporter:
+        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter)
+    report = build_report([out])
+    _write_outputs(report, out)
+    _print_report(report, as_json, f"MOE compare ({out})")
+    if not as_json:
+        console.print(f"saved {out / 'report.md'}, {out / 'report.csv'}, {out / 'compare.png'}")
+
+
+def _write_outputs(report, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "report.md").write_text(report.markdown() + "\n", encoding="utf-8")
+    (folder / "report.csv").write_text(report.csv(), encoding="utf-8")
+    (folder / "report.json").write_text(json.dumps(report.as_json(), indent=1), encoding="utf-8")
+    report.bar_chart(folder / "compare.png")
+
+
+@moe_app.command("report")
+def report_cmd(
+    runs: list[Path] = typer.Argument(..., help="Run folders, or compare folders holding them."),
+    baseline: str = typer.Option("last_speaker", "--baseline", help="Pipeline the paired tests compare against."),
+    markdown: Path | None = typer.Option(None, "--markdown", help="Also write the table as Markdown here."),
+    csv_path: Path | None = typer.Option(None, "--csv", help="Also write the table as CSV here."),
+    png: Path | None = typer.Option(None, "--png", help="Also draw the CF/SF bar chart here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+) -> None:
+    """Rebuild metrics and the comparison table from saved runs (no model needed)."""
+    from eval.moe.report import build_report
+
+    report = build_report(runs, baseline=baseline)
+    if markdown:
+        markdown.write_text(report.markdown() + "\n", encoding="utf-8")
+    if csv_path:
+        csv_path.write_text(report.csv(), encoding="utf-8")
+    if png:
+        report.bar_chart(png)
+    if as_json:
+        _dump(report.as_json())
+    else:
+        _print_report(report, False, "MOE report")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``vgm moe ...`` to the main command line."""
+    app.add_typer(moe_app, name="moe")
+
+
+__all__ = ["register", "moe_app"]
