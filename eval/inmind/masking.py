@@ -54,6 +54,8 @@ def _classify(text: str, start: int, end: int) -> tuple[bool, str]:
         return False, "part of a larger number"
     if prev_char.isascii() and prev_char.isalpha() and not _BEFORE_SEAT.search(before):
         return False, "part of a word"
+    if re.match(r"\s*[-+=×*]\s*[0-9]", after) or re.search(r"[0-9]\s*[-+=×*]\s*$", before):
+        return False, "arithmetic"
     if len(set(run)) != len(run):
         return False, "repeated digit"
     if _BEFORE_SEAT.search(before):

@@ -25,6 +25,7 @@ def seats_in(text: str) -> list[str]:
         ("拇指牌25，点23开匪", ["25", "23"]),
         ("２号很像梅林", ["2"]),  # full-width digit
         ("简单刀就6，复杂刀就2。", ["6", "2"]),
+        ("点了256上车，3好冲票", ["256", "3"]),
     ],
 )
 def test_seat_references_are_found(text, seats):
@@ -43,6 +44,7 @@ def test_seat_references_are_found(text, seats):
         "第一局任务成功",  # Chinese numerals are never digits
         "11点开始",  # repeated digit: not a seat group
         "2 fail cards in mission 3",  # English counts and mission numbers
+        "4-3=1",  # arithmetic
     ],
 )
 def test_numbers_that_are_not_seats_are_left_alone(text):
