@@ -242,3 +242,59 @@ def check_file(path: str | Path, *, strict: bool = False) -> dict[str, Any]:
             rejected.append({"game": name, "line": lineno, "step": res["step"], "problem": res["problem"]})
     return {"file": str(path), "games": games, "accepted": accepted, "rejected": rejected, "tolerated": tolerated,
             "strict": strict, "rules_note": RULES_NOTE}
+
+
+def to_avalonlogs(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """One of our Avalon logs in the avalonlogs shape (to compare with, or feed to, other tools).
+
+    Role ids go out as the pack's display names in upper case; an early assassination has no
+    avalonlogs form, so such a game keeps ``outcome.message`` = ``Merlin assassinated (early)``.
+    """
+    rs = rulesets.load("avalon")
+    setup = next(e for e in events if e["kind"] == "setup")
+    over = next(e for e in events if e["kind"] == "game_over")
+    names = [p["name"] for p in setup["players"]]
+    missions: list[dict[str, Any]] = [{"teamSize": s, "failsRequired": f, "state": "PENDING", "team": [], "proposals": []}
+                                      for s, f in zip(setup["team_sizes"], setup["fails_required"])]
+    cards: list[dict[str, bool]] = []
+    for e in events:
+        k = e["kind"]
+        if k == "proposal":
+            missions[e["mission"] - 1]["proposals"].append({"proposer": e["player"], "team": list(e["team"]), "votes": [], "state": "REJECTED"})
+        elif k == "vote_result":
+            prop = missions[e["mission"] - 1]["proposals"][-1]
+            prop["votes"] = [p for p, v in e["votes"].items() if v]
+            prop["state"] = "APPROVED" if e["approved"] else "REJECTED"
+        elif k == "mission_card":
+            if len(cards) < e["mission"]:
+                cards.append({})
+            cards[e["mission"] - 1][e["player"]] = bool(e["success"])
+        elif k == "mission_result":
+            m = missions[e["mission"] - 1]
+            m.update(state="SUCCESS" if e["success"] else "FAIL", team=list(e["team"]), numFails=e["fails"])
+    assassination = next((e for e in events if e["kind"] == "assassination"), None)
+    reason = over["reason"]
+    if assassination and assassination["hit"]:
+        message = "Merlin assassinated" + (" (early)" if assassination["early"] else "")
+    elif assassination:
+        message = "Three successful missions"
+    elif "rejected" in reason:
+        message = "Five team proposals in a row rejected"
+    elif "failed" in reason:
+        message = "Three failed missions"
+    else:
+        message = "Three missions succeeded"
+    assassin_role = rs.rules.get("assassin_role", "assassin")
+    return {
+        "players": [{"name": n} for n in names],
+        "missions": missions,
+        "outcome": {
+            "state": "GOOD_WIN" if over["winner"] == "good" else "EVIL_WIN",
+            "message": message,
+            "assassinated": assassination["target"] if assassination else None,
+            "roles": [{"name": p["name"], "role": rs.roles[p["role"]].name.upper(), "assassin": p["role"] == assassin_role}
+                      for p in setup["players"]],
+            "votes": cards,
+        },
+        "_source_path": over.get("game_id", ""),
+    }

@@ -58,9 +58,13 @@ class MafiaGame(SocialGame):
         self.speaker_start = 0
 
     def _deal(self) -> None:
-        lineup = list(self.table.lineup)
-        self.rng.shuffle(lineup)
-        self.roles = dict(zip(self.names, lineup))
+        deal = self.options.get("deal")  # a fixed seating (tests, replays), else a shuffled deal
+        if deal:
+            self.roles = {p: deal[p] for p in self.names}
+        else:
+            lineup = list(self.table.lineup)
+            self.rng.shuffle(lineup)
+            self.roles = dict(zip(self.names, lineup))
         self.alive = list(self.names)
 
     def is_mafia(self, name: str) -> bool:
