@@ -91,7 +91,9 @@ def _data_path(run: RunForStudy) -> Path:
         if isinstance(value, dict):
             value = value.get("path")
         if isinstance(value, str) and value:
-            for candidate in (Path(value), run.path / value, run.path.parent / value):
+            from eval.moe import data_path  # "sample" names the shipped sample
+
+            for candidate in (data_path(value), run.path / value, run.path.parent / value):
                 if candidate.is_file():
                     return candidate
             raise StudyError(f"{run.path / 'run.json'}: data file {value!r} not found; run from the folder the run was made in")

@@ -10,6 +10,8 @@ import json
 import random
 from pathlib import Path
 
+from eval.moe.report import write_metrics
+
 _SCENES = [
     ("Jester", "I sneak up to the door and press my ear against it.", "stealth", "perception"),
     ("Caleb", "I try to remember if I've read anything about this rune.", "arcana", "history"),
@@ -59,27 +61,19 @@ def write_demo_runs(folder: str | Path, n: int = 12, pipelines: tuple[str, ...] 
         run = folder / "runs" / pipeline
         run.mkdir(parents=True, exist_ok=True)
         (run / "run.json").write_text(json.dumps({"pipeline": pipeline, "model": "scripted:demo", "data": str(data)}), encoding="utf-8")
-        lines, hits_c, hits_s = [], 0, 0
+        lines = []
         for k, inst in enumerate(instances):
             who, _, skill, wrong = _SCENES[k % len(_SCENES)]
             right = p_idx == 0 or rng.random() < 0.5
             guess = skill if right else wrong
-            hits_c += 1
-            hits_s += right
             style = "good" if p_idx == 0 else "plain"
             utterance = _GM_LINES[style].format(who=who, skill=guess.replace("_", " "), verb="try it")
             lines.append({
-                "id": inst["id"], "prediction": [{"character": who, "skill": guess}], "utterance": utterance,
-                "gold": inst["answers"], "steps": [], "usage": {"prompt_tokens": 400 + 30 * p_idx, "completion_tokens": 40},
-                "latency_s": round(1.0 + 0.5 * p_idx + rng.random(), 3), "error": None,
+                "id": inst["id"], "ruleset": "dnd5e", "characters": inst["characters"], "prediction": [{"character": who, "skill": guess}], "utterance": utterance,
+                "gold": inst["answers"], "steps": [], "usage": {"prompt_tokens": 400 + 30 * p_idx, "completion_tokens": 40, "calls": 3 - p_idx},
+                "latency_s": round(1.0 + 0.5 * p_idx + rng.random(), 3), "parse_ok": True, "error": None,
             })
         (run / "predictions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-        cf, sf = 100.0 * hits_c / n, 100.0 * hits_s / n
-        metrics = {
-            "n": n, "CF": {"value": cf, "low": max(cf - 8, 0), "high": min(cf + 8, 100)},
-            "SF": {"value": sf, "low": max(sf - 15, 0), "high": min(sf + 15, 100)},
-            "tokens": {"prompt": n * (400 + 30 * p_idx), "completion": n * 40}, "seconds": sum(x["latency_s"] for x in lines),
-        }
-        (run / "metrics.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
+        write_metrics(run, B=200)  # the real metrics.json, from the MOE report code
         paths.append(run)
     return paths
