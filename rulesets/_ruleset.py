@@ -197,14 +197,13 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
             raise fail(f"checks.{cid}", f"id {cid!r} is already the plain {pack.ability_word} check of abilities.{cid}",
                        "drop it from checks or set `check: false` on the ability")
         if c.ability is not None and c.ability not in abilities:
-            known = ", ".join(abilities) or "none declared"
             raise fail(f"checks.{cid}.ability", f"unknown {pack.ability_word} {c.ability!r}",
-                       f"use one of: {known}")
+                       _declared(abilities, c.ability))
         checks[cid] = c.model_copy(update={"id": cid})
     for fid, fam in pack.families.items():
         if fam.ability is not None and fam.ability not in abilities:
             raise fail(f"families.{fid}.ability", f"unknown {pack.ability_word} {fam.ability!r}",
-                       f"use one of: {', '.join(abilities)}")
+                       _declared(abilities, fam.ability))
     if pack.kind == "trpg" and not checks:
         raise fail("checks", "a trpg pack lists no checks", "add `checks:` with at least one entry")
 
@@ -234,6 +233,12 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
     for rid, r in roles.items():
         _index(rs._role_index, rid, [rid, r.name, *r.aliases, *r.zh], f"roles.{rid}", fail)
     return rs
+
+
+def _declared(abilities: dict, wanted: str) -> str:
+    if abilities:
+        return f"use one of: {', '.join(abilities)}"
+    return f"declare it under `abilities:` ({wanted}: {{name: ...}}) or drop the `ability:` line"
 
 
 def _index(index: NameIndex, ident: str, spellings: list[str], key: str, fail) -> None:

@@ -73,13 +73,13 @@ def show_cmd(
 def _show_checks(info: dict) -> None:
     abilities = {a["id"]: a["name"] for a in info["abilities"]}
     has_base = any(c["base"] is not None or c["base_formula"] for c in info["checks"])
-    table = Table(title=f"{len(info['checks'])} checks", show_lines=False)
-    cols = ["id", "name", "kind", info["ability_word"]] + (["base %"] if has_base else []) + ["Chinese", "aliases"]
+    table = Table(title=f"{len(info['checks'])} checks")
+    cols = ["id", "name", "kind"] + (["base %"] if has_base else []) + ["Chinese", "aliases"]
     for col in cols:
-        table.add_column(col, overflow="fold", no_wrap=col == "id")
+        table.add_column(col, overflow="fold", no_wrap=col in ("id", "base %"))
     for c in [*info["checks"], *info["families"]]:
-        gov = "" if c["ability"] == c["id"] else abilities.get(c["ability"], c["ability"] or "")
-        row = [c["id"], c["name"], c["kind"], gov]
+        gov = "" if c["ability"] in (None, c["id"]) else f" ({abilities.get(c['ability'], c['ability'])})"
+        row = [c["id"], c["name"], c["kind"] + gov]
         if has_base:
             row.append(str(c["base"]) if c.get("base") is not None else (c.get("base_formula") or ""))
         row += [_join(c["zh"]), _join(c["aliases"])]
