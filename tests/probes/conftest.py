@@ -63,6 +63,12 @@ def responder(step: str | None, messages: list[dict]) -> str:
 
 
 @pytest.fixture
+def respond():
+    """The responder: game moves for ``mafia.*`` steps, shaped answers for ``probe:*`` steps."""
+    return responder
+
+
+@pytest.fixture
 def scripted_model():
     from pipelines.llm import ScriptedModel
 

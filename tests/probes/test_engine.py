@@ -1,0 +1,145 @@
+"""The probe runner: chaining, logging, batching, and above all: it never changes the game."""
+import json
+
+import pytest
+
+from pipelines.llm import ScriptedModel
+from pipelines.probes import ProbeRunner, attach_probes, parse_probe_set
+
+
+
+class FakeSeat:
+    def __init__(self, name):
+        self.name = name
+        self.history = [{"role": "system", "content": f"You are {name}."}, {"role": "user", "content": "The game so far: ..."}]
+
+    def messages(self):
+        return self.history  # the live list: a probe that appended to it would show here
+
+
+class FakeGame:
+    def __init__(self, names):
+        self.seats = {n: FakeSeat(n) for n in names}
+        self.listeners = []
+
+    def add_listener(self, fn):
+        self.listeners.append(fn)
+
+
+SETUP = {"kind": "setup", "private": True, "to": [], "players": [{"name": "Ann", "role": "villager"}, {"name": "Bob", "role": "mafia"}]}
+
+
+def speech(seq, who="Ann", rnd=1):
+    return {"kind": "speech", "round": rnd, "public_msg_seq": seq, "player": who, "text": "hello"}
+
+
+CHAIN_SET = parse_probe_set({"probes": [
+    {"id": "a", "question": "A for {player} ({role}) among {players}; before: {last_a}", "answer": "text"},
+    {"id": "b", "question": "B sees a={prev_a} and last b={last_b}", "answer": "suspicion_ranking"},
+]})
+
+
+async def test_chaining_prev_last_and_na():
+    counter = {"n": 0}
+
+    def reply(step, messages):
+        counter["n"] += 1
+        if step == "probe:a":
+            return f"answer-a-{counter['n']}"
+        return "oops, no json" if counter["n"] == 2 else '[{"player": "Bob", "score": 90}]'
+
+    runner = ProbeRunner(CHAIN_SET, ScriptedModel(responder=reply))
+    game = FakeGame(["Ann", "Bob"])
+    await runner.on_event(SETUP, game)
+    first = await runner.on_event(speech(1, "Bob"), game)
+    ann_a, ann_b = [r for r in first if r.player == "Ann"]
+    assert ann_a.question == "A for Ann (villager) among Bob; before: N/A"
+    assert ann_b.question == f"B sees a={ann_a.answer_raw} and last b=N/A"  # prev_a = this step's answer
+    assert not ann_b.parse_ok and ann_b.answer_parsed is None  # recorded, not fatal
+    second = await runner.on_event(speech(2, "Ann"), game)
+    ann_a2, ann_b2 = [r for r in second if r.player == "Ann"]
+    assert ann_a2.question.endswith(f"before: {ann_a.answer_raw}")  # last_a = previous step's
+    assert "last b=oops, no json" in ann_b2.question and ann_b2.chained_from_raw == ["last_b"]  # raw fallback flagged
+    bob_b2 = [r for r in second if r.player == "Bob" and r.probe_id == "b"][0]
+    assert 'last b=[{"player": "Bob", "score": 90.0}]' in bob_b2.question  # parsed answer re-serialised
+
+
+async def test_triggers_own_turn_night_round_end_and_deaths():
+    s = parse_probe_set({"probes": [
+        {"id": "every", "question": "q", "when": ["always", "night", "round_end"], "answer": "text"},
+        {"id": "mine", "question": "q", "when": "own_turn", "answer": "text"},
+    ]})
+    runner = ProbeRunner(s, ScriptedModel(responder=lambda step, m: "ok"))
+    game = FakeGame(["Ann", "Bob"])
+    await runner.on_event(SETUP, game)
+    recs = await runner.on_event(speech(1, "Ann"), game)
+    assert sorted((r.player, r.probe_id, r.trigger) for r in recs) == [
+        ("Ann", "every", "own_turn"), ("Ann", "mine", "own_turn"), ("Bob", "every", "always")]
+    night = await runner.on_event({"kind": "mafia_pick", "round": 2, "public_msg_seq": 0, "private": True, "to": ["Bob"], "player": "Bob", "target": "Ann"}, game)
+    # the round changed without a round-end event: everyone gets a round-end pass first, then Bob his night probe
+    assert [(r.player, r.trigger, r.public_msg_seq, r.round) for r in night] == [
+        ("Ann", "round_end", -1, 1), ("Bob", "round_end", -1, 1), ("Bob", "night", 0, 2)]
+    dawn = await runner.on_event({"kind": "night_result", "round": 2, "public_msg_seq": 1, "killed": "Ann"}, game)
+    assert [r.player for r in dawn] == ["Bob"]  # the dead are not probed
+    knowledge = await runner.on_event({"kind": "night_knowledge", "round": 0, "public_msg_seq": 1, "private": True, "to": ["Bob"], "player": "Bob"}, game)
+    assert knowledge == []
+
+
+async def test_probes_never_touch_the_seats_messages(respond):
+    runner = ProbeRunner("default", ScriptedModel(responder=respond))
+    game = FakeGame(["Ann", "Bob"])
+    before = json.dumps({n: s.history for n, s in game.seats.items()})
+    await runner.on_event(SETUP, game)
+    recs = await runner.on_event(speech(1), game)
+    assert recs and all(r.parse_ok for r in recs)
+    assert json.dumps({n: s.history for n, s in game.seats.items()}) == before
+
+
+def test_probe_log_jsonl_has_the_documented_fields(tmp_path, respond):
+    game = FakeGame(["Ann", "Bob"])
+    out = tmp_path / "g.probes.jsonl"
+    runner = attach_probes(game, "cheap", ScriptedModel(responder=respond), out)
+    assert game.listeners == [runner]
+    runner(SETUP, game)
+    runner(speech(1), game)  # no running loop: the listener runs to completion itself
+    runner.close()
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2
+    need = {"round", "public_msg_seq", "player_idx", "player", "probe_seq", "probe_id", "question", "answer_raw",
+            "answer_parsed", "parse_ok", "role", "phase", "latency_ms", "tokens"}
+    assert need <= rows[0].keys()
+    assert (rows[0]["round"], rows[0]["public_msg_seq"], rows[0]["player"], rows[0]["role"]) == (1, 1, "Ann", "villager")
+    assert rows[0]["answer_parsed"][0]["player"] == "Bob"
+
+
+async def test_batched_mode_one_call_per_seat_same_answers_shape(respond):
+    model = ScriptedModel(responder=respond)
+    runner = ProbeRunner("default", model, batched=True)
+    game = FakeGame(["Ann", "Bob"])
+    await runner.on_event(SETUP, game)
+    recs = await runner.on_event(speech(1, "Ann"), game)
+    assert len(model.requests) == 2  # one call per seat
+    assert {r.probe_id for r in recs if r.player == "Ann"} == {"role_assessment", "suspicion_ranking", "social_map", "planned_action", "personality"}
+    assert all(r.batched and r.parse_ok for r in recs)
+
+
+# ---- the non-invasiveness proof on the real Mafia engine -------------------------------------------------
+def _play(tmp_path, responder, probes, batched=False):
+    from gm.mafia import MafiaGame
+    from gm.social import LlmSeat
+
+    model = ScriptedModel(responder=responder, name="scripted:shared")
+    game = MafiaGame([LlmSeat(model) for _ in range(7)], seed=11, game_id="g", log_path=tmp_path / f"{probes}{batched}.jsonl")
+    runner = attach_probes(game, probes, None, tmp_path / f"{probes}{batched}.probes.jsonl", batched=batched) if probes else None
+    result = game.play()
+    game_facing = [r for r in model.requests if not str(r["step"]).startswith("probe:")]
+    return result, json.dumps(game_facing, sort_keys=True).encode(), game.log.events, runner
+
+
+@pytest.mark.parametrize("probes,batched", [("default", False), ("default", True), ("cheap", False)])
+def test_probed_game_sends_byte_identical_game_requests(tmp_path, respond, probes, batched):
+    plain_result, plain_bytes, plain_events, _ = _play(tmp_path, respond, None)
+    result, probed_bytes, events, runner = _play(tmp_path, respond, probes, batched)
+    assert runner.records, "the probes must actually have run"
+    assert probed_bytes == plain_bytes
+    assert events == plain_events and result == plain_result
