@@ -120,7 +120,7 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
         verdict = "APPROVED" if e["approved"] else f"REJECTED ({e['rejections']} in a row)"
         return f"{tag} Vote on {_names(game, e['team'])}: approve {_names(game, yes)}; reject {_names(game, no)}. {verdict}."
     if k == "mission_card" and e.get("player") == viewer:
-        return f"{tag} (only you know) You played {'Success' if e['success'] else 'Fail'} on mission {e['mission']}."
+        return f"{tag} (only you, {viewer}, know) You played {'Success' if e['success'] else 'Fail'} on mission {e['mission']}."
     if k == "mission_result":
         return (f"{tag} Mission {e['mission']} ({_names(game, e['team'])}): {'SUCCESS' if e['success'] else 'FAIL'}, "
                 f"{e['fails']} fail card(s). Score: {e['successes']} succeeded, {e['failures']} failed.")

@@ -255,6 +255,7 @@ class SocialGame:
 
         Without ``seats``, seats are rebuilt from the snapshot (LLM seats from their model strings).
         """
+        snapshot = json.loads(json.dumps(snapshot))  # the game mutates its state; never the caller's copy
         if snapshot.get("engine") != cls.engine:
             raise VgmError(f"snapshot is a {snapshot.get('engine')!r} game, not {cls.engine!r}")
         if seats is None:

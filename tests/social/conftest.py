@@ -25,3 +25,8 @@ def responder_model(fn):
 @pytest.fixture
 def make_responder():
     return responder_model
+
+
+@pytest.fixture
+def seat_of():
+    return seat_name
