@@ -1,0 +1,43 @@
+"""`vgm avalon simulate` / `vgm mafia simulate`: a win-rate table, logs in a folder, resume, --json."""
+import json
+
+from typer.testing import CliRunner
+
+from gm.social import read_log
+from gm.social.runner import simulate
+from ui.cli import app
+
+
+def test_avalon_simulate_writes_logs_and_a_json_report(tmp_path):
+    res = CliRunner().invoke(app, ["avalon", "simulate", "--games", "20", "--seats", "scripted", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output[res.output.index("{"):])
+    assert report["games"] == 20 and sum(w["games"] for w in report["wins"]) == 20
+    assert {w["winner"] for w in report["wins"]} <= {"good", "evil"}
+    logs = sorted(tmp_path.glob("avalon-*.jsonl"))
+    assert len(logs) == 20
+    events = read_log(logs[0])
+    assert events[0]["kind"] == "setup" and events[-1]["kind"] == "game_over"
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 20
+
+
+def test_mafia_simulate_prints_a_table(tmp_path):
+    res = CliRunner().invoke(app, ["mafia", "simulate", "--games", "10", "--seats", "scripted:random", "--sheriff",
+                                   "--vote-tie", "revote", "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "win rate" in res.output and "mafia" in res.output
+
+
+def test_a_second_run_resumes_finished_games(tmp_path):
+    first = simulate("mafia", games=6, out=tmp_path, seed=10)
+    (tmp_path / "mafia-000013.jsonl").write_text((tmp_path / "mafia-000013.jsonl").read_text().splitlines()[0] + "\n")
+    again = simulate("mafia", games=6, out=tmp_path, seed=10)
+    resumed = [r for r in again["results"] if r.get("resumed")]
+    assert len(resumed) == 5, "five finished games are read back, the cut-off one is replayed"
+    assert [r["winner"] for r in again["results"]] == [r["winner"] for r in first["results"]]
+
+
+def test_bad_seat_spec_is_one_line():
+    res = CliRunner().invoke(app, ["mafia", "simulate", "--games", "1", "--seats", "robot", "--out", ""])
+    assert res.exit_code != 0
+    assert "unknown seat 'robot'" in str(res.exception)
