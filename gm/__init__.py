@@ -1,0 +1,26 @@
+"""The Game Master: table state, checks, memory, the TRPG agent loop, and the Avalon/Mafia moderators.
+
+Names are imported lazily (``from gm import AvalonGame`` loads only the Avalon engine), so one
+area's imports never slow down or break another's. Add an export as one line in ``_LAZY``.
+"""
+from importlib import import_module
+
+_LAZY = {
+    # social deduction (issue 6)
+    "AvalonGame": "gm.avalon",
+    "MafiaGame": "gm.mafia",
+    "SocialGame": "gm.social",
+    "LlmSeat": "gm.social",
+    "HumanSeat": "gm.social",
+    "ScriptedSeat": "gm.social",
+    "view_for": "gm.social",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'gm' has no attribute {name!r}")
+
+
+__all__ = list(_LAZY)
