@@ -3,7 +3,7 @@
 The server runs in a child process (``python -m pipelines.llm.serve``) so a crash in native
 code cannot take the caller down, a crashed server can be restarted, and stopping it is a
 plain terminate. The child prints one JSON line with its address once the model is
-loaded; it dies with its parent (Linux ``PR_SET_PDEATHSIG``) and is stopped at exit.
+loaded; it exits when its parent is gone and is stopped at exit.
 
 Prompt caching is on (``cache_prompt``): a request that starts with the same tokens as an
 earlier one (the long table log every pipeline step shares) reuses them, and the server
@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import fcntl
+import hashlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +71,7 @@ class ServerConfig:
     ctx: int = DEFAULT_CTX
     parallel: int = DEFAULT_PARALLEL
     port: int = 0  # 0: a free port chosen by the OS
+    share: bool = True  # reuse (and offer) one server per model across processes of this user
 
     @classmethod
     def for_model(cls, model_path: str | Path, *, threads: int | None = None, port: int = 0) -> "ServerConfig":
@@ -76,7 +81,12 @@ class ServerConfig:
             ctx=_int_env("VGM_CTX", DEFAULT_CTX),
             parallel=_int_env("VGM_PARALLEL", DEFAULT_PARALLEL),
             port=port,
+            share=os.environ.get("VGM_SHARE_SERVER", "1").strip().lower() not in ("0", "false", "no"),
         )
+
+    def share_key(self) -> str:
+        """Servers with the same file, context and slots are interchangeable."""
+        return hashlib.sha1(f"{self.model_path}|{self.ctx}|{self.parallel}".encode()).hexdigest()[:16]
 
 
 def log_dir() -> Path:
@@ -107,15 +117,27 @@ def build_params(config: ServerConfig):
     return params
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: get SIGTERM when the parent dies, so no server is orphaned."""
-    try:
-        import ctypes
+def _runtime_dir() -> Path:
+    """Where running servers are announced to other processes of this user."""
+    return Path(tempfile.gettempdir()) / f"virtual-gm-{os.getuid()}" / "servers"
 
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _healthy(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/health", timeout=2) as response:
+            return response.status == 200
+    except (OSError, ValueError):
+        return False
 
 
 class LocalServer:
@@ -127,10 +149,45 @@ class LocalServer:
         self.base_url: str | None = None
         self.load_s: float = 0.0
         self.starts = 0
+        self.pid: int | None = None  # the server process (ours, or another process's we borrow)
+        self.owned = False
         self.log_path = log_dir() / f"llama-server-{os.getpid()}-{Path(config.model_path).stem}.log"
 
     def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        if self.process is not None:
+            return self.process.poll() is None
+        return self.pid is not None and _pid_alive(self.pid)
+
+    # -- sharing one server between processes ------------------------------------------------
+    def _announcement(self) -> Path:
+        return _runtime_dir() / f"{self.config.share_key()}.json"
+
+    def borrow(self) -> bool:
+        """Use a healthy server another process announced for the same model."""
+        try:
+            info = json.loads(self._announcement().read_text())
+            pid, base_url = int(info["pid"]), str(info["base_url"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        if not (_pid_alive(pid) and _healthy(base_url)):
+            return False
+        self.pid, self.base_url, self.owned, self.process = pid, base_url, False, None
+        return True
+
+    def announce(self) -> None:
+        path = self._announcement()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"pid": self.pid, "base_url": self.base_url, "owner": os.getpid(), "model_path": self.config.model_path}))
+        os.replace(tmp, path)
+
+    def _withdraw(self) -> None:
+        path = self._announcement()
+        try:
+            if json.loads(path.read_text()).get("pid") == self.pid:
+                path.unlink()
+        except (OSError, ValueError, AttributeError):
+            pass
 
     def start(self) -> str:
         """Start the child and wait until the model is loaded; returns the base URL."""
@@ -146,14 +203,13 @@ class LocalServer:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 cmd, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={**os.environ, "PYTHONUNBUFFERED": "1", "VGM_SERVER_PARENT": str(os.getpid())},
                 cwd=str(Path(__file__).resolve().parents[2]),
             )
         line = self._first_line(START_TIMEOUT_S)
         try:
             info = json.loads(line)
-            self.base_url = info["base_url"]
+            self.base_url, self.pid = info["base_url"], int(info["pid"])
         except (ValueError, KeyError, TypeError):
             self.stop()
             raise ModelError(
@@ -161,6 +217,7 @@ class LocalServer:
             ) from None
         self.load_s = time.monotonic() - started
         self.starts += 1
+        self.owned = True
         return self.base_url
 
     def _first_line(self, timeout: float) -> str:
@@ -175,7 +232,11 @@ class LocalServer:
         return out[0].decode("utf-8", "replace").strip()
 
     def stop(self) -> None:
+        """Stop our own server (a borrowed one is only forgotten)."""
+        if self.owned:
+            self._withdraw()
         proc, self.process = self.process, None
+        self.pid, self.owned = None, False
         if proc is None:
             return
         if proc.poll() is None:
@@ -193,7 +254,7 @@ class LocalServer:
         if not self.alive():
             return 0
         try:
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024
         except OSError:
@@ -206,15 +267,33 @@ _LOCK = threading.Lock()
 
 
 def server_for(config: ServerConfig, *, restart: bool = True) -> LocalServer:
-    """The process-wide server for ``config``: started on first use, restarted if it died."""
+    """The server for ``config``: started on first use, restarted if it died.
+
+    With ``config.share`` (the default; ``VGM_SHARE_SERVER=0`` turns it off) a server that
+    another process of this user already runs for the same model is reused, and ours is
+    announced to others: on a shared machine one server beats several fighting for cores.
+    """
     with _LOCK:
         server = _SERVERS.get(config)
         if server is None:
             server = _SERVERS[config] = LocalServer(config)
-        if not server.alive():
-            if server.starts and not restart:
-                raise ModelError(f"the local model server exited; see {server.log_path}")
+        if server.alive():
+            return server
+        if server.starts and not restart:
+            raise ModelError(f"the local model server exited; see {server.log_path}")
+        if not config.share:
             server.start()
+            return server
+        lock_path = _runtime_dir() / f"{config.share_key()}.lock"
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one process starts it; the others then borrow it
+            try:
+                if not server.borrow():
+                    server.start()
+                    server.announce()
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
         return server
 
 
@@ -234,6 +313,8 @@ def serve_forever(model_path: str | Path, *, port: int = 8080, threads: int | No
     config = ServerConfig.for_model(model_path, threads=threads, port=port)
     server = LocalServer(config)
     server.start()
+    if config.share:
+        server.announce()  # runs of this user reuse it instead of starting their own
     if ready:
         ready(server)
     try:
@@ -258,8 +339,10 @@ def _child(args: argparse.Namespace) -> None:
     base_url = address if address.startswith("http") else f"http://{address}"
     sys.stdout.write(json.dumps({"base_url": base_url.rstrip("/"), "pid": os.getpid()}) + "\n")
     sys.stdout.flush()
+    parent = int(os.environ.get("VGM_SERVER_PARENT") or os.getppid())
     while not stop.wait(1.0):
-        pass
+        if not _pid_alive(parent) or os.getppid() != parent:
+            break  # the process that started us is gone: never leave a server behind
     del server
 
 

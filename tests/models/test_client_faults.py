@@ -44,7 +44,7 @@ async def test_persistent_500s_end_in_one_line_naming_the_status(fake_server):
 
 async def test_a_slow_server_times_out_with_one_line(fake_server):
     fake_server.faults = ["slow", "slow"]
-    fake_server.slow_s = 3.0
+    fake_server.slow_s = 1.0
     started = time.monotonic()
     with pytest.raises(ModelError, match=r"no answer within 0.3 s"):
         await model_for(fake_server, timeout=0.3, retries=1).complete(ASK)
@@ -53,7 +53,7 @@ async def test_a_slow_server_times_out_with_one_line(fake_server):
 
 async def test_a_timeout_then_a_fast_answer_succeeds(fake_server):
     fake_server.faults = ["slow"]
-    fake_server.slow_s = 3.0
+    fake_server.slow_s = 1.0
     reply = await model_for(fake_server, timeout=0.3).complete(ASK)
     assert reply.text
 

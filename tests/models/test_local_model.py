@@ -58,3 +58,38 @@ async def test_shared_prefix_is_reused_by_the_server(local_small):
 def test_get_model_local_small_is_resolved_to_the_installed_file(local_small_path):
     model = get_model("local:small")
     assert model.config.model_path.endswith(local_small_path.name)
+
+
+async def test_a_crashed_server_is_restarted_and_the_call_still_answers(local_small_path, monkeypatch):
+    from pipelines.llm.serve import _SERVERS
+
+    monkeypatch.setenv("VGM_SHARE_SERVER", "0")  # our own server, so killing it harms no one else
+    model = get_model("local:small", cache=False, retries=2)
+    server = model.server()
+    try:
+        assert server.owned
+        server.process.kill()  # the server dies mid-run
+        server.process.wait(10)
+        reply = await model.complete([{"role": "user", "content": "Say OK."}], max_tokens=3)
+        assert reply.text and server.alive() and server.starts == 2
+    finally:
+        _SERVERS.pop(model.config).stop()
+
+
+def test_a_second_process_borrows_the_announced_server(local_small):
+    import subprocess
+    import sys
+
+    from pipelines.llm.serve import _SERVERS
+
+    ours = _SERVERS[local_small.config]
+    code = (
+        "from pipelines.llm import get_model\n"
+        "m = get_model('local:small', cache=False)\n"
+        "s = m.server()\n"
+        "print(s.owned, s.base_url)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout.split()
+    if ours.owned:
+        assert out == ["False", ours.base_url]
+    assert ours.alive()
