@@ -54,6 +54,7 @@ class AvalonGame(SocialGame):
         self.queue: list[str] = []
         self.early = False
         self.evil_known: dict[str, list[str]] = {}
+        self._steps = {p: getattr(self, "_" + p) for p in PHASES if p not in ("setup", "over")}
 
     def _deal(self) -> None:
         deal = self.options.get("deal")
@@ -113,7 +114,7 @@ class AvalonGame(SocialGame):
         self.phase = "propose"
 
     async def step(self) -> None:
-        await getattr(self, "_" + self.phase)()
+        await self._steps[self.phase]()
 
     async def _propose(self) -> None:
         leader = self.names[self.leader]
@@ -147,18 +148,13 @@ class AvalonGame(SocialGame):
     async def _discuss(self) -> None:
         speaker = self.queue.pop(0)
         may_call = self.allow_early and self.assassination and self.is_evil(speaker)
-
-        def check(v: Any) -> str | None:
-            if v.get("call_assassination") and not may_call:
-                return "only an evil player may call the early assassination, and only when the table allows it"
-            return None
-
-        ask = Ask("speak", check=check, fallback=lambda rng: {"text": "", "call_assassination": False},
+        ask = Ask("speak", None, check=_may_knife if may_call else _no_knife, fallback=_silence,
                   question=lambda: prompts.speak_question(self, speaker, may_call), extra={"may_call": may_call})
         said = await self.decide(speaker, ask)
-        await self.emit("speech", player=speaker, text=said.get("text", ""), mission=self.mission, attempt=self.attempt)
-        if said.get("call_assassination") and may_call:
-            await self.emit("early_assassination", player=speaker, mission=self.mission)
+        mission = len(self.results) + 1
+        await self.emit("speech", player=speaker, text=said.get("text", ""), mission=mission, attempt=self.attempt)
+        if may_call and said.get("call_assassination"):
+            await self.emit("early_assassination", player=speaker, mission=mission)
             self.early = True
             self._start_assassination()
         elif not self.queue:
@@ -273,6 +269,20 @@ class AvalonGame(SocialGame):
 
     def parse_human(self, ask: Ask, text: str):
         return prompts.parse_human(self, ask, text)
+
+
+def _no_knife(v: Any) -> str | None:
+    if v.get("call_assassination"):
+        return "only an evil player may call the early assassination, and only when the table allows it"
+    return None
+
+
+def _may_knife(v: Any) -> str | None:
+    return None
+
+
+def _silence(rng: Any) -> dict:
+    return {"text": "", "call_assassination": False}
 
 
 def _is_bool(v: Any) -> str | None:

@@ -56,6 +56,7 @@ class MafiaGame(SocialGame):
         self.doctor_last: str | None = None
         self.checked: dict[str, str] = {}
         self.speaker_start = 0
+        self._steps = {p: getattr(self, "_" + p) for p in ("night", "discuss", "vote")}
 
     def _deal(self) -> None:
         deal = self.options.get("deal")  # a fixed seating (tests, replays), else a shuffled deal
@@ -106,7 +107,7 @@ class MafiaGame(SocialGame):
             self.phase = "night"
 
     async def step(self) -> None:
-        await getattr(self, "_" + self.phase)()
+        await self._steps[self.phase]()
 
     async def _night(self) -> None:
         t = self.table

@@ -20,7 +20,7 @@ from rulesets import VgmError
 
 from .ask import Ask
 from .events import Event, EventLog, view_for
-from .seats import HumanSeat, LlmSeat, ScriptedSeat, Seat
+from .seats import LlmSeat, ScriptedSeat, Seat
 
 Listener = Callable[[Event, "SocialGame"], Any]
 
@@ -226,7 +226,7 @@ class SocialGame:
             "options": self.options, "round": self.round, "seq": self.seq, "phase": self.phase,
             "winner": self.winner, "reason": self.reason, "roles": self.roles, "state": state,
             "rng": _rng_state(self.rng),
-            "seats": [{**s.spec(), "rng": _rng_state(s.rng)} for s in self.seats.values()],
+            "seats": [{**s.spec(), "rng": _rng_state(s.rng) if s.rng is not self.rng else None} for s in self.seats.values()],
             "events": self.log.events,
             "messages": {n: s.messages() for n, s in self.seats.items() if isinstance(s, LlmSeat)},
         }))
@@ -282,14 +282,11 @@ class SocialGame:
         _set_rng_state(game.rng, snapshot["rng"])
         for i, (name, saved) in enumerate(zip(game.names, snapshot["seats"])):
             seat = game.seats[name]
-            seat.bind(game, name, game.roles[name], 0)
-            _set_rng_state(seat.rng, saved["rng"])
-            if isinstance(seat, HumanSeat):
-                seat._shown = 0
+            seat.bind(game, name, game.roles[name], (reseed or 0) * 1009 + i)
+            if saved.get("rng") is not None and seat.rng is not game.rng and reseed is None:
+                _set_rng_state(seat.rng, saved["rng"])
         if reseed is not None:
             game.rng.seed(reseed)
-            for i, seat in enumerate(game.seats.values()):
-                seat.rng.seed(reseed * 1009 + i)
         return game
 
     def _load_state(self) -> None:

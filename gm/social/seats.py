@@ -28,11 +28,19 @@ class Seat:
         self.name = ""
         self.role = ""
         self.game: Any = None
-        self.rng = random.Random(0)
+        self._seed = 0
+        self._rng: random.Random | None = None
 
     def bind(self, game: Any, name: str, role: str, seed: int) -> None:
         self.game, self.name, self.role = game, name, role
-        self.rng = random.Random(seed)
+        self._seed, self._rng = seed, None
+
+    @property
+    def rng(self) -> random.Random:
+        """This seat's own randomness (fallback moves), made on first use: seeding costs time."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
 
     async def act(self, ask: Ask) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -59,6 +67,7 @@ class ScriptedSeat(Seat):
 
     def bind(self, game: Any, name: str, role: str, seed: int) -> None:
         super().bind(game, name, role, seed)
+        self._rng = game.rng  # scripted seats draw from the game's RNG: one seeding per game, and snapshots hold it
         self._policy = game.policy(self.style)
 
     async def act(self, ask: Ask) -> Any:
