@@ -22,6 +22,7 @@ class AppContext:
     logs_dir: Path | None = None
     model: str | None = None
     saves_dir: Path = field(default_factory=lambda: Path("saves"))
+    memory: str = "minilm"  # the Play tab's GM memory: "minilm" (packaged embeddings) or "hashing" (fast, for tests)
 
     def role(self, token: str | None) -> str | None:
         """``admin``, ``rater`` or ``None``. Without a study every visitor is the local owner."""

@@ -161,7 +161,7 @@ class PlayTab:
         try:
             self.ctx.require_owner(token)
             gm = _gm_class()(None, scenario or None, self._model_for(model), pipeline=pipeline or "tbs",
-                             session_path=self.ctx.saves_dir)
+                             memory=self.ctx.memory, session_path=self.ctx.saves_dir)
         except VgmError as exc:
             return self._error(exc)
         return self._show(gm, f"New game: **{esc(gm.scenario.title)}** ({gm.ruleset.name}); saved as `{esc(gm.session.path)}`.")
@@ -171,7 +171,7 @@ class PlayTab:
             self.ctx.require_owner(token)
             if not path:
                 raise VgmError("pick a saved session first (sessions are saved after every turn)")
-            gm = _gm_class().resume(path, self._model_for(model))
+            gm = _gm_class().resume(path, self._model_for(model), memory=self.ctx.memory)
         except VgmError as exc:
             return self._error(exc)
         return self._show(gm, f"Loaded `{esc(path)}`: {len(gm.session.turns)} turns so far.")
