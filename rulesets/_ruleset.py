@@ -265,6 +265,15 @@ def _check_social(pack: PackFile, roles: dict[str, RoleDef], setups: dict[int, S
     for team, plain in pack.rules.get("plain_roles", {}).items():
         if plain not in roles:
             raise fail(f"rules.plain_roles.{team}", f"unknown role {plain!r}", f"use one of: {known}")
+    for key in ("assassin_role", "assassination_target", "mafia_role", "doctor_role", "sheriff_role"):
+        value = pack.rules.get(key)
+        if value is not None and value not in roles:
+            raise fail(f"rules.{key}", f"unknown role {value!r}", f"use one of: {known}")
+    teams = set(pack.teams) or {r.team for r in roles.values()}
+    for key in ("good_team", "evil_team", "mafia_team", "village_team"):
+        value = pack.rules.get(key)
+        if value is not None and value not in teams:
+            raise fail(f"rules.{key}", f"unknown team {value!r}", f"use one of: {', '.join(sorted(teams))}")
     missions = pack.rules.get("missions")
     for n, s in setups.items():
         key = f"setups.{n}"
