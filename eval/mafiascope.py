@@ -166,6 +166,8 @@ def games_from_events(events: list[dict[str, Any]], probes: list[ProbeRecord], w
         game_id=str(setup.get("game_id") or setup.get("id") or Path(where).stem), players=players, roles=roles,
         source=source, parent=setup.get("parent") or setup.get("forked_from"),
         teams={str(p.get("name")): str(p["team"]) for p in setup.get("players") or [] if isinstance(p, dict) and p.get("team")},
+        personality={str(p.get("name")): p["personality"] for p in setup.get("players") or []
+                     if isinstance(p, dict) and isinstance(p.get("personality"), dict)},
     )
     last_seq: dict[int, float] = {}
     vote_seq: dict[tuple[int, str], float] = {}

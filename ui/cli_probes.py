@@ -109,6 +109,10 @@ def print_belief_report(r: dict[str, Any]) -> None:
     t.add_row("return rate (flips back to an abandoned suspect)", _pct(r["return_rate"]["value"]), _ci(r["return_rate"]), str(r["return_rate"]["n"]))
     console.print(t)
 
+    if r.get("personality_mae"):
+        pm = r["personality_mae"]
+        console.print(f"Big Five attribution: mean absolute error {_num(pm['value'], 1)} {_ci(pm, False)} points "
+                      f"(n={pm['n']} trait ratings; always guessing 50: {_num(pm['baseline_always_50'], 1)})")
     c = r["cost"]
     line = f"cost: {c['probe_calls']} probe calls ({c['probe_calls_per_game']:.0f}/game), {c['probe_tokens']} tokens"
     if c.get("tokens_per_call"):

@@ -67,6 +67,7 @@ class BeliefGame:
     parent: str | None = None
     calls_game: int | None = None  # game-facing model calls, when the log says
     teams: dict[str, str] = field(default_factory=dict)  # name → team, when the log says
+    personality: dict[str, dict[str, float]] = field(default_factory=dict)  # name → generating Big Five, when known
 
     def evil(self, name: str) -> bool:
         """On the informed minority's side (Mafia; Avalon's evil), by team when known, else by role."""

@@ -340,3 +340,28 @@ def dynamics_rows(game: BeliefGame, rank_id: str = "suspicion_ranking") -> np.nd
 
 def select(rows: np.ndarray, col: int, value: float) -> np.ndarray:
     return rows[rows[:, col] == value] if len(rows) else rows
+
+
+# -- personality -----------------------------------------------------------------------
+TRAITS = ("O", "C", "E", "A", "N")
+
+
+def personality_rows(game: BeliefGame, probe_ids: tuple[str, ...] = ("personality", "personality_profile")) -> np.ndarray:
+    """(|attributed - generating|, |50 - generating|) per trait, when the log has generating vectors."""
+    if not game.personality:
+        return np.empty((0, 2))
+    rows = []
+    for pid in probe_ids:
+        for rec in game.probes_of(pid):
+            for e in entries(rec.answer_parsed):
+                target = resolve(e.get("player"), game.players)
+                truth = game.personality.get(target or "")
+                if not truth or target == rec.player:
+                    continue
+                for t in TRAITS:
+                    try:
+                        guess, true = float(e[t]), float(truth[t])
+                    except (KeyError, TypeError, ValueError):
+                        continue
+                    rows.append((abs(guess - true), abs(50.0 - true)))
+    return _arr(rows, 2)

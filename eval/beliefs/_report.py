@@ -132,6 +132,9 @@ def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED
         "return_rate": _fig(_only(dyn, lambda x: x[~np.isnan(x[:, 3])] if len(x) else x), m.mean_col(3), b, seed),
         "cost": cost(games),
     }
+    pers = [m.personality_rows(g) for g in games]
+    if any(len(x) for x in pers):  # only logs that record each seat's generating Big Five
+        report["personality_mae"] = _fig(pers, m.mean_col(0), b, seed, baseline_always_50=m.mean_col(1)(np.vstack([x for x in pers if len(x)])))
     for side, v in (("innocent", 0), ("mafia", 1)):
         sub = _only(vc, lambda x, v=v: m.select(x, 0, v))
         top = _only(sub, lambda x: x[~np.isnan(x[:, 1])] if len(x) else x)

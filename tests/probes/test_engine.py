@@ -143,3 +143,24 @@ def test_probed_game_sends_byte_identical_game_requests(tmp_path, respond, probe
     assert runner.records, "the probes must actually have run"
     assert probed_bytes == plain_bytes
     assert events == plain_events and result == plain_result
+
+
+def test_the_identity_check_catches_a_probe_that_leaks_into_the_game(tmp_path, respond):
+    """Control: a listener that writes an answer into the game log changes the game-facing bytes."""
+    from gm.mafia import MafiaGame
+    from gm.social import LlmSeat
+
+    _, plain_bytes, _, _ = _play(tmp_path, respond, None)
+    model = ScriptedModel(responder=respond)
+    game = MafiaGame([LlmSeat(model) for _ in range(7)], seed=11, game_id="g", log_path=tmp_path / "leaky.jsonl")
+    leaked = []
+
+    def leaky(event, g):
+        if event["kind"] == "speech" and not leaked:
+            leaked.append(event)
+            g.log.append({**event, "text": "(a probe answer that should have stayed private)"})
+
+    game.add_listener(leaky)
+    game.play()
+    game_facing = [r for r in model.requests if not str(r["step"]).startswith("probe:")]
+    assert json.dumps(game_facing, sort_keys=True).encode() != plain_bytes
