@@ -90,6 +90,7 @@ BAD = {
                                "key 'setups.4.lineup'", "unknown role 'hunter'"),
     "unknown team": (SOCIAL.replace("{name: Seer, team: village}", "{name: Seer, team: town}"),
                      "key 'roles.seer.team'", "use one of: village, wolves"),
+    "unknown role in rules": (SOCIAL + "rules: {mafia_role: werewolf}\n", "key 'rules.mafia_role'", "unknown role 'werewolf'"),
     "no checks": ("title: Empty\nkind: trpg\n", "key 'checks'", "add `checks:`"),
     "not a mapping": ("- just\n- a list\n", "not a mapping", "title:"),
 }
