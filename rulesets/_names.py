@@ -41,6 +41,8 @@ class NameIndex:
     def closest(self, text: str, n: int = 3) -> list[str]:
         """Up to ``n`` ids whose spellings look most like ``text`` (difflib ratio)."""
         key = loose_key(text, self.filler) or raw_key(text)
+        if not key:
+            return []
         keys = {**self._loose, **self._raw}
         ids: list[str] = []
         for cutoff in (0.6, 0.3, 0.0):

@@ -21,7 +21,8 @@ DEFAULT_FILLER: frozenset[str] = frozenset(
     a an the make makes making made roll rolls rolling rolled give gimme me us check checks
     test tests skill skills ability please do your my for lets let i need want you to go
     ahead and just quick quickly with another one more now then it that this dc can could
-    would should everyone everybody all both you guys again of okay ok alright so well
+    would should everyone everybody all both you guys again of okay ok alright so well from each
+    who wants whoever here there real actually also first yeah um uh yourself yourselves
     """.split()
 )
 # Chinese tables glue the filler to the name ("侦查检定", "过一个聆听"): strip it at the ends.

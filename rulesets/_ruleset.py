@@ -55,6 +55,7 @@ class RuleSet(BaseModel):
         """The id ``text`` names (a check id, ``lore:<topic>``, or a role id in social packs), else None."""
         if self.kind == "social":
             return self.try_resolve_role(text)
+        text = str(text)
         hit = self._check_index.lookup(text)
         return hit if hit is not None else self._family_id(text)
 
@@ -138,13 +139,13 @@ class RuleSet(BaseModel):
 
     def try_resolve_role(self, text: str) -> str | None:
         """The role id ``text`` names ("梅林" → "merlin"), else None."""
-        return self._role_index.lookup(text)
+        return self._role_index.lookup(str(text))
 
     def resolve_role(self, text: str) -> str:
         """The role id ``text`` names; raises ``UnknownName`` listing the closest role ids."""
-        hit = self._role_index.lookup(text)
+        hit = self._role_index.lookup(str(text))
         if hit is None:
-            raise UnknownName(text, self.name, "role", self._role_index.closest(text))
+            raise UnknownName(str(text), self.name, "role", self._role_index.closest(text))
         return hit
 
     def team_of(self, role: str) -> str:
