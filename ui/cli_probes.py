@@ -54,7 +54,7 @@ def print_belief_report(r: dict[str, Any]) -> None:
                   _pct(x["accuracy_chance"]), _pct(x["unknown_share"]), _pct(x["mafia_recall"]["value"]),
                   _ci(x["mafia_recall"]), _pct(x["recall_chance"]))
     fo, rc = r["first_order_accuracy"], r["mafia_recall"]
-    t.add_row("all", str(fo["n"]), _pct(fo["value"]), _ci(fo), _pct(fo["chance"]), "", _pct(rc["value"]), _ci(rc), _pct(rc["chance"]))
+    t.add_row("all", str(fo["n_committed"]), _pct(fo["value"]), _ci(fo), _pct(fo["chance"]), "", _pct(rc["value"]), _ci(rc), _pct(rc["chance"]))
     console.print(t)
 
     t = Table(title=f"Calibration: ECE {_num(r['ece']['value'])} {_ci(r['ece'], False)}, "
@@ -114,7 +114,8 @@ def print_belief_report(r: dict[str, Any]) -> None:
         console.print(f"Big Five attribution: mean absolute error {_num(pm['value'], 1)} {_ci(pm, False)} points "
                       f"(n={pm['n']} trait ratings; always guessing 50: {_num(pm['baseline_always_50'], 1)})")
     c = r["cost"]
-    line = f"cost: {c['probe_calls']} probe calls ({c['probe_calls_per_game']:.0f}/game), {c['probe_tokens']} tokens"
+    line = f"cost: {c['probe_calls']} probe calls ({c['probe_calls_per_game']:.0f}/game)"
+    line += f", {c['probe_tokens']} tokens" if c["probe_tokens"] else " (the log has no token counts)"
     if c.get("tokens_per_call"):
         line += f" ({c['tokens_per_call']:.0f}/call)"
     if c.get("traffic_multiplier"):

@@ -95,7 +95,7 @@ def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED
         "probe_answers": sum(len(g.probes) for g in games),
         "bootstrap": {"B": b, "seed": seed, "unit": "game"},
         "parse_rate": parse_rates(games),
-        "first_order_accuracy": _fig(fo, m.accuracy, b, seed, chance=m.accuracy_chance(np.vstack([x for x in fo if len(x)] or [np.empty((0, 6))]))),
+        "first_order_accuracy": _fig(fo, m.accuracy, b, seed, n_committed=int(sum((x[:, 1] == 1).sum() for x in fo if len(x))), chance=m.accuracy_chance(np.vstack([x for x in fo if len(x)] or [np.empty((0, 6))]))),
         "mafia_recall": _fig(rec, m.mean_col(1), b, seed, chance=m.mean_col(2)(np.vstack([x for x in rec if len(x)] or [np.empty((0, 3))]))),
         "first_order_by_round": by_round,
         "ece": _fig(cal, m.ece, b, seed, bin_width=m.BIN_WIDTH),
