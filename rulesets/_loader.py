@@ -157,6 +157,13 @@ def load_path(path: Path) -> RuleSet:
     return _cache[stamp]
 
 
-def load(name: str) -> RuleSet:
-    """Load a rule set by name or alias: ``load("dnd5e")``, ``load("Call of Cthulhu")``. Cached."""
-    return load_path(find_pack(name))
+def load(name: str | os.PathLike) -> RuleSet:
+    """Load a rule set by name or alias (``load("dnd5e")``, ``load("Call of Cthulhu")``) or by
+    the path of a ``.yaml`` file. Cached until the file changes."""
+    text = os.fspath(name)
+    if text.endswith((".yaml", ".yml")):
+        path = Path(text).expanduser()
+        if not path.is_file():
+            raise PackError(text, "", "no such pack file", "check the path, or give a pack name (`vgm rulesets list`)")
+        return load_path(path)
+    return load_path(find_pack(text))

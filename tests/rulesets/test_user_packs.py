@@ -125,3 +125,10 @@ def test_a_broken_user_pack_does_not_break_the_others(user_dir):
     assert load("DND").name == "dnd5e"
     rows = {r["name"]: r for r in rulesets._report.pack_summaries()}
     assert "malformed YAML" in rows["broken"]["error"] and not rows["dnd5e"]["error"]
+
+
+def test_a_pack_file_loads_by_its_path(tmp_path):
+    path = write(tmp_path, "heist", GOOD)
+    assert load(str(path)).name == "heist" and load(path).resolve("bluff") == "bluff"
+    with pytest.raises(PackError, match="no such pack file"):
+        load(tmp_path / "nope.yaml")
