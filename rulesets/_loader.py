@@ -5,6 +5,7 @@ replaces it (the folders are searched first, like ``PATH``).
 """
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -139,8 +140,6 @@ def find_pack(name: str) -> Path:
             continue
         if key in {raw_key(a) for a in aliases}:
             return path
-    import difflib
-
     closest = difflib.get_close_matches(name.casefold(), list(files), n=3, cutoff=0.0)
     unread = f" ({', '.join(broken)} could not be read: see `vgm rulesets list`)" if broken else ""
     raise UnknownName(name, "the installed packs", "rule set", closest,

@@ -54,6 +54,7 @@ class FamilyDef(_Def):
     ability: str | None = None
     aliases: list[str] = Field(default_factory=list)
     zh: list[str] = Field(default_factory=list)
+    example: str = "topic"  # a topic to show in menus: lore:sailing
     description: str = ""
 
 

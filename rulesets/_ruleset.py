@@ -132,7 +132,7 @@ class RuleSet(BaseModel):
             if kinds and fam.kind not in kinds:
                 continue
             gov = f" ({self.ability_name(fam.ability)})" if fam.ability else ""
-            lines.append(f"{fid}:<topic>{gov} — {fam.name} (any topic, e.g. {fid}:sailing)")
+            lines.append(f"{fid}:<topic>{gov} — {fam.name} (one id per topic, e.g. {fid}:{fam.example})")
         return "\n".join(lines)
 
     # ----- social roles ------------------------------------------------------------
