@@ -81,7 +81,7 @@ def main() -> None:
     for r in rows:
         vs = "n/a (no server call)" if r["case"].startswith("cache warm") else f"{r['over_floor_pct']:+.1f}%"
         table.add_row(r["case"], f"{r['seconds']:.3f}", vs, f"{r['calls_per_s']:.0f}", f"{r['client_cpu_ms_per_call']:.2f}")
-    Console().print(table)
+    Console(width=None if sys.stdout.isatty() else 150).print(table)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other processes slow the wall time, not the CPU per call)")
 
 
