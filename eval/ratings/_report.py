@@ -211,7 +211,7 @@ def plot_report(report: StudyReport, path: str | Path | None = None):
     import matplotlib.pyplot as plt
 
     panels = 2 if report.bradley_terry else 1
-    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4), squeeze=False)
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.4), squeeze=False)
     ax = axes[0][0]
     conds = report.conditions
     width = 0.8 / max(len(conds), 1)
@@ -226,8 +226,8 @@ def plot_report(report: StudyReport, path: str | Path | None = None):
     ax.set_ylim(0, 5.5)
     ax.set_ylabel("mean score (1-5), 95% CI")
     ax.set_title(f"{report.name}: {report.ratings} ratings by {report.raters} raters")
-    if conds:
-        ax.legend(fontsize=8, loc="lower right")
+    if conds:  # below the axes, so it never hides a bar
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(len(conds), 4), frameon=False)
     if report.bradley_terry:
         bx = axes[0][1]
         bts = report.bradley_terry

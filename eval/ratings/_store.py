@@ -154,7 +154,10 @@ class Study:
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout = 30000")
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = FULL")
+        # WAL + NORMAL: a commit survives a killed or restarted server (the WAL is in the OS's
+        # hands at once); only a power cut could drop the last commits. FULL fsyncs every commit
+        # and tripled p95 latency under 30 concurrent raters (bench/rating_load.py).
+        conn.execute("PRAGMA synchronous = NORMAL")
         return conn
 
     @contextmanager

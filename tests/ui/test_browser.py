@@ -62,3 +62,35 @@ def test_missing_score_is_flagged_not_stored(live_study, browser):
     page.locator("#rate-status").get_by_text("give a score for").wait_for(timeout=20000)
     assert live_study["study"].rater(token).my_ratings() == []
     page.close()
+
+
+def test_owner_sees_every_tab_render(live_study, browser, tmp_path):
+    """The admin link opens all four tabs; each shows its main content (screenshots go to $VGM_SCREENSHOTS)."""
+    import os
+    from pathlib import Path
+
+    shots = Path(os.environ.get("VGM_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1300, "height": 1100})
+    page.goto(f"{live_study['server'].url}/?token={live_study['admin']}")
+    page.locator("#admin-summary").get_by_text("score ratings").wait_for(timeout=20000)
+    page.screenshot(path=str(shots / "rate-admin.png"), full_page=True)
+
+    page.get_by_role("tab", name="Compare").click()
+    board = page.locator("#compare-leaderboard")
+    board.get_by_text("tbs_gm").first.wait_for(timeout=20000)
+    assert "template_gm" in board.inner_text()
+    page.locator("#compare-diff").get_by_text("demo-0001").first.wait_for(timeout=20000)
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+
+    page.get_by_role("tab", name="Beliefs").click()
+    page.locator("#beliefs-truth").get_by_text("Ann").first.wait_for(timeout=20000)
+    assert "Bo" in page.locator("#beliefs-where").inner_text()
+    assert "mafia_pick" not in page.locator("#beliefs-feed").inner_text()  # Bo never saw the Mafia's pick
+    page.screenshot(path=str(shots / "beliefs.png"), full_page=True)
+
+    page.get_by_role("tab", name="Play").click()
+    page.locator("#play-scenario").wait_for(timeout=20000)
+    assert page.locator("#play-new").is_visible()
+    page.screenshot(path=str(shots / "play.png"), full_page=True)
+    page.close()

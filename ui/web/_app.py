@@ -90,4 +90,6 @@ def serve(host: str = "127.0.0.1", port: int = 7860, **kwargs) -> None:
     import uvicorn
 
     app = create_app(**kwargs)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # A longer keep-alive than uvicorn's 5 s: a busy rater's browser or script reuses its
+    # connection instead of racing the server closing it.
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=30)

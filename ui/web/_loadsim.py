@@ -29,11 +29,24 @@ class LoadResult:
         return self.submitted / self.seconds if self.seconds else 0.0
 
 
+async def _send(client: httpx.AsyncClient, method: str, path: str, **kwargs) -> httpx.Response:
+    """One request, retried twice on a dropped connection. Safe for submits too: storing the same
+    (rater, item) again replaces the row, so a retry can never make a duplicate."""
+    for attempt in range(3):
+        try:
+            return await client.request(method, path, **kwargs)
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectError):
+            if attempt == 2:
+                raise
+            await asyncio.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 async def _rater(client: httpx.AsyncClient, token: str, count: int, result: LoadResult, seed: int) -> None:
     rng = random.Random(seed)
     headers = {"Authorization": f"Bearer {token}"}
     for _ in range(count):
-        got = await client.get("/api/rate/next", headers=headers)
+        got = await _send(client, "GET", "/api/rate/next", headers=headers)
         got.raise_for_status()
         item = got.json()["item"]
         if item is None:
@@ -44,7 +57,7 @@ async def _rater(client: httpx.AsyncClient, token: str, count: int, result: Load
         else:
             body.update(naturalness=rng.randint(1, 5), groundedness=rng.randint(1, 5), factual=rng.randint(1, 5))
         start = time.perf_counter()
-        resp = await client.post("/api/rate/submit", json=body, headers=headers)
+        resp = await _send(client, "POST", "/api/rate/submit", json=body, headers=headers)
         result.latencies.append(time.perf_counter() - start)
         if resp.status_code == 200:
             result.submitted += 1

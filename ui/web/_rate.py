@@ -49,12 +49,15 @@ def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | No
                time.strftime("%H:%M:%S", time.localtime(r["last"])) if r["last"] else "-"] for r in admin.raters()]
     report = study_report(admin)
     labels = {c.id: c.label for c in CRITERIA}
-    means = [
-        [m.condition, labels[m.criterion], m.n,
-         "-" if m.mean is None else f"{m.mean:.2f}",
-         "-" if m.low is None else f"[{m.low:.2f}, {m.high:.2f}]"]
-        for m in report.means
-    ]
+    means = []
+    for cond in report.conditions:  # one row per condition, one column per factor
+        cells = []
+        for c in CRITERIA:
+            m = report.mean_of(cond, c.id)
+            cells.append("-" if m is None or m.mean is None else
+                         f"{m.mean:.2f}" + ("" if m.low is None else f" [{m.low:.2f}, {m.high:.2f}]"))
+        first = report.mean_of(cond, CRITERIA[0].id)
+        means.append([cond, *cells, first.n if first else 0])
     alpha = ", ".join(f"{labels[k]} {('%.2f' % v) if v is not None else 'n/a'}" for k, v in report.alpha.items())
     lines = [f"**{report.ratings}** score ratings and **{report.choices}** A/B choices from **{report.raters}** raters.",
              f"Krippendorff's alpha (ordinal): {alpha}" + (f" ({report.alpha_note})" if report.alpha_note else "")]
@@ -102,11 +105,12 @@ class RateTab:
                 self.refresh_btn = gr.Button("Refresh", elem_id="admin-refresh")
                 self.raters_df = gr.Dataframe(headers=["rater", "rated", "skipped", "items", "link", "last"], label="Raters",
                                               interactive=False, elem_id="admin-raters")
-                self.means_df = gr.Dataframe(headers=["condition", "factor", "n", "mean", "95% CI"],
-                                             label="Mean score per condition and factor", interactive=False, elem_id="admin-means")
+                self.means_df = gr.Dataframe(headers=["condition", *[c.label for c in CRITERIA], "n"],
+                                             label="Mean score (1-5) per condition and factor, [95% CI]", interactive=False,
+                                             elem_id="admin-means")
                 self.plot = gr.Image(label="Report plot", type="filepath", interactive=False, elem_id="admin-plot")
                 self.csv_btn = gr.Button("Export CSV", elem_id="admin-csv")
-                self.csv_file = gr.File(label="ratings.csv", interactive=False)
+                self.csv_file = gr.File(label="ratings.csv", interactive=False, visible=False)
 
         item_outputs = [self.status, self.rater_panel, self.progress, self.item_id, self.started, self.context, self.checks,
                         self.score_panel, self.utterance, *self.scores, self.ab_panel, self.utter_a, self.utter_b, self.choice]
@@ -214,7 +218,8 @@ class RateTab:
 
     def _admin_values(self) -> dict:
         raters, means, summary, plot = admin_tables(self.ctx)
-        return {self.admin_summary: summary, self.raters_df: raters, self.means_df: means, self.plot: plot}
+        return {self.admin_summary: summary, self.raters_df: raters, self.means_df: means,
+                self.plot: gr.update(value=plot, visible=plot is not None)}
 
     def _refresh(self, token):
         if self.ctx.study is None or self.ctx.study.role_of(token) != "admin":
@@ -226,4 +231,4 @@ class RateTab:
             return None
         path = Path(tempfile.mkdtemp(prefix="vgm-csv-")) / "ratings.csv"
         export_csv(self.ctx.study.owner(), path)
-        return str(path)
+        return gr.update(value=str(path), visible=True)
