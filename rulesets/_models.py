@@ -103,6 +103,7 @@ class PackFile(_Def):
     checks: dict[str, CheckDef] = Field(default_factory=dict)
     families: dict[str, FamilyDef] = Field(default_factory=dict)
     teams: dict[str, str] = Field(default_factory=dict)  # team id -> display name
+    team_aliases: dict[str, list[str]] = Field(default_factory=dict)  # team id -> other names (蓝方, Villagers)
     roles: dict[str, RoleDef] = Field(default_factory=dict)
     setups: dict[int, SetupDef] = Field(default_factory=dict)
     rules: dict = Field(default_factory=dict)

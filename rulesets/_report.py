@@ -41,6 +41,7 @@ def describe_ruleset(rs: RuleSet) -> dict:
         out["families"] = [{"id": f"{fid}:<topic>", **f.model_dump()} for fid, f in rs.families.items()]
     else:
         out["teams"] = rs.teams
+        out["team_aliases"] = rs.team_aliases
         out["roles"] = [r.model_dump() for r in rs.roles.values()]
         out["setups"] = [s.model_dump() for _, s in sorted(rs.setups.items())]
     out["rules"] = rs.rules

@@ -32,6 +32,7 @@ class RuleSet(BaseModel):
     checks: dict[str, CheckDef] = Field(default_factory=dict)
     families: dict[str, FamilyDef] = Field(default_factory=dict)
     teams: dict[str, str] = Field(default_factory=dict)
+    team_aliases: dict[str, list[str]] = Field(default_factory=dict)
     roles: dict[str, RoleDef] = Field(default_factory=dict)
     setups: dict[int, SetupDef] = Field(default_factory=dict)
     rules: dict = Field(default_factory=dict)
@@ -39,6 +40,7 @@ class RuleSet(BaseModel):
     _check_index: NameIndex = PrivateAttr(default_factory=NameIndex)
     _role_index: NameIndex = PrivateAttr(default_factory=NameIndex)
     _ability_index: NameIndex = PrivateAttr(default_factory=NameIndex)
+    _team_index: NameIndex = PrivateAttr(default_factory=NameIndex)
 
     def __str__(self) -> str:
         size = f"{len(self.checks)} checks" if self.kind == "trpg" else f"{len(self.roles)} roles"
@@ -148,6 +150,17 @@ class RuleSet(BaseModel):
             raise UnknownName(str(text), self.name, "role", self._role_index.closest(text))
         return hit
 
+    def try_resolve_team(self, text: str) -> str | None:
+        """The team id ``text`` names ("蓝方阵营" → "good", "Villagers" → "village"), else None."""
+        return self._team_index.lookup(str(text))
+
+    def resolve_team(self, text: str) -> str:
+        """The team id ``text`` names; raises ``UnknownName`` listing the closest team ids."""
+        hit = self._team_index.lookup(str(text))
+        if hit is None:
+            raise UnknownName(str(text), self.name, "team", self._team_index.closest(str(text)))
+        return hit
+
     def team_of(self, role: str) -> str:
         """Team id of a role (accepts any alias)."""
         return self.roles[self.resolve_role(role)].team
@@ -216,7 +229,7 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
     filler = DEFAULT_FILLER | {w.casefold() for w in pack.filler}
     rs = RuleSet(name=name, title=pack.title, kind=pack.kind, description=pack.description,
                  aliases=pack.aliases, source=source, ability_word=pack.ability_word,
-                 ability_defs=abilities, checks=checks, families=pack.families, teams=pack.teams,
+                 ability_defs=abilities, checks=checks, families=pack.families, teams=pack.teams, team_aliases=pack.team_aliases,
                  roles=roles, setups=setups, rules=pack.rules)
     rs._check_index = NameIndex(filler)
     rs._role_index = NameIndex({"the", "a", "an", "role", "player", "of", "arthur"})
@@ -231,6 +244,14 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
     for aid, a in abilities.items():
         _index(rs._ability_index, aid, [aid, a.name, *([a.abbr] if a.abbr else []), *a.aliases, *a.zh],
                f"abilities.{aid}", fail)
+    team_ids = list(pack.teams) or sorted({r.team for r in roles.values()})
+    rs._team_index = NameIndex({"the", "a", "an", "team", "side", "camp", "阵营"})
+    for tid in team_ids:
+        _index(rs._team_index, tid, [tid, pack.teams.get(tid, tid), *pack.team_aliases.get(tid, [])],
+               f"team_aliases.{tid}", fail)
+    for tid in pack.team_aliases:
+        if tid not in team_ids:
+            raise fail(f"team_aliases.{tid}", f"unknown team {tid!r}", f"use one of: {', '.join(team_ids)}")
     for rid, r in roles.items():
         _index(rs._role_index, rid, [rid, r.name, *r.aliases, *r.zh], f"roles.{rid}", fail)
     return rs

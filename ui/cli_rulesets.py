@@ -96,7 +96,9 @@ def _show_social(info: dict) -> None:
                       r["sees_as"], _join(r["zh"]), _join(r["aliases"]))
     console.print(roles)
     if info["teams"]:
-        console.print("teams: " + "; ".join(f"{k} = {v}" for k, v in info["teams"].items()))
+        for tid, title in info["teams"].items():
+            also = info["team_aliases"].get(tid, [])
+            console.print(f"team [bold]{tid}[/] = {title}" + (f"  [dim](also: {_join(also)})[/]" if also else ""))
     setups = Table(title="setups by player count")
     has_missions = any(s["team_sizes"] for s in info["setups"])
     cols = ["players", "default line-up"] + (["team sizes", "fails needed"] if has_missions else []) + ["optional"]

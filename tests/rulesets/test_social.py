@@ -59,3 +59,11 @@ def test_unsupported_player_count_names_the_supported_ones():
 def test_unknown_role_lists_closest():
     with pytest.raises(UnknownName, match="closest: merlin"):
         load("avalon").resolve_role("Merlyn")
+
+
+def test_team_names_from_the_data_resolve():
+    avalon, mafia = load("avalon"), load("mafia")
+    assert avalon.resolve_team("蓝方阵营") == "good" and avalon.resolve_team("红方") == "evil"
+    assert mafia.resolve_team("Villagers") == "village" and mafia.resolve_team("Mafia") == "mafia"
+    with pytest.raises(UnknownName, match="closest: good"):
+        avalon.resolve_team("goodies")
