@@ -173,14 +173,14 @@ class ClientModel:
         self.usage_total = self.usage_total + usage
         if self.usage_log is not None:
             self.usage_log.write({
-                "model": self.name, "step": step, "prompt_tokens": usage.prompt_tokens,
+                "event": "call", "model": self.name, "step": step, "prompt_tokens": usage.prompt_tokens,
                 "completion_tokens": usage.completion_tokens, "cached_tokens": usage.cached_tokens,
                 "latency_s": usage.latency_s, "cache_hit": usage.cache_hit, "attempts": attempts,
             })
 
     def _log_failure(self, error: str, attempts: int) -> None:
         if self.usage_log is not None:
-            self.usage_log.write({"model": self.name, "error": error, "attempts": attempts, "cache_hit": False})
+            self.usage_log.write({"event": "error", "model": self.name, "error": error, "attempts": attempts, "cache_hit": False})
 
 
 def _error_message(body: bytes, reason: str) -> str:

@@ -82,9 +82,14 @@ async def complete_json(
 ) -> Parsed:
     """Ask for JSON matching ``schema``; repair, validate, re-ask once with the error.
 
+    The schema goes to the backend as structured output (llama.cpp turns it into a
+    grammar, OpenAI into a response format). A backend that turned out to support neither
+    (``model.structured == "none"``) gets the schema written into the last message instead.
     Returns a ``Parsed`` whose ``usage`` sums every call made.
     """
     js = json_schema_of(schema) if use_schema else None
+    if js is not None and getattr(model, "structured", None) == "none":
+        messages = with_schema_hint(messages, js)
     reply = await model.complete(messages, step=step, max_tokens=max_tokens, temperature=temperature, json_schema=js)
     usage = reply.usage
     value, repaired, error = parse_as(reply.text, schema)
@@ -99,4 +104,15 @@ async def complete_json(
         value, repaired, error = parse_as(again.text, schema)
         raw = again.text
         repaired = True
+    log = getattr(model, "usage_log", None)
+    if log is not None and hasattr(log, "write"):
+        log.write({"model": getattr(model, "name", ""), "step": step, "event": "parse", "parse_ok": error is None, "repaired": repaired, "error": error})
     return Parsed(value=value, raw=raw, parse_ok=error is None, repaired=repaired, error=error, usage=usage)
+
+
+def with_schema_hint(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
+    """The messages with 'answer with JSON matching <schema>' added to the last one."""
+    hint = "\n\nAnswer with JSON only, matching this JSON schema: " + json.dumps(schema, separators=(",", ":"))
+    last = dict(messages[-1])
+    last["content"] = str(last.get("content", "")) + hint
+    return [*messages[:-1], last]

@@ -229,3 +229,17 @@ def test_model_works_across_separate_event_loops(fake_server):
     model = model_for(fake_server, cache=False)
     assert asyncio.run(model.complete(ASK)).text
     assert asyncio.run(model.complete(ASK)).text
+
+
+async def test_without_any_structured_mode_the_schema_goes_into_the_prompt(fake_server):
+    class Skills(BaseModel):
+        skills: list[str]
+
+    model = model_for(fake_server)
+    model.structured = "none"
+    parsed = await complete_json(model, ASK, Skills)
+    sent = fake_server.requests[0]
+    assert parsed.parse_ok and "response_format" not in sent
+    assert "JSON schema" in sent["messages"][-1]["content"] and '"skills"' in sent["messages"][-1]["content"]
+    events = [json.loads(x) for x in (cache_dir() / "usage.jsonl").read_text().splitlines()]
+    assert events[-1]["event"] == "parse" and events[-1]["parse_ok"] is True
