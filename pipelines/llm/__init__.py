@@ -7,6 +7,7 @@ cache, usage log). ``complete_json`` asks for, repairs and validates structured 
 from ._types import ChatModel, Message, ModelError, Reply, Usage
 from .cache import ResponseCache, UsageLog
 from .client import ClientModel, OpenAICompatModel
+from .langchain_bridge import LangChainModel, from_langchain
 from .resolve import LocalModel, get_model, langchain_model, parse_spec
 from .scripted import ScriptedModel
 from .structured import Parsed, complete_json, parse_as
@@ -14,5 +15,5 @@ from .structured import Parsed, complete_json, parse_as
 __all__ = [
     "ChatModel", "Message", "ModelError", "Reply", "Usage", "ScriptedModel", "get_model", "langchain_model",
     "parse_spec", "Parsed", "complete_json", "parse_as", "ClientModel", "OpenAICompatModel", "LocalModel",
-    "ResponseCache", "UsageLog",
+    "ResponseCache", "UsageLog", "LangChainModel", "from_langchain",
 ]

@@ -87,3 +87,20 @@ def test_langchain_model_for_scripted_and_openai(tmp_path, fake_server):
     chat = langchain_model("openai:fake", base_url=fake_server.base_url)
     assert chat.invoke("Which skill?").content == '{"skills": ["perception"]}'
     assert fake_server.requests[-1]["model"] == "fake"
+
+
+async def test_any_langchain_chat_model_goes_through_the_client():
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from pydantic import BaseModel
+
+    from pipelines.llm import complete_json, from_langchain
+
+    class Skills(BaseModel):
+        skills: list[str]
+
+    chat = FakeListChatModel(responses=['```json\n{"skills": ["insight"]}\n```', "never asked"])
+    model = from_langchain(chat, cache_id="fake-list")
+    parsed = await complete_json(model, [{"role": "user", "content": "Which skill?"}], Skills)
+    assert parsed.parse_ok and parsed.value.skills == ["insight"]
+    again = await complete_json(model, [{"role": "user", "content": "Which skill?"}], Skills)
+    assert again.usage.cache_hit and again.value.skills == ["insight"]
