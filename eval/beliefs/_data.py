@@ -21,6 +21,8 @@ _ROLE_WORDS = [  # substring → canonical role, checked in order (English and R
     ("sher", "Sheriff"), ("detect", "Sheriff"), ("комисс", "Sheriff"), ("шериф", "Sheriff"),
     ("vill", "Villager"), ("town", "Villager"), ("citizen", "Villager"), ("innocent", "Villager"),
     ("мирн", "Villager"), ("civil", "Villager"),
+    ("servant", "Loyal Servant"), ("minion", "Minion"), ("merlin", "Merlin"), ("percival", "Percival"),
+    ("morgana", "Morgana"), ("assassin", "Assassin"), ("mordred", "Mordred"), ("oberon", "Oberon"),
 ]
 
 
@@ -33,7 +35,7 @@ def norm_role(role: Any) -> str:
     for word, canon in _ROLE_WORDS:
         if word in low:
             return canon
-    return text[:1].upper() + text[1:]
+    return " ".join(w[:1].upper() + w[1:] for w in text.replace("_", " ").split())
 
 
 def is_evil(role: str) -> bool:

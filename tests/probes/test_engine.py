@@ -164,3 +164,19 @@ def test_the_identity_check_catches_a_probe_that_leaks_into_the_game(tmp_path, r
     game.play()
     game_facing = [r for r in model.requests if not str(r["step"]).startswith("probe:")]
     assert json.dumps(game_facing, sort_keys=True).encode() != plain_bytes
+
+
+def test_avalon_game_is_probed_with_the_avalon_set(tmp_path, respond):
+    from gm.avalon import AvalonGame
+    from gm.social import ScriptedSeat
+
+    from eval.mafiascope import load_games
+
+    game = AvalonGame([ScriptedSeat("random") for _ in range(6)], seed=2, game_id="av", log_path=tmp_path / "av.jsonl")
+    runner = attach_probes(game, "avalon", ScriptedModel(responder=respond), tmp_path / "av.probes.jsonl")
+    game.play()
+    runner.close()
+    assert runner.records and {r.probe_id for r in runner.records} == {"role_assessment", "suspicion_ranking", "social_map"}
+    assert {r.trigger for r in runner.records} >= {"always", "own_turn", "round_end"}
+    (scored,) = load_games(tmp_path)
+    assert scored.teams and any(scored.evil(p) for p in scored.players)
