@@ -180,23 +180,34 @@ def enum_or_string(values: list[str]) -> dict[str, Any]:
     return {"type": "string", "enum": values} if values else {"type": "string"}
 
 
-def names_schema(allowed: list[str], zcot: bool) -> dict[str, Any]:
-    props: dict[str, Any] = {"characters": {"type": "array", "items": enum_or_string(allowed)}}
-    return _object(props, zcot)
+def _array(items: dict[str, Any], most: int | None) -> dict[str, Any]:
+    """At least one item (MOE always has a check to call) and at most ``most``: a small model
+    under a grammar otherwise repeats the same item until it runs out of tokens."""
+    array: dict[str, Any] = {"type": "array", "items": items, "minItems": 1}
+    if most:
+        array["maxItems"] = most
+    return array
 
 
-def checks_schema(allowed: list[str], skills: list[str], zcot: bool) -> dict[str, Any]:
+def names_schema(allowed: list[str], zcot: bool, most: int | None = None) -> dict[str, Any]:
+    return _object({"characters": _array(enum_or_string(allowed), most or len(allowed) or 8)}, zcot)
+
+
+def checks_schema(allowed: list[str], skills: list[str], zcot: bool, most: int | None = None) -> dict[str, Any]:
     item = {
         "type": "object",
         "properties": {"character": enum_or_string(allowed), "skill": enum_or_string(skills)},
         "required": ["character", "skill"],
     }
-    return _object({"checks": {"type": "array", "items": item}}, zcot)
+    return _object({"checks": _array(item, most or len(allowed) or 8)}, zcot)
+
+
+REASONING_CHARS = 400  # keeps a zero-shot CoT answer short enough for a CPU model
 
 
 def _object(props: dict[str, Any], zcot: bool) -> dict[str, Any]:
     if zcot:  # reasoning first, so the model thinks before it commits to the answer
-        props = {"reasoning": {"type": "string"}, **props}
+        props = {"reasoning": {"type": "string", "maxLength": REASONING_CHARS}, **props}
     return {"type": "object", "properties": props, "required": list(props)}
 
 

@@ -24,7 +24,7 @@ from ._conversation import (
 )
 from ._registry import step
 
-ZCOT_TOKENS = 256  # room for the reasoning a zero-shot CoT step writes first
+ZCOT_TOKENS = 160  # room for the reasoning a zero-shot CoT step writes first
 
 
 class NamesAnswer(BaseModel):
@@ -118,7 +118,7 @@ def pre_char(zcot: bool = False, prompt: str = "pre_char", max_tokens: int = 96)
         allowed: list[str] = []  # NPCs are welcome here, so no enum
         answer, record = await ask(
             state, "pre_char", _instruction(state, prompt, zcot), NamesAnswer,
-            strict_schema=names_schema(allowed, zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+            strict_schema=names_schema(allowed, zcot, most=12), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
         )
         state.present = _read_names(answer, state, record, keep_unknown=True)
         state.steps.append(record)
@@ -157,7 +157,7 @@ def skill(zcot: bool = False, prompt: str = "skill", max_tokens: int = 128, only
         allowed = actors or candidates(state.instance)
         answer, record = await ask(
             state, "skill", _instruction(state, prompt, zcot, actors=", ".join(allowed) or "the acting character"), ChecksAnswer,
-            strict_schema=checks_schema(allowed, list(state.pack.checks), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+            strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
         )
         checks = _read_checks(answer, state, record)
         if only_actors and actors:
@@ -179,7 +179,7 @@ def template(zcot: bool = False, prompt: str = "template", max_tokens: int = 128
         allowed = candidates(state.instance)
         answer, record = await ask(
             state, "template", _instruction(state, prompt, zcot), ChecksAnswer,
-            strict_schema=checks_schema(allowed, list(state.pack.checks), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+            strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
         )
         state.checks = _read_checks(answer, state, record)
         state.steps.append(record)
@@ -188,14 +188,22 @@ def template(zcot: bool = False, prompt: str = "template", max_tokens: int = 128
     return run
 
 
+def skill_ids(pack: Any) -> list[str]:
+    """Check ids a server may constrain answers to; none (free text) when the pack has open families like ``lore:<topic>``."""
+    return [] if getattr(pack, "families", None) else list(pack.checks)
+
+
 def describe_checks(checks: list[Check], pack: Any) -> str:
     """"Jester: Perception, Nott: Stealth" using the pack's display names."""
     if not checks:
         return "no check (the scene simply continues)"
     parts = []
     for check in checks:
-        definition = pack.checks.get(check.skill)
-        parts.append(f"{check.character}: {getattr(definition, 'name', check.skill)}")
+        try:
+            label = pack.check(check.skill).name
+        except Exception:
+            label = check.skill
+        parts.append(f"{check.character}: {label}")
     return ", ".join(parts)
 
 
