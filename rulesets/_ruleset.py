@@ -229,7 +229,8 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
     filler = DEFAULT_FILLER | {w.casefold() for w in pack.filler}
     rs = RuleSet(name=name, title=pack.title, kind=pack.kind, description=pack.description,
                  aliases=pack.aliases, source=source, ability_word=pack.ability_word,
-                 ability_defs=abilities, checks=checks, families=pack.families, teams=pack.teams, team_aliases=pack.team_aliases,
+                 ability_defs=abilities, checks=checks, families=pack.families,
+                 teams=pack.teams, team_aliases=pack.team_aliases,
                  roles=roles, setups=setups, rules=pack.rules)
     rs._check_index = NameIndex(filler)
     rs._role_index = NameIndex({"the", "a", "an", "role", "player", "of", "arthur"})
