@@ -131,14 +131,8 @@ def report(
     for c in CRITERIA:
         table.add_column(f"{c.label} (95% CI)", justify="right")
     table.add_column("n", justify="right")
-    for cond in rep.conditions:
-        cells = []
-        for c in CRITERIA:
-            m = rep.mean_of(cond, c.id)
-            cells.append("-" if m is None or m.mean is None else
-                         f"{m.mean:.2f}" + ("" if m.low is None else f" [{m.low:.2f}, {m.high:.2f}]"))
-        n = rep.mean_of(cond, CRITERIA[0].id)
-        table.add_row(cond, *cells, str(n.n if n else 0))
+    for row in rep.means_table():
+        table.add_row(*map(str, row))
     console.print(table)
     alpha = ", ".join(f"{labels[k]} {'n/a' if v is None else f'{v:.2f}'}" for k, v in rep.alpha.items())
     console.print(f"Krippendorff's alpha (ordinal): {alpha}" + (f"  ({rep.alpha_note})" if rep.alpha_note else ""))

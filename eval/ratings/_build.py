@@ -113,19 +113,12 @@ def reference_of(raw: dict, instance: MoeInstance | None = None) -> str | None:
 
 
 def load_instances(path: Path) -> dict[str, tuple[MoeInstance, dict]]:
-    """MOE instances by id, each with its raw line (which may carry a reference)."""
-    from pydantic import ValidationError
+    """MOE instances by id (read by ``eval.moe``'s strict loader), each with its raw line,
+    which may carry the real GM's next line."""
+    from eval.moe import load_moe
 
-    out: dict[str, tuple[MoeInstance, dict]] = {}
-    for number, raw in enumerate(_read_jsonl(path), 1):
-        try:
-            inst = MoeInstance.model_validate(raw)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise StudyError(f"{path}:{number}: {where}: {first['msg']}") from None
-        out[inst.id] = (inst, raw)
-    return out
+    raw = {row.get("id"): row for row in _read_jsonl(path) if isinstance(row, dict)}
+    return {inst.id: (inst, raw.get(inst.id, {})) for inst in load_moe(path)}
 
 
 def build_study(

@@ -61,6 +61,19 @@ class StudyReport:
     def mean_of(self, condition: str, criterion: str) -> MeanCI | None:
         return next((m for m in self.means if m.condition == condition and m.criterion == criterion), None)
 
+    def means_table(self) -> list[list]:
+        """One row per condition: name, ``"mean [low, high]"`` per factor, number of ratings."""
+        rows = []
+        for cond in self.conditions:
+            cells = []
+            for c in CRITERIA:
+                m = self.mean_of(cond, c.id)
+                cells.append("-" if m is None or m.mean is None else
+                             f"{m.mean:.2f}" + ("" if m.low is None else f" [{m.low:.2f}, {m.high:.2f}]"))
+            first = self.mean_of(cond, CRITERIA[0].id)
+            rows.append([cond, *cells, first.n if first else 0])
+        return rows
+
 
 def mean_ci(values: list[float] | dict[str, list[float]], confidence: float = 0.95) -> tuple[float | None, float | None, float | None]:
     """Mean and 95% interval; none has no mean, one value no interval.

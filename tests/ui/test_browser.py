@@ -1,7 +1,12 @@
 """A rater in a real browser (Debian chromium, headless): score three items, reload, progress kept; the owner sees them."""
 import re
 
+import pytest
+
 from eval.ratings import CRITERIA
+
+# A real server plus chromium: over 20 s with start-up on a busy 2-core machine; CI runs slow tests too.
+pytestmark = pytest.mark.slow
 
 
 def _score(page, values):

@@ -3,6 +3,7 @@ import asyncio
 import sqlite3
 
 import httpx
+import pytest
 
 from ui.web._loadsim import simulate_raters
 
@@ -43,6 +44,7 @@ def test_scores_outside_1_to_5_are_refused_over_http(live_study):
     assert httpx.get(url + "/api/rate/mine", headers=h).json()["ratings"] == []
 
 
+@pytest.mark.slow  # ~30 s on a busy 2-core machine
 def test_30_concurrent_raters_submit_1000_ratings_stored_exactly_once_and_survive_a_restart(live_study):
     server, tokens = live_study["server"], live_study["tokens"]
     before = len(live_study["study"].owner().ratings())

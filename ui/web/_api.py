@@ -38,21 +38,20 @@ def _token(request: Request) -> str | None:
 def rate_router(ctx: AppContext) -> APIRouter:
     router = APIRouter(prefix="/api/rate")
 
-    def rater(request: Request) -> RaterView:
+    def opened(request: Request, as_admin: bool):
+        """The caller's view of the study; any token problem is one bare 401."""
         try:
             if ctx.study is None:
                 raise AccessDenied()
-            return ctx.study.rater(_token(request))
+            return ctx.study.admin(_token(request)) if as_admin else ctx.study.rater(_token(request))
         except AccessDenied:
             raise HTTPException(status_code=401, detail="access denied") from None
 
+    def rater(request: Request) -> RaterView:
+        return opened(request, as_admin=False)
+
     def admin(request: Request) -> AdminView:
-        try:
-            if ctx.study is None:
-                raise AccessDenied()
-            return ctx.study.admin(_token(request))
-        except AccessDenied:
-            raise HTTPException(status_code=401, detail="access denied") from None
+        return opened(request, as_admin=True)
 
     def progress(view: RaterView) -> dict:
         p = view.progress()

@@ -49,15 +49,7 @@ def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | No
                time.strftime("%H:%M:%S", time.localtime(r["last"])) if r["last"] else "-"] for r in admin.raters()]
     report = study_report(admin)
     labels = {c.id: c.label for c in CRITERIA}
-    means = []
-    for cond in report.conditions:  # one row per condition, one column per factor
-        cells = []
-        for c in CRITERIA:
-            m = report.mean_of(cond, c.id)
-            cells.append("-" if m is None or m.mean is None else
-                         f"{m.mean:.2f}" + ("" if m.low is None else f" [{m.low:.2f}, {m.high:.2f}]"))
-        first = report.mean_of(cond, CRITERIA[0].id)
-        means.append([cond, *cells, first.n if first else 0])
+    means = report.means_table()
     alpha = ", ".join(f"{labels[k]} {('%.2f' % v) if v is not None else 'n/a'}" for k, v in report.alpha.items())
     lines = [f"**{report.ratings}** score ratings and **{report.choices}** A/B choices from **{report.raters}** raters.",
              f"Krippendorff's alpha (ordinal): {alpha}" + (f" ({report.alpha_note})" if report.alpha_note else "")]
@@ -179,13 +171,19 @@ class RateTab:
         return {**self._show_item(view, view.next_item(), f"Welcome back, {view.name}." if view.progress().done else f"Welcome, {view.name}."), **hidden_admin}
 
     # -- events ------------------------------------------------------------------------
-    def _submit(self, token, item_id, started, nat, grd, fac, choice):
+    def _rater(self, token) -> RaterView | dict:
+        """The rater's view, or the page's 'access denied' state for a wrong or missing token."""
         try:
-            view = self.ctx.study.rater(token) if self.ctx.study else None
-            if view is None:
+            if self.ctx.study is None:
                 raise AccessDenied()
+            return self.ctx.study.rater(token)
         except AccessDenied as exc:
             return self._denied(str(exc))
+
+    def _submit(self, token, item_id, started, nat, grd, fac, choice):
+        view = self._rater(token)
+        if isinstance(view, dict):
+            return view
         if item_id is None:
             return self._show_item(view, view.next_item())
         seconds = time.time() - started if started else None
@@ -206,12 +204,9 @@ class RateTab:
         return self._show_item(view, view.next_item(), "Saved.")
 
     def _skip(self, token, item_id):
-        try:
-            view = self.ctx.study.rater(token) if self.ctx.study else None
-            if view is None:
-                raise AccessDenied()
-        except AccessDenied as exc:
-            return self._denied(str(exc))
+        view = self._rater(token)
+        if isinstance(view, dict):
+            return view
         if item_id is not None:
             view.skip(item_id)
         return self._show_item(view, view.next_item(after=item_id), "Skipped; it will come back at the end.")
