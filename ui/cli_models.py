@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -47,14 +48,14 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print the list 
         typer.echo(json.dumps([r.model_dump() for r in rows]))
         return
     table = Table(title=f"local models in {local.models_dir()}")
-    for col in ("model", "weights", "installed", "size", "verified", "part packages", "path"):
-        table.add_column(col)
+    for col in ("model", "weights", "size", "verified", "parts", "file"):
+        table.add_column(col, overflow="fold")
     for r in rows:
         installed = r.size_bytes > 0
         table.add_row(
-            r.key, r.title, "yes" if installed else "no", _size(r.size_bytes) if installed else "-",
+            r.key, r.title.replace("-Instruct", ""), _size(r.size_bytes) if installed else "-",
             "[green]yes[/]" if r.verified else ("[red]no[/]" if installed else "-"),
-            f"{r.parts_installed}/{r.parts_total}", r.path if installed else f"vgm models install {r.key}",
+            f"{r.parts_installed}/{r.parts_total}", Path(r.path).name if installed else f"not installed: vgm models install {r.key}",
         )
     console.print(table)
 
@@ -82,7 +83,7 @@ def serve_cmd(
     path = local_model_path(spec.target)
 
     def ready(server) -> None:
-        console.print(f"serving {spec.text} at [bold]{server.base_url}/v1[/] ({server.config.threads} threads, loaded in {server.load_s:.1f} s); Ctrl-C stops")
+        console.print(f"serving {spec.text} at [bold]{server.base_url}/v1[/] ({server.config.threads} thread{'s' if server.config.threads > 1 else ''}, loaded in {server.load_s:.1f} s); Ctrl-C stops")
         console.print(f"  use it: vgm ask --model openai:{path.name} --base-url {server.base_url}/v1 \"...\"")
 
     serve_forever(path, port=port, threads=threads, ready=ready)

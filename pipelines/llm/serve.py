@@ -182,6 +182,10 @@ class LocalServer:
         return True
 
     def announce(self) -> None:
+        """Tell this user's other processes about our server, unless one is already offered."""
+        other = LocalServer(self.config)
+        if other.borrow() and other.pid != self.pid:
+            return
         path = self._announcement()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
