@@ -81,6 +81,7 @@ def _shared_prefix(instance: MoeInstance, pack: Any, options: dict[str, Any]) ->
     return shared_prefix(instance, pack, options)
 
 
+_GROUP = re.compile(r"\b(we|us|our|everyone|everybody|all of us|the party|together)\b", re.I)
 _FAIL_WORDS = re.compile(r"\b(fail|fails|failed|failure|miss|misses|missed|can't find|cannot find|find nothing|nothing happens)\b", re.I)
 _WIN_WORDS = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manage to|you find|you spot|you notice)\b", re.I)
 
@@ -433,7 +434,7 @@ class GameMaster:
                 notes.append(f"the check pipeline failed ({result.error}); no check this time")
                 return [], instance, steps, notes
             bad_skills = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
-            checks = [c for c in result.checks if any(c.character == s.name for s in self.sheets)]
+            checks = self._table_sense(said, result.checks, notes)
             if not bad_skills or checks:
                 if bad_skills:
                     notes.append(f"ignored {', '.join(bad_skills)}: not checks in {self.ruleset.name}")
@@ -445,7 +446,29 @@ class GameMaster:
         notes.append(f"the model asked for {', '.join(bad_skills)}, which {self.ruleset.name} does not have, twice; no check this time")
         return [], self._instance(said), steps, notes
 
+    def _table_sense(self, said: Turn, checks: list[Check], notes: list[str]) -> list[Check]:
+        """Keep the checks a GM would call on this line: for the character who acts (or those
+        the line names, or everyone for "we"/"everyone"), one check each."""
+        lowered = said.text.lower()
+        if _GROUP.search(said.text):
+            allowed = {s.name for s in self.sheets}
+        else:
+            allowed = {said.speaker} | {s.name for s in self.sheets if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in s.names())}
+        kept: list[Check] = []
+        for check in checks:
+            if check.character not in allowed:
+                notes.append(f"no {check.skill} check for {check.character}: they are not acting on this line")
+            elif any(k.character == check.character for k in kept):
+                notes.append(f"one check at a time for {check.character}; dropped {check.skill}")
+            else:
+                kept.append(check)
+        return kept
+
     # ----- narration ----------------------------------------------------------------------
+
+    def _echoes(self, turn: TurnRecord) -> list[str]:
+        """Lines a small model tends to copy back instead of narrating."""
+        return [f"{turn.character}: {turn.text}", turn.text] + [f"{t.speaker}: {t.text}" for t in self.session.log[-4:]]
 
     def _narration_prompt(self, turn: TurnRecord) -> str:
         if turn.rolls:
@@ -472,13 +495,13 @@ class GameMaster:
         started = time.perf_counter()
         reply = await self.model.complete(messages, step="narrate", max_tokens=self.narrate_tokens, temperature=0.7)
         usage = reply.usage
-        text = _clean(reply.text)
+        text = _clean(reply.text, self._echoes(turn))
         if not text or contradicts(text, turn.rolls):
             fix = "Your answer was empty." if not text else "That contradicts the dice: " + "; ".join(f"{r.character}'s {r.check_name} was a {r.outcome}" for r in turn.rolls) + "."
             again = messages + [{"role": "assistant", "content": reply.text}, {"role": "user", "content": fix + " Narrate again, following the results exactly."}]
             reply = await self.model.complete(again, step="narrate", max_tokens=self.narrate_tokens, temperature=0.3)
             usage = usage + reply.usage
-            text = _clean(reply.text)
+            text = _clean(reply.text, self._echoes(turn))
             if not text or contradicts(text, turn.rolls):
                 text = _plain_narration(turn)
                 turn.notes.append("the narration contradicted the dice twice; the GM states the results plainly")
@@ -488,10 +511,24 @@ class GameMaster:
         return text, step
 
 
-def _clean(text: str) -> str:
-    text = (text or "").strip().strip('"').strip()
-    text = re.sub(r"^(GM|Game Master|DM)\s*:\s*", "", text, flags=re.I)
-    return text.strip()
+def _clean(text: str, echoes: list[str] | None = None) -> str:
+    """The GM's words only: no "GM:" label, no log lines or dice lines the model copied back."""
+    echoes = [" ".join(e.lower().split()) for e in (echoes or []) if e.strip()]
+    kept = []
+    for line in (text or "").splitlines():
+        line = line.strip().strip('"').strip()
+        line = re.sub(r"^(GM|Game Master|DM)\s*:\s*", "", line, flags=re.I)
+        flat = " ".join(line.lower().split())
+        if not flat or flat.startswith(("[roll]", "- ")) or "→" in line:
+            continue
+        for echo in echoes:  # drop a copied player line, keep whatever the model added after it
+            for prefix in (echo, echo.split(": ", 1)[-1]):
+                if prefix and flat.startswith(prefix):
+                    line = line[len(prefix):].lstrip(" .|:-")
+                    flat = " ".join(line.lower().split())
+        if flat:
+            kept.append(line)
+    return " ".join(kept).strip()
 
 
 def _plain_narration(turn: TurnRecord) -> str:

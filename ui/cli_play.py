@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from rulesets import VgmError
@@ -27,16 +28,16 @@ HELP = """Type what your character does; start the line with a name to switch ch
 def _print_reply(reply) -> None:
     for check in reply.checks:
         if not reply.rolls and not reply.pending:
-            console.print(f"[cyan][check][/] {check.character} → {check.skill}")
+            console.print(f"[cyan]\\[check][/] {escape(str(check))}")
     for roll in reply.rolls:
         style = "green" if roll.success else "red" if roll.success is False else "yellow"
-        console.print(f"[{style}][roll][/] {roll.line()}")
+        console.print(f"[{style}]\\[roll][/] {escape(roll.line())}")
     for why in reply.difficulty:
-        console.print(f"[dim][why] {why}[/]")
+        console.print(f"[dim]\\[why] {escape(why)}[/]")
     for note in reply.notes:
-        console.print(f"[magenta][note][/] {note}")
+        console.print(f"[magenta]\\[note][/] {escape(note)}")
     if reply.narration:
-        console.print(f"[bold]GM:[/] {reply.narration}")
+        console.print(f"[bold]GM:[/] {escape(reply.narration)}")
 
 
 def _print_catalogue(ruleset: str | None, as_json: bool) -> None:
@@ -72,7 +73,7 @@ def _command(gm, line: str) -> bool:
     if word in ("/quit", "/exit", "/q"):
         return True
     if word == "/help":
-        console.print(HELP)
+        console.print(escape(HELP))
     elif word == "/who":
         for sheet in gm.sheets:
             console.print(f"{gm.player_of(sheet)} plays {sheet.summary(gm.ruleset)}")
@@ -83,11 +84,11 @@ def _command(gm, line: str) -> bool:
     elif word == "/log":
         n = int(rest) if rest.strip().isdigit() else 10
         for turn in gm.session.log[-n:]:
-            console.print(str(turn))
+            console.print(escape(str(turn)))
     elif word == "/save":
         console.print(f"saved to {gm.save()}")
     else:
-        console.print(f"[magenta][note][/] unknown command {word}; /help lists them")
+        console.print(f"[magenta]\\[note][/] unknown command {escape(word)}; /help lists them")
     return False
 
 
@@ -127,9 +128,9 @@ def play(
     console.print(f"[dim]session: {gm.session.path} (resume with: vgm play --resume {gm.session.path})[/]")
     for sheet in gm.sheets:
         console.print(f"  {gm.player_of(sheet)} plays {sheet.summary(gm.ruleset)}")
-    console.print("[dim]" + HELP + "[/]")
+    console.print("[dim]" + escape(HELP) + "[/]")
     for turn in gm.session.log[-6:] if resume else gm.session.log[:1]:
-        console.print(f"[bold]{turn.speaker}:[/] {turn.text}" if turn.speaker == "GM" else str(turn))
+        console.print(f"[bold]{turn.speaker}:[/] {escape(turn.text)}" if turn.speaker == "GM" else escape(str(turn)))
 
     current = gm.sheets[0].names()[-1] if len(gm.sheets) == 1 else None
     try:
@@ -148,7 +149,7 @@ def play(
             except EmptyInput:
                 continue
             except VgmError as exc:  # unknown character, impossible dice: say so and keep playing
-                console.print(f"[magenta][note][/] {exc}")
+                console.print(f"[magenta]\\[note][/] {escape(str(exc))}")
                 continue
             if who:
                 current = who

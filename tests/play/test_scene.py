@@ -1,0 +1,86 @@
+"""A whole scripted scene: the GM calls the scripted checks with the right modifiers, rolls
+seeded dice within range, narrates into the log, and a resumed game continues identically."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gm.agent import GameMaster
+
+# Modifiers from the ready sheets (gm/data/characters/dnd5e): level 3, proficiency +2.
+EXPECTED_MODIFIER = {
+    "investigation": 5,  # Brisa: INT 13 (+1) + expertise (+4)
+    "insight": 5,  # Oskar: WIS 16 (+3) + proficiency (+2)
+    "athletics": 5,  # Ilya: STR 16 (+3) + proficiency (+2)
+    "stealth": 7,  # Brisa: DEX 16 (+3) + expertise (+4)
+    "religion": 2,  # Oskar: INT 10 (+0) + proficiency (+2)
+}
+
+
+def _play(gm, lines):
+    return [gm.step(player, text) for player, text, *_ in lines]
+
+
+def test_six_turn_scene(tmp_path, scene, make_scene_model):
+    gm = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory="hashing", seed=11, session_path=tmp_path / "s.json")
+    replies = _play(gm, scene)
+
+    for reply, (_p, _t, actor, check, words) in zip(replies, scene):
+        assert [(c.character, c.skill) for c in reply.checks] == ([(actor, check)] if check else [])
+        assert reply.narration == words
+        if check is None:
+            assert reply.rolls == []
+            continue
+        (roll,) = reply.rolls
+        assert roll.character == actor and roll.check == check
+        assert roll.expression == f"1d20+{EXPECTED_MODIFIER[check]}"
+        assert 1 + EXPECTED_MODIFIER[check] <= roll.total <= 20 + EXPECTED_MODIFIER[check]
+        assert roll.outcome in ("success", "failure", "success (natural 20)", "failure (natural 1)")
+        assert roll.success == (roll.total >= roll.target)
+        assert reply.difficulty and "DC" in reply.difficulty[0]
+
+    # Secrets set their own DCs; the player's own words nudge a default one.
+    assert replies[0].rolls[0].target == 14 and replies[0].rolls[0].secret == "altar_catch"
+    assert replies[1].rolls[0].target == 12
+    assert replies[4].rolls[0].target == 20 and "quickly" in replies[4].difficulty[0]
+
+    # Everything is in the log, in order, and saved after every turn.
+    log = [t.text for t in gm.session.log]
+    for _p, text, _a, _c, words in scene:
+        assert text in log and words in log
+    saved = json.loads((tmp_path / "s.json").read_text())
+    assert len(saved["turns"]) == 6 and saved["log"][-1]["text"] == scene[-1][4]
+
+
+def test_same_seed_same_dice(tmp_path, scene, make_scene_model):
+    a = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory=False, seed=5)
+    b = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory=False, seed=5)
+    assert [r.model_dump() for r in _play(a, scene)] == [r.model_dump() for r in _play(b, scene)]
+
+
+def test_resume_continues_identically(tmp_path, scene, make_scene_model):
+    straight = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory="hashing", seed=23, session_path=tmp_path / "a.json")
+    whole = _play(straight, scene)
+
+    model = make_scene_model()
+    first = GameMaster("dnd5e", "drowned_chapel", model, memory="hashing", seed=23, session_path=tmp_path / "b.json")
+    part1 = _play(first, scene[:3])
+    first.close()
+    resumed = GameMaster.resume(tmp_path / "b.json", model, memory="hashing")
+    part2 = _play(resumed, scene[3:])
+
+    assert [r.rolls for r in part1 + part2] == [r.rolls for r in whole]
+    assert [t.text for t in resumed.session.log] == [t.text for t in straight.session.log]
+    assert len(resumed.session.turns) == 6
+
+
+def test_resume_bad_file(tmp_path):
+    from gm.table import SessionError
+
+    bad = tmp_path / "x.json"
+    bad.write_text("{not json")
+    with pytest.raises(SessionError, match="x.json:1"):
+        GameMaster.resume(bad, None)
+    with pytest.raises(SessionError, match="not found"):
+        GameMaster.resume(tmp_path / "missing.json", None)
