@@ -97,10 +97,11 @@ def ask_cmd(
     max_tokens: int = typer.Option(512, "--max-tokens"),
     base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible server for openai:<model>."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Skip the response cache."),
+    timeout: float = typer.Option(None, "--timeout", help="Seconds one attempt may take (default $VGM_TIMEOUT, 120 remote, 600 local)."),
     as_json: bool = typer.Option(False, "--json", help="Print answer, parsed JSON and usage as JSON."),
 ) -> None:
     """Ask one model one question; print the answer and what it cost."""
-    result = ask_model(prompt, model, system=system, structured=structured, max_tokens=max_tokens, base_url=base_url, cache=not no_cache)
+    result = ask_model(prompt, model, system=system, structured=structured, max_tokens=max_tokens, base_url=base_url, cache=not no_cache, timeout=timeout)
     if as_json:
         typer.echo(result.model_dump_json())
         return

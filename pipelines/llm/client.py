@@ -136,7 +136,7 @@ class ClientModel:
         return Reply(text=text, usage=usage, model=self.name, step=step)
 
     async def _attempts(self, messages: list[Message], params: dict[str, Any]) -> tuple[str, Usage, int]:
-        last = "no attempt made"
+        last, hint = "no attempt made", self.hint
         attempt = 0
         while attempt <= self.retries:
             attempt += 1
@@ -154,14 +154,15 @@ class ClientModel:
                 continue
             except TimeoutError:
                 last = f"no answer within {self.timeout:g} s"
+                hint = "allow more time with --timeout or VGM_TIMEOUT, or lower the load on the server"
             except Retryable as exc:
-                last, retry_after = exc.detail, exc.retry_after
+                last, retry_after, hint = exc.detail, exc.retry_after, self.hint
             if attempt <= self.retries:
                 await self._recover()
                 delay = retry_after if retry_after is not None else self.backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
                 await asyncio.sleep(min(delay, 30.0))
         self._log_failure(last, attempt)
-        raise ModelError(f"{self.name}: {last} (after {attempt} attempt{'s' if attempt != 1 else ''}); {self.hint}")
+        raise ModelError(f"{self.name}: {last} (after {attempt} attempt{'s' if attempt != 1 else ''}); {hint}")
 
     def _weaken_structured(self) -> None:
         idx = STRUCTURED_MODES.index(self.structured)

@@ -118,6 +118,16 @@ class LocalModel(OpenAICompatModel):
             await asyncio.to_thread(self.server)
 
 
+def _env_timeout() -> float | None:
+    raw = os.environ.get("VGM_TIMEOUT")
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise ModelError(f"VGM_TIMEOUT={raw!r} is not a number of seconds; set e.g. VGM_TIMEOUT=300") from None
+
+
 def _openai_settings(base_url: str | None) -> tuple[str, str | None]:
     url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
     key = os.environ.get("OPENAI_API_KEY")
@@ -143,7 +153,7 @@ def get_model(
         base_url: an OpenAI-compatible server for ``openai:`` (else ``$OPENAI_BASE_URL``).
         cache: use the persistent response cache (``VGM_NO_CACHE=1`` also turns it off).
         concurrency: most calls in flight (default 8 remote, the server's slots locally).
-        timeout: seconds per attempt (default 120 remote, 600 local).
+        timeout: seconds per attempt (default ``$VGM_TIMEOUT``, else 120 remote, 600 local).
         threads: CPU threads for the local server (default ``$VGM_THREADS`` or all cores).
         options: passed to the client (``retries``, ``backoff_s``, ``usage_log``).
     """
@@ -152,6 +162,7 @@ def get_model(
         return ScriptedModel.from_file(parsed.target)
     if concurrency is not None:
         options["concurrency"] = concurrency
+    timeout = timeout if timeout is not None else _env_timeout()
     if timeout is not None:
         options["timeout"] = timeout
     if parsed.kind == "openai":
