@@ -59,6 +59,7 @@ def run_cmd(
     mask: str = typer.Option("seats", "--mask", help=MASK_HELP),
     concurrency: int = typer.Option(2, "--concurrency", "-j", help="Questions in flight at once."),
     limit: int = typer.Option(None, "--limit", help="Only the first N instances of each task (a quick look)."),
+    profile: Path = typer.Option(None, "--profile", help="A text file with the subject's profile, used instead of building one (Stage 1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
     """Stage 1 (profile from observer games) then the chosen tasks; answers are saved as they arrive."""
@@ -67,10 +68,12 @@ def run_cmd(
     from eval.inmind.runner import run_inmind
 
     spec = model or os.environ.get("VGM_MODEL") or "local"
+    if profile is not None and not profile.is_file():
+        raise typer.BadParameter(f"{profile} not found; give a text file with the profile", param_hint="--profile")
     with Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=as_json) as progress:
         bar = progress.add_task("inmind", total=None)
         summary = asyncio.run(
-            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile.read_text(encoding="utf-8") if profile else None, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
         )
     if as_json:
         typer.echo(summary.model_dump_json(indent=1))

@@ -123,11 +123,13 @@ async def run_inmind(
     limit: int | None = None,
     embedder: Embedder | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    profile: str | None = None,
 ) -> RunSummary:
     """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
 
     ``limit`` keeps the first N instances of each task (for a quick look); ``on_progress(done, total)``
-    is called after each instance.
+    is called after each instance. ``profile`` (text) replaces Stage 1, e.g. a profile written by
+    hand or by another model; without it the profile is built from the observer sessions.
     """
     chosen = parse_tasks(tasks)
     sessions = load_sessions(data)
@@ -139,10 +141,27 @@ async def run_inmind(
             if per_task[inst.task] <= limit:
                 kept.append(inst)
         instances = kept
-    chat = get_model(model) if isinstance(model, str) else model
+    if profile is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        given = Path(out_dir) / PROFILE
+        if not given.is_file():
+            given.write_text(steps.ProfileResult(profile=profile, history=[profile]).model_dump_json(indent=2), encoding="utf-8")
+    owned = isinstance(model, str)
+    chat = get_model(model) if owned else model
+    try:
+        return await _run(chat, model if owned else getattr(chat, "name", "model"), sessions, instances, chosen, data, out_dir, mask_policy, limit, concurrency, embedder, on_progress)
+    finally:
+        if owned:
+            from eval.moe.runner import close_model  # stops a local server this run started
+
+            await close_model(chat)
+
+
+async def _run(chat, model_name, sessions, instances, chosen, data, out_dir, mask_policy, limit, concurrency, embedder, on_progress) -> RunSummary:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _check_config(out, RunConfig(data=str(data), tasks=chosen, model=model if isinstance(model, str) else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit))
+
+    _check_config(out, RunConfig(data=str(data), tasks=chosen, model=model_name, mask_policy=mask_policy, limit=limit))
 
     summary = RunSummary(out_dir=str(out))
     done = read_results(out)
