@@ -38,8 +38,13 @@ def progress_html(view: RaterView, item: ItemView | None) -> str:
     )
 
 
-def utterance_html(text: str, label: str = "GM") -> str:
-    return f'<div class="vgm-utterance"><b>{esc(label)}:</b> {esc(text)}</div>'
+def utterance_html(text: str, label: str = "GM", checks: list[dict] | None = None) -> str:
+    """The line to judge; in A/B mode each side carries the checks it came with."""
+    extra = ""
+    if checks is not None:
+        said = ", ".join(f"{esc(c.get('character', '?'))} → {esc(str(c.get('skill', '?')).replace('_', ' '))}" for c in checks)
+        extra = f'<div style="font-size:13px;color:#6b7280;margin-top:6px">checks proposed: {said or "none"}</div>'
+    return f'<div class="vgm-utterance"><b>{esc(label)}:</b> {esc(text)}{extra}</div>'
 
 
 def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | None]:
@@ -128,10 +133,7 @@ class RateTab:
             }
         mine = view.my_rating(item.id) or {}
         is_ab = item.kind == "ab"
-        if is_ab:
-            checks = f"**Checks proposed with A:** {checks_text(item.checks)}<br>**Checks proposed with B:** {checks_text(item.checks_b)}"
-        else:
-            checks = f"**Checks proposed:** {checks_text(item.checks)}"
+        checks = "" if is_ab else f"**Checks proposed:** {checks_text(item.checks)}"
         return {
             self.status: (note or "Read the table log, then judge the GM's next line.") + (" _(you skipped this one before)_" if mine.get("skipped") else ""),
             self.rater_panel: gr.update(visible=True),
@@ -144,8 +146,8 @@ class RateTab:
             self.utterance: "" if is_ab else utterance_html(item.utterance, "GM (next line)"),
             **{s: gr.update(value=None if mine.get(c.id) is None else str(mine[c.id])) for s, c in zip(self.scores, CRITERIA)},
             self.ab_panel: gr.update(visible=is_ab),
-            self.utter_a: utterance_html(item.utterance, "A") if is_ab else "",
-            self.utter_b: utterance_html(item.utterance_b or "", "B") if is_ab else "",
+            self.utter_a: utterance_html(item.utterance, "A", item.checks) if is_ab else "",
+            self.utter_b: utterance_html(item.utterance_b or "", "B", item.checks_b or []) if is_ab else "",
             self.choice: gr.update(value=mine.get("choice")),
         }
 
