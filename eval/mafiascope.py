@@ -253,6 +253,8 @@ def load_games(path: str | Path) -> list[BeliefGame]:
     if not path.exists():
         raise ImportError_(f"{path}: no such file or folder; give a folder of games or one log")
     if path.is_file():
+        if path.name.startswith("game.jsonl") and _find(path.parent, "introspection") is not None:
+            return [load_mafiascope_game(path.parent)]
         return [load_vgm_game(path)]
     games: list[BeliefGame] = []
     folders = sorted({p.parent for p in path.rglob("game.jsonl*")})

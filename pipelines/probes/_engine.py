@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from pipelines.llm import ChatModel, Usage, complete_json
+from pipelines.llm import ChatModel, ModelError, Reply, Usage, complete_json
 from pipelines.llm.structured import extract_json, parse_as
 
 from . import _events as ev
@@ -239,12 +239,15 @@ class ProbeRunner:
             shape = ANSWER_SHAPES[probe.answer]
             step = PROBE_STEP_PREFIX + probe.id
             msgs = _private_copy(messages, question)
-            if shape is None:  # free text
-                reply = await model.complete(msgs, step=step, max_tokens=probe.max_tokens)
-                raw, parsed, ok, err, usage, repaired = reply.text, reply.text.strip(), bool(reply.text.strip()), None, reply.usage, False
-            else:
-                res = await complete_json(model, msgs, shape, step=step, max_tokens=probe.max_tokens, retry=self.retry)
-                raw, parsed, ok, err, usage, repaired = res.raw, dump_answer(res.value), res.parse_ok, res.error, res.usage, res.repaired
+            try:
+                if shape is None:  # free text
+                    reply = await model.complete(msgs, step=step, max_tokens=probe.max_tokens)
+                    raw, parsed, ok, err, usage, repaired = reply.text, reply.text.strip(), bool(reply.text.strip()), None, reply.usage, False
+                else:
+                    res = await complete_json(model, msgs, shape, step=step, max_tokens=probe.max_tokens, retry=self.retry)
+                    raw, parsed, ok, err, usage, repaired = res.raw, dump_answer(res.value), res.parse_ok, res.error, res.usage, res.repaired
+            except (ModelError, asyncio.TimeoutError) as exc:  # a failed probe is a recorded gap, never the game's end
+                raw, parsed, ok, err, usage, repaired = "", None, False, f"model call failed: {exc}", Usage(calls=1), False
             self.usage = self.usage + usage
             rec = self._record(
                 name, role, trigger, phase, seq, i, probe, question=question, answer_raw=raw,
@@ -267,9 +270,13 @@ class ProbeRunner:
             + "\n\n".join(parts)
         )
         start = time.perf_counter()
-        reply = await model.complete(
-            _private_copy(messages, question), step=PROBE_STEP_PREFIX + "batch", max_tokens=sum(p.max_tokens for p in due)
-        )
+        try:
+            reply = await model.complete(
+                _private_copy(messages, question), step=PROBE_STEP_PREFIX + "batch", max_tokens=sum(p.max_tokens for p in due)
+            )
+        except (ModelError, asyncio.TimeoutError) as exc:
+            reply = Reply(text="", usage=Usage(calls=1), model=getattr(model, "name", ""))
+            question = f"{question}\n[model call failed: {exc}]"
         self.usage = self.usage + reply.usage
         latency = int((time.perf_counter() - start) * 1000)
         tokens = reply.usage.prompt_tokens + reply.usage.completion_tokens

@@ -180,3 +180,17 @@ def test_avalon_game_is_probed_with_the_avalon_set(tmp_path, respond):
     assert {r.trigger for r in runner.records} >= {"always", "own_turn", "round_end"}
     (scored,) = load_games(tmp_path)
     assert scored.teams and any(scored.evil(p) for p in scored.players)
+
+
+async def test_a_failing_model_call_is_recorded_not_fatal():
+    from pipelines.llm import ModelError
+
+    def broken(step, messages):
+        raise ModelError("server down; start it")
+
+    runner = ProbeRunner("cheap", ScriptedModel(responder=broken))
+    game = FakeGame(["Ann", "Bob"])
+    await runner.on_event(SETUP, game)
+    recs = await runner.on_event(speech(1), game)
+    assert len(recs) == 2 and not any(r.parse_ok for r in recs)
+    assert "server down" in recs[0].error
