@@ -4,7 +4,8 @@ Probes never touch the game, so two probe runners listen to one game: everything
 identical and only the way of asking differs. Prints a table (calls, tokens, time, parse rate, and
 how often the two ways agree on role guesses, top suspect and social-map attitudes).
 
-    python bench/probe_batching.py --model local:small --players 5 --max-rounds 1
+    python bench/probe_batching.py --model local:small --players 5 --max-rounds 1 --round-end-only \
+        --ids role_assessment,suspicion_ranking,social_map
     python bench/probe_batching.py --model scripted   # plumbing check, no model
 """
 from __future__ import annotations
@@ -25,12 +26,14 @@ def main() -> None:
     ap.add_argument("--max-rounds", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--ids", default="", help="comma list: ask only these probes of the set")
+    ap.add_argument("--round-end-only", action="store_true", help="ask the probes once per round (cheap enough for a CPU model)")
     args = ap.parse_args()
 
     from eval.beliefs import compare_probe_logs
     from gm.mafia import MafiaGame
     from gm.social import LlmSeat
-    from pipelines.probes import ProbeRunner
+    from pipelines.probes import ProbeRunner, load_probe_set
 
     if args.model == "scripted":
         import sys
@@ -48,8 +51,14 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="probe-batching-"))
     game = MafiaGame([LlmSeat(model, model_spec=args.model) for _ in range(args.players)], seed=args.seed, game_id="batching",
                      log_path=out / "batching.jsonl", options={"max_rounds": args.max_rounds})
-    separate = ProbeRunner(args.probes, None, out / "separate.probes.jsonl")
-    batched = ProbeRunner(args.probes, None, out / "batched.probes.jsonl", batched=True)
+    probe_set = load_probe_set(args.probes)
+    if args.ids:
+        keep = [i.strip() for i in args.ids.split(",")]
+        probe_set = probe_set.model_copy(update={"probes": [p for p in probe_set.probes if p.id in keep]})
+    if args.round_end_only:
+        probe_set = probe_set.model_copy(update={"probes": [p.model_copy(update={"when": ["round_end"]}) for p in probe_set.probes]})
+    separate = ProbeRunner(probe_set, None, out / "separate.probes.jsonl")
+    batched = ProbeRunner(probe_set, None, out / "batched.probes.jsonl", batched=True)
     game.add_listener(separate)
     game.add_listener(batched)
     game.play()
