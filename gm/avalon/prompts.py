@@ -12,33 +12,33 @@ from pydantic import BaseModel, Field
 
 from gm.social.ask import Ask, resolve_name
 
-THOUGHT = "private notes: nobody else reads them, and you will not be shown them again"
+THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
 
 class ProposeAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     team: list[str]
+    thought: str = Field("", description=THOUGHT)
 
 
 class SpeakAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     speech: str = ""
     call_assassination: bool = False
+    thought: str = Field("", description=THOUGHT)
 
 
 class VoteAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     approve: bool
+    thought: str = Field("", description=THOUGHT)
 
 
 class MissionAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     success: bool
+    thought: str = Field("", description=THOUGHT)
 
 
 class AssassinateAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     target: str
+    thought: str = Field("", description=THOUGHT)
 
 
 def _names(game: Any, items: list[str]) -> str:
@@ -160,12 +160,12 @@ def assassinate_question(game: Any, name: str, options: list[str]) -> str:
 
 
 _SHAPES = {
-    "propose": (ProposeAction, '{"thought": "...", "team": ["Name", "..."]}'),
-    "speak": (SpeakAction, '{"thought": "...", "speech": "...", "call_assassination": false}'),
-    "evil_talk": (SpeakAction, '{"thought": "...", "speech": "..."}'),
-    "vote": (VoteAction, '{"thought": "...", "approve": true}'),
-    "mission": (MissionAction, '{"thought": "...", "success": true}'),
-    "assassinate": (AssassinateAction, '{"thought": "...", "target": "Name"}'),
+    "propose": (ProposeAction, '{"team": ["Name", "..."], "thought": "..."}'),
+    "speak": (SpeakAction, '{"speech": "...", "call_assassination": false, "thought": "..."}'),
+    "evil_talk": (SpeakAction, '{"speech": "...", "thought": "..."}'),
+    "vote": (VoteAction, '{"approve": true, "thought": "..."}'),
+    "mission": (MissionAction, '{"success": true, "thought": "..."}'),
+    "assassinate": (AssassinateAction, '{"target": "Name", "thought": "..."}'),
 }
 
 

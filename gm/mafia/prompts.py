@@ -8,22 +8,22 @@ from pydantic import BaseModel, Field
 
 from gm.social.ask import Ask, resolve_name
 
-THOUGHT = "private notes: nobody else reads them, and you will not be shown them again"
+THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
 
 class SpeakAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     speech: str = ""
+    thought: str = Field("", description=THOUGHT)
 
 
 class TargetAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     target: str
+    thought: str = Field("", description=THOUGHT)
 
 
 class VoteAction(BaseModel):
-    thought: str = Field("", description=THOUGHT)
     vote: str | None = Field(None, description="the player to eliminate")
+    thought: str = Field("", description=THOUGHT)
 
 
 def _night(game: Any, name: str) -> dict | None:
@@ -128,11 +128,11 @@ def vote_question(game: Any, name: str, options: list[str], attempt: int) -> str
 
 
 _SHAPES = {
-    "speak": (SpeakAction, '{"thought": "...", "speech": "..."}'),
-    "kill": (TargetAction, '{"thought": "...", "target": "Name"}'),
-    "save": (TargetAction, '{"thought": "...", "target": "Name"}'),
-    "check": (TargetAction, '{"thought": "...", "target": "Name"}'),
-    "vote": (VoteAction, '{"thought": "...", "vote": "Name"}'),
+    "speak": (SpeakAction, '{"speech": "...", "thought": "..."}'),
+    "kill": (TargetAction, '{"target": "Name", "thought": "..."}'),
+    "save": (TargetAction, '{"target": "Name", "thought": "..."}'),
+    "check": (TargetAction, '{"target": "Name", "thought": "..."}'),
+    "vote": (VoteAction, '{"vote": "Name", "thought": "..."}'),
 }
 
 
