@@ -126,16 +126,18 @@ def report(
         typer.echo(json.dumps(rep.to_dict(), indent=1))
         return
     labels = {c.id: c.label for c in CRITERIA}
-    table = Table(title=f"{rep.name}: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters")
-    table.add_column("condition")
-    for c in CRITERIA:
-        table.add_column(f"{c.label} (95% CI)", justify="right")
-    table.add_column("n", justify="right")
-    for row in rep.means_table():
-        table.add_row(*map(str, row))
-    console.print(table)
-    alpha = ", ".join(f"{labels[k]} {'n/a' if v is None else f'{v:.2f}'}" for k, v in rep.alpha.items())
-    console.print(f"Krippendorff's alpha (ordinal): {alpha}" + (f"  ({rep.alpha_note})" if rep.alpha_note else ""))
+    console.print(f"[bold]{rep.name}[/]: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters")
+    if rep.ratings or not rep.choices:  # an A/B-only study has no scores to tabulate
+        table = Table(title="mean score (1-5) per condition, 95% CI (bootstrap over contexts)")
+        table.add_column("condition")
+        for c in CRITERIA:
+            table.add_column(f"{c.label}", justify="right")
+        table.add_column("n", justify="right")
+        for row in rep.means_table():
+            table.add_row(*map(str, row))
+        console.print(table)
+        alpha = ", ".join(f"{labels[k]} {'n/a' if v is None else f'{v:.2f}'}" for k, v in rep.alpha.items())
+        console.print(f"Krippendorff's alpha (ordinal): {alpha}" + (f"  ({rep.alpha_note})" if rep.alpha_note else ""))
     if rep.bradley_terry:
         bt = Table(title="Bradley-Terry (A/B choices; log-odds, centred)")
         for col in ("condition", "score", "95% CI", "wins", "comparisons"):

@@ -223,10 +223,11 @@ def plot_report(report: StudyReport, path: str | Path | None = None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = 2 if report.bradley_terry else 1
+    show_means = bool(report.ratings) or not report.bradley_terry
+    panels = int(show_means) + int(bool(report.bradley_terry))
     fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.4), squeeze=False)
     ax = axes[0][0]
-    conds = report.conditions
+    conds = report.conditions if show_means else []
     width = 0.8 / max(len(conds), 1)
     xs = np.arange(len(CRITERIA))
     for k, cond in enumerate(conds):
@@ -235,14 +236,15 @@ def plot_report(report: StudyReport, path: str | Path | None = None):
         err_low = [m.mean - m.low if m and m.low is not None else 0 for m in ms]
         err_high = [m.high - m.mean if m and m.high is not None else 0 for m in ms]
         ax.bar(xs + (k - (len(conds) - 1) / 2) * width, heights, width, yerr=[err_low, err_high], capsize=3, label=cond)
-    ax.set_xticks(xs, [c.label for c in CRITERIA])
-    ax.set_ylim(0, 5.5)
-    ax.set_ylabel("mean score (1-5), 95% CI")
-    ax.set_title(f"{report.name}: {report.ratings} ratings by {report.raters} raters")
+    if show_means:
+        ax.set_xticks(xs, [c.label for c in CRITERIA])
+        ax.set_ylim(0, 5.5)
+        ax.set_ylabel("mean score (1-5), 95% CI")
+        ax.set_title(f"{report.name}: {report.ratings} ratings by {report.raters} raters")
     if conds:  # below the axes, so it never hides a bar
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(len(conds), 4), frameon=False)
     if report.bradley_terry:
-        bx = axes[0][1]
+        bx = axes[0][panels - 1]
         bts = report.bradley_terry
         bx.barh([b.condition for b in bts][::-1], [b.score for b in bts][::-1],
                 xerr=[1.96 * (b.se or 0) for b in bts][::-1], capsize=3, color="tab:purple")
