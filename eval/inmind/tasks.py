@@ -38,6 +38,8 @@ MODES = {"A": ("first", True, True), "B": ("first", False, True), "C": ("third",
 #: The released round weights, by the number of rounds in the game (later rounds count more).
 ROUND_WEIGHTS = {1: (1.0,), 2: (0.4, 0.6), 3: (0.2, 0.4, 0.4), 4: (0.1, 0.25, 0.35, 0.3), 5: (0.1, 0.25, 0.3, 0.25, 0.1)}
 LETTERS = "ABCDEFGHI"
+SKIP_REVIEWS = "reflection_alignment: reviews with no seat reference"
+SKIP_ROUNDS = "trace_attribution: rounds with a trace but no seat reference"
 
 
 def round_weights(n: int) -> tuple[float, ...]:
@@ -86,22 +88,20 @@ def _span_gold(masked: Masked) -> dict[str, Any]:
     return {"answers": masked.answers, "is_seat": {k: s.is_seat for k, s in zip(masked.keys, masked.spans)}}
 
 
+def _instance(task: str, setting: str, session: Session, fields: dict[str, Any], gold: dict[str, Any], mission: int | None = None) -> TaskInstance:
+    unit = f"/m{mission}" if mission is not None else ""
+    return TaskInstance(
+        id=f"{task}/{setting}/{session.id}{unit}", task=task, setting=setting, session=session.id, subject_role=session.subject_role, mission=mission, fields=fields, gold=gold
+    )
+
+
 def player_identification(session: Session) -> list[TaskInstance]:
     mapping = anonymous_labels(session)
     labels = Labels(mapping)
     game = game_text(session, traces="all", labels=labels, trace_header="The subject's strategy notes")
     candidates = sorted(mapping.values())
-    return [
-        TaskInstance(
-            id=f"player_identification/profile/{session.id}",
-            task="player_identification",
-            setting="profile",
-            session=session.id,
-            subject_role=session.subject_role,
-            fields={"game": game, "candidates": candidates},
-            gold={"answer": mapping[session.subject_seat], "labels": {str(k): v for k, v in mapping.items()}},
-        )
-    ]
+    gold = {"answer": mapping[session.subject_seat], "labels": {str(k): v for k, v in mapping.items()}}
+    return [_instance("player_identification", "profile", session, {"game": game, "candidates": candidates}, gold)]
 
 
 def reflection_alignment(session: Session, policy: str = "seats") -> list[TaskInstance]:
@@ -111,17 +111,8 @@ def reflection_alignment(session: Session, policy: str = "seats") -> list[TaskIn
     out = []
     for setting in SETTINGS["reflection_alignment"]:
         game = game_text(session, traces="all" if setting == "with_traces" else "none", end_phase=True)
-        out.append(
-            TaskInstance(
-                id=f"reflection_alignment/{setting}/{session.id}",
-                task="reflection_alignment",
-                setting=setting,
-                session=session.id,
-                subject_role=session.subject_role,
-                fields={"game": game, "seat": session.subject_seat, "role": _role_name(session.subject_role), "roles": roles_text(session), "masked": masked.text, "keys": masked.keys},
-                gold=_span_gold(masked),
-            )
-        )
+        fields = {"game": game, "seat": session.subject_seat, "role": _role_name(session.subject_role), "roles": roles_text(session), "masked": masked.text, "keys": masked.keys}
+        out.append(_instance("reflection_alignment", setting, session, fields, _span_gold(masked)))
     return out
 
 
@@ -144,27 +135,18 @@ def trace_attribution(session: Session, policy: str = "seats") -> list[TaskInsta
                 prior = ""
                 if setting == "prior_trace":
                     prior = f"\nThe subject's strategy notes from mission {previous.mission}:\n{previous.trace}\n" if previous is not None and previous.strategy else "\n(No earlier strategy notes.)\n"
-                out.append(
-                    TaskInstance(
-                        id=f"trace_attribution/{setting}/{session.id}/m{rnd.mission}",
-                        task="trace_attribution",
-                        setting=setting,
-                        session=session.id,
-                        subject_role=session.subject_role,
-                        mission=rnd.mission,
-                        fields={
-                            "game": game,
-                            "seat": session.subject_seat,
-                            "role": _role_name(session.subject_role),
-                            "knowledge": session.subject_knowledge,
-                            "mission": rnd.mission,
-                            "prior": prior,
-                            "masked": "\n".join(parts),
-                            "keys": list(answers),
-                        },
-                        gold={"answers": answers, "is_seat": {k: s.is_seat for m in spans for k, s in zip(m.keys, m.spans)}, "notes": note_keys},
-                    )
-                )
+                fields = {
+                    "game": game,
+                    "seat": session.subject_seat,
+                    "role": _role_name(session.subject_role),
+                    "knowledge": session.subject_knowledge,
+                    "mission": rnd.mission,
+                    "prior": prior,
+                    "masked": "\n".join(parts),
+                    "keys": list(answers),
+                }
+                gold = {"answers": answers, "is_seat": {k: s.is_seat for m in spans for k, s in zip(m.keys, m.spans)}, "notes": note_keys}
+                out.append(_instance("trace_attribution", setting, session, fields, gold, rnd.mission))
         if rnd.strategy:
             previous = rnd
     return out
@@ -189,18 +171,9 @@ def role_inference(session: Session) -> list[TaskInstance]:
         for mode in SETTINGS["role_inference"]:
             _, traces, _ = MODES[mode]
             perspective, ask = _perspective(session, mode)
-            out.append(
-                TaskInstance(
-                    id=f"role_inference/{mode}/{session.id}/m{rnd.mission}",
-                    task="role_inference",
-                    setting=mode,
-                    session=session.id,
-                    subject_role=session.subject_role,
-                    mission=rnd.mission,
-                    fields={"game": game_text(session, upto=rnd.mission, traces="all" if traces else "none"), "perspective": perspective, "ask": ask, "mission": rnd.mission},
-                    gold={"roles": truth, "weight": weights[i], "n_rounds": len(session.rounds), "round_index": i + 1},
-                )
-            )
+            fields = {"game": game_text(session, upto=rnd.mission, traces="all" if traces else "none"), "perspective": perspective, "ask": ask, "mission": rnd.mission}
+            gold = {"roles": truth, "weight": weights[i], "n_rounds": len(session.rounds), "round_index": i + 1}
+            out.append(_instance("role_inference", mode, session, fields, gold, rnd.mission))
     return out
 
 
@@ -226,6 +199,10 @@ def build_tasks(sessions: list[Session], tasks: list[str] | None = None, *, poli
     participant = [s for s in sessions if s.mode == "participant"]
     report = BuildReport(sessions={"observer": sum(s.mode == "observer" for s in sessions), "participant": len(participant)}, mask_policy=policy)
     instances: list[TaskInstance] = []
+    if "reflection_alignment" in tasks:
+        report.skipped[SKIP_REVIEWS] = 0
+    if "trace_attribution" in tasks:
+        report.skipped[SKIP_ROUNDS] = 0
     for task in tasks:
         built: list[TaskInstance] = []
         for session in participant:
@@ -234,11 +211,11 @@ def build_tasks(sessions: list[Session], tasks: list[str] | None = None, *, poli
             elif task == "reflection_alignment":
                 got = reflection_alignment(session, policy)
                 if not got:
-                    report.skipped["reflection_alignment: reviews with no seat reference"] = report.skipped.get("reflection_alignment: reviews with no seat reference", 0) + 1
+                    report.skipped[SKIP_REVIEWS] += 1
                 built += got
             elif task == "trace_attribution":
                 built += trace_attribution(session, policy)
-                report.skipped["trace_attribution: rounds with no seat reference"] = report.skipped.get("trace_attribution: rounds with no seat reference", 0) + sum(
+                report.skipped[SKIP_ROUNDS] += sum(
                     1 for r in session.rounds if r.strategy and not any(mask(n.text, policy=policy).spans for n in r.strategy)
                 )
             else:
