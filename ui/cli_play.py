@@ -66,6 +66,12 @@ def _parse_players(text: str | None) -> dict[str, str]:
     return out
 
 
+def _who(gm, sheet) -> str:
+    player = gm.player_of(sheet)
+    summary = escape(sheet.summary(gm.ruleset))
+    return summary if player == sheet.name else f"{escape(player)} plays {summary}"
+
+
 def _command(gm, line: str) -> bool:
     """Handle a /command; True when the game should end."""
     word, _, rest = line.partition(" ")
@@ -76,7 +82,7 @@ def _command(gm, line: str) -> bool:
         console.print(escape(HELP))
     elif word == "/who":
         for sheet in gm.sheets:
-            console.print(f"{gm.player_of(sheet)} plays {sheet.summary(gm.ruleset)}")
+            console.print(_who(gm, sheet))
     elif word == "/sheet":
         sheets = [gm.sheet(rest.strip())] if rest.strip() else gm.sheets
         for sheet in sheets:
@@ -127,7 +133,7 @@ def play(
     console.print(f"[bold]{gm.scenario.title}[/] ({gm.ruleset.title}) — model {getattr(chat, 'name', model)}, pipeline {gm.pipeline.name}")
     console.print(f"[dim]session: {gm.session.path} (resume with: vgm play --resume {gm.session.path})[/]")
     for sheet in gm.sheets:
-        console.print(f"  {gm.player_of(sheet)} plays {sheet.summary(gm.ruleset)}")
+        console.print("  " + _who(gm, sheet))
     console.print("[dim]" + escape(HELP) + "[/]")
     for turn in gm.session.log[-6:] if resume else gm.session.log[:1]:
         console.print(f"[bold]{turn.speaker}:[/] {escape(turn.text)}" if turn.speaker == "GM" else escape(str(turn)))

@@ -1,0 +1,128 @@
+"""What a table throws at the GM: unknown names, impossible dice, a model that invents a skill,
+empty lines, players rolling their own dice, and narration that contradicts the dice."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gm.agent import EmptyInput, GameMaster, contradicts, split_speaker
+from gm.characters import CharacterError
+from gm.dice import BadDice
+from gm.table import RollRecord
+from pipelines.llm import ScriptedModel
+
+
+def tbs(actor, *skills, narrate=("The GM nods.",)):
+    """Scripted replies: one TBS pass per skill given (None = no check)."""
+    n = len(skills)
+    return ScriptedModel(by_step={
+        "pre_char": [json.dumps({"characters": [actor]})] * n,
+        "char": [json.dumps({"characters": [actor]})] * n,
+        "skill": [json.dumps({"checks": [{"character": actor, "skill": s}] if s else []}) for s in skills],
+        "narrate": list(narrate),
+    })
+
+
+def gm_with(model, **kw):
+    return GameMaster("dnd5e", "drowned_chapel", model, memory=False, seed=1, **kw)
+
+
+def test_unknown_character_and_missing_name():
+    gm = gm_with(tbs("Brisa Tallowmere"))
+    with pytest.raises(CharacterError, match="no character 'Zed'.*Brisa Tallowmere"):
+        gm.step("Zed", "I dance")
+    with pytest.raises(CharacterError, match="who is acting"):
+        gm.step("", "I dance")
+    with pytest.raises(EmptyInput):
+        gm.step("Brisa", "   ")
+    assert len(gm.session.log) == 1  # nothing was logged
+
+
+def test_roll_command_logs_breakdown_and_rejects_nonsense():
+    gm = gm_with(tbs("Brisa Tallowmere"))
+    reply = gm.step("Brisa", "/roll 2d20kh1+7")
+    (rec,) = reply.rolls
+    assert 8 <= rec.total <= 27 and "2d20kh1" in rec.breakdown
+    assert gm.session.log[-1].text.startswith("/roll 2d20kh1+7") and gm.session.free_rolls == [rec]
+    with pytest.raises(BadDice):
+        gm.step("Brisa", "/roll 1d0")
+
+
+def test_a_skill_the_pack_lacks_is_reasked_once_then_used():
+    gm = gm_with(tbs("Brisa Tallowmere", "hacking", "investigation"))
+    reply = gm.step("Brisa", "I search the altar")
+    assert [c.skill for c in reply.checks] == ["investigation"]
+    assert any("(re-ask)" in s["name"] for s in reply.steps)
+
+
+def test_a_skill_the_pack_lacks_twice_means_no_check_said_plainly():
+    gm = gm_with(tbs("Brisa Tallowmere", "hacking", "hacking"))
+    reply = gm.step("Brisa", "I hack the altar")
+    assert reply.checks == [] and reply.rolls == []
+    assert any("does not have" in n for n in reply.notes)
+    assert reply.narration == "The GM nods."
+
+
+def test_no_check_is_a_valid_answer():
+    reply = gm_with(tbs("Oskar Venn", None)).step("Oskar", "I greet Maren")
+    assert reply.checks == [] and reply.rolls == [] and reply.narration == "The GM nods."
+
+
+def test_checks_for_characters_who_do_not_act_are_dropped():
+    model = ScriptedModel(by_step={
+        "pre_char": ['{"characters": ["Brisa Tallowmere", "Oskar Venn"]}'],
+        "char": ['{"characters": ["Brisa Tallowmere", "Oskar Venn"]}'],
+        "skill": ['{"checks": [{"character": "Oskar Venn", "skill": "insight"}, {"character": "Brisa Tallowmere", "skill": "stealth"}, {"character": "Brisa Tallowmere", "skill": "perception"}]}'],
+        "narrate": ["Brisa melts into the shadows."],
+    })
+    reply = gm_with(model).step("Brisa", "I sneak behind the pews")
+    assert [(c.character, c.skill) for c in reply.checks] == [("Brisa Tallowmere", "stealth")]
+    assert len(reply.notes) == 2
+
+
+def test_player_rolls_their_own_dice():
+    gm = gm_with(tbs("Brisa Tallowmere", "stealth", narrate=["Brisa slips past unseen."]), player_rolls=True)
+    ask = gm.step("Brisa", "I sneak past Maren")
+    assert ask.pending and ask.rolls == [] and "1d20+7" in ask.narration
+    assert gm.step("Oskar", "I hum a hymn").notes[0].startswith("waiting for rolls from Brisa Tallowmere")
+    wrong = gm.step("Brisa", "23")
+    assert "cannot come up on a d20" in wrong.notes[0] and wrong.pending
+    done = gm.step("Brisa", "14")
+    (rec,) = done.rolls
+    assert rec.total == 21 and rec.by == "player" and rec.success is True
+    assert done.narration == "Brisa slips past unseen." and not gm.session.pending
+
+
+def test_pending_roll_survives_a_resume(tmp_path):
+    model = tbs("Brisa Tallowmere", "stealth", narrate=["Done."])
+    gm = gm_with(model, player_rolls=True, session_path=tmp_path / "p.json")
+    gm.step("Brisa", "I sneak past Maren")
+    again = GameMaster.resume(tmp_path / "p.json", model, memory=False)
+    assert again.step("Brisa", "roll").rolls[0].by == "gm"
+
+
+def test_narration_that_contradicts_the_dice_is_reasked_then_replaced():
+    fail = RollRecord(character="Brisa", check="stealth", check_name="Stealth", expression="1d20", total=3,
+                      breakdown="3", target=15, target_label="DC 15", outcome="failure", success=False)
+    assert contradicts("You succeed and slip past.", [fail])
+    assert not contradicts("You fail to stay hidden.", [fail])
+    model = tbs("Brisa Tallowmere", "stealth", narrate=["You succeed brilliantly!", "You succeed again!"])
+    import random
+
+    from gm.dice import roll
+
+    # the first roll of a session draws from Random(f"{seed}:0"): pick a seed whose Stealth (+7) misses DC 15
+    seed = next(s for s in range(100) if roll("1d20+7", random.Random(f"{s}:0")).total < 15)
+    gm = GameMaster("dnd5e", "drowned_chapel", model, memory=False, seed=seed)
+    reply = gm.step("Brisa", "I sneak past Maren")
+    assert reply.rolls[0].success is False
+    assert reply.narration.startswith("Brisa Tallowmere's Stealth is a failure")
+    assert any("contradicted" in n for n in gm.session.turns[-1].notes)
+
+
+def test_hot_seat_lines():
+    names = ["Brisa", "Oskar Venn"]
+    assert split_speaker("Oskar Venn: I pray", names) == ("Oskar Venn", "I pray")
+    assert split_speaker("brisa:I hide", names) == ("brisa", "I hide")
+    assert split_speaker("I say: hello", names) == (None, "I say: hello")
