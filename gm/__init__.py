@@ -14,6 +14,13 @@ _LAZY = {
     "HumanSeat": "gm.social",
     "ScriptedSeat": "gm.social",
     "view_for": "gm.social",
+    # the TRPG Game Master (issue 5)
+    "GameMaster": "gm.agent",
+    "GMReply": "gm.agent",
+    "Session": "gm.table",
+    "Scenario": "gm.table",
+    "Memory": "gm.memory",
+    "roll": "gm.dice",
 }
 
 
