@@ -96,6 +96,11 @@ def report_cmd(
         return
     for table in report_tables(report):
         console.print(table)
+    for text, c in report.get("digit_runs", {}).items():
+        console.print(f"{text}: {c['spans']} runs of the digits 1-6 ({c['single_digit']} single, {c['multi_digit']} multi), {c['not_seat']} of them not seat references")
+    for what, n in report.get("skipped", {}).items():
+        if n:
+            console.print(f"skipped {what}: {n}")
     if report["errors"]:
         console.print(f"[yellow]{report['errors']} instances ended in an error; re-run the same 'vgm inmind run' command to retry them[/]")
 

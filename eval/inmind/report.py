@@ -17,7 +17,7 @@ from rich.table import Table
 
 from rulesets import VgmError
 
-from .runner import CONFIG, PROFILE, RESULTS, read_results
+from .runner import CONFIG, COUNTS, PROFILE, RESULTS, read_results
 from .tasks import SETTINGS, TASKS, round_weights
 
 
@@ -41,12 +41,10 @@ def _group(records: list[dict], key: str) -> dict[str, list[float]]:
     return out
 
 
-def _spans_by_game(records: list[dict], seats_only: bool = False) -> dict[str, list[float]]:
+def _spans_by_game(records: list[dict]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = defaultdict(list)
     for r in records:
-        s = r["score"]
-        for key, ok in s["correct"].items():
-            out[r["session"]].append(float(ok))
+        out[r["session"]] += [float(ok) for ok in r["score"]["correct"].values()]
     return out
 
 
@@ -123,7 +121,17 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
     errors = [r for r in read_results(run).values() if r.get("error")]
     config = json.loads((run / CONFIG).read_text(encoding="utf-8")) if (run / CONFIG).is_file() else {}
     profile = json.loads((run / PROFILE).read_text(encoding="utf-8")).get("profile", "") if (run / PROFILE).is_file() else ""
-    out: dict[str, Any] = {"run": str(run), "model": config.get("model"), "mask_policy": config.get("mask_policy"), "profile": profile, "errors": len(errors), "tasks": {}}
+    counts = json.loads((run / COUNTS).read_text(encoding="utf-8")) if (run / COUNTS).is_file() else {}
+    out: dict[str, Any] = {
+        "run": str(run),
+        "model": config.get("model"),
+        "mask_policy": config.get("mask_policy"),
+        "profile": profile,
+        "errors": len(errors),
+        "digit_runs": counts.get("spans", {}),  # the paper's spans, and how many are not seat references
+        "skipped": counts.get("skipped", {}),
+        "tasks": {},
+    }
     for task in TASKS:
         rs = [r for r in records if r["task"] == task]
         if rs:

@@ -28,6 +28,7 @@ from .tasks import TASKS, TaskInstance, build_tasks
 RESULTS = "results.jsonl"
 PROFILE = "profile.json"
 CONFIG = "config.json"
+COUNTS = "counts.json"  # what the tasks command prints, for the data this run read
 
 
 class RunConfig(BaseModel):
@@ -133,7 +134,9 @@ async def run_inmind(
     """
     chosen = parse_tasks(tasks)
     sessions = load_sessions(data)
-    instances, _ = build_tasks(sessions, chosen, policy=mask_policy)
+    instances, counts = build_tasks(sessions, chosen, policy=mask_policy)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    (Path(out_dir) / COUNTS).write_text(counts.model_dump_json(indent=2), encoding="utf-8")
     if limit is not None:
         kept, per_task = [], {}
         for inst in instances:
