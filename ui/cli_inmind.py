@@ -58,7 +58,7 @@ def run_cmd(
     tasks: str = typer.Option("all", "--tasks", help=TASKS_HELP),
     mask: str = typer.Option("seats", "--mask", help=MASK_HELP),
     concurrency: int = typer.Option(2, "--concurrency", "-j", help="Questions in flight at once."),
-    limit: int = typer.Option(None, "--limit", help="Only the first N instances of each task (a quick look)."),
+    limit: int = typer.Option(None, "--limit", help="Only the first N instances of each task setting / mode (a quick look)."),
     profile: Path = typer.Option(None, "--profile", help="A text file with the subject's profile, used instead of building one (Stage 1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:

@@ -128,7 +128,7 @@ async def run_inmind(
 ) -> RunSummary:
     """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
 
-    ``limit`` keeps the first N instances of each task (for a quick look); ``on_progress(done, total)``
+    ``limit`` keeps the first N instances of each task setting (for a quick look); ``on_progress(done, total)``
     is called after each instance. ``profile`` (text) replaces Stage 1, e.g. a profile written by
     hand or by another model; without it the profile is built from the observer sessions.
     """
@@ -140,8 +140,9 @@ async def run_inmind(
     if limit is not None:
         kept, per_task = [], {}
         for inst in instances:
-            per_task[inst.task] = per_task.get(inst.task, 0) + 1
-            if per_task[inst.task] <= limit:
+            key = (inst.task, inst.setting)
+            per_task[key] = per_task.get(key, 0) + 1
+            if per_task[key] <= limit:
                 kept.append(inst)
         instances = kept
     if profile is not None:
