@@ -165,9 +165,10 @@ class GameMaster:
         if not self.sheets:
             raise CharacterError(f"no characters at the table; give --characters (ready ones: see `vgm play --list --ruleset {self.ruleset.name}`)")
         self.memory = self._memory(memory)
-        if session is None and self.memory is not None:
+        if self.memory is not None and len(self.memory) == 0:
+            # a new game, or a resumed one whose memory was off or kept in RAM: (re)build it from the log
             self.memory.add_notes(self.scenario.notes + [f"{n.name}: {n.description}" for n in self.scenario.npcs])
-            self.memory.add_turn(0, self.session.log[0])
+            self.memory.add_turns(list(enumerate(self.session.log)))
         self.save()
 
     # ----- construction helpers -------------------------------------------------------------
@@ -235,12 +236,8 @@ class GameMaster:
     def resume(cls, path: str | Path, model: Any = None, **options: Any) -> "GameMaster":
         """Continue a saved session: same table, same log, the dice continue where they stopped."""
         session = Session.load(path)
-        memory = options.pop("memory", "minilm")
-        if session.memory_dir is None:
-            memory = options.get("memory_fallback", memory)
-        options.pop("memory_fallback", None)
         return cls(session.ruleset, session.scenario, model, pipeline=options.pop("pipeline", session.pipeline),
-                   memory=memory, session=session, **options)
+                   session=session, **options)
 
     # ----- the table ----------------------------------------------------------------------
 
@@ -322,7 +319,6 @@ class GameMaster:
 
         said = Turn(speaker=sheet.name, text=text)
         turn = TurnRecord(player=player or self.player_of(sheet), character=sheet.name, text=text)
-        started = time.perf_counter()
         checks, instance, steps, notes = await self._propose_checks(said)
         turn.steps += steps
         turn.notes += notes
@@ -346,7 +342,7 @@ class GameMaster:
             return GMReply(player=turn.player, character=sheet.name, checks=checks, narration=asks, difficulty=reasons,
                            pending=list(self.session.pending), notes=notes, steps=turn.steps)
         turn.rolls = [record(c.character, p, d, make_roll(p, d, self._rng())) for (c, p), d in zip(plans, difficulties)]
-        return await self._finish(turn, instance, reasons, started)
+        return await self._finish(turn, instance, reasons)
 
     async def _answer_pending(self, player: str, sheet: Sheet, text: str) -> GMReply:
         owed = [p for p in self.session.pending if p.check.character == sheet.name]
@@ -372,9 +368,9 @@ class GameMaster:
         self.session.pending_turn = None
         said = Turn(speaker=turn.character or sheet.name, text=turn.text)
         instance = self._instance(said, include_current=False)
-        return await self._finish(turn, instance, [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls], time.perf_counter(), logged=True)
+        return await self._finish(turn, instance, [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls])
 
-    async def _finish(self, turn: TurnRecord, instance: MoeInstance, reasons: list[str], started: float, logged: bool = False) -> GMReply:
+    async def _finish(self, turn: TurnRecord, instance: MoeInstance, reasons: list[str]) -> GMReply:
         """Reveal what the rolls found, narrate, log, save."""
         for rec in turn.rolls:
             self._say(f"[roll] {rec.line()}")
