@@ -355,7 +355,7 @@ def _check_score(name: str, value) -> int:
             raise InvalidRating(f"{name}={value}: give a whole number from {SCORE_MIN} to {SCORE_MAX}")
         value = int(value)
     if isinstance(value, str):
-        if not value.strip().isdigit():
+        if not value.strip().isascii() or not value.strip().isdigit():  # '²'.isdigit() is True
             raise InvalidRating(f"{name}={value!r}: give a whole number from {SCORE_MIN} to {SCORE_MAX}")
         value = int(value)
     if not isinstance(value, int) or not SCORE_MIN <= value <= SCORE_MAX:
