@@ -66,33 +66,44 @@ def parse_instance(data: object, where: str, packs: dict | None = None) -> MoeIn
     return instance.model_copy(update={"answers": answers, "ruleset": pack.name})
 
 
-def load_moe(path: str | Path, *, limit: int | None = None) -> list[MoeInstance]:
-    """Read a MOE JSON Lines file (or ``"sample"``); errors name ``file:line`` and the fix."""
-    path = data_path(path)
-    if not path.is_file():
-        raise DatasetError(f"{path}: no such data file; give a MOE .jsonl (see `vgm moe import`) or 'sample'")
-    packs: dict = {}
-    seen: dict[str, int] = {}
-    out: list[MoeInstance] = []
+def read_jsonl(path: Path):
+    """Yield ``(where, value)`` per non-blank line; a line that is not JSON stops with ``file:line``."""
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             where = f"{path}:{number}"
             try:
-                data = json.loads(line)
+                yield where, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); the line may be truncated — fix or remove it") from None
-            instance = parse_instance(data, where, packs)
-            if instance.id in seen:
-                raise DatasetError(f"{where}: duplicate id {instance.id!r} (first on line {seen[instance.id]}); ids must be unique")
-            seen[instance.id] = number
-            out.append(instance)
-            if limit is not None and len(out) >= limit:
-                break
+
+
+def load_moe(path: str | Path, *, limit: int | None = None) -> list[MoeInstance]:
+    """Read a MOE JSON Lines file (or ``"sample"``); errors name ``file:line`` and the fix."""
+    path = data_path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such data file; give a MOE .jsonl (see `vgm moe import`) or 'sample'")
+    packs: dict = {}
+    seen: dict[str, str] = {}
+    out: list[MoeInstance] = []
+    for where, data in read_jsonl(path):
+        instance = parse_instance(data, where, packs)
+        check_unique(instance, where, seen)
+        out.append(instance)
+        if limit is not None and len(out) >= limit:
+            break
     if not out:
         raise DatasetError(f"{path}: no instances in the file")
     return out
+
+
+def check_unique(instance: MoeInstance, where: str, seen: dict[str, str]) -> None:
+    """Ids must be unique in a file: runs resume and reports pair by id."""
+    if instance.id in seen:
+        first = seen[instance.id].rsplit(":", 1)[-1]
+        raise DatasetError(f"{where}: duplicate id {instance.id!r} (first on line {first}); ids must be unique")
+    seen[instance.id] = where
 
 
 def write_moe(instances: Iterable[MoeInstance], path: str | Path) -> int:

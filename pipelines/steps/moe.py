@@ -110,18 +110,32 @@ def _read_checks(answer: ChecksAnswer | None, state: PipelineState, record: Step
     return dedupe(checks)
 
 
+async def _names_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], most: int | None, keep_unknown: bool) -> list[str]:
+    answer, record = await ask(
+        state, name, _instruction(state, prompt, zcot), NamesAnswer,
+        strict_schema=names_schema(allowed, zcot, most=most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+    )
+    names = _read_names(answer, state, record, keep_unknown=keep_unknown)
+    state.steps.append(record)
+    return names
+
+
+async def _checks_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], **fields: Any) -> tuple[list[Check], StepRecord]:
+    answer, record = await ask(
+        state, name, _instruction(state, prompt, zcot, **fields), ChecksAnswer,
+        strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+    )
+    state.steps.append(record)
+    return _read_checks(answer, state, record), record
+
+
 @step("pre_char")
 def pre_char(zcot: bool = False, prompt: str = "pre_char", max_tokens: int = 96):
     """Step 1 of TBS: who (characters or NPCs) is present in the current scene."""
 
     async def run(state: PipelineState) -> PipelineState:
-        allowed: list[str] = []  # NPCs are welcome here, so no enum
-        answer, record = await ask(
-            state, "pre_char", _instruction(state, prompt, zcot), NamesAnswer,
-            strict_schema=names_schema(allowed, zcot, most=12), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
-        )
-        state.present = _read_names(answer, state, record, keep_unknown=True)
-        state.steps.append(record)
+        # NPCs are welcome here, so the names are free text (no enum)
+        state.present = await _names_step(state, "pre_char", prompt, zcot, max_tokens, allowed=[], most=12, keep_unknown=True)
         return state
 
     return run
@@ -132,13 +146,7 @@ def char(zcot: bool = False, prompt: str = "char", max_tokens: int = 64):
     """Step 2 of TBS: which character(s) act next and need a check; only table characters count."""
 
     async def run(state: PipelineState) -> PipelineState:
-        allowed = candidates(state.instance)
-        answer, record = await ask(
-            state, "char", _instruction(state, prompt, zcot), NamesAnswer,
-            strict_schema=names_schema(allowed, zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
-        )
-        state.actors = _read_names(answer, state, record, keep_unknown=False)
-        state.steps.append(record)
+        state.actors = await _names_step(state, "char", prompt, zcot, max_tokens, allowed=candidates(state.instance), most=None, keep_unknown=False)
         return state
 
     return run
@@ -155,17 +163,12 @@ def skill(zcot: bool = False, prompt: str = "skill", max_tokens: int = 128, only
     async def run(state: PipelineState) -> PipelineState:
         actors = state.actors or []
         allowed = actors or candidates(state.instance)
-        answer, record = await ask(
-            state, "skill", _instruction(state, prompt, zcot, actors=", ".join(allowed) or "the acting character"), ChecksAnswer,
-            strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
-        )
-        checks = _read_checks(answer, state, record)
+        checks, record = await _checks_step(state, "skill", prompt, zcot, max_tokens, allowed=allowed, actors=", ".join(allowed) or "the acting character")
         if only_actors and actors:
             for check in [c for c in checks if c.character not in actors]:
                 record.dropped.append(f"character {check.character!r} (not an actor)")
             checks = [c for c in checks if c.character in actors]
         state.checks = checks
-        state.steps.append(record)
         return state
 
     return run
@@ -176,13 +179,7 @@ def template(zcot: bool = False, prompt: str = "template", max_tokens: int = 128
     """The one-prompt baseline: log + characters + checks list → checks."""
 
     async def run(state: PipelineState) -> PipelineState:
-        allowed = candidates(state.instance)
-        answer, record = await ask(
-            state, "template", _instruction(state, prompt, zcot), ChecksAnswer,
-            strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
-        )
-        state.checks = _read_checks(answer, state, record)
-        state.steps.append(record)
+        state.checks, _ = await _checks_step(state, "template", prompt, zcot, max_tokens, allowed=candidates(state.instance))
         return state
 
     return run

@@ -7,7 +7,6 @@ names (侦查, 图书馆使用, "Spot Hidden") are resolved through the rule-set
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import rulesets
 from rulesets import VgmError
 
-from ..dataset import DatasetError, parse_instance
+from ..dataset import DatasetError, check_unique, parse_instance, read_jsonl
 from ._report import ImportReport
 
 GM_SPEAKERS = {"gm", "dm", "kp", "keeper", "主持人", "守秘人", "主持", "裁判"}
@@ -77,24 +76,14 @@ def import_jsonl(source: str | Path, **_: Any) -> ImportReport:
         raise DatasetError(f"{path}: no such file; give a .jsonl of MOE instances")
     report = ImportReport(source=f"jsonl {path}")
     packs: dict = {}
-    seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{where}: not valid JSON ({exc.msg}); the line may be truncated — fix or remove it") from None
-            report.found += 1
-            if not isinstance(data, dict):
-                raise DatasetError(f"{where}: expected a JSON object")
-            instance = parse_instance(normalize_record(data, number), where, packs)
-            if instance.id in seen:
-                raise DatasetError(f"{where}: duplicate id {instance.id!r} (first on line {seen[instance.id]}); ids must be unique")
-            seen[instance.id] = number
-            if instance.source is None:
-                instance = instance.model_copy(update={"source": f"{path.stem}#{number}"})
-            report.instances.append(instance)
+    seen: dict[str, str] = {}
+    for where, data in read_jsonl(path):
+        report.found += 1
+        if not isinstance(data, dict):
+            raise DatasetError(f"{where}: expected a JSON object")
+        instance = parse_instance(normalize_record(data, report.found), where, packs)
+        check_unique(instance, where, seen)
+        if instance.source is None:
+            instance = instance.model_copy(update={"source": f"{path.stem}#{where.rsplit(':', 1)[-1]}"})
+        report.instances.append(instance)
     return report
