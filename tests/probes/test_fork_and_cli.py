@@ -53,3 +53,24 @@ def test_probes_show_and_check(tmp_path):
     bad.write_text("probes:\n  - id: a\n    question: '{prev_b}'\n  - id: b\n    question: x\n", encoding="utf-8")
     out = runner.invoke(app, ["probes", "check", str(bad)])
     assert out.exit_code != 0 and "probe 'a' uses {prev_b} but 'b' runs later" in str(out.exception)
+
+
+def test_compare_two_probe_logs_of_one_game(tmp_path, respond):
+    """Separate and batched runners on the same game: the comparison counts calls and agreement."""
+    from gm.mafia import MafiaGame
+    from gm.social import LlmSeat
+    from pipelines.probes import attach_probes
+    from ui.cli import app
+
+    model = ScriptedModel(responder=respond)
+    game = MafiaGame([LlmSeat(model) for _ in range(5)], seed=3, game_id="cmp", log_path=tmp_path / "cmp.jsonl",
+                     options={"max_rounds": 1})
+    a = attach_probes(game, "default", None, tmp_path / "a.probes.jsonl")
+    b = attach_probes(game, "default:batched", None, tmp_path / "b.probes.jsonl")
+    game.play()
+    a.close(), b.close()
+    out = CliRunner().invoke(app, ["probes", "compare", str(tmp_path / "a.probes.jsonl"), str(tmp_path / "b.probes.jsonl"), "--json"])
+    assert out.exit_code == 0, out.output
+    r = json.loads(out.output)
+    assert r["b"]["calls"] * 3 < r["a"]["calls"] and r["matched_answers"] > 0
+    assert 0 <= r["role_agreement"] <= 1 and r["role_pairs"] > 0
