@@ -10,6 +10,7 @@ from typing import Any
 
 from gm.social.ask import Ask
 
+_WARY = "I am wary of "
 _SPEECH = ("I trust this team.", "I am not sure about this team.", "Let's see how the votes go.")
 
 
@@ -35,13 +36,19 @@ def _suspicion(g: Any, me: str) -> dict[str, float]:
     """Public evidence: each failed mission's fail cards spread over its team."""
     score = {p: 0.0 for p in g.names}
     for e in g.log.events:
-        if e["kind"] == "mission_result" and e["fails"]:
+        k = e["kind"]
+        if k == "mission_result" and e["fails"]:
             share = e["fails"] / len(e["team"])
             for p in e["team"]:
                 score[p] += share
+        elif k == "speech" and e["text"].startswith(_WARY) and e["player"] != me:
+            named = e["text"][len(_WARY):].rstrip(".")
+            if named in score:
+                score[named] += 0.1  # a public accusation is weak evidence (evil accuse too)
     known = g.evil_known.get(me, ())
+    sign = -10.0 if g.is_evil(me) else 10.0  # Merlin distrusts the evil he saw; evil shield their partners
     for p in known:
-        score[p] += 10.0
+        score[p] += sign
     score[me] = -1.0
     return score
 
@@ -67,8 +74,10 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
         sus = _suspicion(g, me)
         if any(sus[p] >= 10 for p in team):
             return False
-        cutoff = sorted(sus.values())[len(team)]
-        return all(sus[p] <= cutoff for p in team) or rng.random() < 0.3
+        sus[me] = 0.0  # I trust myself, but a team without me can be just as clean
+        # approve only a team as clean as the cleanest team I could name myself
+        best = sum(sorted(sus.values())[: len(team)])
+        return sum(sus[p] for p in team) <= best + 1e-9 or rng.random() < 0.1
     if kind == "mission":
         # only the first evil member (in seat order) fails, unless the mission needs more
         evil_on_team = [p for p in g.team if p == me or p in g.evil_known.get(me, ())]
@@ -78,7 +87,7 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
         sus = _suspicion(g, me)
         top = max((p for p in g.names if p != me), key=lambda p: (sus[p], rng.random()))
         call = ask.extra.get("may_call") and g.early_p and rng.random() < g.early_p / 2
-        return {"text": f"I am wary of {top}.", "call_assassination": bool(call)}
+        return {"text": f"{_WARY}{top}.", "call_assassination": bool(call)}
     if kind == "evil_talk":
         return {"text": "I have a guess about Merlin."}
     if kind == "assassinate":
