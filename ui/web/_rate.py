@@ -100,6 +100,8 @@ class RateTab:
             with gr.Column(visible=False, elem_id="admin-panel") as self.admin_panel:
                 self.admin_summary = gr.Markdown(elem_id="admin-summary")
                 self.refresh_btn = gr.Button("Refresh", elem_id="admin-refresh")
+                # ticks only on the owner's page (switched on in on_load), so ratings appear as they arrive
+                self.timer = gr.Timer(20, active=False)
                 self.raters_df = gr.Dataframe(headers=["rater", "rated", "skipped", "items", "link", "last"], label="Raters",
                                               interactive=False, elem_id="admin-raters")
                 self.means_df = gr.Dataframe(headers=["condition", *[c.label for c in CRITERIA], "n"],
@@ -111,12 +113,14 @@ class RateTab:
 
         item_outputs = [self.status, self.rater_panel, self.progress, self.item_id, self.started, self.context, self.checks,
                         self.score_panel, self.utterance, *self.scores, self.ab_panel, self.utter_a, self.utter_b, self.choice]
-        self.load_outputs = item_outputs + [self.admin_panel, self.admin_summary, self.raters_df, self.means_df, self.plot]
+        self.load_outputs = item_outputs + [self.admin_panel, self.admin_summary, self.raters_df, self.means_df, self.plot,
+                                            self.timer]
         self.submit_btn.click(self._submit, [self.token, self.item_id, self.started, *self.scores, self.choice], item_outputs,
                               concurrency_limit=16, api_visibility="private")
         self.skip_btn.click(self._skip, [self.token, self.item_id], item_outputs, concurrency_limit=16, api_visibility="private")
         admin_outputs = [self.admin_summary, self.raters_df, self.means_df, self.plot]
         self.refresh_btn.click(self._refresh, [self.token], admin_outputs, api_visibility="private")
+        self.timer.tick(self._refresh, [self.token], admin_outputs, api_visibility="private", show_progress="hidden")
         self.csv_btn.click(self._csv, [self.token], [self.csv_file], api_visibility="private")
 
     # -- rendering ---------------------------------------------------------------------
@@ -166,7 +170,7 @@ class RateTab:
         role = self.ctx.study.role_of(token)
         if role == "admin":
             return {**self._denied(""), self.status: f"### Study `{esc(self.ctx.study.name)}`: owner view",
-                    self.admin_panel: gr.update(visible=True), **self._admin_values()}
+                    self.admin_panel: gr.update(visible=True), self.timer: gr.Timer(active=True), **self._admin_values()}
         if role != "rater":
             return {**self._denied(str(AccessDenied())), **hidden_admin}
         view = self.ctx.study.rater(token)
