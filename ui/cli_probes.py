@@ -78,6 +78,8 @@ def print_belief_report(r: dict[str, Any]) -> None:
     ag = r["agreement"]
     t.add_row("agreement", _pct(ag["value"]), _ci(ag), str(ag["n"]))
     t.add_row("majority baseline", _pct(ag["majority_baseline"]), "", "")
+    for side, x in r["agreement_by_role"].items():
+        t.add_row(f"  agreement, predictor {side.replace('_', '-')} (baseline {_pct(x['majority_baseline'])})", _pct(x["value"]), _ci(x), str(x["n"]))
     t.add_row("agreement − baseline", _pct(r["agreement_gain"]["value"]), _ci(r["agreement_gain"]), "")
     console.print(t)
 

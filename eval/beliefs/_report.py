@@ -112,6 +112,11 @@ def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED
         },
         "agreement": _fig(so, m.agreement(50), b, seed, majority_baseline=m.majority_baseline(50)(np.vstack([x for x in so if len(x)] or [np.empty((0, 6))]))),
         "agreement_gain": _fig(so, m.agreement_gain(50), b, seed),
+        "agreement_by_role": {
+            side: _fig(_only(so, lambda x, v=v: m.select(x, 4, v)), m.agreement(50), b, seed,
+                       majority_baseline=m.majority_baseline(50)(np.vstack([m.select(x, 4, v) for x in so if len(x)] or [np.empty((0, 6))])))
+            for side, v in (("non_mafia", 0), ("mafia", 1))
+        },
         "threshold_sweep": [
             {
                 "threshold": t,
