@@ -162,8 +162,7 @@ def ui(
     """Serve the web app (Rate, Play, Compare, Beliefs) on 127.0.0.1."""
     from ui.web import serve
 
-    console.print(f"virtual-gm web app on http://{host}:{port}/  (Ctrl+C stops it)")
-    serve(host=host, port=port, study=study, runs_dir=runs, logs_dir=logs, model=model)
+    serve(host=host, port=port, study=study, runs_dir=runs, logs_dir=logs, model=model, announce=console.print)
 
 
 def register(app: typer.Typer) -> None:

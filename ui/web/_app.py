@@ -85,11 +85,22 @@ def create_app(
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 7860, **kwargs) -> None:
+def serve(host: str = "127.0.0.1", port: int = 7860, announce=None, **kwargs) -> None:
     """Run the app until interrupted (``vgm ui``). Only loopback unless ``host`` says otherwise."""
+    import socket
+
     import uvicorn
 
+    from rulesets import VgmError
+
+    with socket.socket() as probe:  # say it in one line, before Gradio and the study load
+        try:
+            probe.bind((host, port))
+        except OSError:
+            raise VgmError(f"{host}:{port} is already in use; pass another --port (e.g. --port {port + 1})") from None
     app = create_app(**kwargs)
+    if announce:
+        announce(f"virtual-gm web app on http://{host}:{port}/  (Ctrl+C stops it)")
     # A longer keep-alive than uvicorn's 5 s: a busy rater's browser or script reuses its
     # connection instead of racing the server closing it.
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
