@@ -92,6 +92,12 @@ def test_owner_sees_every_tab_render(live_study, browser, tmp_path):
     page.locator("#beliefs-truth").get_by_text("Ann").first.wait_for(timeout=20000)
     assert "Bo" in page.locator("#beliefs-where").inner_text()
     assert "mafia_pick" not in page.locator("#beliefs-feed").inner_text()  # Bo never saw the Mafia's pick
+    assert "Mafia" in page.locator("#beliefs-truth").inner_text()
+    number = page.locator("#beliefs-step input[type=number]")
+    number.fill("0")
+    number.press("Enter")
+    page.locator("#beliefs-where").get_by_text("step 1 of 2").wait_for(timeout=20000)
+    page.locator("#beliefs-truth").get_by_text("Unknown").first.wait_for(timeout=20000)  # Bo's earlier guess about Ann
     page.screenshot(path=str(shots / "beliefs.png"), full_page=True)
 
     page.get_by_role("tab", name="Play").click()
