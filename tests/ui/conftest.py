@@ -9,7 +9,7 @@ import pytest
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval.ratings import Study, build_study  # noqa: E402
+from eval.ratings import build_study  # noqa: E402
 from eval.ratings._demo import write_demo_runs  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

@@ -2,7 +2,6 @@
 import gradio as gr
 import pytest
 
-from eval.ratings import Study, build_study
 from pipelines.llm import ScriptedModel
 from rulesets import VgmError
 from ui.web._beliefs import agent_steps, belief_rows, calibration_plot, feed, find_games

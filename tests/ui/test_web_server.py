@@ -59,3 +59,16 @@ def test_30_concurrent_raters_submit_1000_ratings_stored_exactly_once_and_surviv
     server.restart()  # killed hard (SIGKILL), started again
     report = httpx.get(server.url + "/api/rate/report", params={"token": live_study["admin"]}).json()
     assert report["ratings"] == before + 1000
+
+
+def test_serving_on_a_busy_port_is_one_clear_error():
+    import socket
+
+    from rulesets import VgmError
+    from ui.web import serve
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+        with pytest.raises(VgmError, match="already in use; pass another --port"):
+            serve(port=port)
