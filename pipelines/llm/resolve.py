@@ -107,7 +107,8 @@ class LocalModel(OpenAICompatModel):
 
         server = _SERVERS.get(self.config)
         if server is None or not server.alive():
-            await asyncio.to_thread(self.server)
+            server = await asyncio.to_thread(self.server)
+        self.base_url = f"{server.base_url}/v1"
         return self.base_url
 
     async def _recover(self) -> None:

@@ -93,3 +93,17 @@ def test_a_second_process_borrows_the_announced_server(local_small):
     if ours.owned:
         assert out == ["False", ours.base_url]
     assert ours.alive()
+
+
+def test_done_when_install_then_ask_from_the_command_line(local_small):
+    from typer.testing import CliRunner
+
+    from ui.cli import app
+
+    runner = CliRunner()
+    installed = runner.invoke(app, ["models", "install", "local:small", "--json"])
+    assert installed.exit_code == 0 and json.loads(installed.output)["verified"] is True
+    asked = runner.invoke(app, ["ask", "--model", "local:small", "--structured", "--max-tokens", "60", "Name three D&D skills as JSON", "--json"])
+    assert asked.exit_code == 0, asked.output
+    report = json.loads(asked.output)
+    assert report["parse_ok"] and report["value"]

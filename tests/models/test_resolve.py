@@ -104,3 +104,20 @@ async def test_any_langchain_chat_model_goes_through_the_client():
     assert parsed.parse_ok and parsed.value.skills == ["insight"]
     again = await complete_json(model, [{"role": "user", "content": "Which skill?"}], Skills)
     assert again.usage.cache_hit and again.value.skills == ["insight"]
+
+
+async def test_two_local_models_of_one_file_share_the_server_address(tmp_path, monkeypatch):
+    from pipelines.llm import serve
+
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")
+    first, second = get_model(f"local:{path}", threads=1), get_model(f"local:{path}", threads=1)
+
+    class Running:
+        base_url = "http://127.0.0.1:5555"
+
+        def alive(self):
+            return True
+
+    monkeypatch.setitem(serve._SERVERS, first.config, Running())
+    assert await second._base() == "http://127.0.0.1:5555/v1"
