@@ -11,7 +11,9 @@ from functools import lru_cache
 from pathlib import Path
 from string import Template
 
-from pydantic import BaseModel, Field
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
 
 from ..llm import ChatModel, Message, Parsed, Usage, complete_json
 
@@ -72,10 +74,15 @@ async def build_profile(model: ChatModel, observer_games: list[str], *, max_toke
     return result
 
 
+def ranking_of(candidates: list[str]) -> type[BaseModel]:
+    """A ranking whose items can only be the candidates' labels, so a grammar-constrained model cannot answer with role names."""
+    return create_model("Ranking", __base__=Ranking, ranking=(list[Literal[tuple(candidates)]], Field(default_factory=list)))  # type: ignore[valid-type]
+
+
 async def rank_players(model: ChatModel, *, profile: str, game: str, candidates: list[str], max_tokens: int = 200) -> Parsed:
     """Player identification: rank the (anonymised) players by fit to the profile."""
     msgs = messages_for("identify", profile=profile or "(no profile)", game=game, candidates=", ".join(candidates))
-    return await complete_json(model, msgs, Ranking, step="inmind_identify", max_tokens=max_tokens)
+    return await complete_json(model, msgs, ranking_of(candidates), step="inmind_identify", max_tokens=max_tokens)
 
 
 async def fill_reflection(model: ChatModel, *, profile: str, game: str, seat: int, role: str, roles: str, masked: str, keys: list[str], max_tokens: int = 400) -> Parsed:
