@@ -153,7 +153,8 @@ async def run_inmind(
     owned = isinstance(model, str)
     chat = get_model(model) if owned else model
     try:
-        return await _run(chat, model if owned else getattr(chat, "name", "model"), sessions, instances, chosen, data, out_dir, mask_policy, limit, concurrency, embedder, on_progress)
+        config = RunConfig(data=str(data), tasks=chosen, model=model if owned else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit)
+        return await _run(chat, config, sessions, instances, Path(out_dir), concurrency=concurrency, embedder=embedder, on_progress=on_progress)
     finally:
         if owned:
             from eval.moe.runner import close_model  # stops a local server this run started
@@ -161,11 +162,19 @@ async def run_inmind(
             await close_model(chat)
 
 
-async def _run(chat, model_name, sessions, instances, chosen, data, out_dir, mask_policy, limit, concurrency, embedder, on_progress) -> RunSummary:
-    out = Path(out_dir)
+async def _run(
+    chat: ChatModel,
+    config: RunConfig,
+    sessions: list[Session],
+    instances: list[TaskInstance],
+    out: Path,
+    *,
+    concurrency: int,
+    embedder: Embedder | None,
+    on_progress: Callable[[int, int], None] | None,
+) -> RunSummary:
     out.mkdir(parents=True, exist_ok=True)
-
-    _check_config(out, RunConfig(data=str(data), tasks=chosen, model=model_name, mask_policy=mask_policy, limit=limit))
+    _check_config(out, config)
 
     summary = RunSummary(out_dir=str(out))
     done = read_results(out)
