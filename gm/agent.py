@@ -74,13 +74,6 @@ def _prompt(name: str) -> str:
     return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").strip()
 
 
-def _shared_prefix(instance: MoeInstance, pack: Any, options: dict[str, Any]) -> list[dict[str, str]]:
-    """The pipeline's own shared prefix, so narration reuses the server's cached context."""
-    from pipelines.steps._conversation import shared_prefix  # one definition of the prefix, in the pipelines layer
-
-    return shared_prefix(instance, pack, options)
-
-
 _GROUP = re.compile(r"\b(we|us|our|everyone|everybody|all of us|the party|together)\b", re.I)
 _FAIL_WORDS = re.compile(r"\b(fail|fails|failed|failure|miss|misses|missed|can't find|cannot find|find nothing|nothing happens)\b", re.I)
 _WIN_WORDS = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manage to|you find|you spot|you notice)\b", re.I)
@@ -167,7 +160,7 @@ class GameMaster:
         self.memory = self._memory(memory)
         if self.memory is not None and len(self.memory) == 0:
             # a new game, or a resumed one whose memory was off or kept in RAM: (re)build it from the log
-            self.memory.add_notes(self.scenario.notes + [f"{n.name}: {n.description}" for n in self.scenario.npcs])
+            self.memory.add_notes(self.scenario.notes)  # NPCs are always in the briefing
             self.memory.add_turns(list(enumerate(self.session.log)))
         self.save()
 
@@ -319,7 +312,7 @@ class GameMaster:
 
         said = Turn(speaker=sheet.name, text=text)
         turn = TurnRecord(player=player or self.player_of(sheet), character=sheet.name, text=text)
-        checks, instance, steps, notes = await self._propose_checks(said)
+        checks, steps, notes = await self._propose_checks(said)
         turn.steps += steps
         turn.notes += notes
         turn.checks = checks
@@ -342,7 +335,7 @@ class GameMaster:
             return GMReply(player=turn.player, character=sheet.name, checks=checks, narration=asks, difficulty=reasons,
                            pending=list(self.session.pending), notes=notes, steps=turn.steps)
         turn.rolls = [record(c.character, p, d, make_roll(p, d, self._rng())) for (c, p), d in zip(plans, difficulties)]
-        return await self._finish(turn, instance, reasons)
+        return await self._finish(turn, reasons)
 
     async def _answer_pending(self, player: str, sheet: Sheet, text: str) -> GMReply:
         owed = [p for p in self.session.pending if p.check.character == sheet.name]
@@ -366,17 +359,15 @@ class GameMaster:
             self.save()
             return GMReply(player=player, character=sheet.name, rolls=[rec], pending=list(self.session.pending))
         self.session.pending_turn = None
-        said = Turn(speaker=turn.character or sheet.name, text=turn.text)
-        instance = self._instance(said, include_current=False)
-        return await self._finish(turn, instance, [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls])
+        return await self._finish(turn, [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls])
 
-    async def _finish(self, turn: TurnRecord, instance: MoeInstance, reasons: list[str]) -> GMReply:
+    async def _finish(self, turn: TurnRecord, reasons: list[str]) -> GMReply:
         """Reveal what the rolls found, narrate, log, save."""
         for rec in turn.rolls:
             self._say(f"[roll] {rec.line()}")
             if rec.secret and rec.success and rec.secret not in self.session.revealed:
                 self.session.revealed.append(rec.secret)
-        turn.narration, step = await self._narrate(turn, instance)
+        turn.narration, step = await self._narrate(turn)
         turn.steps.append(step)
         self._say(turn.narration)
         self.session.turns.append(turn)
@@ -402,7 +393,7 @@ class GameMaster:
             m for m in self.memory.recall(query) if m.kind == "note"
         ]
 
-    def _instance(self, said: Turn, include_current: bool = True) -> MoeInstance:
+    def _instance(self, said: Turn) -> MoeInstance:
         """The MOE question for this moment: scene briefing, recalled memory, recent log, the new line."""
         brief = Turn(speaker="GM", text=self.scenario.briefing(set(self.session.revealed)))
         context = [brief]
@@ -410,12 +401,11 @@ class GameMaster:
         if recalled:
             context.append(Turn(speaker="GM", text="(Earlier at this table) " + " | ".join(m.text for m in recalled)))
         context += self.session.log[-self.recent_turns :]
-        if include_current:
-            context.append(said)
+        context.append(said)
         names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in self.sheets]
         return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
 
-    async def _propose_checks(self, said: Turn) -> tuple[list[Check], MoeInstance, list[dict[str, Any]], list[str]]:
+    async def _propose_checks(self, said: Turn) -> tuple[list[Check], list[dict[str, Any]], list[str]]:
         """Run the pipeline; a skill the pack lacks gets one re-ask, then no check (said plainly)."""
         instance = self._instance(said)
         steps: list[dict[str, Any]] = []
@@ -428,19 +418,19 @@ class GameMaster:
                 steps.append({"name": self.pipeline.name, "seconds": round(time.perf_counter() - started, 3)})
             if result.error:
                 notes.append(f"the check pipeline failed ({result.error}); no check this time")
-                return [], instance, steps, notes
+                return [], steps, notes
             bad_skills = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
             checks = self._table_sense(said, result.checks, notes)
             if not bad_skills or checks:
                 if bad_skills:
                     notes.append(f"ignored {', '.join(bad_skills)}: not checks in {self.ruleset.name}")
-                return checks, instance, steps, notes
+                return checks, steps, notes
             if attempt == 0:
                 hint = (f"(GM's note: {', '.join(bad_skills)} is not a check in {self.ruleset.title}; "
                         f"only the check ids in the rules count.)")
                 instance = instance.model_copy(update={"context": [*instance.context[:-1], Turn(speaker="GM", text=hint), instance.context[-1]]})
         notes.append(f"the model asked for {', '.join(bad_skills)}, which {self.ruleset.name} does not have, twice; no check this time")
-        return [], self._instance(said), steps, notes
+        return [], steps, notes
 
     def _table_sense(self, said: Turn, checks: list[Check], notes: list[str]) -> list[Check]:
         """Keep the checks a GM would call on this line: for the character who acts (or those
@@ -466,28 +456,42 @@ class GameMaster:
         """Lines a small model tends to copy back instead of narrating."""
         return [f"{turn.character}: {turn.text}", turn.text] + [f"{t.speaker}: {t.text}" for t in self.session.log[-4:]]
 
-    def _narration_prompt(self, turn: TurnRecord) -> str:
-        if turn.rolls:
-            rolls = "Dice rolled just now (these results are final):\n" + "\n".join(f"- {r.line()}" for r in turn.rolls)
-        else:
-            rolls = "No roll was needed for that."
-        reveals = []
+    def _results(self, turn: TurnRecord) -> str:
+        """The dice's verdict in plain words (numbers invite a small model to recite them)."""
+        if not turn.rolls:
+            return "No roll is needed: just describe what happens."
         secrets = {s.id: s for s in self.scenario.secrets}
+        lines = []
         for rec in turn.rolls:
+            verdict = "succeeds" if rec.success else "fails" if rec.success is False else f"rolls {rec.total}"
+            detail = f" ({rec.outcome})" if rec.outcome and rec.outcome not in ("success", "failure") else ""
+            lines.append(f"{rec.character}'s {rec.check_name} check {verdict}{detail}.")
             secret = secrets.get(rec.secret or "")
             if secret and rec.success:
-                reveals.append(f"Because {rec.character} succeeded, reveal this: {secret.text.strip()}")
+                lines.append(f"What they discover: {' '.join(secret.text.split())}")
             elif secret and rec.success is False:
-                reveals.append(f"Because {rec.character} failed, they do not learn the secret. {secret.on_fail.strip()}".strip())
-        sheet = self.sheet(turn.character) if turn.character else self.sheets[0]
-        return _prompt("narrate").format(character=sheet.name, player=turn.player, text=turn.text, rolls=rolls,
-                                         reveals=("\n".join(reveals) + "\n") if reveals else "")
+                lines.append(f"They discover nothing. {' '.join(secret.on_fail.split())}".strip())
+        return "\n".join(lines)
 
-    async def _narrate(self, turn: TurnRecord, instance: MoeInstance) -> tuple[str, dict[str, Any]]:
+    def _narration_messages(self, turn: TurnRecord) -> list[dict[str, str]]:
+        """Its own short conversation: the scene, recalled memory, the last lines, the verdict."""
+        system, user = (part.strip() for part in _prompt("narrate").split("\n---\n", 1))
+        sheet = self.sheet(turn.character) if turn.character else self.sheets[0]
+        recalled = self._recalled(turn.text)
+        memory = ("Remembered from earlier: " + " | ".join(m.text for m in recalled)) if recalled else ""
+        recent = [t for t in self.session.log[-8:] if not t.text.startswith("[roll]")]
+        if recent and recent[-1].speaker == sheet.name and recent[-1].text == turn.text:
+            recent = recent[:-1]
+        user = user.format(
+            scene=" ".join(self.scenario.briefing(set(self.session.revealed)).split()), memory=memory,
+            log="\n".join(f"{t.speaker}: {' '.join(t.text.split())}" for t in recent[-6:]),
+            character=sheet.name, text=turn.text, results=self._results(turn), name=sheet.names()[1] if len(sheet.names()) > 1 else sheet.name,
+        )
+        return [{"role": "system", "content": system.format(ruleset=self.ruleset.title)}, {"role": "user", "content": user}]
+
+    async def _narrate(self, turn: TurnRecord) -> tuple[str, dict[str, Any]]:
         """The GM utterance: narrate the outcome, re-asked once if it contradicts the dice."""
-        messages = _shared_prefix(instance, self.ruleset, {})
-        instruction = self._narration_prompt(turn)
-        messages = messages[:-1] + [{"role": "user", "content": messages[-1]["content"] + "\n\n" + instruction}]
+        messages = self._narration_messages(turn)
         started = time.perf_counter()
         reply = await self.model.complete(messages, step="narrate", max_tokens=self.narrate_tokens, temperature=0.7)
         usage = reply.usage
