@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("VGM_NO_CACHE", "1")
+os.environ.setdefault("VGM_SHARE_SERVER", "0")  # our own server: another process's requests would evict our cached prefix
 
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -53,11 +54,12 @@ def _print_report(report, as_json: bool, title: str) -> None:
         _dump(report.as_json())
         return
     models = sorted({row.model for row in report.rows if row.model})
-    table = Table(title=f"{title}{' — model ' + ', '.join(models) if models else ''}")
-    for col in ("pipeline", "n", "CF [95% CI]", "SF [95% CI]", "exact", "parse fail", "tok/inst", "s/inst"):
+    table = Table(title=f"{title}{' — model ' + ', '.join(models) if models else ''}", box=box.SIMPLE_HEAD,
+                  caption="CF/SF in %, 95% bootstrap CI; full table: report.md / --json")
+    for col in ("pipeline", "n", "CF (CI)", "SF (CI)", "exact", "fail", "tok", "s"):
         table.add_column(col, justify="left" if col == "pipeline" else "right", no_wrap=True)
     pct = lambda iv: f"{100 * iv['value']:.1f}"  # noqa: E731
-    ci = lambda iv: f"{100 * iv['value']:.1f} [{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"  # noqa: E731
+    ci = lambda iv: f"{100 * iv['value']:.1f} ({100 * iv['low']:.0f}–{100 * iv['high']:.0f})"  # noqa: E731
     for row in report.rows:
         m = row.metrics
         table.add_row(row.pipeline, str(m["n"]), ci(m["cf"]), ci(m["sf"]), pct(m["exact"]),

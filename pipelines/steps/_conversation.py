@@ -202,7 +202,7 @@ def checks_schema(allowed: list[str], skills: list[str], zcot: bool, most: int |
     return _object({"checks": _array(item, most or len(allowed) or 8)}, zcot)
 
 
-REASONING_CHARS = 400  # keeps a zero-shot CoT answer short enough for a CPU model
+REASONING_CHARS = 200  # keeps a zero-shot CoT answer short enough for a CPU model (small models loop)
 
 
 def _object(props: dict[str, Any], zcot: bool) -> dict[str, Any]:
