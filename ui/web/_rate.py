@@ -47,11 +47,15 @@ def utterance_html(text: str, label: str = "GM", checks: list[dict] | None = Non
     return f'<div class="vgm-utterance"><b>{esc(label)}:</b> {esc(text)}{extra}</div>'
 
 
+_PLOTS: dict[tuple, str] = {}  # (study, ratings, choices) -> plot path: the 20 s refresh redraws only on news
+
+
 def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | None]:
     """Raters with progress and links; means with CIs; alpha/BT text; plot path."""
     admin = ctx.study.owner()
+    raw = admin.raters()
     raters = [[r["name"], r["done"], r["skipped"], r["total"], f"/?token={r['token']}",
-               time.strftime("%H:%M:%S", time.localtime(r["last"])) if r["last"] else "-"] for r in admin.raters()]
+               time.strftime("%H:%M:%S", time.localtime(r["last"])) if r["last"] else "-"] for r in raw]
     report = study_report(admin)
     labels = {c.id: c.label for c in CRITERIA}
     means = report.means_table()
@@ -62,8 +66,13 @@ def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | No
         lines.append("Bradley-Terry: " + ", ".join(f"{b.condition} {b.score:+.2f}±{1.96 * (b.se or 0):.2f}" for b in report.bradley_terry))
     plot_path = None
     if report.ratings or report.choices:
-        plot_path = str(Path(tempfile.mkdtemp(prefix="vgm-report-")) / "report.png")
-        plot_report(report, plot_path)
+        key = (str(ctx.study.path), report.ratings, report.choices, max((r["last"] or 0) for r in raw))
+        plot_path = _PLOTS.get(key)
+        if plot_path is None or not Path(plot_path).is_file():
+            plot_path = str(Path(tempfile.mkdtemp(prefix="vgm-report-")) / "report.png")
+            plot_report(report, plot_path)
+            _PLOTS.clear()
+            _PLOTS[key] = plot_path
     return raters, means, "\n\n".join(lines), plot_path
 
 
