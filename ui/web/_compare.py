@@ -119,7 +119,7 @@ class CompareTab:
             with gr.Row():
                 self.run_a = gr.Dropdown(label="Run A", choices=[], allow_custom_value=True, elem_id="compare-a")
                 self.run_b = gr.Dropdown(label="Run B", choices=[], allow_custom_value=True, elem_id="compare-b")
-                self.only_diff = gr.Checkbox(value=True, label="only instances where they differ")
+                self.only_diff = gr.Checkbox(value=True, label="only where checks or GM lines differ")
             self.diff = gr.Dataframe(headers=DIFF_HEADERS, label="Per-instance predictions (SF in %)", interactive=False,
                                      wrap=True, max_height=360, elem_id="compare-diff")
             self.pick = gr.Dropdown(label="Show one instance", choices=[], allow_custom_value=True, elem_id="compare-pick")
