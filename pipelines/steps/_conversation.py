@@ -65,8 +65,19 @@ def roster(instance: MoeInstance) -> dict[str, str]:
 
 
 def candidates(instance: MoeInstance) -> list[str]:
-    """Canonical character names, in first-seen order."""
-    return list(dict.fromkeys(roster(instance).values()))
+    """Canonical character names, most recent speaker first, then the rest of the table.
+
+    Recency order is how a GM scans the table (whoever just described an action is the
+    likeliest to roll), and small models tend to copy the first names of a list they are shown.
+    """
+    table = roster(instance)
+    recent: list[str] = []
+    for turn in reversed(instance.context):
+        for speaker in turn.speaker.split("&"):
+            canon = table.get(speaker.strip().lower())
+            if canon and canon not in recent:
+                recent.append(canon)
+    return recent + [name for name in dict.fromkeys(table.values()) if name not in recent]
 
 
 def resolve_character(name: Any, instance: MoeInstance) -> str | None:
@@ -109,7 +120,7 @@ def shared_prefix(instance: MoeInstance, pack: Any, options: dict[str, Any]) -> 
     system = prompt_text("system", options).format(ruleset=title, menu=pack.check_menu())
     log = prompt_text("log", options).format(
         log=format_log(instance, int(options.get("max_log_chars", 6000))),
-        characters=", ".join(candidates(instance)) or "(not listed)",
+        characters=", ".join(candidates(instance)) or "(not listed)",  # most recent speaker first
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": log}]
 

@@ -120,10 +120,10 @@ async def _names_step(state: PipelineState, name: str, prompt: str, zcot: bool, 
     return names
 
 
-async def _checks_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], **fields: Any) -> tuple[list[Check], StepRecord]:
+async def _checks_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], most: int | None, **fields: Any) -> tuple[list[Check], StepRecord]:
     answer, record = await ask(
         state, name, _instruction(state, prompt, zcot, **fields), ChecksAnswer,
-        strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+        strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot, most=most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
     )
     state.steps.append(record)
     return _read_checks(answer, state, record), record
@@ -142,28 +142,35 @@ def pre_char(zcot: bool = False, prompt: str = "pre_char", max_tokens: int = 96)
 
 
 @step("char")
-def char(zcot: bool = False, prompt: str = "char", max_tokens: int = 64):
-    """Step 2 of TBS: which character(s) act next and need a check; only table characters count."""
+def char(zcot: bool = False, prompt: str = "char", max_tokens: int = 64, max_characters: int = 3):
+    """Step 2 of TBS: which character(s) act next and need a check; only table characters count.
+
+    Args:
+        max_characters: the most names the server may return (most MOE calls name one
+            character; a small model otherwise lists the whole table).
+    """
 
     async def run(state: PipelineState) -> PipelineState:
-        state.actors = await _names_step(state, "char", prompt, zcot, max_tokens, allowed=candidates(state.instance), most=None, keep_unknown=False)
+        state.actors = await _names_step(state, "char", prompt, zcot, max_tokens, allowed=candidates(state.instance), most=max_characters, keep_unknown=False)
         return state
 
     return run
 
 
 @step("skill")
-def skill(zcot: bool = False, prompt: str = "skill", max_tokens: int = 128, only_actors: bool = True):
+def skill(zcot: bool = False, prompt: str = "skill", max_tokens: int = 128, only_actors: bool = True, max_checks: int = 3):
     """Step 3 of TBS: which of the pack's checks each acting character rolls.
 
     Args:
+        max_checks: the most checks when no char step named the actors.
         only_actors: keep only checks for the characters the char step named (when it named any).
     """
 
     async def run(state: PipelineState) -> PipelineState:
         actors = state.actors or []
         allowed = actors or candidates(state.instance)
-        checks, record = await _checks_step(state, "skill", prompt, zcot, max_tokens, allowed=allowed, actors=", ".join(allowed) or "the acting character")
+        checks, record = await _checks_step(state, "skill", prompt, zcot, max_tokens, allowed=allowed, most=len(actors) or max_checks,
+                                            actors=", ".join(allowed) or "the acting character")
         if only_actors and actors:
             for check in [c for c in checks if c.character not in actors]:
                 record.dropped.append(f"character {check.character!r} (not an actor)")
@@ -175,11 +182,15 @@ def skill(zcot: bool = False, prompt: str = "skill", max_tokens: int = 128, only
 
 
 @step("template")
-def template(zcot: bool = False, prompt: str = "template", max_tokens: int = 128):
-    """The one-prompt baseline: log + characters + checks list → checks."""
+def template(zcot: bool = False, prompt: str = "template", max_tokens: int = 128, max_checks: int = 3):
+    """The one-prompt baseline: log + characters + checks list → checks.
+
+    Args:
+        max_checks: the most checks the server may return (see ``char``'s max_characters).
+    """
 
     async def run(state: PipelineState) -> PipelineState:
-        state.checks, _ = await _checks_step(state, "template", prompt, zcot, max_tokens, allowed=candidates(state.instance))
+        state.checks, _ = await _checks_step(state, "template", prompt, zcot, max_tokens, allowed=candidates(state.instance), most=max_checks)
         return state
 
     return run
