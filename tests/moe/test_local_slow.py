@@ -9,6 +9,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def small_model():
+    import os
+
     from pipelines.llm import ModelError, get_model
     from pipelines.llm.local import ensure_installed
 
@@ -16,7 +18,16 @@ def small_model():
         ensure_installed("local:small")
     except ModelError as exc:
         pytest.skip(f"local:small not installed: {exc}")
-    return get_model("local:small", cache=False)
+    # our own server: another process's requests on a shared one could evict the cached prefix
+    old = os.environ.get("VGM_SHARE_SERVER")
+    os.environ["VGM_SHARE_SERVER"] = "0"
+    try:
+        yield get_model("local:small", cache=False)
+    finally:
+        if old is None:
+            os.environ.pop("VGM_SHARE_SERVER", None)
+        else:
+            os.environ["VGM_SHARE_SERVER"] = old
 
 
 async def test_template_and_tbs_on_two_sample_instances(small_model):
