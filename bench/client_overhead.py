@@ -47,8 +47,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--uvloop", action="store_true", help="run the client on uvloop (if installed)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.uvloop:
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
     proc, url = start_fake(args.latency_ms)
     floor = args.n * args.latency_ms / 1000 / args.concurrency
@@ -75,7 +80,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows))
         return
-    table = Table(title=f"client overhead: N={args.n}, L={args.latency_ms:g} ms, C={args.concurrency}, floor N·L/C = {floor:.3f} s")
+    table = Table(title=f"client overhead{' (uvloop)' if args.uvloop else ''}: N={args.n}, L={args.latency_ms:g} ms, C={args.concurrency}, floor N·L/C = {floor:.3f} s")
     for col in ("case", "seconds", "vs floor", "calls/s", "client CPU ms/call"):
         table.add_column(col, justify="right" if col != "case" else "left")
     for r in rows:

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ._types import ModelError
+
 
 def cache_dir() -> Path:
     """``$VGM_CACHE_DIR`` or ``~/.cache/virtual-gm``."""
@@ -42,26 +44,38 @@ class ResponseCache:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else cache_dir() / "cache.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL, created REAL)"
-        )
+        self.failed_writes = 0
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL, created REAL)"
+            )
+        except (sqlite3.Error, OSError) as exc:
+            raise ModelError(
+                f"response cache {self.path} cannot be used ({exc}); delete it, set VGM_CACHE_DIR elsewhere, or VGM_NO_CACHE=1"
+            ) from None
 
     def get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            return json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError):
+            return None  # an unreadable entry is a miss: the model is asked again
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
-                (key, model, json.dumps(value, ensure_ascii=False), time.time()),
-            )
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
+                    (key, model, json.dumps(value, ensure_ascii=False), time.time()),
+                )
+        except sqlite3.Error:
+            self.failed_writes += 1  # a full or locked disk must not lose the answer we already have
 
     def __len__(self) -> int:
         with self._lock:

@@ -243,3 +243,12 @@ async def test_without_any_structured_mode_the_schema_goes_into_the_prompt(fake_
     assert "JSON schema" in sent["messages"][-1]["content"] and '"skills"' in sent["messages"][-1]["content"]
     events = [json.loads(x) for x in (cache_dir() / "usage.jsonl").read_text().splitlines()]
     assert events[-1]["event"] == "parse" and events[-1]["parse_ok"] is True
+
+
+def test_a_corrupt_cache_file_is_one_line(tmp_path):
+    from pipelines.llm import ResponseCache
+
+    bad = tmp_path / "cache.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(ModelError, match="VGM_NO_CACHE=1"):
+        ResponseCache(bad)
