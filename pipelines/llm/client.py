@@ -294,6 +294,9 @@ class OpenAICompatModel(ClientModel):
                 raise ModelError(f"{self.name}: the server refused the API key (HTTP {status}); check OPENAI_API_KEY")
             if status == 404:
                 raise ModelError(f"{self.name}: HTTP 404 at {url} ({message}); check the model name and --base-url (it usually ends in /v1)")
+            if "context" in message.lower() and any(w in message.lower() for w in ("exceed", "length", "too long", "maximum")):
+                raise ModelError(f"{self.name}: the prompt is longer than the model's context ({message}); "
+                                 "trim it (pipelines.llm.tokens.trim_to_budget) or, for local models, raise VGM_CTX")
             raise ModelError(f"{self.name}: the server rejected the request (HTTP {status}: {message})")
         try:
             data = json.loads(raw)
