@@ -119,7 +119,7 @@ class GameMaster:
         session_path: str | Path | None = None,
         recent_turns: int = 12,
         memory_budget: int = 300,
-        narrate_tokens: int = 200,
+        narrate_tokens: int = 140,
         session: Session | None = None,
     ) -> None:
         import rulesets
@@ -528,7 +528,30 @@ def _clean(text: str, echoes: list[str] | None = None) -> str:
                     flat = " ".join(line.lower().split())
         if flat:
             kept.append(line)
-    return " ".join(kept).strip()
+    return _tidy(" ".join(kept).strip())
+
+
+_SENTENCE = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"')\]]))\s+")
+
+
+def _tidy(text: str, max_sentences: int = 4) -> str:
+    """At most a few sentences, each said once, no half sentence at the end.
+
+    Small local models loop ("The lid is a small box. The lid is a small box. ...") and stop
+    mid-sentence at the token limit; a GM at the table does neither.
+    """
+    sentences = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+    seen: set[str] = set()
+    kept: list[str] = []
+    for sentence in sentences:
+        key = re.sub(r"\W+", " ", sentence.lower()).strip()
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    if len(kept) > 1 and not re.search(r"[.!?…][\"')\]]*$", kept[-1]):
+        kept.pop()
+    return " ".join(kept[:max_sentences])
 
 
 def _plain_narration(turn: TurnRecord) -> str:
