@@ -89,6 +89,27 @@ def serve_cmd(
     serve_forever(path, port=port, threads=threads, ready=ready)
 
 
+@models_app.command("usage")
+def usage_cmd(
+    log: Path = typer.Option(None, "--log", help="Usage log (default $VGM_USAGE_LOG or ~/.cache/virtual-gm/usage.jsonl)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the totals as JSON."),
+) -> None:
+    """Total the usage log per model and step: calls, cache hits, tokens, time, cost."""
+    from pipelines.llm.usage_report import summarize_usage
+
+    rows = summarize_usage(log)
+    if as_json:
+        typer.echo(json.dumps([r.model_dump() for r in rows]))
+        return
+    table = Table(title="model usage")
+    for col in ("model", "step", "calls", "hits", "errors", "prompt", "reused", "output", "time s", "bad JSON", "cost $"):
+        table.add_column(col, justify="left" if col in ("model", "step") else "right", no_wrap=col == "model")
+    for r in rows:
+        table.add_row(r.model, r.step or "-", str(r.calls), str(r.cache_hits), str(r.errors), str(r.prompt_tokens), str(r.cached_tokens),
+                      str(r.completion_tokens), f"{r.latency_s:.1f}", str(r.parse_failures), "?" if r.cost_usd is None else f"{r.cost_usd:.4f}")
+    console.print(table)
+
+
 def ask_cmd(
     prompt: str = typer.Argument(..., help="The question."),
     model: str = typer.Option(None, "--model", "-m", help="Model string (default $VGM_MODEL or local)."),

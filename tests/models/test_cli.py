@@ -47,3 +47,17 @@ def test_a_bad_model_string_is_one_line_on_stderr_and_exit_2():
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "unknown model string 'gpt-17'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_models_usage_totals_per_model_and_step(fake_server):
+    base = ["ask", "--model", "openai:fake", "--base-url", fake_server.base_url, "--json"]
+    runner.invoke(app, [*base, "first question"])
+    runner.invoke(app, [*base, "first question"])
+    runner.invoke(app, [*base, "second question"])
+    rows = json.loads(runner.invoke(app, ["models", "usage", "--json"]).output)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["model"], row["step"], row["calls"], row["cache_hits"]) == ("openai:fake", "ask", 3, 1)
+    assert row["prompt_tokens"] > 0 and row["cost_usd"] is None
+    table = runner.invoke(app, ["models", "usage"]).output
+    assert "openai:fake" in table
