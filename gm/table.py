@@ -95,6 +95,16 @@ def _yaml_error(path: Path, exc: yaml.YAMLError) -> str:
     return f"{path}{f':{mark.line + 1}' if mark else ''}: not valid YAML ({getattr(exc, 'problem', None) or 'syntax error'})"
 
 
+def _validate(model: type[BaseModel], data: Any, error: type[VgmError], path: Path, fix: str):
+    """Validate ``data``; the first problem becomes one line naming the file and the key."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise error(f"{path}: key {key!r}: {first['msg']}; {fix}") from None
+
+
 def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
     """A shipped scenario by id (``drowned_chapel``) or a YAML file; its check names resolve through the pack."""
     path = Path(name_or_path)
@@ -110,12 +120,7 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario is a mapping (id, ruleset, title, scene, opening, ...)")
     data.setdefault("id", path.stem)
-    try:
-        scenario = Scenario.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        raise ScenarioError(f"{path}: key {key!r}: {first['msg']}; see gm/data/scenarios/ for the shape") from None
+    scenario = _validate(Scenario, data, ScenarioError, path, "see gm/data/scenarios/ for the shape")
     if ruleset is not None:
         if scenario.ruleset != ruleset.name:
             raise ScenarioError(f"{path}: scenario is for {scenario.ruleset!r}, the table plays {ruleset.name!r}; pick a {ruleset.name} scenario (`vgm play --list`)")
@@ -227,12 +232,7 @@ class Session(BaseModel):
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise SessionError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); the file is damaged, start a new game") from None
-        try:
-            session = cls.model_validate(data)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            key = ".".join(str(p) for p in first["loc"])
-            raise SessionError(f"{path}: key {key!r}: {first['msg']}; this is not a vgm play session file") from None
+        session = _validate(cls, data, SessionError, path, "this is not a vgm play session file")
         session.path = str(path)
         return session
 
