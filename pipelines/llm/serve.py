@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ._types import ModelError
 
-DEFAULT_CTX = 16384  # a 4-8k-token MOE context plus the steps' questions and answers, per slot
+DEFAULT_CTX = 12288  # per slot: a 4-8k-token MOE context plus the steps' questions and answers
 DEFAULT_PARALLEL = 2  # two slots: batched decoding of two requests costs little more than one on a CPU
 START_TIMEOUT_S = 180.0
 
@@ -108,8 +108,8 @@ def build_params(config: ServerConfig):
 
     params = xllamacpp.CommonParams()
     params.model.path = config.model_path
-    params.n_ctx = config.ctx  # unified KV: each slot may use up to ctx, all slots share the cells
-    params.kv_unified = True
+    params.n_ctx = config.ctx * max(1, config.parallel)  # split evenly: every slot gets its own ctx
+    params.kv_unified = False  # so two long contexts at once never run out of cells mid-request
     params.n_parallel = max(1, config.parallel)
     params.cache_prompt = True
     params.cache_ram_mib = 1024  # host-RAM copies of old prefixes; the machine is shared
