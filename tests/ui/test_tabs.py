@@ -115,3 +115,13 @@ def test_calibration_plot_for_the_game_and_one_agent(mafia_logs, tmp_path):
 def test_beliefs_on_a_folder_without_games(tmp_path):
     with pytest.raises(VgmError, match="no games"):
         find_games(tmp_path)
+
+
+def test_table_log_escapes_markup_and_gives_each_speaker_a_colour():
+    from ui.web._common import turns_html
+
+    html = turns_html([{"speaker": "GM", "text": "Hi"}, {"speaker": "Vell", "text": "<script>alert(1)</script>"},
+                       {"speaker": "Tomas", "text": "ok"}, {"speaker": "Brina", "text": "fine"}])
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    colours = [part.split('"')[0] for part in html.split("color:")[1:]]
+    assert len(set(colours)) == 4

@@ -40,21 +40,28 @@ def esc(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def speaker_colour(name: str) -> str:
-    """A stable, readable colour per speaker, so a long log can be followed by eye."""
-    if name.strip().upper() in ("GM", "DM"):
-        return "#b45309"
-    palette = ["#1d4ed8", "#047857", "#7c3aed", "#be185d", "#0e7490", "#4d7c0f", "#9f1239", "#4338ca"]
-    return palette[sum(map(ord, name)) % len(palette)]
+PALETTE = ["#1d4ed8", "#047857", "#7c3aed", "#be185d", "#0e7490", "#4d7c0f", "#9f1239", "#4338ca"]
+
+
+def speaker_colours(turns: list[dict]) -> dict[str, str]:
+    """One readable colour per speaker, in order of first appearance (distinct for up to eight players)."""
+    colours: dict[str, str] = {}
+    for t in turns:
+        who = str(t.get("speaker", "?"))
+        if who not in colours:
+            players = sum(1 for k in colours if k.strip().upper() not in ("GM", "DM"))
+            colours[who] = "#b45309" if who.strip().upper() in ("GM", "DM") else PALETTE[players % len(PALETTE)]
+    return colours
 
 
 def turns_html(turns: list[dict], height: int = 320) -> str:
     """A scrollable table log with each speaker named and coloured (newest at the bottom)."""
     rows = []
+    colours = speaker_colours(turns)
     for t in turns:
         who = str(t.get("speaker", "?"))
         rows.append(
-            f'<div class="vgm-turn"><span class="vgm-speaker" style="color:{speaker_colour(who)}">{esc(who)}</span>'
+            f'<div class="vgm-turn"><span class="vgm-speaker" style="color:{colours[who]}">{esc(who)}</span>'
             f'<span class="vgm-text">{esc(t.get("text", ""))}</span></div>'
         )
     # column-reverse keeps the box scrolled to its bottom (the latest turn) without script.
