@@ -33,11 +33,25 @@ def local_small_path():
 
 @pytest.fixture(scope="session")
 def local_small(local_small_path):
-    """``get_model("local:small")`` with its server started once for the whole session."""
+    """``get_model("local:small")`` with its own server, started once for the whole session.
+
+    Not shared with other processes: the prefix-cache test needs a server whose slots no
+    one else's requests evict between two calls.
+    """
+    import os
+
     from pipelines.llm import get_model
     from pipelines.llm.serve import stop_all
 
-    model = get_model("local:small", cache=False)
+    before = os.environ.get("VGM_SHARE_SERVER")
+    os.environ["VGM_SHARE_SERVER"] = "0"
+    try:
+        model = get_model("local:small", cache=False)
+    finally:
+        if before is None:
+            os.environ.pop("VGM_SHARE_SERVER", None)
+        else:
+            os.environ["VGM_SHARE_SERVER"] = before
     model.server()
     yield model
     stop_all()

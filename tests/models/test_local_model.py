@@ -19,7 +19,7 @@ ASK = [{"role": "user", "content": "Name three Dungeons & Dragons skills. Answer
 
 
 async def test_local_small_answers_valid_json_through_our_client(local_small):
-    parsed = await complete_json(local_small, ASK, Skills, max_tokens=60)
+    parsed = await complete_json(local_small, ASK, Skills, max_tokens=40)
     assert parsed.parse_ok, parsed.raw
     assert 1 <= len(parsed.value.skills) <= 10
     assert parsed.usage.prompt_tokens > 0 and parsed.usage.completion_tokens > 0
@@ -30,7 +30,7 @@ def test_local_small_through_the_openai_client(local_small):
 
     client = OpenAI(base_url=local_small.base_url, api_key="local")
     out = client.chat.completions.create(
-        model="local", messages=ASK, max_tokens=60, temperature=0,
+        model="local", messages=ASK, max_tokens=40, temperature=0,
         response_format={"type": "json_schema", "json_schema": {"name": "skills", "schema": Skills.model_json_schema()}},
     )
     value = json.loads(out.choices[0].message.content)
@@ -40,14 +40,14 @@ def test_local_small_through_the_openai_client(local_small):
 def test_local_small_through_langchain(local_small):
     from pipelines.llm import langchain_model
 
-    chat = langchain_model("local:small", max_tokens=60)
+    chat = langchain_model("local:small", max_tokens=40)
     structured = chat.with_structured_output(Skills, method="json_schema")
     answer = structured.invoke(ASK[0]["content"])
     assert isinstance(answer, Skills) and answer.skills
 
 
 async def test_shared_prefix_is_reused_by_the_server(local_small):
-    log = "\n".join(f"Player{i % 3}: I walk to the door number {i} and listen." for i in range(60))
+    log = "\n".join(f"Player{i % 3}: I walk to the door number {i} and listen." for i in range(30))
     first = [{"role": "system", "content": "You are a GM.\n" + log}, {"role": "user", "content": "Who spoke last? One word."}]
     second = [first[0], {"role": "user", "content": "Who spoke first? One word."}]
     await local_small.complete(first, max_tokens=5)
@@ -76,23 +76,27 @@ async def test_a_crashed_server_is_restarted_and_the_call_still_answers(local_sm
         _SERVERS.pop(model.config).stop()
 
 
-def test_a_second_process_borrows_the_announced_server(local_small):
+def test_a_second_process_borrows_the_announced_server(local_small_path, monkeypatch):
     import subprocess
     import sys
 
     from pipelines.llm.serve import _SERVERS
 
-    ours = _SERVERS[local_small.config]
+    monkeypatch.setenv("VGM_SHARE_SERVER", "1")
+    model = get_model("local:small", cache=False)
+    server = model.server()  # ours, announced; or another process's that we borrowed
     code = (
         "from pipelines.llm import get_model\n"
         "m = get_model('local:small', cache=False)\n"
         "s = m.server()\n"
         "print(s.owned, s.base_url)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout.split()
-    if ours.owned:
-        assert out == ["False", ours.base_url]
-    assert ours.alive()
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout.split()
+        assert out == ["False", server.base_url]
+        assert server.alive()
+    finally:
+        _SERVERS.pop(model.config).stop()
 
 
 def test_done_when_install_then_ask_from_the_command_line(local_small):
