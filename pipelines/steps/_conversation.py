@@ -114,10 +114,28 @@ def format_log(instance: MoeInstance, max_chars: int) -> str:
     return "\n".join(reversed(kept))
 
 
+def check_menu(pack: Any, options: dict[str, Any], instance: MoeInstance | None = None) -> str:
+    """The pack's check list, the checks GMs ask for most often first when training counts are given.
+
+    A GM reaches for Perception long before Animal Handling; a small model reads a list
+    top-down, so putting the common checks first is the prior it lacks.
+    """
+    lines = pack.check_menu().splitlines()
+    stats = options.get("stats")
+    counts = stats.by_ruleset.get(pack.name) if stats is not None else None
+    if not counts:
+        return "\n".join(lines)
+    rank = {skill: -n for skill, n in counts.items()}
+    if instance is not None and options.get("leave_one_out"):  # the instance's own label must not move the list
+        for check in instance.answers:
+            rank[check.skill] = rank.get(check.skill, 0) + 1
+    return "\n".join(sorted(lines, key=lambda line: rank.get(line.split(" ", 1)[0], 0)))
+
+
 def shared_prefix(instance: MoeInstance, pack: Any, options: dict[str, Any]) -> list[Message]:
     """System (GM role + the pack's checks) and the table log: identical for every step and pipeline."""
     title = getattr(pack, "title", None) or getattr(pack, "name", None) or instance.ruleset
-    system = prompt_text("system", options).format(ruleset=title, menu=pack.check_menu())
+    system = prompt_text("system", options).format(ruleset=title, menu=check_menu(pack, options, instance))
     log = prompt_text("log", options).format(
         log=format_log(instance, int(options.get("max_log_chars", 6000))),
         characters=", ".join(candidates(instance)) or "(not listed)",  # most recent speaker first
