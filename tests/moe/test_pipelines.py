@@ -117,3 +117,17 @@ async def test_user_spec_with_arguments(tmp_path, tavern):
     spec.write_text("name: quick\nsteps:\n  - char: {max_tokens: 20}\n  - skill\n")
     result = await load_pipeline(str(spec)).run(tavern, scripted())
     assert result.checks == [Check(character="Nott", skill="sleight_of_hand")]
+
+
+async def test_check_list_puts_common_training_checks_first(tavern):
+    train = [MoeInstance(id=f"x{k}", ruleset="dnd5e", context=[Turn(speaker="GM", text=".")], answers=[Check(character="Nott", skill="stealth")]) for k in range(3)]
+    model = scripted()
+    await load_pipeline("template").run(tavern, model, stats=SkillStats(train))
+    menu = model.requests[0]["messages"][0]["content"]
+    assert menu.index("stealth (Dexterity)") < menu.index("strength")
+    # leave-one-out: an instance's own gold check does not move the list
+    own = SkillStats([tavern])
+    model = scripted()
+    await load_pipeline("template").run(tavern, model, stats=own, leave_one_out=True)
+    menu = model.requests[0]["messages"][0]["content"]
+    assert menu.index("strength") < menu.index("sleight_of_hand (Dexterity)")
