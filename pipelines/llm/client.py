@@ -92,6 +92,7 @@ class ClientModel:
         self.usage_log: UsageLog | None = None if usage_log is False else (usage_log if isinstance(usage_log, UsageLog) else UsageLog())
         self.usage_total = Usage(calls=0)
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+        self._inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Future]] = weakref.WeakKeyDictionary()
 
     # -- what subclasses provide ------------------------------------------------------------
     async def _request(self, messages: list[Message], params: dict[str, Any], timeout: float) -> tuple[str, Usage]:
@@ -124,26 +125,53 @@ class ClientModel:
             params["seed"] = seed
         if json_schema is not None:
             params["json_schema"] = json_schema
-        key = request_key(self.cache_id, messages, params) if self.cache is not None else ""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            usage = Usage(**{**hit.get("usage", {}), "latency_s": 0.0, "cache_hit": True, "calls": 1})
-            self._account(usage, step, attempts=0)
-            return Reply(text=hit["text"], usage=usage, model=self.name, step=step)
-        text, usage, attempts = await self._attempts(messages, params)
-        if self.cache is not None:
+        if self.cache is None:
+            text, usage, attempts = await self._attempts(messages, params, step)
+            self._account(usage, step, attempts=attempts)
+            return Reply(text=text, usage=usage, model=self.name, step=step)
+        key = request_key(self.cache_id, messages, params)
+        if (hit := self.cache.get(key)) is not None:
+            return self._from_cache(hit, step)
+        # Single flight: the same request already on its way (two pipelines sharing a step)
+        # is awaited, not sent twice.
+        inflight = self._inflight.setdefault(asyncio.get_running_loop(), {})
+        if key in inflight:
+            try:
+                await asyncio.shield(inflight[key])
+            except Exception:
+                pass  # the first caller reports its own failure; we try ourselves below
+            else:
+                if (hit := self.cache.get(key)) is not None:
+                    return self._from_cache(hit, step)
+        done = inflight[key] = asyncio.get_running_loop().create_future()
+        try:
+            text, usage, attempts = await self._attempts(messages, params, step)
             self.cache.put(key, self.cache_id, {"text": text, "usage": usage.model_dump(include={"prompt_tokens", "completion_tokens", "cached_tokens"})})
+            done.set_result(None)
+        except BaseException as exc:
+            done.set_exception(exc if isinstance(exc, Exception) else ModelError("cancelled"))
+            done.exception()  # mark retrieved: waiters may be none
+            raise
+        finally:
+            if inflight.get(key) is done:
+                del inflight[key]
         self._account(usage, step, attempts=attempts)
         return Reply(text=text, usage=usage, model=self.name, step=step)
 
-    async def _attempts(self, messages: list[Message], params: dict[str, Any]) -> tuple[str, Usage, int]:
+    def _from_cache(self, hit: dict[str, Any], step: str | None) -> Reply:
+        usage = Usage(**{**hit.get("usage", {}), "latency_s": 0.0, "cache_hit": True, "calls": 1})
+        self._account(usage, step, attempts=0)
+        return Reply(text=hit["text"], usage=usage, model=self.name, step=step)
+
+    async def _attempts(self, messages: list[Message], params: dict[str, Any], step: str | None) -> tuple[str, Usage, int]:
         last, hint = "no attempt made", self.hint
         attempt = 0
         while attempt <= self.retries:
             attempt += 1
             retry_after: float | None = None
-            started = time.perf_counter()
             try:
                 async with self._semaphore():
+                    started = time.perf_counter()  # the wait for a free slot is not the model's time
                     async with asyncio.timeout(self.timeout):
                         text, usage = await self._request(messages, params, self.timeout)
                 usage.latency_s = round(time.perf_counter() - started, 4)
@@ -161,7 +189,7 @@ class ClientModel:
                 await self._recover()
                 delay = retry_after if retry_after is not None else self.backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
                 await asyncio.sleep(min(delay, 30.0))
-        self._log_failure(last, attempt)
+        self._log_failure(last, attempt, step)
         raise ModelError(f"{self.name}: {last} (after {attempt} attempt{'s' if attempt != 1 else ''}); {hint}")
 
     def _weaken_structured(self) -> None:
@@ -179,9 +207,9 @@ class ClientModel:
                 "latency_s": usage.latency_s, "cache_hit": usage.cache_hit, "attempts": attempts,
             })
 
-    def _log_failure(self, error: str, attempts: int) -> None:
+    def _log_failure(self, error: str, attempts: int, step: str | None) -> None:
         if self.usage_log is not None:
-            self.usage_log.write({"event": "error", "model": self.name, "error": error, "attempts": attempts, "cache_hit": False})
+            self.usage_log.write({"event": "error", "model": self.name, "step": step, "error": error, "attempts": attempts, "cache_hit": False})
 
 
 def _error_message(body: bytes, reason: str) -> str:

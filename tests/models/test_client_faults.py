@@ -252,3 +252,19 @@ def test_a_corrupt_cache_file_is_one_line(tmp_path):
     bad.write_bytes(b"this is not a database" * 100)
     with pytest.raises(ModelError, match="VGM_NO_CACHE=1"):
         ResponseCache(bad)
+
+
+async def test_the_same_request_in_flight_twice_is_sent_once(fake_server):
+    fake_server.delay_s = 0.1
+    model = model_for(fake_server)
+    first, second, other = await asyncio.gather(model.complete(ASK, step="pre_char"), model.complete(ASK, step="pre_char"),
+                                                model.complete([{"role": "user", "content": "else"}]))
+    assert first.text == second.text and len(fake_server.requests) == 2
+    assert not first.usage.cache_hit and second.usage.cache_hit
+
+
+async def test_a_failed_request_in_flight_lets_the_waiter_try_itself(fake_server):
+    fake_server.faults = ["400"]
+    model = model_for(fake_server)
+    results = await asyncio.gather(model.complete(ASK), model.complete(ASK), return_exceptions=True)
+    assert isinstance(results[0], ModelError) and results[1].text
