@@ -294,7 +294,14 @@ class GameMaster:
         return self._loop.run_until_complete(self.astep(player, text))
 
     def close(self) -> None:
+        """Close the model's HTTP session on our loop, then the loop (no "unclosed session" noise)."""
         if self._loop is not None and not self._loop.is_closed():
+            aclose = getattr(self.model, "aclose", None)
+            if aclose is not None:
+                try:
+                    self._loop.run_until_complete(aclose())
+                except Exception:  # closing must never turn a clean exit into a traceback
+                    pass
             self._loop.close()
 
     async def astep(self, player: str, text: str) -> GMReply:
