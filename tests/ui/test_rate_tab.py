@@ -70,3 +70,11 @@ def test_skip_moves_on_and_the_item_returns_last(study, raters):
     first = tab.on_load(token)[tab.item_id]
     out = tab._skip(token, first)
     assert out[tab.item_id] != first and "1 skipped" in out[tab.progress]
+
+
+def test_owner_adds_a_rater_from_the_page(study, raters):
+    tab = _tab(study)
+    out = tab._add_rater(study.admin_token_value, "frank")
+    assert out[tab.new_rater] == "" and "frank" in [r[0] for r in out[tab.raters_df]]
+    assert "access denied" in tab._add_rater(raters[0].token, "mallory")[tab.admin_summary]
+    assert "mallory" not in [r["name"] for r in study.owner().raters()]

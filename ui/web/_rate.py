@@ -22,7 +22,22 @@ from eval.ratings import (
     study_report,
 )
 
+from rulesets import VgmError
+
 from ._common import AppContext, checks_text, esc, turns_html
+
+HOW_TO_RATE = """
+You will see a moment from a tabletop role-playing game: the table log so far (players and the Game
+Master, newest line at the bottom), the checks that were proposed for that moment, and **the GM's next
+line**. Judge only that line, as if you were a player at this table.
+
+- Read the last few turns first; scroll up only if you need more of the scene.
+- Score each factor on its own: a line can be natural but wrong, or correct but stiff.
+- 1 = poor, 3 = acceptable, 5 = as good as a skilled human GM would say it.
+- In A/B items, pick the line you would rather hear from your GM; choose tie only if they are equally good (or bad).
+- Not sure? Press **Skip for now**; skipped items come back at the end. Your answers are saved as you go,
+  so you can close the page and come back to the same link later.
+"""
 
 AB_LABELS = [("A is better", "a"), ("Tie: about the same", "tie"), ("B is better", "b")]
 
@@ -85,6 +100,8 @@ class RateTab:
         with gr.Tab("Rate", id="rate") as self.tab:
             self.status = gr.Markdown(elem_id="rate-status")
             with gr.Column(visible=False, elem_id="rater-panel") as self.rater_panel:
+                with gr.Accordion("How to rate", open=False, elem_id="rate-howto"):
+                    gr.Markdown(HOW_TO_RATE)
                 self.progress = gr.HTML(elem_id="rate-progress")
                 self.item_id = gr.State(None)
                 self.started = gr.State(0.0)
@@ -108,7 +125,10 @@ class RateTab:
                     self.skip_btn = gr.Button("Skip for now", elem_id="rate-skip")
             with gr.Column(visible=False, elem_id="admin-panel") as self.admin_panel:
                 self.admin_summary = gr.Markdown(elem_id="admin-summary")
-                self.refresh_btn = gr.Button("Refresh", elem_id="admin-refresh")
+                with gr.Row():
+                    self.refresh_btn = gr.Button("Refresh", elem_id="admin-refresh", scale=1)
+                    self.new_rater = gr.Textbox(label="New rater's name", scale=2, elem_id="admin-new-rater")
+                    self.add_btn = gr.Button("Add rater", scale=1, elem_id="admin-add")
                 # ticks only on the owner's page (switched on in on_load), so ratings appear as they arrive
                 self.timer = gr.Timer(20, active=False)
                 self.raters_df = gr.Dataframe(headers=["rater", "rated", "skipped", "items", "link", "last"], label="Raters",
@@ -131,6 +151,7 @@ class RateTab:
         self.refresh_btn.click(self._refresh, [self.token], admin_outputs, api_visibility="private")
         self.timer.tick(self._refresh, [self.token], admin_outputs, api_visibility="private", show_progress="hidden")
         self.csv_btn.click(self._csv, [self.token], [self.csv_file], api_visibility="private")
+        self.add_btn.click(self._add_rater, [self.token, self.new_rater], [self.new_rater, *admin_outputs], api_visibility="private")
 
     # -- rendering ---------------------------------------------------------------------
     def _show_item(self, view: RaterView, item: ItemView | None, note: str = "") -> dict:
@@ -235,6 +256,17 @@ class RateTab:
         if self.ctx.study is None or self.ctx.study.role_of(token) != "admin":
             return {self.admin_summary: str(AccessDenied())}
         return self._admin_values()
+
+    def _add_rater(self, token, name):
+        if self.ctx.study is None or self.ctx.study.role_of(token) != "admin":
+            return {self.admin_summary: str(AccessDenied())}
+        try:
+            rater = self.ctx.study.admin(token).add_rater(name)
+        except VgmError as exc:
+            gr.Warning(str(exc))
+            return {}
+        gr.Info(f"{rater.name}: /?token={rater.token}")
+        return {self.new_rater: "", **self._admin_values()}
 
     def _csv(self, token):
         if self.ctx.study is None or self.ctx.study.role_of(token) != "admin":
