@@ -138,6 +138,16 @@ def report(
         console.print(table)
         alpha = ", ".join(f"{labels[k]} {'n/a' if v is None else f'{v:.2f}'}" for k, v in rep.alpha.items())
         console.print(f"Krippendorff's alpha (ordinal): {alpha}" + (f"  ({rep.alpha_note})" if rep.alpha_note else ""))
+    if rep.paired:
+        pt = Table(title=f"difference from {rep.baseline}, paired over shared contexts (bootstrap 95% CI, permutation p)")
+        pt.add_column("condition")
+        for c in CRITERIA:
+            pt.add_column(c.label, justify="right")
+        for cond, tests in rep.paired.items():
+            cells = [f"{t['diff']:+.2f} [{t['low']:+.2f}, {t['high']:+.2f}] p={t['p_value']:.3g}" if (t := tests.get(c.id)) else "-"
+                     for c in CRITERIA]
+            pt.add_row(cond, *cells)
+        console.print(pt)
     if rep.bradley_terry:
         bt = Table(title="Bradley-Terry (A/B choices; log-odds, centred)")
         for col in ("condition", "score", "95% CI", "wins", "comparisons"):

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, stats
 
-from eval.stats import cluster_bootstrap_ci
+from eval.stats import cluster_bootstrap_ci, paired_test
 
+from ._build import HUMAN
 from ._criteria import CRITERIA, CRITERION_IDS
 from ._store import AdminView, RatingRow
 
@@ -54,6 +55,8 @@ class StudyReport:
     alpha: dict[str, float | None] = field(default_factory=dict)
     alpha_note: str = ""
     bradley_terry: list[BTScore] = field(default_factory=list)
+    baseline: str | None = None
+    paired: dict[str, dict[str, dict]] = field(default_factory=dict)  # condition -> criterion -> PairedTest.as_dict()
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -173,6 +176,36 @@ def bradley_terry(pairs: list[tuple[str, str, str]], conditions: list[str], ridg
     )
 
 
+def paired_against(rows: list[RatingRow], conditions: list[str], baseline: str | None = None) -> tuple[str | None, dict]:
+    """Each condition minus the baseline (``human`` when present), paired over shared contexts.
+
+    A context's score is its mean over raters; ``eval.stats.paired_test`` gives the bootstrap CI
+    of the difference and a permutation p-value.
+    """
+    baseline = baseline or (HUMAN if HUMAN in conditions else (conditions[0] if conditions else None))
+    if baseline is None:
+        return None, {}
+    per: dict[tuple[str, str, str], list[float]] = {}
+    for r in rows:
+        for crit in CRITERION_IDS:
+            if r.scores.get(crit) is not None:
+                per.setdefault((r.condition, crit, r.instance_id), []).append(r.scores[crit])
+    out: dict[str, dict] = {}
+    for cond in conditions:
+        if cond == baseline:
+            continue
+        tests = {}
+        for crit in CRITERION_IDS:
+            shared = sorted({i for (c, k, i) in per if c == cond and k == crit} & {i for (c, k, i) in per if c == baseline and k == crit})
+            if len(shared) >= 2:
+                a = [float(np.mean(per[(cond, crit, i)])) for i in shared]
+                b = [float(np.mean(per[(baseline, crit, i)])) for i in shared]
+                tests[crit] = paired_test(a, b).as_dict()
+        if tests:
+            out[cond] = tests
+    return baseline, out
+
+
 def study_report(admin: AdminView) -> StudyReport:
     """Compute the report from every stored (non-skipped) rating."""
     rows = admin.ratings()
@@ -193,6 +226,7 @@ def study_report(admin: AdminView) -> StudyReport:
             mean, low, high = mean_ci(by_context)
             report.means.append(MeanCI(cond, crit, sum(map(len, by_context.values())), mean, low, high))
     report.alpha = {crit: krippendorff_alpha(score_rows, crit) for crit in CRITERION_IDS}
+    report.baseline, report.paired = paired_against(score_rows, conditions)
     if all(v is None for v in report.alpha.values()):
         report.alpha_note = "needs two or more raters scoring the same items"
     report.bradley_terry = bradley_terry([(r.condition, r.condition_b, r.choice) for r in ab_rows], conditions)

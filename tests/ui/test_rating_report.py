@@ -133,3 +133,15 @@ def test_cli_user_errors_are_one_line(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "no such study file" in proc.stderr
+
+
+def test_paired_differences_against_the_human_line(study, raters):
+    def score_of(item):
+        return (5, 5, 5) if "go ahead and roll" in item.utterance else (2, 3, 2)
+
+    for r in raters:
+        _rate_all(study, r.token, score_of)
+    rep = study_report(study.owner())
+    assert rep.baseline == "human"
+    t = rep.paired["tbs_gm"]["naturalness"]
+    assert t["diff"] == -3.0 and t["high"] < 0 and t["p_value"] < 0.1 and t["n"] == 6
