@@ -3,7 +3,8 @@
 Starts the fake OpenAI-compatible server in its own process (so its CPU is not ours), then
 sends N distinct requests through ``get_model("openai:...")`` at concurrency C, once with
 the response cache off, once with it on (cold: every call is a miss and a write), and once
-more with it warm (every call a hit). Target: within 10% of the floor at C=32, N=2000, L=50.
+more with it warm (every call a hit). A bare aiohttp loop over the same server is the
+reference: the gap between it and the floor is the machine, the gap above it is ours. Target: within 10% of the floor at C=32, N=2000, L=50.
 
     python bench/client_overhead.py [--n 2000] [--latency-ms 50] [--concurrency 32] [--json]
 """
@@ -42,6 +43,24 @@ async def run(model, n: int) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+async def run_bare(url: str, n: int, concurrency: int) -> tuple[float, float]:
+    """The same calls with nothing but aiohttp and a semaphore: what the machine allows."""
+    import aiohttp
+
+    sem = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency + 4)) as session:
+        async def one(i: int) -> None:
+            async with sem:
+                body = {"model": "fake", "messages": [{"role": "user", "content": f"bare {i}"}], "max_tokens": 16}
+                async with session.post(f"{url}/chat/completions", json=body) as response:
+                    await response.json()
+
+        await asyncio.gather(*(one(i) for i in range(64)))
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(one(i) for i in range(n)))
+        return time.perf_counter() - started, time.process_time() - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
@@ -68,8 +87,11 @@ def main() -> None:
                 ("cache cold (miss + write)", get_model("openai:fake", cache=ResponseCache(Path(tmp) / "c.sqlite"), **common)),
                 ("cache warm (all hits)", get_model("openai:fake", cache=ResponseCache(Path(tmp) / "c.sqlite"), **common)),
             ]
-            for label, model in cases:
-                elapsed, cpu = asyncio.run(run(model, args.n))
+            for label, model in [("bare aiohttp (reference)", None), *cases]:
+                if model is None:
+                    elapsed, cpu = asyncio.run(run_bare(url, args.n, args.concurrency))
+                else:
+                    elapsed, cpu = asyncio.run(run(model, args.n))
                 rows.append({"client_cpu_ms_per_call": round(1000 * cpu / args.n, 3), "case": label, "n": args.n, "latency_ms": args.latency_ms, "concurrency": args.concurrency,
                              "seconds": round(elapsed, 3), "floor_s": round(floor, 3),
                              "over_floor_pct": round(100 * (elapsed / floor - 1), 1), "calls_per_s": round(args.n / elapsed, 1)})

@@ -7,6 +7,7 @@ while one writes. The usage log is JSON Lines, one line per call, and never hold
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -104,13 +105,40 @@ class UsageLog:
         env = os.environ.get("VGM_USAGE_LOG")
         self.path = Path(path) if path else (Path(env).expanduser() if env else cache_dir() / "usage.jsonl")
         self._lock = threading.Lock()
+        self._file = None
 
     def write(self, record: dict[str, Any]) -> None:
         line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False)
         with self._lock:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.path, "a", encoding="utf-8") as out:
-                    out.write(line + "\n")
+                if self._file is not None and not self.path.exists():  # deleted or rotated: start a new file
+                    self._file.close()
+                    self._file = None
+                if self._file is None:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    # Line-buffered append: each record is one write(), whole even with other writers.
+                    self._file = open(self.path, "a", encoding="utf-8", buffering=1)
+                self._file.write(line + "\n")
             except OSError:
                 pass  # accounting must never break a run
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+_LOGS: dict[Path, UsageLog] = {}
+
+
+def shared_usage_log(path: str | Path | None = None) -> UsageLog:
+    """One open usage log per file per process (closed at exit)."""
+    log = UsageLog(path)
+    return _LOGS.setdefault(log.path, log)
+
+
+@atexit.register
+def _close_logs() -> None:
+    for log in _LOGS.values():
+        log.close()

@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 
 from ._types import Message, ModelError, Reply, Usage
-from .cache import ResponseCache, UsageLog, cache_disabled_by_env, request_key, shared_cache
+from .cache import ResponseCache, UsageLog, cache_disabled_by_env, request_key, shared_cache, shared_usage_log
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
 
@@ -89,7 +89,7 @@ class ClientModel:
             self.cache = cache
         else:
             self.cache = None
-        self.usage_log: UsageLog | None = None if usage_log is False else (usage_log if isinstance(usage_log, UsageLog) else UsageLog())
+        self.usage_log: UsageLog | None = None if usage_log is False else (usage_log if isinstance(usage_log, UsageLog) else shared_usage_log())
         self.usage_total = Usage(calls=0)
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
         self._inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Future]] = weakref.WeakKeyDictionary()
