@@ -74,7 +74,7 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
     tag = f"[{e['round']}.{e['public_msg_seq']}]"
     t = game.table
     if k == "start":
-        return f"{tag} The game starts. Night falls."
+        return f"{tag} The game starts. {'Night falls.' if game.first_phase == 'night' else 'The first day begins.'}"
     if k == "mafia_pick":
         who = "You" if e["player"] == viewer else e["player"]
         return f"{tag} (Mafia only) {who} picked {e['target']} to kill (round {e['attempt']} of talks)."
@@ -119,7 +119,8 @@ def check_question(game: Any, options: list[str]) -> str:
 
 
 def speak_question(game: Any, name: str) -> str:
-    return f"Day {game.round}: your turn to speak to the living ({', '.join(game.alive)})."
+    return (f"Day {game.round}: your turn to speak to the living ({', '.join(game.alive)}). "
+            "Say whom you suspect and why, or defend yourself, in one or two sentences.")
 
 
 def vote_question(game: Any, name: str, options: list[str], attempt: int) -> str:

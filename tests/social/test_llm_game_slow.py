@@ -1,4 +1,7 @@
-"""A short Mafia game played by the real embedded model (local:small) in every seat."""
+"""A short Mafia game played by the real embedded model (local:small) in every seat.
+
+Kept to one day (5 speeches, 5 votes) so it stays within the slow-test budget on a CPU.
+"""
 import pytest
 
 from gm.mafia import MafiaGame
@@ -14,7 +17,7 @@ def test_local_small_seats_play_a_legal_mafia_game(tmp_path):
     model = get_model("local:small")
     seats = [LlmSeat(model, model_spec="local:small", max_tokens=60) for _ in range(5)]
     game = MafiaGame(seats, seed=1, log_path=tmp_path / "g.jsonl",
-                     options={"discussion_rounds": 1, "max_rounds": 1})
+                     options={"first_phase": "day", "discussion_rounds": 1, "max_rounds": 1})
     result = game.play()
     events = game.log.events
     assert result["winner"] in ("mafia", "village", "none")
