@@ -128,9 +128,10 @@ def ask_cmd(
         return
     console.print(result.answer, markup=False, highlight=False)
     u = result.usage
-    source = "cache" if u.cache_hit else f"{u.latency_s:.2f} s"
+    source = "from cache" if u.cache_hit else f"{u.latency_s:.2f} s"
+    cost = f", ${result.cost_usd:.5f}" if result.cost_usd else ""
     console.print(
-        f"[dim]{result.model}: {u.prompt_tokens} prompt tokens ({u.cached_tokens} reused), {u.completion_tokens} completion tokens, {source}[/]"
+        f"[dim]{result.model}: {u.prompt_tokens} prompt tokens ({u.cached_tokens} reused), {u.completion_tokens} completion tokens, {source}{cost}[/]"
     )
 
 

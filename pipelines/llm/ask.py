@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from ._types import Usage
 from .resolve import get_model
 from .structured import complete_json, extract_json
+from .tokens import estimate_cost
 
 
 class Answer(BaseModel):
@@ -19,6 +20,7 @@ class Answer(BaseModel):
     value: Any = None  # the JSON value found in the answer (tolerantly parsed), if any
     parse_ok: bool = False
     usage: Usage
+    cost_usd: float | None = None  # list-price estimate; 0 for local models and cache hits
 
 
 def ask(
@@ -44,7 +46,9 @@ def ask(
         value, ok = _json_in(reply.text)
         return Answer(model=chat.name, answer=reply.text, value=value, parse_ok=ok, usage=reply.usage)
 
-    return asyncio.run(run())
+    answer = asyncio.run(run())
+    answer.cost_usd = estimate_cost(answer.usage, chat.name)
+    return answer
 
 
 def _json_in(text: str) -> tuple[Any, bool]:

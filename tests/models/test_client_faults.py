@@ -6,6 +6,8 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from pipelines.llm import ModelError, complete_json, get_model
@@ -268,3 +270,20 @@ async def test_a_failed_request_in_flight_lets_the_waiter_try_itself(fake_server
     model = model_for(fake_server)
     results = await asyncio.gather(model.complete(ASK), model.complete(ASK), return_exceptions=True)
     assert isinstance(results[0], ModelError) and results[1].text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]), "content": st.text(max_size=30)}), min_size=1, max_size=4),
+    st.integers(min_value=1, max_value=2048),
+    st.floats(min_value=0, max_value=2, allow_nan=False),
+)
+def test_cache_key_depends_on_exactly_model_messages_and_params(messages, max_tokens, temperature):
+    from pipelines.llm.cache import request_key
+
+    params = {"max_tokens": max_tokens, "temperature": temperature}
+    key = request_key("m", messages, params)
+    assert key == request_key("m", [dict(reversed(list(m.items()))) for m in messages], dict(reversed(list(params.items()))))
+    assert key != request_key("other", messages, params)
+    assert key != request_key("m", messages, {**params, "max_tokens": max_tokens + 1})
+    assert key != request_key("m", [*messages, {"role": "user", "content": ""}], params)
