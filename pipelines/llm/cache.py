@@ -87,15 +87,15 @@ class ResponseCache:
             self._db.close()
 
 
-_SHARED: dict[Path, ResponseCache] = {}
+_SHARED: dict[tuple[Path, int], ResponseCache] = {}
 
 
 def shared_cache(path: str | Path | None = None) -> ResponseCache:
-    """One open cache per file per process."""
-    resolved = Path(path) if path else cache_dir() / "cache.sqlite"
-    if resolved not in _SHARED:
-        _SHARED[resolved] = ResponseCache(resolved)
-    return _SHARED[resolved]
+    """One open cache per file per process (a forked child opens its own connection)."""
+    key = (Path(path) if path else cache_dir() / "cache.sqlite", os.getpid())
+    if key not in _SHARED:
+        _SHARED[key] = ResponseCache(key[0])
+    return _SHARED[key]
 
 
 class UsageLog:
