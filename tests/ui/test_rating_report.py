@@ -21,14 +21,15 @@ def _rate_all(study, token, score_of):
             view.submit(item.id, *score_of(item))
 
 
-def test_report_means_follow_the_ratings(study, raters):
-    # alice and bob both give 5s to the human line and 2s to the rest
-    def score_of(item):
-        return (5, 5, 5) if "go ahead and roll" in item.utterance else (2, 2, 2)
-
+def _everyone_prefers_the_human_line(study, raters, others=(2, 2, 2)):
+    """Every rater gives 5s to the real GM's line and ``others`` to the generated ones."""
     for r in raters:
-        _rate_all(study, r.token, score_of)
-    rep = study_report(study.owner())
+        _rate_all(study, r.token, lambda item: (5, 5, 5) if "go ahead and roll" in item.utterance else others)
+    return study_report(study.owner())
+
+
+def test_report_means_follow_the_ratings(study, raters):
+    rep = _everyone_prefers_the_human_line(study, raters)
     assert rep.raters == 2 and rep.ratings == 36
     assert rep.mean_of("human", "naturalness").mean == 5.0
     assert rep.mean_of("tbs_gm", "factual").mean == 2.0
@@ -136,12 +137,7 @@ def test_cli_user_errors_are_one_line(tmp_path):
 
 
 def test_paired_differences_against_the_human_line(study, raters):
-    def score_of(item):
-        return (5, 5, 5) if "go ahead and roll" in item.utterance else (2, 3, 2)
-
-    for r in raters:
-        _rate_all(study, r.token, score_of)
-    rep = study_report(study.owner())
+    rep = _everyone_prefers_the_human_line(study, raters, others=(2, 3, 2))
     assert rep.baseline == "human"
     t = rep.paired["tbs_gm"]["naturalness"]
     assert t["diff"] == -3.0 and t["high"] < 0 and t["p_value"] < 0.1 and t["n"] == 6
