@@ -32,22 +32,39 @@ def random_policy(seat: Any, ask: Ask) -> Any:
     raise ValueError(f"no random move for {kind}")
 
 
-def _suspicion(g: Any, me: str) -> dict[str, float]:
-    """Public evidence: each failed mission's fail cards spread over its team."""
-    score = {p: 0.0 for p in g.names}
-    for e in g.log.events:
+def _public_suspicion(g: Any) -> dict[str, tuple[float, dict[str, int]]]:
+    """Per player: fail-card share from failed missions, and who accused them publicly.
+
+    Cached per log length, so many seats deciding on the same state scan the log once.
+    """
+    cache = g.__dict__.get("_sus_cache")
+    n = len(g.log.events)
+    if cache is not None and cache[0] == n:
+        return cache[1]
+    start, fails, accusers = (cache[0], *cache[2]) if cache else (0, {p: 0.0 for p in g.names}, {p: {} for p in g.names})
+    for e in g.log.events[start:]:
         k = e["kind"]
         if k == "mission_result" and e["fails"]:
             share = e["fails"] / len(e["team"])
             for p in e["team"]:
-                score[p] += share
-        elif k == "speech" and e["text"].startswith(_WARY) and e["player"] != me:
+                fails[p] += share
+        elif k == "speech" and e["text"].startswith(_WARY):
             named = e["text"][len(_WARY):].rstrip(".")
-            if named in score:
-                score[named] += 0.1  # a public accusation is weak evidence (evil accuse too)
-    known = g.evil_known.get(me, ())
+            if named in accusers:
+                accusers[named][e["player"]] = accusers[named].get(e["player"], 0) + 1
+    out = {p: (fails[p], accusers[p]) for p in g.names}
+    g._sus_cache = (n, out, (fails, accusers))
+    return out
+
+
+def _suspicion(g: Any, me: str) -> dict[str, float]:
+    """How suspect each player looks to ``me``: public evidence plus my own night knowledge."""
+    score = {}
+    for p, (fails, accusers) in _public_suspicion(g).items():
+        # a public accusation is weak evidence (evil accuse too); my own don't count
+        score[p] = fails + 0.1 * (sum(accusers.values()) - accusers.get(me, 0))
     sign = -10.0 if g.is_evil(me) else 10.0  # Merlin distrusts the evil he saw; evil shield their partners
-    for p in known:
+    for p in g.evil_known.get(me, ()):
         score[p] += sign
     score[me] = -1.0
     return score

@@ -181,7 +181,8 @@ class SocialGame:
         raise NotImplementedError
 
     def seat_intro(self, name: str) -> str:
-        return self.system_prompt(name)
+        """What a person in the seat reads first: the system prompt without the JSON instructions."""
+        return "\n".join(line for line in self.system_prompt(name).splitlines() if "JSON" not in line)
 
     # ---- running ---------------------------------------------------------------------
     @property
