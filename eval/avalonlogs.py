@@ -12,8 +12,6 @@ Assassin naming a teammate (a wasted knife: a miss); ``strict=True`` rejects it.
 """
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ from typing import Any
 import rulesets
 from gm.avalon import AvalonGame
 from gm.social.ask import Ask
-from gm.social.events import LogFormatError
+from gm.social.events import LogFormatError, iter_json_lines
 from gm.social.seats import Seat
 
 RULES_NOTE = ("Rules checked: team sizes and fail cards from the avalon pack; strict majority (a tie rejects); "
@@ -40,21 +38,9 @@ class Illegal(Exception):
         self.step, self.problem = step, problem
 
 
-def read_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_records(path: str | Path) -> Iterator[tuple[int, Any]]:
     """``(line number, game)`` for each JSON line; a broken line is one error naming it."""
-    path = Path(path)
-    if not path.is_file():
-        raise LogFormatError(f"{path}: no such file; give an avalonlogs .jsonl (or .jsonl.gz) file")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise LogFormatError(f"{path}:{lineno}: not JSON ({exc.msg}); each line must be one game object") from None
-            yield lineno, record
+    return iter_json_lines(path, "one game object")
 
 
 def _shape_problem(rec: Any) -> str | None:

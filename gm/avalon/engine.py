@@ -30,6 +30,7 @@ class AvalonGame(SocialGame):
     """
 
     engine = "avalon"
+    prompts = prompts
     STATE_FIELDS = ("leader", "attempt", "rejections", "results", "team", "queue", "early", "evil_known")
 
     def _configure(self) -> None:
@@ -250,25 +251,6 @@ class AvalonGame(SocialGame):
         out = super().result()
         out.update(missions=[bool(r) for r in self.results], early=self.early)
         return out
-
-    # ---- seat-facing text ---------------------------------------------------------------------
-    def render(self, event: dict, viewer: str) -> str | None:
-        return prompts.render(self, event, viewer)
-
-    def system_prompt(self, name: str) -> str:
-        return prompts.system_prompt(self, name)
-
-    def llm_schema(self, ask: Ask):
-        return prompts.llm_schema(self, ask)
-
-    def llm_question(self, ask: Ask) -> str:
-        return prompts.llm_question(self, ask)
-
-    def human_question(self, ask: Ask) -> str:
-        return prompts.human_question(self, ask)
-
-    def parse_human(self, ask: Ask, text: str):
-        return prompts.parse_human(self, ask, text)
 
 
 def _no_knife(v: Any) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gm.social.ask import Ask, resolve_name
+from gm.social.ask import Ask, player_name, resolve_name
 
 THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
@@ -160,7 +160,7 @@ def assassinate_question(game: Any, name: str, options: list[str]) -> str:
     return f"You are the Assassin. Name the player you think is Merlin, one of: {', '.join(options)}."
 
 
-_SHAPES = {
+SHAPES = {
     "propose": (ProposeAction, '{"team": ["Name", "..."], "thought": "..."}'),
     "speak": (SpeakAction, '{"speech": "...", "call_assassination": false, "thought": "..."}'),
     "evil_talk": (SpeakAction, '{"speech": "...", "thought": "..."}'),
@@ -171,32 +171,23 @@ _SHAPES = {
 
 
 def llm_schema(game: Any, ask: Ask):
-    schema = _SHAPES[ask.kind][0]
+    schema = SHAPES[ask.kind][0]
     names = game.names
-
-    def name_of(text: str) -> str:
-        hit = resolve_name(text, names)
-        if hit is None:
-            raise ValueError(f"{text!r} is not a player; use one of {', '.join(names)}")
-        return hit
 
     def native(v: Any) -> Any:
         k = ask.kind
         if k == "propose":
-            return [name_of(x) for x in v.team]
+            return [player_name(x, names) for x in v.team]
         if k in ("speak", "evil_talk"):
             return {"text": v.speech.strip(), "call_assassination": bool(getattr(v, "call_assassination", False)) and k == "speak"}
         if k == "vote":
             return bool(v.approve)
         if k == "mission":
             return bool(v.success)
-        return name_of(v.target)
+        return player_name(v.target, names)
 
     return schema, native
 
-
-def llm_question(game: Any, ask: Ask) -> str:
-    return f"{ask.text()}\nAnswer with JSON only, shaped like {_SHAPES[ask.kind][1]}"
 
 
 def human_question(game: Any, ask: Ask) -> str:

@@ -30,6 +30,7 @@ class MafiaGame(SocialGame):
     """A Mafia game (default 7: 2 Mafia, Doctor, 4 Villagers; ``extra_roles=["sheriff"]`` adds a Sheriff)."""
 
     engine = "mafia"
+    prompts = prompts
     STATE_FIELDS = ("alive", "queue", "doctor_last", "checked", "speaker_start")
 
     def _configure(self) -> None:
@@ -252,22 +253,3 @@ class MafiaGame(SocialGame):
         out = super().result()
         out["alive"] = list(self.alive)
         return out
-
-    # ---- seat-facing text ---------------------------------------------------------------------
-    def render(self, event: dict, viewer: str) -> str | None:
-        return prompts.render(self, event, viewer)
-
-    def system_prompt(self, name: str) -> str:
-        return prompts.system_prompt(self, name)
-
-    def llm_schema(self, ask: Ask):
-        return prompts.llm_schema(self, ask)
-
-    def llm_question(self, ask: Ask) -> str:
-        return prompts.llm_question(self, ask)
-
-    def human_question(self, ask: Ask) -> str:
-        return prompts.human_question(self, ask)
-
-    def parse_human(self, ask: Ask, text: str):
-        return prompts.parse_human(self, ask, text)

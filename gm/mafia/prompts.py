@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gm.social.ask import Ask, resolve_name
+from gm.social.ask import Ask, player_name, resolve_name
 
 THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
@@ -128,7 +128,7 @@ def vote_question(game: Any, name: str, options: list[str], attempt: int) -> str
     return f"Day {game.round}: vote to eliminate one of: {', '.join(options)}.{rev}"
 
 
-_SHAPES = {
+SHAPES = {
     "speak": (SpeakAction, '{"speech": "...", "thought": "..."}'),
     "kill": (TargetAction, '{"target": "Name", "thought": "..."}'),
     "save": (TargetAction, '{"target": "Name", "thought": "..."}'),
@@ -138,7 +138,7 @@ _SHAPES = {
 
 
 def llm_schema(game: Any, ask: Ask):
-    schema = _SHAPES[ask.kind][0]
+    schema = SHAPES[ask.kind][0]
     names = game.names
 
     def native(v: Any) -> Any:
@@ -147,16 +147,10 @@ def llm_schema(game: Any, ask: Ask):
         raw = v.vote if ask.kind == "vote" else v.target
         if raw is None or (ask.kind == "vote" and str(raw).strip().lower() in ("", "none", "nobody", "abstain")):
             return None
-        hit = resolve_name(raw, names)
-        if hit is None:
-            raise ValueError(f"{raw!r} is not a player; use one of {', '.join(ask.options)}")
-        return hit
+        return player_name(raw, names)
 
     return schema, native
 
-
-def llm_question(game: Any, ask: Ask) -> str:
-    return f"{ask.text()}\nAnswer with JSON only, shaped like {_SHAPES[ask.kind][1]}"
 
 
 def human_question(game: Any, ask: Ask) -> str:

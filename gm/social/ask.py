@@ -79,4 +79,12 @@ def resolve_name(text: Any, names: list[str]) -> str | None:
     return None
 
 
+def player_name(text: Any, names: list[str]) -> str:
+    """``resolve_name`` for model answers: an unknown name is a ``ValueError`` the seat is re-asked with."""
+    hit = resolve_name(text, names)
+    if hit is None:
+        raise ValueError(f"{text!r} is not a player; use one of {', '.join(names)}")
+    return hit
+
+
 _SEAT_NUMBER = re.compile(r"(?:player|seat|p|#)?\s*(\d+)\s*(?:号|号玩家)?")

@@ -89,21 +89,32 @@ class EventLog:
         return len(self.events)
 
 
-def read_log(path: str | Path) -> list[Event]:
-    """Read a JSON Lines event log; a bad line is one error naming the file and line."""
+def iter_json_lines(path: str | Path, what: str) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` per non-blank line of a JSON Lines file (``.gz`` too).
+
+    ``what`` names one line's content for the error, e.g. "one event object".
+    """
+    import gzip
+
     path = Path(path)
     if not path.is_file():
-        raise LogFormatError(f"{path}: no such log file; give the path of a <game>.jsonl written by vgm")
-    events: list[Event] = []
-    with path.open(encoding="utf-8") as fh:
+        raise LogFormatError(f"{path}: no such file; give the path of a JSON Lines file with {what} per line")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                event = json.loads(line)
+                yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
-                raise LogFormatError(f"{path}:{lineno}: not JSON ({exc.msg}); each line must be one event object") from None
-            if not isinstance(event, dict) or "kind" not in event:
-                raise LogFormatError(f"{path}:{lineno}: an event must be an object with a 'kind'; fix or remove that line")
-            events.append(event)
+                raise LogFormatError(f"{path}:{lineno}: not JSON ({exc.msg}); each line must be {what}") from None
+
+
+def read_log(path: str | Path) -> list[Event]:
+    """Read a JSON Lines event log; a bad line is one error naming the file and line."""
+    events: list[Event] = []
+    for lineno, event in iter_json_lines(path, "one event object"):
+        if not isinstance(event, dict) or "kind" not in event:
+            raise LogFormatError(f"{path}:{lineno}: an event must be an object with a 'kind'; fix or remove that line")
+        events.append(event)
     return events

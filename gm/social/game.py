@@ -174,11 +174,27 @@ class SocialGame:
             {"role": "user", "content": f"The game so far, as you saw it:\n{log}"},
         ]
 
+    # the engine's ``prompts`` module holds all seat-facing text: render, system_prompt,
+    # SHAPES (kind -> (pydantic action, JSON example)), llm_schema, human_question, parse_human
+    prompts: Any = None
+
     def render(self, event: Event, viewer: str) -> str | None:
-        raise NotImplementedError
+        return self.prompts.render(self, event, viewer)
 
     def system_prompt(self, name: str) -> str:
-        raise NotImplementedError
+        return self.prompts.system_prompt(self, name)
+
+    def llm_schema(self, ask: Ask):
+        return self.prompts.llm_schema(self, ask)
+
+    def llm_question(self, ask: Ask) -> str:
+        return f"{ask.text()}\nAnswer with JSON only, shaped like {self.prompts.SHAPES[ask.kind][1]}"
+
+    def human_question(self, ask: Ask) -> str:
+        return self.prompts.human_question(self, ask)
+
+    def parse_human(self, ask: Ask, text: str):
+        return self.prompts.parse_human(self, ask, text)
 
     def seat_intro(self, name: str) -> str:
         """What a person in the seat reads first: the system prompt without the JSON instructions."""
