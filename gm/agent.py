@@ -300,6 +300,7 @@ class GameMaster:
             if aclose is not None:
                 try:
                     self._loop.run_until_complete(aclose())
+                    self._loop.run_until_complete(self._loop.shutdown_asyncgens())
                 except Exception:  # closing must never turn a clean exit into a traceback
                     pass
             self._loop.close()
@@ -419,7 +420,9 @@ class GameMaster:
         notes: list[str] = []
         for attempt in range(2):
             started = time.perf_counter()
-            result = await self.pipeline.run(instance, self.model, pack=self.ruleset)
+            # prompts_dir: at a live table the last line is the action being resolved, so our
+            # char prompt asks who must roll for it (the MOE one asks who acts next).
+            result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS))
             steps += [_step_cost(s.name, s.usage, attempt) for s in result.steps]
             if not result.steps:
                 steps.append({"name": self.pipeline.name, "seconds": round(time.perf_counter() - started, 3)})
@@ -461,7 +464,7 @@ class GameMaster:
 
     def _echoes(self, turn: TurnRecord) -> list[str]:
         """Lines a small model tends to copy back instead of narrating."""
-        return [f"{turn.character}: {turn.text}", turn.text] + [f"{t.speaker}: {t.text}" for t in self.session.log[-4:]]
+        return [turn.text, self._results(turn)] + [t.text for t in self.session.log[-8:]]
 
     def _results(self, turn: TurnRecord) -> str:
         """The dice's verdict in plain words (numbers invite a small model to recite them)."""
@@ -502,13 +505,13 @@ class GameMaster:
         started = time.perf_counter()
         reply = await self.model.complete(messages, step="narrate", max_tokens=self.narrate_tokens, temperature=0.7)
         usage = reply.usage
-        text = _clean(reply.text, self._echoes(turn))
+        text = _clean(reply.text, self._echoes(turn), self.names)
         if not text or contradicts(text, turn.rolls):
             fix = "Your answer was empty." if not text else "That contradicts the dice: " + "; ".join(f"{r.character}'s {r.check_name} was a {r.outcome}" for r in turn.rolls) + "."
             again = messages + [{"role": "assistant", "content": reply.text}, {"role": "user", "content": fix + " Narrate again, following the results exactly."}]
             reply = await self.model.complete(again, step="narrate", max_tokens=self.narrate_tokens, temperature=0.3)
             usage = usage + reply.usage
-            text = _clean(reply.text, self._echoes(turn))
+            text = _clean(reply.text, self._echoes(turn), self.names)
             if not text or contradicts(text, turn.rolls):
                 text = _plain_narration(turn)
                 turn.notes.append("the narration contradicted the dice twice; the GM states the results plainly")
@@ -518,24 +521,42 @@ class GameMaster:
         return text, step
 
 
-def _clean(text: str, echoes: list[str] | None = None) -> str:
-    """The GM's words only: no "GM:" label, no log lines or dice lines the model copied back."""
-    echoes = [" ".join(e.lower().split()) for e in (echoes or []) if e.strip()]
-    kept = []
+def _flat(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def _clean(text: str, echoes: list[str] | None = None, names: list[str] | None = None) -> str:
+    """The GM's words only.
+
+    Drops the "GM:" label, dice lines, and any sentence the model copied from the prompt or the
+    recent log (small models recite the verdict line or repeat last turn's narration), and any
+    sentence that puts words in a player character's mouth ("Brisa says: ...").
+    """
+    echoes = [_flat(e) for e in (echoes or []) if e.strip()]
+    speaking = re.compile(r"^(%s)\s+(says|said|asks|replies)\b" % "|".join(re.escape(n) for n in names), re.I) if names else None
+    lines = []
     for line in (text or "").splitlines():
-        line = line.strip().strip('"').strip()
-        line = re.sub(r"^(GM|Game Master|DM)\s*:\s*", "", line, flags=re.I)
-        flat = " ".join(line.lower().split())
-        if not flat or flat.startswith(("[roll]", "- ")) or "→" in line:
+        line = re.sub(r"^(GM|Game Master|DM)\s*:\s*", "", line.strip(), flags=re.I)
+        if line and not line.startswith(("[roll]", "- ")) and "→" not in line:
+            lines.append(line)
+    kept = []
+    for sentence in _SENTENCE.split(" ".join(lines)):
+        sentence = sentence.strip()
+        flat = _flat(sentence)
+        if not flat or (len(flat) > 12 and any(flat in echo or (len(echo) > 20 and echo in flat) for echo in echoes)):
             continue
-        for echo in echoes:  # drop a copied player line, keep whatever the model added after it
-            for prefix in (echo, echo.split(": ", 1)[-1]):
-                if prefix and flat.startswith(prefix):
-                    line = line[len(prefix):].lstrip(" .|:-")
-                    flat = " ".join(line.lower().split())
-        if flat:
-            kept.append(line)
-    return _tidy(" ".join(kept).strip())
+        if speaking is not None and speaking.match(sentence.lstrip("\"'")):
+            continue
+        kept.append(sentence)
+    return _tidy(_balance_quotes(" ".join(kept)))
+
+
+def _balance_quotes(text: str) -> str:
+    """Drop a lone double quote left behind when a copied sentence was cut out."""
+    text = text.strip()
+    if text.count('"') % 2 == 1:
+        text = text.replace('"', "", 1) if text.startswith('"') else text[::-1].replace('"', "", 1)[::-1]
+    return text
 
 
 _SENTENCE = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"')\]]))\s+")

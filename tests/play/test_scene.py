@@ -84,3 +84,12 @@ def test_resume_bad_file(tmp_path):
         GameMaster.resume(bad, None)
     with pytest.raises(SessionError, match="not found"):
         GameMaster.resume(tmp_path / "missing.json", None)
+
+
+def test_live_table_asks_who_rolls_for_the_last_line(make_scene_model):
+    model = make_scene_model()
+    GameMaster("dnd5e", "drowned_chapel", model, memory=False, seed=1).step("Brisa", "I search under the altar for a hidden catch")
+    (char,) = [r for r in model.requests if r["step"] == "char"]
+    assert "must roll a check to resolve it" in char["messages"][-1]["content"]
+    narrate = [r for r in model.requests if r["step"] == "narrate"][0]["messages"][-1]["content"]
+    assert "Investigation check" in narrate and "tell Brisa what happens" in narrate
