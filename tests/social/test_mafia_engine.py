@@ -144,3 +144,26 @@ def test_mafia_split_picks_get_a_second_talk(make_responder):
     assert [p["attempt"] for p in picks] == [1, 1, 2, 2]
     kill = next(e for e in g.log.events if e["kind"] == "mafia_kill")
     assert kill["target"] == "Drew" and kill["agreed"]
+
+
+def test_majority_rule_needs_more_than_half_of_the_living(make_responder):
+    def plan(step, me, q, msgs):
+        if step == "mafia.vote":  # Finley dies; 3 of 6 vote Drew: a plurality, not a majority
+            return {"vote": "Drew" if me in ("Alex", "Blair", "Casey") else "Ellis" if me != "Ellis" else "Casey"}
+        if step == "mafia.kill":
+            return {"target": "Finley"}
+        return {"target": "Casey"} if step in ("mafia.save", "mafia.check") else {"speech": "hmm"}
+
+    g = _planned(make_responder, plan, max_rounds=1, day_vote="majority")
+    g.play()
+    vote = next(e for e in g.log.events if e["kind"] == "vote_result")
+    assert vote["tally"]["Drew"] == 3 and vote["eliminated"] is None and vote["note"] == "no majority"
+
+
+def test_a_bad_vote_rule_is_one_line():
+    import pytest
+
+    from rulesets import VgmError
+
+    with pytest.raises(VgmError, match="vote_tie must be"):
+        MafiaGame([ScriptedSeat() for _ in range(7)], options={"vote_tie": "coin"})
