@@ -62,10 +62,17 @@ class GMReply(BaseModel):
         return "\n".join(lines)
 
 
+_NAME_LIKE = re.compile(r"^[A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}$")
+
+
 def split_speaker(line: str, names: list[str]) -> tuple[str | None, str]:
-    """``"Jester: I search the altar"`` → ("Jester", "I search the altar") when Jester is a known name."""
+    """``"Jester: I search the altar"`` → ("Jester", "I search the altar").
+
+    A known name, or anything that looks like a name ("Zed:"), is split off — so an unknown
+    name becomes an "unknown character" error rather than words spoken by someone else.
+    """
     m = re.match(r"^\s*([^:]{1,40}?)\s*:\s*(.*)$", line, re.S)
-    if m and m.group(1).strip().lower() in {n.lower() for n in names}:
+    if m and (m.group(1).strip().lower() in {n.lower() for n in names} or _NAME_LIKE.match(m.group(1).strip())):
         return m.group(1).strip(), m.group(2).strip()
     return None, line.strip()
 

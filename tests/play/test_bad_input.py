@@ -126,3 +126,4 @@ def test_hot_seat_lines():
     assert split_speaker("Oskar Venn: I pray", names) == ("Oskar Venn", "I pray")
     assert split_speaker("brisa:I hide", names) == ("brisa", "I hide")
     assert split_speaker("I say: hello", names) == (None, "I say: hello")
+    assert split_speaker("Zed: I dance", names) == ("Zed", "I dance")  # then: unknown character
