@@ -12,7 +12,6 @@ Two shapes are read, one JSON object per line:
 """
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import rulesets
 from pipelines.records import Check, MoeInstance, Turn
 
+from ..dataset import read_jsonl
 from ._report import ImportReport
 from .crd3 import ImportError_
 
@@ -67,21 +67,15 @@ def import_fireball(source: str | Path, *, context: int = 30, ruleset: str = "dn
     report = ImportReport(source=f"fireball {source}")
     for path in files:
         events: dict[str, list[tuple[int, dict]]] = {}
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    event = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ImportError_(f"{path}:{number}: not valid JSON ({exc.msg}); the line may be truncated") from None
-                if not isinstance(event, dict):
-                    raise ImportError_(f"{path}:{number}: expected a JSON object per line")
-                if "commands_norm" in event:
-                    _distilled(event, f"{path.stem}-{number}", pack, report, context, min_context)
-                    continue
-                session = str(event.get("session") or event.get("channel_id") or event.get("combat_id") or path.stem)
-                events.setdefault(session, []).append((number, event))
+        for where, event in read_jsonl(path):
+            number = int(where.rsplit(":", 1)[1])
+            if not isinstance(event, dict):
+                raise ImportError_(f"{where}: expected a JSON object per line")
+            if "commands_norm" in event:
+                _distilled(event, f"{path.stem}-{number}", pack, report, context, min_context)
+                continue
+            session = str(event.get("session") or event.get("channel_id") or event.get("combat_id") or path.stem)
+            events.setdefault(session, []).append((number, event))
         for session, stream in events.items():
             _stream(session, stream, pack, report, context, min_context)
     return report
