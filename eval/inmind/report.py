@@ -143,9 +143,9 @@ def _fmt(metric: Any) -> str:
     if isinstance(metric, dict):
         if metric.get("value") is None:
             return "–"
-        if metric.get("low") is None:
-            return f"{metric['value']:.3f}"
-        return f"{metric['value']:.3f} [{metric['low']:.2f}, {metric['high']:.2f}]"
+        if metric.get("low") is None or metric["low"] == metric["high"]:
+            return f"{metric['value']:.3f}"  # one game: no interval to show
+        return f"{metric['value']:.3f} [{metric['low']:.2f}–{metric['high']:.2f}]"
     if isinstance(metric, float):
         return f"{metric:.3f}"
     return "–" if metric is None else str(metric)
