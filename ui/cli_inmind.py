@@ -59,6 +59,7 @@ def run_cmd(
     mask: str = typer.Option("seats", "--mask", help=MASK_HELP),
     concurrency: int = typer.Option(2, "--concurrency", "-j", help="Questions in flight at once."),
     limit: int = typer.Option(None, "--limit", help="Only the first N instances of each task setting / mode (a quick look)."),
+    dynamic: str = typer.Option("full", "--dynamic", help="Trace attribution and role inference: full (each round sees the log so far) or summary (its own summary of earlier rounds, round by round)."),
     profile: Path = typer.Option(None, "--profile", help="A text file with the subject's profile, used instead of building one (Stage 1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
@@ -73,7 +74,7 @@ def run_cmd(
     with Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=as_json) as progress:
         bar = progress.add_task("inmind", total=None)
         summary = asyncio.run(
-            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile.read_text(encoding="utf-8") if profile else None, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile.read_text(encoding="utf-8") if profile else None, dynamic=dynamic, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
         )
     if as_json:
         typer.echo(summary.model_dump_json(indent=1))

@@ -60,16 +60,19 @@ def game_text(
     session: Session,
     *,
     upto: int | None = None,
+    start: int = 1,
     traces: str = "all",
     labels: Labels = PLAIN,
     end_phase: bool = False,
     trace_header: str = "My strategy notes",
 ) -> str:
-    """The game log of missions ``1..upto`` (all when None); ``traces`` is ``all`` or ``none``."""
+    """The game log of missions ``start..upto`` (to the end when None); ``traces`` is ``all`` or ``none``."""
     lines: list[str] = []
     for rnd in session.rounds:
         if upto is not None and rnd.mission > upto:
             break
+        if rnd.mission < start:
+            continue
         lines += round_lines(rnd, labels)
         if traces == "all":
             lines += trace_lines(rnd.strategy, labels, header=trace_header)

@@ -31,12 +31,16 @@ CONFIG = "config.json"
 COUNTS = "counts.json"  # what the tasks command prints, for the data this run read
 
 
+DYNAMIC = ("trace_attribution", "role_inference")  # tasks that reveal the game round by round
+
+
 class RunConfig(BaseModel):
     data: str
     tasks: list[str]
     model: str
     mask_policy: str = "seats"
     limit: int | None = None
+    dynamic: str = "full"  # full: each round sees the whole log so far; summary: its own summary of earlier rounds
 
 
 class RunSummary(BaseModel):
@@ -89,9 +93,11 @@ async def _profile(model: ChatModel, sessions: list[Session], out_dir: Path) -> 
     return result
 
 
-async def answer(model: ChatModel, instance: TaskInstance, profile: str):
-    """Ask the model one instance; returns the ``Parsed`` answer."""
-    f = instance.fields
+async def answer(model: ChatModel, instance: TaskInstance, profile: str, game: str | None = None):
+    """Ask the model one instance; returns the ``Parsed`` answer. ``game`` replaces the shown log (chained runs)."""
+    f = dict(instance.fields)
+    if game is not None:
+        f["game"] = game
     if instance.task == "player_identification":
         return await steps.rank_players(model, profile=profile, game=f["game"], candidates=f["candidates"])
     if instance.task == "reflection_alignment":
@@ -107,8 +113,10 @@ def _check_config(out_dir: Path, config: RunConfig) -> None:
     path = out_dir / CONFIG
     if path.is_file():
         old = RunConfig.model_validate_json(path.read_text(encoding="utf-8"))
-        if (old.model, old.mask_policy) != (config.model, config.mask_policy):
-            raise VgmError(f"{out_dir} holds a run with model {old.model!r} and mask policy {old.mask_policy!r}; use a new -o folder to compare another setting")
+        if (old.model, old.mask_policy, old.dynamic) != (config.model, config.mask_policy, config.dynamic):
+            raise VgmError(
+                f"{out_dir} holds a run with model {old.model!r}, mask policy {old.mask_policy!r}, dynamic context {old.dynamic!r}; use a new -o folder to compare another setting"
+            )
         config.tasks = sorted(set(old.tasks) | set(config.tasks), key=TASKS.index)
     path.write_text(config.model_dump_json(indent=2), encoding="utf-8")
 
@@ -125,13 +133,18 @@ async def run_inmind(
     embedder: Embedder | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     profile: str | None = None,
+    dynamic: str = "full",
 ) -> RunSummary:
     """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
 
     ``limit`` keeps the first N instances of each task setting (for a quick look); ``on_progress(done, total)``
     is called after each instance. ``profile`` (text) replaces Stage 1, e.g. a profile written by
     hand or by another model; without it the profile is built from the observer sessions.
+    ``dynamic="summary"`` runs trace attribution and role inference round by round per game, each
+    round seeing the model's own summary of the earlier rounds (limited memory) instead of the log.
     """
+    if dynamic not in ("full", "summary"):
+        raise VgmError(f"dynamic context {dynamic!r}: use full or summary")
     chosen = parse_tasks(tasks)
     sessions = load_sessions(data)
     instances, counts = build_tasks(sessions, chosen, policy=mask_policy)
@@ -153,7 +166,7 @@ async def run_inmind(
     owned = isinstance(model, str)
     chat = get_model(model) if owned else model
     try:
-        config = RunConfig(data=str(data), tasks=chosen, model=model if owned else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit)
+        config = RunConfig(data=str(data), tasks=chosen, model=model if owned else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit, dynamic=dynamic)
         return await _run(chat, config, sessions, instances, Path(out_dir), concurrency=concurrency, embedder=embedder, on_progress=on_progress)
     finally:
         if owned:
@@ -199,12 +212,13 @@ async def _run(
             fh.write("\n")  # a line cut by a crash stays alone on its line; new records start clean
     finished = 0
 
-    async def one(inst: TaskInstance) -> None:
+    async def one(inst: TaskInstance, game: str | None = None) -> dict[str, Any] | None:
+        """Ask, score and log one instance; returns the record (None answer when it failed)."""
         nonlocal finished
         async with gate:
             record: dict[str, Any] = {"id": inst.id, "task": inst.task, "setting": inst.setting, "session": inst.session, "subject_role": inst.subject_role, "mission": inst.mission}
             try:
-                parsed = await answer(chat, inst, profile.profile)
+                parsed = await answer(chat, inst, profile.profile, game)
                 value = parsed.value.model_dump() if parsed.value is not None else None
                 record.update(raw=parsed.raw, answer=value, parse_ok=parsed.parse_ok, parse_error=parsed.error, usage=parsed.usage.model_dump(), error=None)
                 record["score"] = score(inst, value, baseline=baselines.get(inst.session))
@@ -219,8 +233,30 @@ async def _run(
                 finished += 1
                 if on_progress:
                     on_progress(finished, len(todo))
+        return record
 
-    await asyncio.gather(*(one(i) for i in todo))
+    async def chain(items: list[TaskInstance]) -> None:
+        """Rounds of one game in order, each seeing the model's own summary of the rounds before."""
+        previous = ""
+        for inst in items:
+            record = done.get(inst.id) if inst.id in done and not done[inst.id].get("error") else None
+            if record is None:
+                game = steps.chained_game(summary=previous, round_text=inst.fields["round_text"], mission=inst.mission or 1)
+                record = await one(inst, game)
+                if record.get("error"):
+                    return  # later rounds need this summary; a re-run continues from here
+            previous = str((record.get("answer") or {}).get("summary") or "")
+
+    if config.dynamic == "summary":
+        chains: dict[tuple, list[TaskInstance]] = {}
+        for inst in instances:
+            if inst.task in DYNAMIC:
+                chains.setdefault((inst.task, inst.setting, inst.session), []).append(inst)
+        jobs = [chain(sorted(items, key=lambda i: i.mission or 0)) for items in chains.values()]
+        jobs += [one(i) for i in todo if i.task not in DYNAMIC]
+    else:
+        jobs = [one(i) for i in todo]
+    await asyncio.gather(*jobs)
     return summary
 
 

@@ -9,7 +9,9 @@
 - ``role_inference``: one per round and mode A-D (Table 4); gold = every seat's role and the
   round's weight (the released weights by number of rounds).
 
-An instance carries the rendered game text, so a run only has to ask the model.
+An instance carries the rendered game text, so a run only has to ask the model. Dynamic tasks
+(trace attribution, role inference) also carry ``round_text``, the current round alone, for runs
+where the model sees its own summary of the earlier rounds instead of the full log.
 """
 from __future__ import annotations
 
@@ -137,6 +139,7 @@ def trace_attribution(session: Session, policy: str = "seats") -> list[TaskInsta
                     prior = f"\nThe subject's strategy notes from mission {previous.mission}:\n{previous.trace}\n" if previous is not None and previous.strategy else "\n(No earlier strategy notes.)\n"
                 fields = {
                     "game": game,
+                    "round_text": game_text(session, start=rnd.mission, upto=rnd.mission, traces="none"),
                     "seat": session.subject_seat,
                     "role": _role_name(session.subject_role),
                     "knowledge": session.subject_knowledge,
@@ -171,7 +174,14 @@ def role_inference(session: Session) -> list[TaskInstance]:
         for mode in SETTINGS["role_inference"]:
             _, traces, _ = MODES[mode]
             perspective, ask = _perspective(session, mode)
-            fields = {"game": game_text(session, upto=rnd.mission, traces="all" if traces else "none"), "perspective": perspective, "ask": ask, "mission": rnd.mission}
+            shown = "all" if traces else "none"
+            fields = {
+                "game": game_text(session, upto=rnd.mission, traces=shown),
+                "round_text": game_text(session, start=rnd.mission, upto=rnd.mission, traces=shown),
+                "perspective": perspective,
+                "ask": ask,
+                "mission": rnd.mission,
+            }
             gold = {"roles": truth, "weight": weights[i], "n_rounds": len(session.rounds), "round_index": i + 1}
             out.append(_instance("role_inference", mode, session, fields, gold, rnd.mission))
     return out

@@ -5,6 +5,7 @@ from .steps import (
     Ranking,
     RoleMap,
     build_profile,
+    chained_game,
     fill_reflection,
     fill_trace,
     infer_roles,
@@ -12,4 +13,4 @@ from .steps import (
     rank_players,
 )
 
-__all__ = ["Fills", "ProfileResult", "Ranking", "RoleMap", "build_profile", "fill_reflection", "fill_trace", "infer_roles", "messages_for", "rank_players"]
+__all__ = ["Fills", "ProfileResult", "Ranking", "RoleMap", "build_profile", "chained_game", "fill_reflection", "fill_trace", "infer_roles", "messages_for", "rank_players"]

@@ -31,6 +31,12 @@ def messages_for(name: str, **fields: object) -> list[Message]:
     return [{"role": "system", "content": prompt("system").template.strip()}, {"role": "user", "content": text.strip()}]
 
 
+def chained_game(*, summary: str, round_text: str, mission: int) -> str:
+    """The game as a dynamic task sees it with limited memory: its summary of earlier rounds, then this round."""
+    text = summary.strip() or "(this is the first round; nothing to summarise yet)"
+    return prompt("chained").safe_substitute(summary=text, round=round_text, mission=mission).strip()
+
+
 class ProfileAnswer(BaseModel):
     profile: str
 

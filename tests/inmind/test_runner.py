@@ -155,3 +155,27 @@ def test_cli_tasks_json_and_report(data_dir, tmp_path):
     assert shown.exit_code == 0 and "role inference" in shown.output
     as_json = json.loads(runner.invoke(app, ["inmind", "report", str(out), "--json"]).output)
     assert as_json["tasks"]["reflection_alignment"]["settings"][0]["setting"] == "with_traces"
+
+
+def test_summary_mode_carries_the_models_own_summary_round_to_round(data_dir, tmp_path):
+    def respond(step, messages):
+        prompt = messages[-1]["content"]
+        mission = 1 if "end of mission 1" in prompt else 2
+        if step == "inmind_profile":
+            return '{"profile": "p"}'
+        if step == "inmind_trace":
+            return json.dumps({"summary": f"TRACE-SUMMARY-{mission}", "fills": {}})
+        if step == "inmind_roles":
+            return json.dumps({"summary": f"ROLES-SUMMARY-{mission}", "roles": {}})
+        raise AssertionError(step)
+
+    model = ScriptedModel(responder=respond)
+    summary = asyncio.run(run_inmind(data_dir, tmp_path / "run", model=model, tasks="ta,ri", dynamic="summary"))
+    assert (summary.done, summary.failed) == (12, 0)
+    second = [r["messages"][-1]["content"] for r in model.requests if "end of mission 2" in r["messages"][-1]["content"]]
+    assert len(second) == 6  # two trace settings, four role modes
+    for prompt in second:
+        assert "我先上，4号也上" not in prompt  # mission 1's speeches are gone ...
+        assert "SUMMARY-1" in prompt  # ... replaced by the model's own summary of them
+    with pytest.raises(Exception, match="dynamic context 'summary'"):
+        asyncio.run(run_inmind(data_dir, tmp_path / "run", model=model, tasks="ta", dynamic="full"))
