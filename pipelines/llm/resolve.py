@@ -103,18 +103,18 @@ class LocalModel(OpenAICompatModel):
         return server
 
     async def _base(self) -> str:
-        from .serve import _SERVERS
+        from .serve import running
 
-        server = _SERVERS.get(self.config)
+        server = running(self.config)
         if server is None or not server.alive():
             server = await asyncio.to_thread(self.server)
         self.base_url = f"{server.base_url}/v1"
         return self.base_url
 
     async def _recover(self) -> None:
-        from .serve import _SERVERS
+        from .serve import running
 
-        server = _SERVERS.get(self.config)
+        server = running(self.config)
         if server is not None and not server.alive():
             await asyncio.to_thread(self.server)
 

@@ -3,7 +3,9 @@
 The server runs in a child process (``python -m pipelines.llm.serve``) so a crash in native
 code cannot take the caller down, a crashed server can be restarted, and stopping it is a
 plain terminate. The child prints one JSON line with its address once the model is
-loaded; it exits when its parent is gone and is stopped at exit.
+loaded. A private server is stopped at exit (and exits by itself if its parent dies); a
+shared one is announced to this user's other processes, which borrow it, and it outlives
+its starter only while in use: it exits after ``VGM_SERVER_LINGER`` idle seconds.
 
 Prompt caching is on (``cache_prompt``): a request that starts with the same tokens as an
 earlier one (the long table log every pipeline step shares) reuses them, and the server
@@ -94,6 +96,15 @@ class ServerConfig:
     def share_key(self) -> str:
         """Servers with the same file, context and slots are interchangeable."""
         return hashlib.sha1(f"{self.model_path}|{self.ctx}|{self.parallel}".encode()).hexdigest()[:16]
+
+
+def linger_s() -> float:
+    """Seconds a shared server outlives its starter while idle (``VGM_SERVER_LINGER``, 30)."""
+    raw = os.environ.get("VGM_SERVER_LINGER", "30")
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        raise ModelError(f"VGM_SERVER_LINGER={raw!r} is not a number of seconds; set e.g. 30, or 0 to stop with the starter") from None
 
 
 def log_dir() -> Path:
@@ -193,12 +204,8 @@ class LocalServer:
         os.replace(tmp, path)
 
     def _withdraw(self) -> None:
-        path = self._announcement()
-        try:
-            if json.loads(path.read_text()).get("pid") == self.pid:
-                path.unlink()
-        except (OSError, ValueError, AttributeError):
-            pass
+        if self.pid is not None:
+            _withdraw_announcement(self._announcement(), self.pid)
 
     def start(self) -> str:
         """Start the child and wait until the model is loaded; returns the base URL."""
@@ -209,6 +216,7 @@ class LocalServer:
             sys.executable, "-m", "pipelines.llm.serve", "--child",
             "--model-path", self.config.model_path, "--threads", str(self.config.threads),
             "--ctx", str(self.config.ctx), "--parallel", str(self.config.parallel), "--port", str(self.config.port),
+            "--linger", str(linger_s() if self.config.share else 0), "--announcement", str(self._announcement()),
         ]
         started = time.monotonic()
         with open(self.log_path, "ab") as log:
@@ -242,8 +250,18 @@ class LocalServer:
             raise ModelError(f"the local model server did not load within {timeout:.0f} s; see {self.log_path}")
         return out[0].decode("utf-8", "replace").strip()
 
-    def stop(self) -> None:
-        """Stop our own server (a borrowed one is only forgotten)."""
+    def stop(self, *, force: bool = True) -> None:
+        """Stop our own server (a borrowed one is only forgotten).
+
+        With ``force=False`` (at exit) a shared server is left to finish for its borrowers;
+        it stops itself once idle for ``VGM_SERVER_LINGER`` seconds.
+        """
+        if not force and self.owned and self.config.share and linger_s() > 0 and self.alive():
+            proc, self.process = self.process, None
+            if proc is not None and proc.stdout:
+                proc.stdout.close()
+            self.pid, self.owned = None, False
+            return
         if self.owned:
             self._withdraw()
         proc, self.process = self.process, None
@@ -273,8 +291,26 @@ class LocalServer:
         return 0
 
 
-_SERVERS: dict[ServerConfig, LocalServer] = {}
+_SERVERS: dict[tuple[str, bool], LocalServer] = {}  # (model/ctx/slots key, shared?) -> server
 _LOCK = threading.Lock()
+
+
+def _slot(config: ServerConfig) -> tuple[str, bool]:
+    """Threads and port do not make a different server: one per model (and sharing mode) per process."""
+    return (config.share_key(), config.share)
+
+
+def running(config: ServerConfig) -> LocalServer | None:
+    """The server this process holds for ``config``, if any (alive or not)."""
+    return _SERVERS.get(_slot(config))
+
+
+def release(config: ServerConfig) -> None:
+    """Stop (or stop borrowing) the server for ``config`` now."""
+    with _LOCK:
+        server = _SERVERS.pop(_slot(config), None)
+    if server is not None:
+        server.stop()
 
 
 def server_for(config: ServerConfig, *, restart: bool = True) -> LocalServer:
@@ -285,9 +321,9 @@ def server_for(config: ServerConfig, *, restart: bool = True) -> LocalServer:
     announced to others: on a shared machine one server beats several fighting for cores.
     """
     with _LOCK:
-        server = _SERVERS.get(config)
+        server = _SERVERS.get(_slot(config))
         if server is None:
-            server = _SERVERS[config] = LocalServer(config)
+            server = _SERVERS[_slot(config)] = LocalServer(config)
         if server.alive():
             return server
         if server.starts and not restart:
@@ -308,15 +344,15 @@ def server_for(config: ServerConfig, *, restart: bool = True) -> LocalServer:
         return server
 
 
-def stop_all() -> None:
-    """Stop every server this process started (also runs at exit)."""
+def stop_all(*, force: bool = True) -> None:
+    """Stop every server this process started (at exit: shared ones linger for borrowers)."""
     with _LOCK:
         for server in list(_SERVERS.values()):
-            server.stop()
+            server.stop(force=force)
         _SERVERS.clear()
 
 
-atexit.register(stop_all)
+atexit.register(stop_all, force=False)
 
 
 def serve_forever(model_path: str | Path, *, port: int = 8080, threads: int | None = None, ready=None) -> None:
@@ -351,10 +387,44 @@ def _child(args: argparse.Namespace) -> None:
     sys.stdout.write(json.dumps({"base_url": base_url.rstrip("/"), "pid": os.getpid()}) + "\n")
     sys.stdout.flush()
     parent = int(os.environ.get("VGM_SERVER_PARENT") or os.getppid())
+    last, idle_since = None, time.monotonic()
     while not stop.wait(1.0):
-        if not _pid_alive(parent) or os.getppid() != parent:
-            break  # the process that started us is gone: never leave a server behind
+        if _pid_alive(parent) and os.getppid() == parent:
+            continue
+        # The process that started us is gone: stop now, or (shared) once no one has used us for a while.
+        if args.linger <= 0:
+            break
+        activity = _activity(server)
+        if activity != last or activity[0] > 0:
+            last, idle_since = activity, time.monotonic()
+        elif time.monotonic() - idle_since > args.linger:
+            break
+    if args.announcement:
+        _withdraw_announcement(Path(args.announcement), os.getpid())
     del server
+
+
+def _activity(server) -> tuple[float, ...]:
+    """(requests in progress, then counters that move with any work) from llama.cpp's metrics."""
+    wanted = ("llamacpp:requests_processing", "llamacpp:requests_deferred", "llamacpp:n_decode_total",
+              "llamacpp:prompt_tokens_cached_total", "llamacpp:tokens_predicted_total")
+    values = dict.fromkeys(wanted, 0.0)
+    try:
+        for line in str(server.handle_metrics()).splitlines():
+            name, _, value = line.partition(" ")
+            if name in values:
+                values[name] = float(value)
+    except Exception:  # metrics are a hint; without them we count as idle
+        pass
+    return (values[wanted[0]] + values[wanted[1]], *(values[w] for w in wanted[2:]))
+
+
+def _withdraw_announcement(path: Path, pid: int) -> None:
+    try:
+        if json.loads(path.read_text()).get("pid") == pid:
+            path.unlink()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
@@ -365,4 +435,6 @@ if __name__ == "__main__":
     parser.add_argument("--ctx", type=int, default=DEFAULT_CTX)
     parser.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--linger", type=float, default=0.0)
+    parser.add_argument("--announcement", default="")
     _child(parser.parse_args())

@@ -61,7 +61,7 @@ def test_get_model_local_small_is_resolved_to_the_installed_file(local_small_pat
 
 
 async def test_a_crashed_server_is_restarted_and_the_call_still_answers(local_small_path, monkeypatch):
-    from pipelines.llm.serve import _SERVERS
+    from pipelines.llm.serve import release
 
     monkeypatch.setenv("VGM_SHARE_SERVER", "0")  # our own server, so killing it harms no one else
     model = get_model("local:small", cache=False, retries=2)
@@ -73,14 +73,14 @@ async def test_a_crashed_server_is_restarted_and_the_call_still_answers(local_sm
         reply = await model.complete([{"role": "user", "content": "Say OK."}], max_tokens=3)
         assert reply.text and server.alive() and server.starts == 2
     finally:
-        _SERVERS.pop(model.config).stop()
+        release(model.config)
 
 
 def test_a_second_process_borrows_the_announced_server(local_small_path, monkeypatch):
     import subprocess
     import sys
 
-    from pipelines.llm.serve import _SERVERS
+    from pipelines.llm.serve import release
 
     monkeypatch.setenv("VGM_SHARE_SERVER", "1")
     model = get_model("local:small", cache=False)
@@ -96,7 +96,7 @@ def test_a_second_process_borrows_the_announced_server(local_small_path, monkeyp
         assert out == ["False", server.base_url]
         assert server.alive()
     finally:
-        _SERVERS.pop(model.config).stop()
+        release(model.config)
 
 
 def test_done_when_install_then_ask_from_the_command_line(local_small):
@@ -111,3 +111,23 @@ def test_done_when_install_then_ask_from_the_command_line(local_small):
     assert asked.exit_code == 0, asked.output
     report = json.loads(asked.output)
     assert report["parse_ok"] and report["value"]
+
+
+def test_a_shared_server_outlives_its_starter_only_while_idle_for_the_linger_time(local_small_path, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "VGM_SHARE_SERVER": "1", "VGM_SERVER_LINGER": "2", "VGM_CTX": "2048", "VGM_THREADS": "1", "VGM_CACHE_DIR": str(tmp_path)}
+    code = "from pipelines.llm import get_model\ns = get_model('local:small').server()\nprint(s.pid, s.owned)\n"
+    pid, owned = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env).stdout.split()
+    if owned != "True":
+        pytest.skip("another process already offers this server")
+    from pipelines.llm.serve import _pid_alive
+
+    assert _pid_alive(int(pid))  # the starter exited; the server waits for borrowers
+    deadline = time.monotonic() + 20
+    while _pid_alive(int(pid)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _pid_alive(int(pid))

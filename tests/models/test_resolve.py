@@ -111,7 +111,7 @@ async def test_two_local_models_of_one_file_share_the_server_address(tmp_path, m
 
     path = tmp_path / "tiny.gguf"
     path.write_bytes(b"GGUF")
-    first, second = get_model(f"local:{path}", threads=1), get_model(f"local:{path}", threads=1)
+    first, second = get_model(f"local:{path}", threads=1), get_model(f"local:{path}", threads=2)  # threads do not split servers
 
     class Running:
         base_url = "http://127.0.0.1:5555"
@@ -119,5 +119,5 @@ async def test_two_local_models_of_one_file_share_the_server_address(tmp_path, m
         def alive(self):
             return True
 
-    monkeypatch.setitem(serve._SERVERS, first.config, Running())
+    monkeypatch.setitem(serve._SERVERS, serve._slot(first.config), Running())
     assert await second._base() == "http://127.0.0.1:5555/v1"
