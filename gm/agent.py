@@ -417,7 +417,9 @@ class GameMaster:
             context.append(Turn(speaker="GM", text="(Earlier at this table) " + " | ".join(m.text for m in recalled)))
         context += self.session.log[-self.recent_turns :]
         context.append(said)
-        names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in self.sheets]
+        # the acting character first: the table lists them in that order, and small models lean to the first name
+        ordered = sorted(self.sheets, key=lambda s: s.name != said.speaker)
+        names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in ordered]
         return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
 
     async def _propose_checks(self, said: Turn) -> tuple[list[Check], list[dict[str, Any]], list[str]]:
@@ -458,13 +460,22 @@ class GameMaster:
         else:
             allowed = {said.speaker} | {s.name for s in self.sheets if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in s.names())}
         kept: list[Check] = []
+        elsewhere: list[Check] = []
         for check in checks:
             if check.character not in allowed:
-                notes.append(f"no {check.skill} check for {check.character}: they are not acting on this line")
+                elsewhere.append(check)
             elif any(k.character == check.character for k in kept):
                 notes.append(f"one check at a time for {check.character}; dropped {check.skill}")
             else:
                 kept.append(check)
+        if elsewhere and not kept:
+            # The model was asked about this line's action but named someone else (small models
+            # lean to the first name listed); the check it chose is for this action, so the actor rolls it.
+            first = elsewhere[0]
+            kept.append(Check(character=said.speaker, skill=first.skill))
+            notes.append(f"the model named {first.character} for {first.skill}, but {said.speaker} is acting; {said.speaker} rolls it")
+            elsewhere = elsewhere[1:]
+        notes += [f"no {c.skill} check for {c.character}: they are not acting on this line" for c in elsewhere]
         return kept
 
     # ----- narration ----------------------------------------------------------------------

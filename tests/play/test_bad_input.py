@@ -81,6 +81,13 @@ def test_checks_for_characters_who_do_not_act_are_dropped():
     assert len(reply.notes) == 2
 
 
+def test_a_check_named_for_the_wrong_character_goes_to_the_one_acting():
+    model = tbs("Oskar Venn", "insight")
+    reply = gm_with(model).step("Brisa", "I watch Maren's face")
+    assert [(c.character, c.skill) for c in reply.checks] == [("Brisa Tallowmere", "insight")]
+    assert "Brisa Tallowmere rolls it" in reply.notes[0]
+
+
 def test_player_rolls_their_own_dice():
     gm = gm_with(tbs("Brisa Tallowmere", "stealth", narrate=["Brisa slips past unseen."]), player_rolls=True)
     ask = gm.step("Brisa", "I sneak past Maren")
