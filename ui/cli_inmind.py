@@ -58,6 +58,7 @@ def run_cmd(
     tasks: str = typer.Option("all", "--tasks", help=TASKS_HELP),
     mask: str = typer.Option("seats", "--mask", help=MASK_HELP),
     concurrency: int = typer.Option(2, "--concurrency", "-j", help="Questions in flight at once."),
+    settings: str = typer.Option(None, "--settings", help="Only these settings / modes, comma-separated (e.g. A,B or with_traces)."),
     limit: int = typer.Option(None, "--limit", help="Only the first N instances of each task setting / mode (a quick look)."),
     dynamic: str = typer.Option("full", "--dynamic", help="Trace attribution and role inference: full (each round sees the log so far) or summary (its own summary of earlier rounds, round by round)."),
     profile: Path = typer.Option(None, "--profile", help="A text file with the subject's profile, used instead of building one (Stage 1)."),
@@ -74,7 +75,7 @@ def run_cmd(
     with Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=as_json) as progress:
         bar = progress.add_task("inmind", total=None)
         summary = asyncio.run(
-            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile.read_text(encoding="utf-8") if profile else None, dynamic=dynamic, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile.read_text(encoding="utf-8") if profile else None, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
         )
     if as_json:
         typer.echo(summary.model_dump_json(indent=1))

@@ -23,7 +23,7 @@ from .importers import load_sessions
 from .render import observer_text
 from .scoring import score
 from .session import Session
-from .tasks import TASKS, TaskInstance, build_tasks
+from .tasks import SETTINGS, TASKS, TaskInstance, build_tasks
 
 RESULTS = "results.jsonl"
 PROFILE = "profile.json"
@@ -134,12 +134,14 @@ async def run_inmind(
     on_progress: Callable[[int, int], None] | None = None,
     profile: str | None = None,
     dynamic: str = "full",
+    settings: list[str] | None = None,
 ) -> RunSummary:
     """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
 
     ``limit`` keeps the first N instances of each task setting (for a quick look); ``on_progress(done, total)``
     is called after each instance. ``profile`` (text) replaces Stage 1, e.g. a profile written by
     hand or by another model; without it the profile is built from the observer sessions.
+    ``settings`` keeps only those settings / modes (e.g. ``["A", "with_traces"]``).
     ``dynamic="summary"`` runs trace attribution and role inference round by round per game, each
     round seeing the model's own summary of the earlier rounds (limited memory) instead of the log.
     """
@@ -148,6 +150,12 @@ async def run_inmind(
     chosen = parse_tasks(tasks)
     sessions = load_sessions(data)
     instances, counts = build_tasks(sessions, chosen, policy=mask_policy)
+    if settings:
+        known = {s for task in chosen for s in SETTINGS[task]}
+        unknown = [s for s in settings if s not in known]
+        if unknown:
+            raise VgmError(f"unknown setting {unknown[0]!r} for these tasks; choose from {', '.join(sorted(known))}")
+        instances = [i for i in instances if i.setting in settings]
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     (Path(out_dir) / COUNTS).write_text(counts.model_dump_json(indent=2), encoding="utf-8")
     if limit is not None:

@@ -23,7 +23,7 @@ def test_role_inference_runs_on_local_small(data_dir, tmp_path):
         pytest.skip(str(exc))
     out = tmp_path / "run"
     try:
-        summary = asyncio.run(run_inmind(data_dir, out, model=model, tasks="ri", limit=1, profile=PROFILE))
+        summary = asyncio.run(run_inmind(data_dir, out, model=model, tasks="ri", settings=["A"], limit=1, profile=PROFILE))
     finally:
         from eval.moe.runner import close_model
 

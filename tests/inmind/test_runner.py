@@ -179,3 +179,11 @@ def test_summary_mode_carries_the_models_own_summary_round_to_round(data_dir, tm
         assert "SUMMARY-1" in prompt  # ... replaced by the model's own summary of them
     with pytest.raises(Exception, match="dynamic context 'summary'"):
         asyncio.run(run_inmind(data_dir, tmp_path / "run", model=model, tasks="ta", dynamic="full"))
+
+
+def test_settings_filter_and_unknown_setting(data_dir, tmp_path):
+    session = load_sessions(data_dir)[1]
+    summary = asyncio.run(run_inmind(data_dir, tmp_path / "run", model=scripted(anonymous_labels(session)[6]), tasks="ri", settings=["A"], limit=1))
+    assert summary.done == 1
+    with pytest.raises(Exception, match="unknown setting 'Z'"):
+        asyncio.run(run_inmind(data_dir, tmp_path / "run2", model=scripted("A"), tasks="ri", settings=["Z"]))
