@@ -93,3 +93,18 @@ def test_live_table_asks_who_rolls_for_the_last_line(make_scene_model):
     assert "must roll a check to resolve it" in char["messages"][-1]["content"]
     narrate = [r for r in model.requests if r["step"] == "narrate"][0]["messages"][-1]["content"]
     assert "Investigation check" in narrate and "tell Brisa what happens" in narrate
+
+
+def test_memory_brings_an_early_line_back_into_the_prompt():
+    from pipelines.llm import ScriptedModel
+
+    replies = {"pre_char": '{"characters": []}', "char": '{"characters": []}', "skill": '{"checks": []}', "narrate": "Time passes."}
+    model = ScriptedModel(responder=lambda step, messages: replies[step])
+    gm = GameMaster("dnd5e", "drowned_chapel", model, memory="hashing", seed=1, recent_turns=4)
+    gm.step("Brisa", "I tuck the brass compass into the hollow of the third pew")
+    for i in range(6):
+        gm.step("Ilya", f"I count the floating candles, batch number {i}")
+    model.requests.clear()
+    gm.step("Brisa", "Where did I put the brass compass?")
+    log_prompt = model.requests[0]["messages"][1]["content"]
+    assert "(Earlier at this table)" in log_prompt and "hollow of the third pew" in log_prompt
