@@ -81,3 +81,15 @@ def test_real_shared_files_import(real_dir):
     assert participant.rounds[1].state.proposals[-1].team == [1, 4, 6]
     assert sorted(participant.roles.values()).count("loyal_servant") == 2
     assert json.loads(participant.model_dump_json())["reflection"] == participant.reflection
+
+
+def test_full_release_matches_the_papers_counts(real_dir):
+    """With all 24 released participant games present, the paper's digit-run counts come out exactly."""
+    from eval.inmind import count_tasks
+
+    if len(list(real_dir.glob("*-participant.json"))) < 24:
+        pytest.skip("only part of the InMind-Avalon release is here")
+    counts = count_tasks(real_dir)
+    assert counts["spans"]["reflections"]["single_digit"] == 161 and counts["spans"]["reflections"]["multi_digit"] == 33
+    assert counts["spans"]["traces"]["single_digit"] == 592 and counts["spans"]["traces"]["multi_digit"] == 199
+    assert counts["units"]["role_inference"] == 92  # the 24 released games (the paper's 93 include game 16)
