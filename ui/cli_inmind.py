@@ -84,6 +84,27 @@ def run_cmd(
     console.print(f"next: vgm inmind report {summary.out_dir}")
 
 
+@inmind_app.command("profile")
+def profile_cmd(
+    data: Path = typer.Option(..., "--data", help=DATA_HELP),
+    model: str = typer.Option(None, "--model", "-m", help="Model string (default: $VGM_MODEL or local)."),
+    out: Path = typer.Option(None, "-o", "--out", help="Also write the profile text to this file (usable as 'run --profile')."),
+    as_json: bool = typer.Option(False, "--json", help="Print the profile, its history and token usage as JSON."),
+) -> None:
+    """Stage 1 alone: build the subject's profile from the observer-mode games, one game at a time."""
+    import os
+
+    from eval.inmind.runner import profile_only
+
+    result = asyncio.run(profile_only(data, model=model or os.environ.get("VGM_MODEL") or "local"))
+    if out is not None:
+        out.write_text(result.profile + "\n", encoding="utf-8")
+    if as_json:
+        typer.echo(result.model_dump_json(indent=1))
+        return
+    console.print(result.profile or "[yellow](the model gave no readable profile)[/]")
+
+
 @inmind_app.command("report")
 def report_cmd(
     run: Path = typer.Argument(..., help="A run folder written by 'vgm inmind run'."),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import asynccontextmanager
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -171,16 +172,24 @@ async def run_inmind(
         given = Path(out_dir) / PROFILE
         if not given.is_file():
             given.write_text(steps.ProfileResult(profile=profile, history=[profile]).model_dump_json(indent=2), encoding="utf-8")
-    owned = isinstance(model, str)
-    chat = get_model(model) if owned else model
-    try:
-        config = RunConfig(data=str(data), tasks=chosen, model=model if owned else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit, dynamic=dynamic)
+    async with _opened(model) as chat:
+        config = RunConfig(data=str(data), tasks=chosen, model=model if isinstance(model, str) else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit, dynamic=dynamic)
         return await _run(chat, config, sessions, instances, Path(out_dir), concurrency=concurrency, embedder=embedder, on_progress=on_progress)
-    finally:
-        if owned:
-            from eval.moe.runner import close_model  # stops a local server this run started
 
-            await close_model(chat)
+
+@asynccontextmanager
+async def _opened(model: str | ChatModel):
+    """A model from its string, closed afterwards (a local server this run started stops); a given model is left open."""
+    if not isinstance(model, str):
+        yield model
+        return
+    chat = get_model(model)
+    try:
+        yield chat
+    finally:
+        from eval.moe.runner import close_model
+
+        await close_model(chat)
 
 
 async def _run(
@@ -273,3 +282,12 @@ def count_tasks(data: str | Path, tasks: str | list[str] | None = "all", *, mask
     sessions = load_sessions(data)
     _, report = build_tasks(sessions, parse_tasks(tasks), policy=mask_policy)
     return report.model_dump()
+
+
+async def profile_only(data: str | Path, *, model: str | ChatModel = "local") -> steps.ProfileResult:
+    """Stage 1 alone: the profile built from the observer sessions under ``data``."""
+    observers = [s for s in load_sessions(data) if s.mode == "observer"]
+    if not observers:
+        raise VgmError(f"{data}: no observer-mode session; Stage 1 needs N-observer.json files (or traces marked mode observer)")
+    async with _opened(model) as chat:
+        return await steps.build_profile(chat, [observer_text(s, i + 1) for i, s in enumerate(observers)])

@@ -187,3 +187,14 @@ def test_settings_filter_and_unknown_setting(data_dir, tmp_path):
     assert summary.done == 1
     with pytest.raises(Exception, match="unknown setting 'Z'"):
         asyncio.run(run_inmind(data_dir, tmp_path / "run2", model=scripted("A"), tasks="ri", settings=["Z"]))
+
+
+def test_cli_profile_builds_stage_one(data_dir, tmp_path):
+    from ui.cli import app
+
+    script = tmp_path / "model.yaml"
+    script.write_text("steps:\n  inmind_profile: ['{\"profile\": \"Watches votes first.\"}']\n", encoding="utf-8")
+    out = tmp_path / "profile.txt"
+    result = CliRunner().invoke(app, ["inmind", "profile", "--data", str(data_dir), "--model", f"scripted:{script}", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Watches votes first." in result.output and out.read_text(encoding="utf-8").strip() == "Watches votes first."
