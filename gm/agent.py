@@ -82,8 +82,8 @@ def _prompt(name: str) -> str:
 
 
 _GROUP = re.compile(r"\b(we|us|our|everyone|everybody|all of us|the party|together)\b", re.I)
-_FAIL_WORDS = re.compile(r"\b(fail|fails|failed|failure|miss|misses|missed|can't find|cannot find|find nothing|nothing happens)\b", re.I)
-_WIN_WORDS = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manage to|you find|you spot|you notice)\b", re.I)
+_FAIL_WORDS = re.compile(r"\b(fail|fails|failed|failure|miss|misses|missed|nothing|no sign|can't|cannot|couldn't|unable)\b", re.I)
+_WIN_WORDS = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manages?|find|finds|found|discovers?|spots?|notices?|uncovers?|reveals?|realizes?)\b", re.I)
 
 
 def contradicts(narration: str, rolls: list[RollRecord]) -> bool:

@@ -113,7 +113,10 @@ def test_narration_that_contradicts_the_dice_is_reasked_then_replaced():
     fail = RollRecord(character="Brisa", check="stealth", check_name="Stealth", expression="1d20", total=3,
                       breakdown="3", target=15, target_label="DC 15", outcome="failure", success=False)
     assert contradicts("You succeed and slip past.", [fail])
+    assert contradicts("She finds a small silver coin hidden in the crack.", [fail])
     assert not contradicts("You fail to stay hidden.", [fail])
+    assert not contradicts("She searches but finds nothing.", [fail])
+    assert not contradicts("The bell hums on.", [fail])
     model = tbs("Brisa Tallowmere", "stealth", narrate=["You succeed brilliantly!", "You succeed again!"])
     import random
 
