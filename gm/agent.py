@@ -452,30 +452,30 @@ class GameMaster:
         return [], steps, notes
 
     def _table_sense(self, said: Turn, checks: list[Check], notes: list[str]) -> list[Check]:
-        """Keep the checks a GM would call on this line: for the character who acts (or those
-        the line names, or everyone for "we"/"everyone"), one check each."""
+        """Keep the checks a GM would call on this line, one per character.
+
+        The character who speaks is the one acting: when the model gave them no check but named
+        someone else (small models lean to the first name listed), the check it chose is for this
+        action, so the speaker rolls it. Others roll too only on a group line ("we", "everyone")
+        or when named in a line whose speaker also rolls.
+        """
+        group = bool(_GROUP.search(said.text))
         lowered = said.text.lower()
-        if _GROUP.search(said.text):
-            allowed = {s.name for s in self.sheets}
-        else:
-            allowed = {said.speaker} | {s.name for s in self.sheets if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in s.names())}
+        named = {s.name for s in self.sheets if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in s.names())}
+        checks = list(dict.fromkeys(checks))
+        if checks and not group and not any(c.character == said.speaker for c in checks):
+            first = checks.pop(0)
+            notes.append(f"the model named {first.character} for {first.skill}, but {said.speaker} is acting; {said.speaker} rolls it")
+            checks.insert(0, Check(character=said.speaker, skill=first.skill))
+        allowed = {s.name for s in self.sheets} if group else {said.speaker} | named
         kept: list[Check] = []
-        elsewhere: list[Check] = []
         for check in checks:
             if check.character not in allowed:
-                elsewhere.append(check)
+                notes.append(f"no {check.skill} check for {check.character}: they are not acting on this line")
             elif any(k.character == check.character for k in kept):
                 notes.append(f"one check at a time for {check.character}; dropped {check.skill}")
             else:
                 kept.append(check)
-        if elsewhere and not kept:
-            # The model was asked about this line's action but named someone else (small models
-            # lean to the first name listed); the check it chose is for this action, so the actor rolls it.
-            first = elsewhere[0]
-            kept.append(Check(character=said.speaker, skill=first.skill))
-            notes.append(f"the model named {first.character} for {first.skill}, but {said.speaker} is acting; {said.speaker} rolls it")
-            elsewhere = elsewhere[1:]
-        notes += [f"no {c.skill} check for {c.character}: they are not acting on this line" for c in elsewhere]
         return kept
 
     # ----- narration ----------------------------------------------------------------------
