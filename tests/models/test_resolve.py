@@ -121,3 +121,13 @@ async def test_two_local_models_of_one_file_share_the_server_address(tmp_path, m
 
     monkeypatch.setitem(serve._SERVERS, serve._slot(first.config), Running())
     assert await second._base() == "http://127.0.0.1:5555/v1"
+
+
+@pytest.mark.parametrize("load, cores, threads", [(0.2, 2, 2), (1.2, 2, 1), (4.5, 2, 1), (2.0, 8, 6), (0.0, 1, 1)])
+def test_default_threads_leave_out_the_busy_cores(monkeypatch, load, cores, threads):
+    from pipelines.llm import serve
+
+    monkeypatch.delenv("VGM_THREADS", raising=False)
+    monkeypatch.setattr(serve.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(serve.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert serve.default_threads() == threads
