@@ -63,7 +63,7 @@ def _print_report(report, as_json: bool, title: str) -> None:
     for row in report.rows:
         m = row.metrics
         table.add_row(row.pipeline, str(m["n"]), ci(m["cf"]), ci(m["sf"]), pct(m["exact"]),
-                      f"{100 * m['parse_failure_rate']:.0f}%", f"{m['tokens_per_instance']:.0f}", f"{m['seconds_per_instance']:.2f}")
+                      f"{100 * m['parse_failure_rate']:.0f}%", f"{m['tokens_per_instance']:.0f}", f"{m['seconds_per_instance']:.1f}")
     console.print(table)
     if report.tests:
         tests = Table(title=f"paired tests against {report.baseline} (Δ = pipeline − baseline)")

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from pipelines import available_pipelines
 from rulesets import VgmError
 
 from .metrics import MoeScore, aggregate, compare_scores, score_instance
@@ -199,6 +200,8 @@ def build_report(paths: list[str | Path], *, baseline: str | None = "last_speake
             name = f"{name} ({folder})"
         rows.append(Row(pipeline=name, model=config.get("model"), folder=str(folder), metrics=metrics))
         records[name] = _latest(read_predictions(folder / "predictions.jsonl"))
+    order = {name: k for k, name in enumerate(available_pipelines())}
+    rows.sort(key=lambda row: (order.get(row.pipeline.split(" ")[0], len(order)), row.pipeline))  # the paper's order
     report = CompareReport(rows=rows)
     if baseline and baseline in records and len(records) > 1:
         report.baseline = baseline
