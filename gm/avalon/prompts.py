@@ -140,7 +140,7 @@ def propose_question(game: Any, leader: str) -> str:
 def speak_question(game: Any, name: str, may_call: bool) -> str:
     extra = " You may set call_assassination to true to stop the game now and knife Merlin." if may_call else ""
     return (f"Your turn to speak about the proposed team {', '.join(game.team)}: say whether you support it "
-            f"and whom you trust or suspect, in one or two sentences.{extra}")
+            f"and whom you trust or suspect, in one or two sentences of your own (do not repeat others).{extra}")
 
 
 def vote_question(game: Any, name: str, team: list[str]) -> str:

@@ -120,7 +120,8 @@ def check_question(game: Any, options: list[str]) -> str:
 
 def speak_question(game: Any, name: str) -> str:
     return (f"Day {game.round}: your turn to speak to the living ({', '.join(game.alive)}). "
-            "Say whom you suspect and why, or defend yourself, in one or two sentences.")
+            f"Speaking as {name}, say whom you suspect and why, or defend yourself, in one or two sentences "
+            "of your own (do not repeat what others said).")
 
 
 def vote_question(game: Any, name: str, options: list[str], attempt: int) -> str:
