@@ -2,7 +2,8 @@
 
 A batch writes one ``<game_id>.jsonl`` log per game and one line per finished game to
 ``results.jsonl`` as it goes; run it again with the same folder and seed and it skips the
-games already finished (a crash loses at most the games in flight).
+games already finished. With ``snapshots=True`` an unfinished game continues from its last
+step; without, it is played again from the start.
 """
 from __future__ import annotations
 
@@ -43,6 +44,21 @@ def _finished(path: Path) -> dict[str, Any] | None:
     except VgmError:
         return None
     return next((e for e in reversed(events) if e["kind"] == "game_over"), None)
+
+
+def _last_snapshot(log: Path) -> dict[str, Any] | None:
+    """The last complete snapshot of an unfinished game (a torn last line is skipped)."""
+    path = log.with_suffix(".snapshots.jsonl")
+    if not path.is_file():
+        return None
+    last = None
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                last = json.loads(line)["snapshot"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                break
+    return last
 
 
 def win_table(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -107,9 +123,13 @@ def simulate(
 
     async def one(i: int) -> dict[str, Any]:
         gid = f"{engine}-{seed + i:06d}"
-        game = cls(build_seats(specs, default_model=model, models=models, max_tokens=max_tokens), names=names,
-                   seed=seed + i, game_id=gid, log_path=folder / f"{gid}.jsonl" if folder else None,
-                   snapshots=snapshots, options=options)
+        seats_now = build_seats(specs, default_model=model, models=models, max_tokens=max_tokens)
+        log = folder / f"{gid}.jsonl" if folder else None
+        last = _last_snapshot(log) if (log and snapshots) else None
+        if last is not None:  # an unfinished game with snapshots: continue from its last step
+            game = cls.restore(last, seats=seats_now, log_path=log, snapshots=True)
+        else:
+            game = cls(seats_now, names=names, seed=seed + i, game_id=gid, log_path=log, snapshots=snapshots, options=options)
         if on_game:
             on_game(game)
         result = await game.run()

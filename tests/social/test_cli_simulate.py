@@ -41,3 +41,19 @@ def test_bad_seat_spec_is_one_line():
     res = CliRunner().invoke(app, ["mafia", "simulate", "--games", "1", "--seats", "robot", "--out", ""])
     assert res.exit_code != 0
     assert "unknown seat 'robot'" in str(res.exception)
+
+
+def test_an_unfinished_game_continues_from_its_last_snapshot(tmp_path):
+    import json as _json
+
+    full = simulate("avalon", games=1, out=tmp_path / "a", seed=3, snapshots=True)
+    log = tmp_path / "a" / "avalon-000003.jsonl"
+    snaps = (tmp_path / "a" / "avalon-000003.snapshots.jsonl").read_text().splitlines()
+    # simulate a crash halfway: keep half the snapshots (and a torn line), cut the log before game_over
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "avalon-000003.snapshots.jsonl").write_text("\n".join(snaps[: len(snaps) // 2]) + "\n{\"key\": [9,")
+    cut = _json.loads(snaps[len(snaps) // 2 - 1])["snapshot"]["events"]
+    (tmp_path / "b" / "avalon-000003.jsonl").write_text("".join(_json.dumps(e) + "\n" for e in cut))
+    again = simulate("avalon", games=1, out=tmp_path / "b", seed=3, snapshots=True)
+    assert again["results"][0]["winner"] == full["results"][0]["winner"]
+    assert read_log(tmp_path / "b" / "avalon-000003.jsonl") == read_log(log)
