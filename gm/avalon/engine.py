@@ -148,7 +148,7 @@ class AvalonGame(SocialGame):
 
     async def _discuss(self) -> None:
         speaker = self.queue.pop(0)
-        may_call = self.allow_early and self.assassination and self.is_evil(speaker)
+        may_call = self.allow_early and self.assassination and self.merlin in self.table.lineup and self.is_evil(speaker)
         ask = Ask("speak", None, check=_may_knife if may_call else _no_knife, fallback=_silence,
                   question=lambda: prompts.speak_question(self, speaker, may_call), extra={"may_call": may_call})
         said = await self.decide(speaker, ask)
