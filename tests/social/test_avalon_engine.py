@@ -159,3 +159,24 @@ def test_a_good_player_cannot_call_the_knife(make_responder):
 def test_win_rates_are_stable_for_scripted_seats():
     wins = Counter(AvalonGame([ScriptedSeat("random") for _ in range(6)], seed=s).play()["winner"] for s in range(200))
     assert wins["evil"] > 0 and wins["good"] > 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), replies=st.lists(st.sampled_from([
+    '{"team": ["Alex", "Blair"]}', '{"team": ["Alex", "Alex", "Zed"]}', '{"team": ["1", "2", "3"]}', "not json at all",
+    '{"approve": "maybe"}', '{"approve": false}', '{"success": false}', '{"speech": "x", "call_assassination": true}',
+    '{"target": "Nobody"}', '{"target": "Casey"}', '```json\n{"team": ["Drew", "Ellis", "Finley", "Alex"]}\n```', "{}"]),
+    min_size=1, max_size=12))
+def test_garbage_from_a_model_never_breaks_the_rules(seed, replies):
+    from itertools import cycle
+
+    from pipelines.llm import ScriptedModel
+
+    it = cycle(replies)
+    model = ScriptedModel(responder=lambda step, msgs: next(it))
+    g = AvalonGame([LlmSeat(model) for _ in range(6)], seed=seed, options={"speeches": 2})
+    g.play()
+    check_invariants(g)
+    for e in g.log.events:
+        if e["kind"] == "illegal_move":
+            assert e["to"] == [] and e["reason"]

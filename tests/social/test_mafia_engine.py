@@ -167,3 +167,19 @@ def test_a_bad_vote_rule_is_one_line():
 
     with pytest.raises(VgmError, match="vote_tie must be"):
         MafiaGame([ScriptedSeat() for _ in range(7)], options={"vote_tie": "coin"})
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), replies=st.lists(st.sampled_from([
+    '{"target": "Alex"}', '{"target": "Ghost"}', '{"vote": null}', '{"vote": "Gray"}', '{"vote": "3"}', "garbage",
+    '{"speech": "I suspect Drew."}', "{}", '{"target": "player 5"}']), min_size=1, max_size=9))
+def test_garbage_from_a_model_never_breaks_the_rules(seed, replies):
+    from itertools import cycle
+
+    from pipelines.llm import ScriptedModel
+
+    it = cycle(replies)
+    model = ScriptedModel(responder=lambda step, msgs: next(it))
+    g = MafiaGame([LlmSeat(model) for _ in range(7)], seed=seed, options={"extra_roles": ["sheriff"], "max_rounds": 4})
+    g.play()
+    check_invariants(g)
