@@ -531,8 +531,8 @@ class GameMaster:
             usage = usage + reply.usage
             text = _clean(reply.text, self._echoes(turn), self.names)
             if not text or contradicts(text, turn.rolls):
-                text = _plain_narration(turn)
-                turn.notes.append("the narration contradicted the dice twice; the GM states the results plainly")
+                text = _keep_consistent(text, turn)
+                turn.notes.append("the narration contradicted the dice twice; the contradicting sentences were cut and the result stated")
         step = _step_cost("narrate", usage, 0)
         if not step.get("seconds"):
             step["seconds"] = round(time.perf_counter() - started, 3)
@@ -600,8 +600,14 @@ def _tidy(text: str, max_sentences: int = 4) -> str:
     return " ".join(kept[:max_sentences])
 
 
+def _keep_consistent(text: str, turn: TurnRecord) -> str:
+    """The sentences that agree with the dice, then the result said plainly."""
+    kept = [x for x in _SENTENCE.split(text or "") if x.strip() and not contradicts(x, turn.rolls)]
+    return " ".join([*kept[:3], _plain_narration(turn)]).strip()
+
+
 def _plain_narration(turn: TurnRecord) -> str:
-    parts = [f"{r.character}'s {r.check_name} is a {r.outcome}." for r in turn.rolls]
+    parts = [f"{r.character}'s {r.check_name} check {'succeeds' if r.success else 'fails' if r.success is False else 'is ' + r.outcome}." for r in turn.rolls]
     return " ".join(parts) or "The scene moves on."
 
 
