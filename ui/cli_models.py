@@ -12,7 +12,7 @@ from rich.table import Table
 from pipelines.llm import local
 from pipelines.llm.ask import ask as ask_model
 
-models_app = typer.Typer(help="Install, list and serve the embedded local models.", no_args_is_help=True)
+models_app = typer.Typer(help="Install, list, verify and serve the local models; show the response cache and model usage.", no_args_is_help=True)
 console = Console()
 
 
@@ -107,6 +107,35 @@ def usage_cmd(
     for r in rows:
         table.add_row(r.model, r.step or "-", str(r.calls), str(r.cache_hits), str(r.errors), str(r.prompt_tokens), str(r.cached_tokens),
                       str(r.completion_tokens), f"{r.latency_s:.1f}", str(r.parse_failures), "?" if r.cost_usd is None else f"{r.cost_usd:.4f}")
+    console.print(table)
+
+
+@models_app.command("cache")
+def cache_cmd(
+    clear: bool = typer.Option(False, "--clear", help="Delete the cached answers (all, or --model's)."),
+    model: str = typer.Option(None, "--model", help="With --clear: only this model's answers (a model string, or an identity as listed)."),
+    base_url: str = typer.Option(None, "--base-url", help="With --model openai:<m>: the server it was asked at."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """Show what the response cache holds per model, or clear it."""
+    from pipelines.llm.cache import shared_cache
+    from pipelines.llm.resolve import cache_identity, identity_label
+
+    cache = shared_cache()
+    if clear:
+        identity = model if model is None or model.startswith(("gguf:", "http", "langchain:")) else cache_identity(model, base_url=base_url)
+        gone = cache.clear(identity)
+        typer.echo(json.dumps({"deleted": gone}) if as_json else f"deleted {gone} cached answers from {cache.path}")
+        return
+    rows = [{**r, "label": identity_label(r["model"])} for r in cache.stats()]
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    table = Table(title="response cache", caption=str(cache.path))
+    for col in ("model", "answers", "size"):
+        table.add_column(col, overflow="fold", justify="left" if col == "model" else "right")
+    for r in rows:
+        table.add_row(r["label"], str(r["entries"]), _size(r["bytes"]))
     console.print(table)
 
 

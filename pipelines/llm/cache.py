@@ -78,6 +78,23 @@ class ResponseCache:
         except sqlite3.Error:
             self.failed_writes += 1  # a full or locked disk must not lose the answer we already have
 
+    def stats(self) -> list[dict[str, Any]]:
+        """Entries and bytes per model identity, for ``vgm models cache``."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT model, COUNT(*), SUM(LENGTH(value)), MIN(created), MAX(created) FROM responses GROUP BY model ORDER BY model"
+            ).fetchall()
+        return [{"model": m, "entries": n, "bytes": b or 0, "oldest": lo, "newest": hi} for m, n, b, lo, hi in rows]
+
+    def clear(self, model: str | None = None) -> int:
+        """Delete every entry (or one model identity's); returns how many went."""
+        with self._lock:
+            if model is None:
+                cursor = self._db.execute("DELETE FROM responses")
+            else:
+                cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
+        return cursor.rowcount
+
     def __len__(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -129,6 +129,31 @@ def _env_timeout() -> float | None:
         raise ModelError(f"VGM_TIMEOUT={raw!r} is not a number of seconds; set e.g. VGM_TIMEOUT=300") from None
 
 
+def cache_identity(spec: str, *, base_url: str | None = None) -> str:
+    """The cache identity a model string's answers are stored under (starts nothing)."""
+    parsed = parse_spec(spec)
+    if parsed.kind == "local":
+        from .local import WEIGHTS
+
+        if parsed.target in WEIGHTS:
+            return f"gguf:sha256:{WEIGHTS[parsed.target].sha256}"
+        return _local_cache_id(parsed.target, local_model_path(parsed.target))
+    if parsed.kind == "openai":
+        url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+        return f"{url}|{parsed.target}"
+    raise ModelError(f"{spec}: scripted models are not cached")
+
+
+def identity_label(identity: str) -> str:
+    """A cache identity as a person reads it: the model string for the embedded models."""
+    from .local import WEIGHTS
+
+    for key, weights in WEIGHTS.items():
+        if identity == f"gguf:sha256:{weights.sha256}":
+            return key
+    return identity
+
+
 def _openai_settings(base_url: str | None) -> tuple[str, str | None]:
     url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
     key = os.environ.get("OPENAI_API_KEY")

@@ -61,3 +61,20 @@ def test_models_usage_totals_per_model_and_step(fake_server):
     assert row["prompt_tokens"] > 0 and row["cost_usd"] is None
     table = runner.invoke(app, ["models", "usage"]).output
     assert "openai:fake" in table
+
+
+def test_models_cache_lists_and_clears(fake_server):
+    runner.invoke(app, ["ask", "--model", "openai:fake", "--base-url", fake_server.base_url, "q1"])
+    runner.invoke(app, ["ask", "--model", "openai:fake", "--base-url", fake_server.base_url, "q2"])
+    rows = json.loads(runner.invoke(app, ["models", "cache", "--json"]).output)
+    assert rows[0]["entries"] == 2 and rows[0]["model"].endswith("|fake")
+    assert json.loads(runner.invoke(app, ["models", "cache", "--clear", "--json"]).output) == {"deleted": 2}
+    assert json.loads(runner.invoke(app, ["models", "cache", "--json"]).output) == []
+
+
+def test_models_cache_clears_one_model_by_its_string(fake_server):
+    runner.invoke(app, ["ask", "--model", "openai:fake", "--base-url", fake_server.base_url, "q1"])
+    runner.invoke(app, ["ask", "--model", "openai:other", "--base-url", fake_server.base_url, "q1"])
+    out = runner.invoke(app, ["models", "cache", "--clear", "--model", "openai:fake", "--base-url", fake_server.base_url, "--json"])
+    assert json.loads(out.output) == {"deleted": 1}
+    assert [r["model"].split("|")[1] for r in json.loads(runner.invoke(app, ["models", "cache", "--json"]).output)] == ["other"]
