@@ -131,12 +131,13 @@ def cache_cmd(
     if as_json:
         typer.echo(json.dumps(rows))
         return
-    table = Table(title="response cache", caption=str(cache.path))
+    table = Table(title="response cache")
     for col in ("model", "answers", "size"):
         table.add_column(col, overflow="fold", justify="left" if col == "model" else "right")
     for r in rows:
         table.add_row(r["label"], str(r["entries"]), _size(r["bytes"]))
     console.print(table)
+    console.print(f"[dim]{cache.path}[/]", soft_wrap=True)
 
 
 def ask_cmd(
