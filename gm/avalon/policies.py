@@ -48,6 +48,9 @@ def _public_suspicion(g: Any) -> dict[str, tuple[float, dict[str, int]]]:
             share = e["fails"] / len(e["team"])
             for p in e["team"]:
                 fails[p] += share
+        elif k == "mission_result":  # a clean mission vouches (weakly: evil may pass) for its team
+            for p in e["team"]:
+                fails[p] -= 0.3
         elif k == "speech" and e["text"].startswith(_WARY):
             named = e["text"][len(_WARY):].rstrip(".")
             if named in accusers:
@@ -62,7 +65,13 @@ def _suspicion(g: Any, me: str) -> dict[str, float]:
     score = {}
     for p, (fails, accusers) in _public_suspicion(g).items():
         # a public accusation is weak evidence (evil accuse too); my own don't count
-        score[p] = fails + 0.1 * (sum(accusers.values()) - accusers.get(me, 0))
+        score[p] = fails + 0.6 * (sum(accusers.values()) - accusers.get(me, 0))
+    if not g.is_evil(me):  # a failed mission I was on: the fail cards came from the others
+        for e in g.log.events:
+            if e["kind"] == "mission_result" and e["fails"] and me in e["team"]:
+                extra = e["fails"] / (len(e["team"]) - 1) - e["fails"] / len(e["team"])
+                for p in e["team"]:
+                    score[p] += extra
     sign = -10.0 if g.is_evil(me) else 10.0  # Merlin distrusts the evil he saw; evil shield their partners
     for p in g.evil_known.get(me, ()):
         score[p] += sign
@@ -101,10 +110,19 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
         needed = g.table.fails_required[len(g.results)]
         return evil_on_team.index(me) >= needed
     if kind == "speak":
-        sus = _suspicion(g, me)
-        top = max((p for p in g.names if p != me), key=lambda p: (sus[p], rng.random()))
-        call = ask.extra.get("may_call") and g.early_p and rng.random() < g.early_p / 2
-        return {"text": f"{_WARY}{top}.", "call_assassination": bool(call)}
+        call = bool(ask.extra.get("may_call") and g.early_p and rng.random() < g.early_p / 2)
+        # accuse only on hard evidence (failed missions, night knowledge), never on others' words,
+        # so accusations do not snowball; evil point at a random good-looking player
+        hard = {p: fails for p, (fails, _) in _public_suspicion(g).items()}
+        for p in g.evil_known.get(me, ()):
+            hard[p] += -10.0 if evil else 10.0
+        others = [p for p in g.names if p != me and hard[p] > -5]
+        top = max(others, key=lambda p: (hard[p], rng.random())) if others else None
+        if evil:
+            top = rng.choice(others) if others else None
+        elif top is None or hard[top] <= 0:
+            return {"text": "No strong read yet.", "call_assassination": call}
+        return {"text": f"{_WARY}{top}.", "call_assassination": call}
     if kind == "evil_talk":
         return {"text": "I have a guess about Merlin."}
     if kind == "assassinate":
