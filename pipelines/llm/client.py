@@ -60,7 +60,8 @@ class ClientModel:
         usage_log: a ``UsageLog``, None for the default file, False for none.
     """
 
-    structured: str = "none"
+    structured: str = "none"  # mode for schemas whose root is an object
+    structured_other: str = "none"  # mode for other roots (a list of checks, any JSON)
     hint: str = "check the server and try again"
 
     def __init__(
@@ -177,7 +178,7 @@ class ClientModel:
                 usage.latency_s = round(time.perf_counter() - started, 4)
                 return text, usage, attempt
             except FormatRejected:
-                self._weaken_structured()
+                self._weaken_structured(params.get("json_schema"))
                 attempt -= 1  # not the server's fault; try at once with a weaker mode
                 continue
             except TimeoutError:
@@ -192,11 +193,18 @@ class ClientModel:
         self._log_failure(last, attempt, step)
         raise ModelError(f"{self.name}: {last} (after {attempt} attempt{'s' if attempt != 1 else ''}); {hint}")
 
-    def _weaken_structured(self) -> None:
-        idx = STRUCTURED_MODES.index(self.structured)
-        if idx + 1 >= len(STRUCTURED_MODES):
+    def structured_mode(self, schema: dict[str, Any] | None) -> str:
+        """The structured-output mode used for this schema's shape (object roots and others apart)."""
+        return self.structured if _object_root(schema) else self.structured_other
+
+    def _weaken_structured(self, schema: dict[str, Any] | None) -> None:
+        mode = self.structured_mode(schema)
+        if mode == "none":
             raise ModelError(f"{self.name}: the server rejected the request even without response_format; {self.hint}")
-        self.structured = STRUCTURED_MODES[idx + 1]
+        if _object_root(schema):
+            self.structured = STRUCTURED_MODES[STRUCTURED_MODES.index(mode) + 1]
+        else:  # JSON mode forces an object, which would wrap a list answer: go straight to plain text
+            self.structured_other = "none"
 
     def _account(self, usage: Usage, step: str | None, *, attempts: int) -> None:
         self.usage_total = self.usage_total + usage
@@ -210,6 +218,10 @@ class ClientModel:
     def _log_failure(self, error: str, attempts: int, step: str | None) -> None:
         if self.usage_log is not None:
             self.usage_log.write({"event": "error", "model": self.name, "step": step, "error": error, "attempts": attempts, "cache_hit": False})
+
+
+def _object_root(schema: dict[str, Any] | None) -> bool:
+    return bool(schema) and (schema.get("type") == "object" or "properties" in schema)
 
 
 def _error_message(body: bytes, reason: str) -> str:
@@ -259,6 +271,7 @@ class OpenAICompatModel(ClientModel):
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self.structured = structured
+        self.structured_other = structured if structured == "json_schema" else "none"
         self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[aiohttp.ClientSession, Any]] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:  # never the key
@@ -290,9 +303,10 @@ class OpenAICompatModel(ClientModel):
         if "seed" in params:
             body["seed"] = params["seed"]
         schema = params.get("json_schema")
-        if schema is not None and self.structured == "json_schema":
+        mode = self.structured_mode(schema)
+        if schema is not None and mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": False}}
-        elif schema is not None and self.structured == "json_object":
+        elif schema is not None and mode == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body
 

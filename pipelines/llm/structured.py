@@ -84,11 +84,12 @@ async def complete_json(
 
     The schema goes to the backend as structured output (llama.cpp turns it into a
     grammar, OpenAI into a response format). A backend that turned out to support neither
-    (``model.structured == "none"``) gets the schema written into the last message instead.
+    (``model.structured_mode(schema) == "none"``) gets the schema written into the last message.
     Returns a ``Parsed`` whose ``usage`` sums every call made.
     """
     js = json_schema_of(schema) if use_schema else None
-    if js is not None and getattr(model, "structured", None) == "none":
+    mode = model.structured_mode(js) if hasattr(model, "structured_mode") else getattr(model, "structured", None)
+    if js is not None and mode == "none":
         messages = with_schema_hint(messages, js)
     reply = await model.complete(messages, step=step, max_tokens=max_tokens, temperature=temperature, json_schema=js)
     usage = reply.usage

@@ -287,3 +287,13 @@ def test_cache_key_depends_on_exactly_model_messages_and_params(messages, max_to
     assert key != request_key("other", messages, params)
     assert key != request_key("m", messages, {**params, "max_tokens": max_tokens + 1})
     assert key != request_key("m", [*messages, {"role": "user", "content": ""}], params)
+
+
+async def test_a_list_schema_rejected_by_the_server_goes_to_plain_text_not_json_mode(fake_server):
+    fake_server.faults = ["400-response-format"]
+    fake_server.reply = '["perception", "stealth"]'
+    model = model_for(fake_server)
+    parsed = await complete_json(model, ASK, list[str])
+    kinds = [r.get("response_format", {}).get("type") for r in fake_server.requests]
+    assert kinds == ["json_schema", None] and parsed.value == ["perception", "stealth"]
+    assert model.structured == "json_schema" and model.structured_other == "none"  # object schemas keep their mode
