@@ -45,17 +45,10 @@ def _names(game: Any, items: list[str]) -> str:
     return ", ".join(items) if items else "nobody"
 
 
-def _night(game: Any, name: str) -> dict | None:
-    for e in game.seat_view(name):
-        if e["kind"] == "night_knowledge" and e.get("player") == name:
-            return e
-    return None
-
-
 def knowledge_text(game: Any, name: str) -> str:
     """The seat's night knowledge, in words, from its own private night event."""
     t = game.table
-    e = _night(game, name)
+    e = game.night_event(name)
     if not e or not e.get("sees"):
         return "At night you learned nothing about anyone."
     seen, label = e["sees"], e.get("sees_as", "")

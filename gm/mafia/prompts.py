@@ -26,13 +26,6 @@ class VoteAction(BaseModel):
     thought: str = Field("", description=THOUGHT)
 
 
-def _night(game: Any, name: str) -> dict | None:
-    for e in game.seat_view(name):
-        if e["kind"] == "night_knowledge" and e.get("player") == name:
-            return e
-    return None
-
-
 def system_prompt(game: Any, name: str) -> str:
     t = game.table
     role = game.roles[name]
@@ -41,7 +34,7 @@ def system_prompt(game: Any, name: str) -> str:
         counts[t.role_names[r]] = counts.get(t.role_names[r], 0) + 1
     roster = ", ".join(f"{k}×{v}" if v > 1 else k for k, v in counts.items())
     mafia = game.is_mafia(name)
-    e = _night(game, name)
+    e = game.night_event(name)
     know = ""
     if mafia:
         mates = (e or {}).get("sees", [])

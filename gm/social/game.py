@@ -165,6 +165,13 @@ class SocialGame:
     def seat_view(self, name: str) -> list[Event]:
         return view_for(self.log.events, name)
 
+    def night_event(self, name: str) -> Event | None:
+        """The seat's own ``night_knowledge`` event, read from its view (the source of its prompt's knowledge)."""
+        for e in self.seat_view(name):
+            if e["kind"] == "night_knowledge" and e.get("player") == name:
+                return e
+        return None
+
     def seat_messages(self, name: str) -> list[dict[str, str]]:
         """System prompt (rules, role, night knowledge) + the seat's view of the log, as text."""
         lines = [line for e in self.seat_view(name) if (line := self.render(e, name))]
