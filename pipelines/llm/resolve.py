@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._env import env_number
 from ._types import ChatModel, ModelError
 from .client import OpenAICompatModel
 from .scripted import ScriptedModel
@@ -119,16 +120,6 @@ class LocalModel(OpenAICompatModel):
             await asyncio.to_thread(self.server)
 
 
-def _env_timeout() -> float | None:
-    raw = os.environ.get("VGM_TIMEOUT")
-    if not raw:
-        return None
-    try:
-        return float(raw)
-    except ValueError:
-        raise ModelError(f"VGM_TIMEOUT={raw!r} is not a number of seconds; set e.g. VGM_TIMEOUT=300") from None
-
-
 def cache_identity(spec: str, *, base_url: str | None = None) -> str:
     """The cache identity a model string's answers are stored under (starts nothing)."""
     parsed = parse_spec(spec)
@@ -188,7 +179,7 @@ def get_model(
         return ScriptedModel.from_file(parsed.target)
     if concurrency is not None:
         options["concurrency"] = concurrency
-    timeout = timeout if timeout is not None else _env_timeout()
+    timeout = timeout if timeout is not None else env_number("VGM_TIMEOUT", float, None, "300")
     if timeout is not None:
         options["timeout"] = timeout
     if parsed.kind == "openai":

@@ -29,6 +29,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._env import env_number
 from ._types import ModelError
 
 DEFAULT_CTX = 12288  # per slot: a 4-8k-token MOE context plus the steps' questions and answers
@@ -43,12 +44,9 @@ def default_threads() -> int:
     threads wait for each other at every layer, so one descheduled thread stalls them all.
     So the default leaves out as many cores as the load average says are in use.
     """
-    env = os.environ.get("VGM_THREADS")
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise ModelError(f"VGM_THREADS={env!r} is not a whole number; set it to e.g. 1 or 2") from None
+    chosen = env_number("VGM_THREADS", int, None, "1")
+    if chosen is not None:
+        return max(1, chosen)
     try:
         cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
@@ -59,16 +57,6 @@ def default_threads() -> int:
         busy = 0
     # Measured here at load 4-5 on 2 cores: 2 threads 0.6-0.8 tok/s generation, 1 thread 11-17 tok/s.
     return max(1, cores - busy)
-
-
-def _int_env(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ModelError(f"{name}={raw!r} is not a whole number; unset it or give e.g. {default}") from None
 
 
 @dataclass(frozen=True)
@@ -87,8 +75,8 @@ class ServerConfig:
         return cls(
             model_path=str(Path(model_path).expanduser().resolve()),
             threads=threads or default_threads(),
-            ctx=_int_env("VGM_CTX", DEFAULT_CTX),
-            parallel=_int_env("VGM_PARALLEL", DEFAULT_PARALLEL),
+            ctx=env_number("VGM_CTX", int, DEFAULT_CTX, str(DEFAULT_CTX)),
+            parallel=env_number("VGM_PARALLEL", int, DEFAULT_PARALLEL, str(DEFAULT_PARALLEL)),
             port=port,
             share=os.environ.get("VGM_SHARE_SERVER", "1").strip().lower() not in ("0", "false", "no"),
         )
@@ -100,11 +88,7 @@ class ServerConfig:
 
 def linger_s() -> float:
     """Seconds a shared server outlives its starter while idle (``VGM_SERVER_LINGER``, 30)."""
-    raw = os.environ.get("VGM_SERVER_LINGER", "30")
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        raise ModelError(f"VGM_SERVER_LINGER={raw!r} is not a number of seconds; set e.g. 30, or 0 to stop with the starter") from None
+    return max(0.0, env_number("VGM_SERVER_LINGER", float, 30.0, "30"))
 
 
 def log_dir() -> Path:
