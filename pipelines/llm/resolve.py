@@ -113,10 +113,17 @@ class LocalModel(OpenAICompatModel):
         return self.base_url
 
     async def _recover(self) -> None:
-        from .serve import running
+        """After a failed attempt: restart a dead server; drop a borrowed one that stopped answering."""
+        from .serve import _healthy, running
 
         server = running(self.config)
-        if server is not None and not server.alive():
+        if server is None:
+            return
+        dead = not server.alive()
+        if not dead and not server.owned and server.base_url:
+            dead = not await asyncio.to_thread(_healthy, server.base_url)
+        if dead:
+            server.stop()  # ours: already gone; borrowed: only forgotten
             await asyncio.to_thread(self.server)
 
 

@@ -131,3 +131,26 @@ def test_default_threads_leave_out_the_busy_cores(monkeypatch, load, cores, thre
     monkeypatch.setattr(serve.os, "getloadavg", lambda: (load, load, load))
     monkeypatch.setattr(serve.os, "sched_getaffinity", lambda pid: set(range(cores)))
     assert serve.default_threads() == threads
+
+
+async def test_a_borrowed_server_that_stops_answering_is_replaced(tmp_path, monkeypatch):
+    from pipelines.llm import serve
+
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")
+    model = get_model(f"local:{path}", threads=1)
+
+    class Borrowed:
+        owned, base_url, stopped = False, "http://127.0.0.1:9", False
+
+        def alive(self):
+            return True  # its process lingers while it shuts down
+
+        def stop(self, **kw):
+            Borrowed.stopped = True
+
+    monkeypatch.setitem(serve._SERVERS, serve._slot(model.config), Borrowed())
+    restarted = []
+    monkeypatch.setattr(type(model), "server", lambda self: restarted.append(True))
+    await model._recover()
+    assert Borrowed.stopped and restarted == [True]
