@@ -342,6 +342,14 @@ atexit.register(stop_all, force=False)
 def serve_forever(model_path: str | Path, *, port: int = 8080, threads: int | None = None, ready=None) -> None:
     """Run a server in the foreground until Ctrl-C (``vgm models serve``)."""
     config = ServerConfig.for_model(model_path, threads=threads, port=port)
+    if port:
+        import socket
+
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                raise ModelError(f"port {port} on 127.0.0.1 is in use; give another --port, or --port 0 for any free one") from None
     server = LocalServer(config)
     server.start()
     if config.share:
