@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, create_model
 
 from pipelines.llm import ChatModel, ModelError, Reply, Usage, complete_json
 from pipelines.llm.structured import extract_json, parse_as
@@ -272,7 +272,8 @@ class ProbeRunner:
         start = time.perf_counter()
         try:
             reply = await model.complete(
-                _private_copy(messages, question), step=PROBE_STEP_PREFIX + "batch", max_tokens=sum(p.max_tokens for p in due)
+                _private_copy(messages, question), step=PROBE_STEP_PREFIX + "batch", max_tokens=sum(p.max_tokens for p in due),
+                json_schema=batch_schema(due),
             )
         except (ModelError, asyncio.TimeoutError) as exc:
             reply = Reply(text="", usage=Usage(calls=1), model=getattr(model, "name", ""))
@@ -307,6 +308,16 @@ class ProbeRunner:
 
     def close(self) -> None:
         self._writer.close()
+
+
+def batch_schema(due: list[ProbeSpec]) -> dict[str, Any]:
+    """One JSON schema for a batched answer: an object with one required key per probe id.
+
+    Servers that constrain decoding to a schema (llama.cpp, OpenAI) then cannot answer only the
+    last question, which is what a small model otherwise does.
+    """
+    fields = {p.id: (str if ANSWER_SHAPES[p.answer] is None else ANSWER_SHAPES[p.answer], ...) for p in due}
+    return TypeAdapter(create_model("BatchedAnswer", **fields)).json_schema()
 
 
 def _find_seat(game: Any, name: str) -> Any:
