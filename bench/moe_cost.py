@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("VGM_NO_CACHE", "1")
 os.environ.setdefault("VGM_SHARE_SERVER", "0")  # our own server: another process's requests would evict our cached prefix
 
+from rich import box  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
@@ -91,9 +92,10 @@ def main() -> int:
     if args.json:
         print(json.dumps({"model": args.model, "instances": len(instances), "rows": rows, "tbs_check": verdict}, indent=1))
         return 0 if not verdict or all(verdict.values()) else 1
-    table = Table(title=f"MOE pipeline cost per instance — {args.model}, {len(instances)} instances, response cache off")
-    for col in ("pipeline", "calls", "prompt sent", "computed (cache misses)", "completion", "wall s", "computed ×tmpl", "wall ×tmpl"):
-        table.add_column(col, justify="left" if col == "pipeline" else "right")
+    table = Table(title=f"MOE pipeline cost per instance — {args.model}, {len(instances)} instances, response cache off",
+                  caption="sent: prompt tokens sent; computed: sent minus the server's cached_tokens (prefix-cache misses)", box=box.SIMPLE_HEAD)
+    for col in ("pipeline", "calls", "sent", "computed", "completion", "wall s", "comp ×tmpl", "wall ×tmpl"):
+        table.add_column(col, justify="left" if col == "pipeline" else "right", no_wrap=True)
     for r in rows:
         table.add_row(r["pipeline"], f"{r['calls']:.1f}", f"{r['sent']:.0f}", f"{r['computed']:.0f}", f"{r['completion']:.0f}",
                       f"{r['wall_s']:.2f}", f"{r['computed_vs_template']:.2f}", f"{r['wall_vs_template']:.2f}")
