@@ -27,7 +27,7 @@ from .adjudication import Difficulty, choose_difficulty, make_roll, player_roll,
 from .characters import CharacterError, RollPlan, Sheet, find_character, load_character, parse_character, ready_characters
 from .dice import BadDice, roll as roll_dice
 from .memory import Memo, Memory
-from .table import PendingCheck, RollRecord, Scenario, Session, SessionError, TurnRecord, list_scenarios, load_scenario
+from .table import PendingCheck, RollRecord, Scenario, Session, TurnRecord, list_scenarios, load_scenario
 
 __all__ = ["GameMaster", "GMReply", "EmptyInput", "split_speaker", "catalogue", "contradicts"]
 

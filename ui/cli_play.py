@@ -6,7 +6,6 @@ to ``GameMaster.step`` and prints the reply.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
