@@ -480,6 +480,23 @@ class GameMaster:
 
     # ----- narration ----------------------------------------------------------------------
 
+    def _keep_consistent(self, text: str, turn: TurnRecord) -> str:
+        """The narration up to its first sentence that disagrees with the dice, then the result
+        said plainly (with what the scene says a success finds or a failure meets)."""
+        kept: list[str] = []
+        for sentence in _SENTENCE.split(text or ""):
+            if contradicts(sentence, turn.rolls):
+                break
+            if sentence.strip():
+                kept.append(sentence.strip())
+        secrets = {s.id: s for s in self.scenario.secrets}
+        outcome = [_plain_narration(turn)]
+        for rec in turn.rolls:
+            secret = secrets.get(rec.secret or "")
+            if secret is not None:
+                outcome.append(" ".join((secret.text if rec.success else secret.on_fail).split()))
+        return " ".join([*kept[:3], *[o for o in outcome if o]]).strip()
+
     def _echoes(self, turn: TurnRecord) -> list[str]:
         """Lines a small model tends to copy back instead of narrating."""
         return [turn.text, self._results(turn)] + [t.text for t in self.session.log[-8:]]
@@ -531,7 +548,7 @@ class GameMaster:
             usage = usage + reply.usage
             text = _clean(reply.text, self._echoes(turn), self.names)
             if not text or contradicts(text, turn.rolls):
-                text = _keep_consistent(text, turn)
+                text = self._keep_consistent(text, turn)
                 turn.notes.append("the narration contradicted the dice twice; the contradicting sentences were cut and the result stated")
         step = _step_cost("narrate", usage, 0)
         if not step.get("seconds"):
@@ -598,12 +615,6 @@ def _tidy(text: str, max_sentences: int = 4) -> str:
     if len(kept) > 1 and not re.search(r"[.!?…][\"')\]]*$", kept[-1]):
         kept.pop()
     return " ".join(kept[:max_sentences])
-
-
-def _keep_consistent(text: str, turn: TurnRecord) -> str:
-    """The sentences that agree with the dice, then the result said plainly."""
-    kept = [x for x in _SENTENCE.split(text or "") if x.strip() and not contradicts(x, turn.rolls)]
-    return " ".join([*kept[:3], _plain_narration(turn)]).strip()
 
 
 def _plain_narration(turn: TurnRecord) -> str:

@@ -117,7 +117,7 @@ def test_narration_that_contradicts_the_dice_is_reasked_then_replaced():
     assert not contradicts("You fail to stay hidden.", [fail])
     assert not contradicts("She searches but finds nothing.", [fail])
     assert not contradicts("The bell hums on.", [fail])
-    model = tbs("Brisa Tallowmere", "stealth", narrate=["You succeed brilliantly!", "The water is cold. You succeed again!"])
+    model = tbs("Brisa Tallowmere", "stealth", narrate=["You succeed brilliantly!", "The water is cold. You succeed again! Maren turns."])
     import random
 
     from gm.dice import roll
