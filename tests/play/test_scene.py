@@ -108,3 +108,23 @@ def test_memory_brings_an_early_line_back_into_the_prompt():
     gm.step("Brisa", "Where did I put the brass compass?")
     log_prompt = model.requests[0]["messages"][1]["content"]
     assert "(Earlier at this table)" in log_prompt and "hollow of the third pew" in log_prompt
+
+
+@pytest.mark.parametrize("pack,scenario,actor,line,skill,label", [
+    ("coc7e", "lantern_house", "Tomás Reyes", "I look at the floor by the cellar hatch for prints", "spot_hidden", "Hard (32)"),
+    ("pf2e", "broken_bridge", "Keth Ashvein", "I examine the gate's supports and ropes", "perception", "DC 17"),
+    ("swade", "copper_flats", "Dutch Calloway", "I watch Vane's cards while he deals", "notice", "TN 4 (-2)"),
+])
+def test_every_pack_plays_a_secret(pack, scenario, actor, line, skill, label):
+    import json as _json
+
+    from pipelines.llm import ScriptedModel
+
+    model = ScriptedModel(by_step={
+        "pre_char": [_json.dumps({"characters": [actor]})], "char": [_json.dumps({"characters": [actor]})],
+        "skill": [_json.dumps({"checks": [{"character": actor, "skill": skill}]})], "narrate": ["The moment stretches."],
+    })
+    gm = GameMaster(pack, scenario, model, memory=False, seed=3)
+    (rec,) = gm.step(actor.split()[0], line).rolls
+    assert rec.target_label == label and rec.secret is not None
+    assert rec.outcome and rec.success in (True, False)
