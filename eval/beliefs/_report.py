@@ -14,7 +14,7 @@ import numpy as np
 
 from eval.beliefs import _metrics as m
 from eval.beliefs._bootstrap import B_DEFAULT, SEED_DEFAULT, cluster_bootstrap
-from eval.beliefs._data import BeliefGame, is_evil
+from eval.beliefs._data import BeliefGame
 
 
 def _fig(per_game: list[np.ndarray], stat, b: int, seed: int, **extra: Any) -> dict[str, Any]:

@@ -5,12 +5,12 @@ event, asks the due probes and appends answers to a JSONL probe log; the game ne
 """
 from ._answers import ANSWER_SHAPES, PlannedAction, PersonalityProfile, RoleAssessment, SocialMap, SuspicionRanking
 from ._dsl import NA, ProbeSet, ProbeSpec, ProbeSpecError, builtin_sets, load_probe_set, parse_probe_set, render_question
-from ._engine import PROBE_STEP_PREFIX, ProbeRunner, attach_probes, run_sync
+from ._engine import PROBE_STEP_PREFIX, ProbeRunner, attach_probes, batch_schema
 from ._log import ROUND_END_SEQ, ProbeLogWriter, ProbeRecord
 
 __all__ = [
     "ANSWER_SHAPES", "NA", "PROBE_STEP_PREFIX", "ROUND_END_SEQ",
     "PlannedAction", "PersonalityProfile", "ProbeLogWriter", "ProbeRecord", "ProbeRunner", "ProbeSet",
     "ProbeSpec", "ProbeSpecError", "RoleAssessment", "SocialMap", "SuspicionRanking",
-    "attach_probes", "builtin_sets", "load_probe_set", "parse_probe_set", "render_question", "run_sync",
+    "attach_probes", "builtin_sets", "load_probe_set", "parse_probe_set", "render_question", "batch_schema",
 ]

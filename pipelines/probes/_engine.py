@@ -8,7 +8,6 @@ The answers go only to the probe log.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import copy
 import json
 import time
@@ -26,16 +25,6 @@ from ._dsl import NA, ProbeSet, ProbeSpec, load_probe_set, render_question
 from ._log import ROUND_END_SEQ, ProbeLogWriter, ProbeRecord
 
 PROBE_STEP_PREFIX = "probe:"
-
-
-def run_sync(coro: Any) -> Any:
-    """Run a coroutine from synchronous code, also when called inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # the caller's loop is busy; use a private one
-        return pool.submit(asyncio.run, coro).result()
 
 
 def _private_copy(messages: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
