@@ -194,7 +194,7 @@ def plot_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
         ax.plot(r, vals, "o-", color=color, label=label)
         ax.fill_between(r, lo, hi, color=color, alpha=0.15)
         ax.plot(r, [x[chance_key] if x[chance_key] is not None else np.nan for x in rows], ":", color=color, label=f"{label} chance")
-    ax.set(xlabel="round", ylabel="share", ylim=(0, 1.05), title="First-order beliefs (villager side)")
+    ax.set(xlabel="round", ylabel="share", ylim=(0, 1.05), title="First-order beliefs (villager side)", xticks=r)
     ax.legend(fontsize=7)
     fig.tight_layout()
     paths.append(out_dir / "first_order.png")
