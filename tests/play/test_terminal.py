@@ -1,4 +1,4 @@
-"""A real terminal: tmux drives `vgm play` on the local 0.5B model for three turns and reads the screen."""
+"""A real terminal: tmux drives `vgm play` on the local 0.5B model for three turns, reads the screen, then Ctrl-C saves."""
 from __future__ import annotations
 
 import json
@@ -55,7 +55,7 @@ def test_three_turns_in_tmux(tmp_path):
             subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
             # the opening is one "GM:" line; each turn adds one narration
             _wait_for(session, lambda s, n=n: s.count("GM:") >= n + 1 and s.rstrip().endswith(">"), 400)
-        subprocess.run(["tmux", "send-keys", "-t", session, "/quit", "Enter"], check=True)
+        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)  # Ctrl-C: save and leave
         screen = _wait_for(session, lambda s: "saved to" in s, 60)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
