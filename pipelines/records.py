@@ -37,7 +37,9 @@ class MoeInstance(BaseModel):
 
     ``characters`` optionally lists the player characters at the table (and their aliases
     can be given as ``"Nott|Nott the Brave"``); ``source`` says where the instance came from
-    (episode, line), so splits can be made by episode.
+    (episode, line), so splits can be made by episode. ``gm_reply`` is the real GM's line
+    that called the checks, where the source has it: the human reference a rating study
+    sets beside generated GM utterances (Tachikuma 6.2).
     """
 
     id: str
@@ -46,6 +48,7 @@ class MoeInstance(BaseModel):
     answers: list[Check] = Field(default_factory=list)
     characters: list[str] | None = None
     source: str | None = None
+    gm_reply: str | None = None
 
     @field_validator("id", "ruleset")
     @classmethod

@@ -32,6 +32,7 @@ def test_crd3_fixture(tmp_path):
     assert stealth.answers == [Check(character="Nott", skill="stealth")]
     assert [t.speaker for t in stealth.context] == ["GM", "Nott", "Caleb", "Fjord"]
     assert all("stealth check" not in t.text for t in stealth.context)  # never the request itself
+    assert "stealth check" in stealth.gm_reply  # ...but kept as the human reference for rating
     assert {a.character for a in fall.answers} == {"Caleb", "Fjord", "Jester"}
     assert {a.skill for a in fall.answers} == {"dexterity_save"}
     assert "Nott|Nott the Brave" in stealth.characters

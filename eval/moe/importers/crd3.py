@@ -315,6 +315,7 @@ def _import_episode(path: Path, cast: Cast, pack: Any, report: ImportReport, *, 
             answers=answers,
             characters=[cast.entry(c) for c in characters],
             source=f"crd3:{episode}#{raw_turns[index].get('NUMBER', index)}",
+            gm_reply=turn.text,
         )
         report.instances.append(instance)
 
