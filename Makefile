@@ -3,6 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 VGM := $(VENV)/bin/vgm
 DEMO_MODEL ?= local:small
+DEMO_LIMIT ?= 6
 
 .PHONY: install demo test test-fast bench clean
 
@@ -19,7 +20,7 @@ install: $(VENV)/.installed
 
 demo: install
 	$(VGM) models install $(DEMO_MODEL)
-	$(VGM) moe compare --data sample --model $(DEMO_MODEL) -o runs/demo
+	$(VGM) moe compare --data sample --limit $(DEMO_LIMIT) --model $(DEMO_MODEL) -o runs/demo
 
 test: install
 	$(PY) -m pytest
