@@ -52,16 +52,20 @@ def _role_guesses(game: BeliefGame, rec: Any) -> dict[str, tuple[str, float]]:
 FO_COLS = ("round", "committed", "correct", "chance", "unknown", "confidence")
 
 
+def _villager_answers(game: BeliefGame, probe_id: str):
+    """(answer, alive others at that step) for each villager-side answer to ``probe_id``."""
+    for rec in game.probes_of(probe_id):
+        if game.evil(rec.player):
+            continue
+        others = game.alive_others(rec.player, rec.round, rec.public_msg_seq)
+        if others:
+            yield rec, others
+
+
 def first_order_rows(game: BeliefGame, probe_id: str = "role_assessment") -> np.ndarray:
     """One row per (villager-side probe answer, alive other player it names)."""
     rows = []
-    for rec in game.probes_of(probe_id):
-        me = rec.player
-        if game.evil(me):
-            continue
-        others = game.alive_others(me, rec.round, rec.public_msg_seq)
-        if not others:
-            continue
+    for rec, others in _villager_answers(game, probe_id):
         true_roles = [game.role(o) for o in others]
         for target, (guess, conf) in _role_guesses(game, rec).items():
             if target not in others:
@@ -76,11 +80,7 @@ def first_order_rows(game: BeliefGame, probe_id: str = "role_assessment") -> np.
 def mafia_recall_rows(game: BeliefGame, probe_id: str = "role_assessment") -> np.ndarray:
     """(round, hit, chance) per (villager-side probe answer, alive Mafia it names)."""
     rows = []
-    for rec in game.probes_of(probe_id):
-        me = rec.player
-        if game.evil(me):
-            continue
-        others = game.alive_others(me, rec.round, rec.public_msg_seq)
+    for rec, others in _villager_answers(game, probe_id):
         evil = [o for o in others if game.evil(o)]
         if not evil:
             continue
