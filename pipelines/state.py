@@ -32,6 +32,7 @@ class PipelineResult(BaseModel):
 
     checks: list[Check] = Field(default_factory=list)
     utterance: str | None = None
+    decision: str | None = None  # adjudicate: "roll", "no_roll" or "impossible"
     steps: list[StepRecord] = Field(default_factory=list)
     usage: Usage = Field(default_factory=lambda: Usage(calls=0))
     error: str | None = None
@@ -63,6 +64,7 @@ class PipelineState:
     actors: list[str] | None = None  # char: who acts next
     checks: list[Check] = field(default_factory=list)
     utterance: str | None = None
+    decision: str | None = None  # adjudicate: "roll", "no_roll" or "impossible"
     steps: list[StepRecord] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     completed: bool = False  # a step may end the chain early
@@ -76,4 +78,4 @@ class PipelineState:
         return total
 
     def result(self) -> PipelineResult:
-        return PipelineResult(checks=list(self.checks), utterance=self.utterance, steps=list(self.steps), usage=self.usage, error=self.error)
+        return PipelineResult(checks=list(self.checks), utterance=self.utterance, decision=self.decision, steps=list(self.steps), usage=self.usage, error=self.error)

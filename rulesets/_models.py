@@ -25,6 +25,7 @@ class AbilityDef(_Def):
     zh: list[str] = Field(default_factory=list)
     check: bool = True  # also a plain check of its own ("Strength check", CoC "力量")
     description: str = ""
+    examples: list[str] = Field(default_factory=list)  # player lines answered with the plain check
 
 
 class CheckDef(_Def):
@@ -44,6 +45,7 @@ class CheckDef(_Def):
     base_formula: str | None = None  # CoC bases that derive from a characteristic, e.g. "DEX/2"
     core: bool = False  # Savage Worlds core skills every character starts with
     description: str = ""
+    examples: list[str] = Field(default_factory=list)  # player lines a GM answers with this check (our own words)
 
 
 class FamilyDef(_Def):
@@ -56,6 +58,7 @@ class FamilyDef(_Def):
     zh: list[str] = Field(default_factory=list)
     example: str = "topic"  # a topic to show in menus: lore:sailing
     description: str = ""
+    examples: list[str] = Field(default_factory=list)  # player lines that call for a check of this family
 
 
 class RoleDef(_Def):
@@ -107,3 +110,8 @@ class PackFile(_Def):
     roles: dict[str, RoleDef] = Field(default_factory=dict)
     setups: dict[int, SetupDef] = Field(default_factory=dict)
     rules: dict = Field(default_factory=dict)
+    # Player lines a GM answers without dice (questions, talk, trivial acts) and lines no roll can
+    # make succeed (flying unaided, punching down a tower). The GM turn retrieves the nearest of
+    # these and of the checks' examples to decide whether, and what, to roll.
+    no_roll: list[str] = Field(default_factory=list)
+    impossible: list[str] = Field(default_factory=list)

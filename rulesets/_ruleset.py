@@ -36,6 +36,8 @@ class RuleSet(BaseModel):
     roles: dict[str, RoleDef] = Field(default_factory=dict)
     setups: dict[int, SetupDef] = Field(default_factory=dict)
     rules: dict = Field(default_factory=dict)
+    no_roll: list[str] = Field(default_factory=list)  # lines a GM answers without dice
+    impossible: list[str] = Field(default_factory=list)  # lines no roll can make succeed
 
     _check_index: NameIndex = PrivateAttr(default_factory=NameIndex)
     _role_index: NameIndex = PrivateAttr(default_factory=NameIndex)
@@ -205,7 +207,7 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
         if a.check:
             checks[aid] = CheckDef(id=aid, name=a.name, kind=pack.ability_word, ability=aid,
                                    aliases=[x for x in [a.abbr, *a.aliases] if x], zh=a.zh,
-                                   description=a.description)
+                                   description=a.description, examples=a.examples)
     for cid, c in pack.checks.items():
         if cid in checks:
             raise fail(f"checks.{cid}", f"id {cid!r} is already the plain {pack.ability_word} check of abilities.{cid}",
@@ -231,7 +233,7 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
                  aliases=pack.aliases, source=source, ability_word=pack.ability_word,
                  ability_defs=abilities, checks=checks, families=pack.families,
                  teams=pack.teams, team_aliases=pack.team_aliases,
-                 roles=roles, setups=setups, rules=pack.rules)
+                 roles=roles, setups=setups, rules=pack.rules, no_roll=pack.no_roll, impossible=pack.impossible)
     rs._check_index = NameIndex(filler)
     rs._role_index = NameIndex({"the", "a", "an", "role", "player", "of", "arthur"})
     for cid, c in checks.items():
