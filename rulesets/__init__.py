@@ -6,6 +6,8 @@
     rulesets.load("avalon").resolve_role("梅林")  # -> "merlin"
 """
 from ._errors import VgmError
+from ._io import (FileProblem, JsonlReader, TornTail, read_json, read_jsonl, read_model_file, read_text,
+                  read_yaml, validation_problem)
 from ._loader import BUILTIN_DIR, ENV_VAR, available, find_pack, load, load_path, search_dirs
 from ._models import AbilityDef, CheckDef, FamilyDef, PackFile, RoleDef, SetupDef
 from ._normalize import loose_key, raw_key
@@ -17,4 +19,6 @@ __all__ = [
     "available", "load", "load_path", "find_pack", "search_dirs", "BUILTIN_DIR", "ENV_VAR",
     "RuleSet", "CheckDef", "AbilityDef", "FamilyDef", "RoleDef", "SetupDef", "PackFile",
     "raw_key", "loose_key",
+    "FileProblem", "TornTail", "JsonlReader", "read_text", "read_json", "read_yaml", "read_jsonl",
+    "read_model_file", "validation_problem",
 ]
