@@ -1,0 +1,146 @@
+"""What every mechanic shares: the sheet base, the roll plan, the difficulty, and pack look-ups.
+
+``RollPlan`` and ``Difficulty`` carry their mechanic's name (``system``) and ask the registry
+for the mechanic when they print (``plan.expression()``, ``difficulty.label(plan)``), so the
+records stay plain data that a session file can store and reload.
+"""
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rulesets import VgmError
+
+from ..dice import BadDice
+
+
+class CharacterError(VgmError):
+    """A character sheet that cannot be used, or a character that is not at the table."""
+
+
+class UnknownMechanic(VgmError):
+    """A rule system (or pack) with no mechanic in ``gm.systems.MECHANICS``."""
+
+
+class RollPlan(BaseModel):
+    """What a character rolls for one check, before any difficulty is known."""
+
+    system: str  # the mechanic: a key of gm.systems.MECHANICS ("d20", "degrees", "percentile", "trait")
+    check: str
+    check_name: str
+    modifier: int = 0  # d20 systems: added to the d20; swade: added to the trait roll
+    value: int | None = None  # coc7e: the skill percentage
+    die: str | None = None  # swade: the trait die, e.g. "d8"
+    wild: bool = False  # swade: roll the Wild Die too
+    why: str = ""  # "WIS +3, proficiency +2"
+
+    @field_validator("system")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        from . import MECHANICS
+
+        if value not in MECHANICS:
+            raise ValueError(f"{value!r} is not a mechanic; use one of {', '.join(MECHANICS)}")
+        return value
+
+    def expression(self, advantage: int = 0) -> str:
+        """The dice as a player would write them (``1d20+5``, ``2d20kh1+5``, ``1d100``, ``d8 + wild d6``)."""
+        from . import mechanic_for
+
+        return mechanic_for(self.system).expression(self, advantage)
+
+
+class Difficulty(BaseModel):
+    """How hard one check is, and why, in the system's own terms."""
+
+    system: str
+    target: int | None = None  # dnd5e/pf2e DC; swade TN
+    level: str | None = None  # coc7e: regular / hard / extreme
+    modifier: int = 0  # swade: situational modifier to the roll
+    advantage: int = 0  # dnd5e +1 advantage / -1 disadvantage; coc7e bonus (+) / penalty (-) dice
+    reason: str = ""
+    secret: str | None = None  # id of the scenario secret this check is for
+
+    def label(self, plan: RollPlan | None = None) -> str | None:
+        """``DC 15``, ``Hard (30)`` (with the character's target), ``TN 4 (-2)``."""
+        from . import mechanic_for
+
+        return mechanic_for(self.system).label(self, plan)
+
+
+class Sheet(BaseModel):
+    """What every sheet has: a name to be addressed by, and who plays it."""
+
+    model_config = ConfigDict(extra="forbid")
+    system: ClassVar[str] = ""
+
+    name: str
+    ruleset: str
+    player: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    concept: str = ""
+    notes: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a character needs a name")
+        return value.strip()
+
+    def names(self) -> list[str]:
+        """Every way a player may address this character: full name, first name, aliases."""
+        words = [w for w in self.name.split() if not w.endswith(".")]  # skip titles: "Dr. Margaret Hale" → Margaret
+        first = words[0] if words else self.name
+        return list(dict.fromkeys([self.name, first, *self.aliases]))
+
+    def plan(self, ruleset, check_id: str) -> RollPlan:  # pragma: no cover - each system overrides
+        raise NotImplementedError
+
+    def check_keys(self) -> dict[str, list[str]]:
+        """Sheet fields whose keys name checks (resolved through the pack on load)."""
+        return {}
+
+    def ability_fields(self) -> list[str]:
+        """Sheet fields whose keys name abilities (resolved through the pack on load)."""
+        return []
+
+    def summary(self, ruleset) -> str:
+        """One line for the table: name, concept and the numbers a player looks at most."""
+        return f"{self.name} — {self.concept}" if self.concept else self.name
+
+
+def ability_key(ruleset, key: str) -> str | None:
+    """An ability id from its id, abbreviation, name or alias ("wis", "Wisdom", "WIS")."""
+    want = re.sub(r"[^a-z]", "", key.lower())
+    for ident, ability in ruleset.ability_defs.items():
+        names = [ident, ability.name, ability.abbr or "", *ability.aliases]
+        if want in {re.sub(r"[^a-z]", "", n.lower()) for n in names if n}:
+            return ident
+    return None
+
+
+def check_def(ruleset, check_id: str):
+    """The pack's CheckDef for an id (``lore:sailing`` included), or a one-line error."""
+    from rulesets import UnknownName
+
+    try:
+        return ruleset.check(check_id)
+    except UnknownName:
+        raise CharacterError(f"{ruleset.name} has no check {check_id!r}; use an id from `vgm rulesets show {ruleset.name}`") from None
+
+
+def abbr(ruleset, ability: str) -> str:
+    """The short name of an ability (``WIS``, ``Dex``), for a sheet's one-line summary."""
+    d = ruleset.ability_defs.get(ability)
+    return (d.abbr or d.name[:3]) if d else ability[:3]
+
+
+def typed_numbers(typed: str, hint: str) -> list[int]:
+    """The numbers in what a player typed as their roll; none at all is a ``BadDice`` naming ``hint``."""
+    numbers = [int(n) for n in re.findall(r"-?\d+", typed)]
+    if not numbers:
+        raise BadDice(f"{typed!r} is not a roll; type {hint}")
+    return numbers
