@@ -38,19 +38,23 @@ class SessionError(VgmError):
 
 
 class NPC(BaseModel):
-    """Someone the GM plays."""
+    """Someone the GM plays. ``description`` is what the players can see; ``secret`` and
+    ``wants`` are GM-only and never reach a prompt whose text the players read."""
 
     model_config = ConfigDict(extra="forbid")
     name: str
     description: str
     wants: str = ""
+    secret: str = ""
 
 
 class Secret(BaseModel):
     """Something the players can find with the right check, at a set difficulty.
 
     ``difficulty`` is a DC (dnd5e, pf2e), a level (coc7e: regular / hard / extreme) or a
-    TN modifier (swade: 0 is TN 4, -2 is TN 4 at -2). ``keywords`` say which actions it answers to.
+    TN modifier (swade: 0 is TN 4, -2 is TN 4 at -2). ``checks`` is the family of checks that can
+    find it (any of them will do). ``keywords`` and ``trigger`` (a sentence describing the acts
+    that reach it) say which actions it answers to: a secret opens by the player's intent.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -59,6 +63,7 @@ class Secret(BaseModel):
     checks: list[str]
     difficulty: int | str
     keywords: list[str] = Field(default_factory=list)
+    trigger: str = ""
     on_fail: str = ""
 
 
@@ -77,6 +82,21 @@ class Scenario(BaseModel):
     level: int = 1  # pf2e: the party level, for level-based DCs
     notes: list[str] = Field(default_factory=list)  # facts the GM keeps in mind (also stored in memory)
     characters: list[str] = Field(default_factory=list)  # ready characters suggested for this scene
+
+    def public_scene(self, revealed: set[str] | None = None) -> str:
+        """What the players may be told: the scene, what they see of the NPCs, what they found."""
+        revealed = revealed or set()
+        lines = [self.scene.strip()]
+        lines += [f"{npc.name}: {npc.description.strip()}." .replace("..", ".") for npc in self.npcs]
+        lines += [s.text.strip() for s in self.secrets if s.id in revealed]
+        return " ".join(" ".join(lines).split())
+
+    def hidden_texts(self, revealed: set[str] | None = None) -> list[str]:
+        """GM-only texts: secrets not yet found, NPC agendas and secrets, the GM's notes."""
+        revealed = revealed or set()
+        out = [s.text for s in self.secrets if s.id not in revealed]
+        out += [t for npc in self.npcs for t in (npc.wants, npc.secret) if t]
+        return out + list(self.notes)
 
     def briefing(self, revealed: set[str] | None = None) -> str:
         """What the GM tells the model about the scene: never a secret not yet found."""

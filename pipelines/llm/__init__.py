@@ -7,7 +7,7 @@ cache, usage log). ``complete_json`` asks for, repairs and validates structured 
 from ._types import ChatModel, Message, ModelError, Reply, Usage
 from .ask import Answer, ask
 from .cache import ResponseCache, UsageLog
-from .client import ClientModel, OpenAICompatModel
+from .client import ClientModel, OpenAICompatModel, stream_complete
 from .langchain_bridge import LangChainModel, from_langchain
 from .local import ensure_installed
 from .resolve import LocalModel, get_model, langchain_model, parse_spec
@@ -19,5 +19,5 @@ __all__ = [
     "ChatModel", "Message", "ModelError", "Reply", "Usage", "ScriptedModel", "get_model", "langchain_model",
     "parse_spec", "Parsed", "complete_json", "parse_as", "ClientModel", "OpenAICompatModel", "LocalModel",
     "ResponseCache", "UsageLog", "LangChainModel", "from_langchain", "ensure_installed", "ask", "Answer",
-    "count_tokens", "trim_to_budget", "estimate_cost",
+    "count_tokens", "trim_to_budget", "estimate_cost", "stream_complete",
 ]

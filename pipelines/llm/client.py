@@ -359,3 +359,102 @@ class OpenAICompatModel(ClientModel):
             usage.prompt_tokens, usage.completion_tokens = count_tokens(messages), count_tokens(text)
         return text, usage
 
+
+
+async def _stream_request(model: OpenAICompatModel, messages: list[Message], params: dict[str, Any], on_token) -> tuple[str, Usage]:
+    """One streamed chat completion (server-sent events); each text delta goes to ``on_token``."""
+    body = model._body(messages, params)
+    body["stream"] = True
+    body["stream_options"] = {"include_usage": True}
+    url = f"{await model._base()}/chat/completions"
+    session = await model._session()
+    parts: list[str] = []
+    usage = Usage()
+    try:
+        async with session.post(url, json=body, timeout=aiohttp.ClientTimeout(total=model.timeout)) as response:
+            if response.status >= 400:
+                raw = await response.read()
+                raise ModelError(f"{model.name}: the server refused a streamed request (HTTP {response.status}: {_error_message(raw, response.reason or '')})")
+            async for raw_line in response.content:
+                line = raw_line.decode("utf-8", "replace").strip()
+                if not line.startswith("data:"):
+                    continue
+                payload = line[5:].strip()
+                if payload == "[DONE]":
+                    break
+                try:
+                    event = json.loads(payload)
+                except ValueError:
+                    continue
+                for choice in event.get("choices") or []:
+                    delta = (choice.get("delta") or {}).get("content")
+                    if delta:
+                        parts.append(delta)
+                        on_token(delta)
+                if event.get("usage"):
+                    raw_usage = event["usage"]
+                    details = raw_usage.get("prompt_tokens_details") or {}
+                    usage = Usage(prompt_tokens=int(raw_usage.get("prompt_tokens") or 0),
+                                  completion_tokens=int(raw_usage.get("completion_tokens") or 0),
+                                  cached_tokens=int(details.get("cached_tokens") or 0))
+    except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, OSError) as exc:
+        raise ModelError(f"{model.name}: the stream from {model.base_url} broke ({type(exc).__name__}); {model.hint}") from None
+    return "".join(parts), usage
+
+
+async def stream_complete(model: Any, messages: list[Message], on_token, *, step: str | None = None,
+                          max_tokens: int = 256, temperature: float = 0.0, seed: int | None = None) -> Reply:
+    """Like ``model.complete``, but text reaches ``on_token`` as the model writes it.
+
+    OpenAI-compatible servers stream token by token; a cached answer, or a backend that cannot
+    stream (scripted, LangChain), hands its whole text over at once. The answer is cached and
+    accounted like any other call. Only a failure before the first token is retried (by
+    falling back to ``complete``): text already shown cannot be taken back.
+    """
+    if not isinstance(model, OpenAICompatModel):
+        reply = await model.complete(messages, step=step, max_tokens=max_tokens, temperature=temperature, seed=seed)
+        if reply.text:
+            on_token(reply.text)
+        return reply
+    params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
+    if seed is not None:
+        params["seed"] = seed
+    key = request_key(model.cache_id, messages, params) if model.cache is not None else None
+    if key is not None and (hit := model.cache.get(key)) is not None:
+        reply = model._from_cache(hit, step)
+        if reply.text:
+            on_token(reply.text)
+        return reply
+    seen = {"any": False}
+
+    def relay(delta: str) -> None:
+        seen["any"] = True
+        on_token(delta)
+
+    started = time.perf_counter()
+    try:
+        async with model._semaphore():
+            started = time.perf_counter()
+            async with asyncio.timeout(model.timeout):
+                text, usage = await _stream_request(model, messages, params, relay)
+    except (ModelError, TimeoutError):
+        if seen["any"]:
+            raise ModelError(f"{model.name}: the narration stream stopped half-way; {model.hint}") from None
+        return await stream_complete_fallback(model, messages, on_token, step=step, params=params)
+    usage.latency_s = round(time.perf_counter() - started, 4)
+    if not usage.prompt_tokens:
+        from .tokens import count_tokens
+
+        usage.prompt_tokens, usage.completion_tokens = count_tokens(messages), count_tokens(text)
+    if key is not None:
+        model.cache.put(key, model.cache_id, {"text": text, "usage": usage.model_dump(include={"prompt_tokens", "completion_tokens", "cached_tokens"})})
+    model._account(usage, step, attempts=1)
+    return Reply(text=text, usage=usage, model=model.name, step=step)
+
+
+async def stream_complete_fallback(model: ClientModel, messages: list[Message], on_token, *, step: str | None, params: dict[str, Any]) -> Reply:
+    """The unstreamed call with its retries, for when streaming failed before any text."""
+    reply = await model.complete(messages, step=step, max_tokens=params["max_tokens"], temperature=params["temperature"], seed=params.get("seed"))
+    if reply.text:
+        on_token(reply.text)
+    return reply

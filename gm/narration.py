@@ -1,0 +1,356 @@
+"""The GM's words after a decision: one short prompt, streamed, guarded, never a bare verdict.
+
+A small model narrates well enough when it is told little and checked a lot. It gets the public
+scene, the last few lines, the action and what the rules decided (a roll's outcome, no roll, or
+an impossible act), plus only the secrets just revealed: GM-only notes never enter this prompt.
+Each sentence it writes is checked before anyone sees it: an echo of the player's words, speech
+put in a player character's mouth, prompt text, GM-only text and a contradiction of the dice are
+cut, each with a note naming that cause. Too little left → one retry, then a descriptive
+sentence built from the scene and the outcome.
+
+    narration = await narrate(model, request, on_token=print)
+    narration.text, narration.notes, narration.first_token_s
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pipelines.llm import stream_complete
+from pipelines.steps.adjudicate import table_system
+
+__all__ = [
+    "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
+    "is_echo", "speaks_for", "prompt_leak", "contradicts", "MIN_WORDS",
+]
+
+MIN_WORDS = 8
+
+# --- sentences --------------------------------------------------------------------------
+
+# Words whose final period does not end a sentence ("Dr. Hale", "St. Brendan", "e.g. rope").
+ABBREVIATIONS = {
+    "dr", "mr", "mrs", "ms", "mx", "st", "mt", "ft", "jr", "sr", "prof", "rev", "fr", "capt", "cpt", "col",
+    "gen", "lt", "sgt", "cmdr", "adm", "gov", "sen", "hon", "no", "vol", "vs", "e.g", "i.e", "etc", "approx",
+}
+_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+|$)")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``; a period after an abbreviation (Dr., St.) or an initial (J.) is not an end.
+
+    Written here because the splitters in our dependencies either need a downloaded model
+    (nltk punkt) or treat every ``Dr.`` as an end, which is how narration got cut at "Dr.".
+    """
+    text = " ".join((text or "").split())
+    out, start = [], 0
+    for m in _END.finditer(text):
+        end = m.end()
+        word = re.search(r"([\w.]+)[.]+[\"'”’)\]]*$", text[start:end])
+        token = (word.group(1) if word else "").lower()
+        if m.group(0).startswith(".") and not m.group(0).startswith("...") and (token in ABBREVIATIONS or re.fullmatch(r"[a-z]", token)):
+            continue
+        nxt = text[end:].lstrip()
+        if nxt and nxt[0].islower():  # "he said. then" is rare; "Mt. rainier" style joins
+            continue
+        out.append(text[start:end].strip())
+        start = end
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return [s for s in out if s]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+_STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "at", "for", "with", "as", "is", "it", "its", "i", "my",
+         "me", "you", "your", "he", "she", "they", "them", "their", "his", "her", "we", "our", "that", "this", "up", "into",
+         "from", "by", "be", "was", "are", "s", "t", "so", "then", "there"}
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in _words(text) if w not in _STOP]
+
+
+# --- guards -----------------------------------------------------------------------------
+
+def is_echo(sentence: str, sources: list[str], overlap: float = 0.7) -> bool:
+    """The sentence mostly repeats a source (the player's line, a recent line, the prompt's verdict)."""
+    mine = _content(sentence)
+    if len(mine) < 2:
+        return False
+    flat = " ".join(_words(sentence))
+    for source in sources:
+        theirs = set(_content(source)) | {_stem(w) for w in _content(source)}
+        if not theirs:
+            continue
+        shared = sum(1 for w in mine if w in theirs or _stem(w) in theirs)
+        if shared / len(mine) >= overlap or (len(flat) > 15 and flat in " ".join(_words(source))):
+            return True
+    return False
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)]
+    return word
+
+
+_SAY = r"(says?|said|asks?|asked|replies|replied|shouts?|whispers?|answers?|exclaims?|mutters?|tells)"
+
+
+def speaks_for(sentence: str, names: list[str]) -> bool:
+    """The sentence puts words in a player character's mouth ("Brisa says, ..." / '"Hi," Brisa says')."""
+    names = [n for n in names if n and len(n) > 1]
+    if not names:
+        return False
+    who = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    said = re.search(rf"\b({who})\b[\w\s,]{{0,20}}?\b{_SAY}\b", sentence, re.I)
+    quoted = '"' in sentence or "“" in sentence
+    leading = re.match(rf"^\s*[\"“]?({who})\s*:", sentence, re.I)
+    return bool(leading or (said and (quoted or re.search(rf"{_SAY}\s*(,|:|that\b)", sentence, re.I))))
+
+
+# Prompt text a small model copies back; none of it belongs in what the players read.
+PROMPT_TELLTALES = (
+    "as the gm", "as the game master", "game master", "tell them what happens", "what happens next?", "narrate",
+    "the options", "answer with", "no roll is needed", "the dice", "roll succeeded", "roll failed", "check succeeds",
+    "check fails", "the scene:", "scene:", "the table so far", "in two or three sentences", "option", "the players",
+    "json", "{", "}", "<|", "assistant", "system:",
+)
+
+
+def prompt_leak(sentence: str, hidden: list[str] | None = None) -> str | None:
+    """Why the sentence must not be shown: "prompt text" or "GM-only text"; None when it is fine."""
+    low = sentence.lower()
+    if any(t in low for t in PROMPT_TELLTALES) or re.match(r"^\s*(gm|dm|keeper)\s*:", low):
+        return "prompt text"
+    for secret in hidden or []:
+        if is_echo(sentence, [secret], overlap=0.6):
+            return "GM-only text"
+    return None
+
+
+_FAIL = re.compile(r"\b(fail|fails|failed|failure|misses?|missed|can't|cannot|couldn't|unable|no sign|nothing)\b", re.I)
+_WIN = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manages?|managed|finds?|found|discovers?|spots?|notices?|uncovers?)\b", re.I)
+
+
+def contradicts(sentence: str, success: bool | None) -> bool:
+    """Speaks only of success when the roll failed, or only of failure when it succeeded."""
+    if success is None:
+        return False
+    won, lost = bool(_WIN.search(sentence)), bool(_FAIL.search(sentence))
+    return (success is False and won and not lost) or (success is True and lost and not won)
+
+
+# --- the fallback sentence ---------------------------------------------------------------
+
+_IRREGULAR = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was", "can": "can",
+              "will": "will", "must": "must", "should": "should", "could": "could", "would": "would", "may": "may", "might": "might"}
+_PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i'm": "they're", "i've": "they've",
+             "i'll": "they'll", "i'd": "they'd", "we": "they", "us": "them", "our": "their"}
+
+
+def _third(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if re.search(r"(s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def base_action(line: str) -> str:
+    """``"I try to climb my rope"`` → ``"climb their rope"`` (what the character attempts)."""
+    text = " ".join(line.strip().rstrip(".!").split())
+    text = re.sub(r"^(ok(ay)?|so|well|then|now),?\s+", "", text, flags=re.I)
+    text = re.sub(r"^(i|we)\s+(will|'ll|want to|wanna|would like to|try to|attempt to|am going to|'m going to|going to|shall|can|could)\s+", "", text, flags=re.I)
+    text = re.sub(r"^(i|we)\s+(try|attempt)\s+to\s+", "", text, flags=re.I)
+    text = re.sub(r"^(i|we)\s+", "", text, flags=re.I)
+    return " ".join(_PRONOUNS.get(w.lower(), w) for w in text.split())
+
+
+def third_person(name: str, line: str) -> str:
+    """``("Brisa", "I search the altar")`` → ``"Brisa searches the altar"``."""
+    action = base_action(line)
+    if not action:
+        return name
+    first, _, rest = action.partition(" ")
+    and_verbs = re.sub(r"\band (\w+)", lambda m: "and " + (_third(m.group(1)) if m.group(1).lower() not in _STOP else m.group(1)), rest)
+    return f"{name} {_third(first)}{(' ' + and_verbs) if rest else ''}".strip()
+
+
+def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "") -> str:
+    """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
+    action = base_action(line)
+    question = line.strip().endswith("?")
+    if decision == "impossible":
+        return f"{name} cannot {action or 'do that'}: nothing in this world allows it, however hard they try. {scene_line}".strip()
+    if decision == "no_roll" or success is None:
+        lead = f"{name} takes in the scene." if question or not action else f"{third_person(name, line)}."
+        return " ".join(p for p in (lead, scene_line or found) if p).strip()
+    if success:
+        return " ".join(p for p in (f"{name} sets out to {action}, and it works.", found or scene_line) if p).strip()
+    return " ".join(p for p in (f"{name} tries to {action}, but it does not go their way.", found or scene_line) if p).strip()
+
+
+# --- the call ----------------------------------------------------------------------------
+
+@dataclass
+class NarrationRequest:
+    """Everything the narration may draw on. Nothing here is GM-only except ``hidden``,
+    which is used to check the output and never sent."""
+
+    pack: Any
+    scene: str  # public scene text (no secrets, no NPC agendas)
+    name: str  # the acting character
+    line: str  # what the player said
+    decision: str  # roll / no_roll / impossible
+    verdict: str = ""  # "Brisa's Stealth roll: success." (roll only)
+    success: bool | None = None
+    found: str = ""  # the secret just revealed, or what a failure meets
+    recent: list[str] = field(default_factory=list)  # "Speaker: text" lines, newest last
+    pc_names: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)  # GM-only texts the output must not repeat
+    scene_line: str = ""  # the public scene sentence nearest the action, for the fallback
+    max_tokens: int = 90
+
+
+@dataclass
+class Narration:
+    text: str
+    notes: list[str] = field(default_factory=list)
+    first_token_s: float | None = None
+    usage: Any = None
+    attempts: int = 0
+    fell_back: bool = False
+
+
+_GUIDE = {
+    "no_roll_question": "No roll is needed. Answer {name}'s question from what the scene shows; do not invent hidden things.",
+    "no_roll": "No roll is needed: it simply happens. Describe what {name} sees, hears or meets as they do it.",
+    "impossible": "This cannot work, whatever the dice. Say briefly, in the world's terms, why it fails. No roll is made.",
+    "roll": "{verdict} Describe how it turns out.",
+}
+
+
+def messages_for(req: NarrationRequest, retry_cause: str | None = None) -> list[dict[str, str]]:
+    """System = the table's shared prefix; user = recent lines, the act, what the rules decided."""
+    key = "no_roll_question" if req.decision == "no_roll" and req.line.strip().endswith("?") else req.decision
+    guide = _GUIDE.get(key, _GUIDE["roll"]).format(name=req.name, verdict=req.verdict)
+    if req.found:
+        guide += f" What they learn: {req.found}"
+    recent = "\n".join(req.recent[-4:]) or "(the scene has just begun)"
+    ask = (f"The table so far:\n{recent}\n\n{req.name} says: \"{' '.join(req.line.split())}\"\n\n{guide}\n"
+           f"Reply as the GM in two or three short sentences of new description, speaking to the players. "
+           f"Do not repeat their words and do not speak for {req.name}.")
+    if retry_cause:
+        ask += f" (Your last reply {retry_cause}; write something new about the place and what happens.)"
+    return [{"role": "system", "content": table_system(req.pack, req.scene)}, {"role": "user", "content": ask}]
+
+
+class _Gate:
+    """Sentence by sentence: guard, keep, and pass kept text on to the listener as it comes.
+
+    The first sentence is held until it is whole and has passed the guards (an echo or a label
+    usually comes first); after that, text is streamed as written, and a later sentence that
+    fails a guard is left out of the final text.
+    """
+
+    def __init__(self, req: NarrationRequest, on_token: Callable[[str], None] | None) -> None:
+        self.req, self.on_token = req, on_token
+        self.buffer = ""
+        self.kept: list[str] = []
+        self.causes: list[str] = []
+        self.shown = False
+        self.first_token_at: float | None = None
+
+    def _verdict(self, sentence: str) -> str | None:
+        req = self.req
+        clean = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
+        if len(_words(clean)) == 0:
+            return "empty"
+        if is_echo(clean, [req.line, req.verdict, *req.recent[-3:]]):
+            return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated earlier lines"
+        if speaks_for(clean, req.pc_names):
+            return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
+        leak = prompt_leak(clean, req.hidden)
+        if leak:
+            return f"leaked {leak}"
+        if req.decision == "roll" and contradicts(clean, req.success):
+            return "contradicted the dice"
+        if req.decision == "impossible" and _WIN.search(clean) and not _FAIL.search(clean):
+            return "let the impossible succeed"
+        return None
+
+    def _accept(self, sentence: str) -> None:
+        cause = self._verdict(sentence)
+        if cause is not None:
+            self.causes.append(cause)
+            return
+        sentence = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
+        if any(_content(sentence) == _content(k) for k in self.kept):
+            return  # a small model loops; a GM says it once
+        self.kept.append(sentence)
+        if self.on_token is not None:
+            if self.first_token_at is None:
+                self.first_token_at = time.perf_counter()
+            self.on_token((" " if self.shown else "") + sentence)
+            self.shown = True
+
+    def feed(self, delta: str) -> None:
+        self.buffer += delta
+        parts = split_sentences(self.buffer)
+        # every part but the last is complete (the last may still grow)
+        while len(parts) > 1:
+            self._accept(parts.pop(0))
+            self.buffer = " ".join(parts)
+
+    def close(self, max_sentences: int = 4) -> str:
+        tail = self.buffer.strip()
+        if tail and re.search(r"[.!?…][\"'”’)\]]*$", tail):
+            self._accept(tail)
+        elif tail and not self.kept:  # a cut-off only sentence is still better than nothing if it is clean
+            if self._verdict(tail) is None and len(_words(tail)) >= MIN_WORDS:
+                self._accept(tail.rstrip(",;:") + ".")
+        self.buffer = ""
+        return " ".join(self.kept[:max_sentences])
+
+
+async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str], None] | None = None,
+                  temperature: float = 0.7) -> Narration:
+    """Stream the GM's words through the guards; retry once; else the descriptive fallback."""
+    started = time.perf_counter()
+    notes: list[str] = []
+    usage = None
+    retry_cause = None
+    text = ""
+    gate = _Gate(req, on_token)
+    for attempt in range(2):
+        gate = _Gate(req, on_token) if attempt == 0 or not gate.shown else gate
+        reply = await stream_complete(model, messages_for(req, retry_cause), gate.feed, step="narrate",
+                                      max_tokens=req.max_tokens, temperature=temperature if attempt == 0 else 0.9)
+        usage = reply.usage if usage is None else usage + reply.usage
+        text = gate.close()
+        for cause in dict.fromkeys(gate.causes):
+            notes.append(f"narration: cut a sentence that {cause}")
+        if len(_words(text)) >= MIN_WORDS:
+            first = gate.first_token_at
+            return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=attempt + 1)
+        retry_cause = gate.causes[-1] if gate.causes else "was too short"
+        if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
+            break
+    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line)
+    text = (text + " " + words).strip() if text else words
+    notes.append(f"narration fell back to a plain description (the model's reply {retry_cause})")
+    if on_token is not None:
+        if gate.first_token_at is None:
+            gate.first_token_at = time.perf_counter()
+        on_token((" " if gate.shown else "") + words)
+    return Narration(text=text, notes=notes, first_token_s=gate.first_token_at - started, usage=usage, attempts=2, fell_back=True)

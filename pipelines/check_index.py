@@ -1,0 +1,136 @@
+"""Which checks a player's line calls for, by its nearest example lines in the pack.
+
+A pack lists example player lines for each check, for lines that need no roll and for acts
+that cannot succeed (``examples``, ``no_roll``, ``impossible``). The index embeds them once
+with the packaged MiniLM; a new line is embedded and its nearest examples vote for a label:
+a check id, ``no_roll`` or ``impossible``. This is the "rules and data decide" half of the GM
+turn: a small model then only chooses among the few labels the vote leaves open.
+
+    index = CheckIndex.for_pack(rulesets.load("coc7e"))
+    vote = index.vote("I run my eyes over the floorboards for marks")
+    vote.top            # "spot_hidden"
+    vote.candidates(3)  # ["spot_hidden", "track", "library_use"]
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+import numpy as np
+
+NO_ROLL = "no_roll"
+IMPOSSIBLE = "impossible"
+DECISIONS = (NO_ROLL, IMPOSSIBLE)
+
+Embed = Callable[[list[str]], np.ndarray]
+
+__all__ = ["CheckIndex", "Vote", "Neighbour", "NO_ROLL", "IMPOSSIBLE", "DECISIONS", "pack_examples"]
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    label: str
+    text: str
+    similarity: float
+
+
+@dataclass
+class Vote:
+    """The nearest examples of one line and what they add up to.
+
+    ``scores`` is a softmax-weighted vote over the ``k`` nearest examples (sums to 1);
+    ``best`` the highest similarity each label reached.
+    """
+
+    neighbours: list[Neighbour]
+    scores: dict[str, float] = field(default_factory=dict)
+    best: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def top(self) -> str | None:
+        return max(self.scores, key=self.scores.__getitem__) if self.scores else None
+
+    @property
+    def share(self) -> float:
+        """How much of the vote the top label has (1.0 = unanimous)."""
+        return self.scores[self.top] if self.scores else 0.0
+
+    def ranked(self) -> list[str]:
+        """Labels by vote, then by best similarity (so labels outside the k still rank)."""
+        return sorted(self.best, key=lambda lab: (-self.scores.get(lab, 0.0), -self.best[lab]))
+
+    def candidates(self, n: int = 3) -> list[str]:
+        """The ``n`` checks the line most likely calls for (never ``no_roll``/``impossible``)."""
+        return [lab for lab in self.ranked() if lab not in DECISIONS][:n]
+
+
+def pack_examples(pack: Any) -> list[tuple[str, str]]:
+    """Every (label, line) the pack gives: check examples, then no-roll and impossible lines."""
+    pairs: list[tuple[str, str]] = []
+    for cid, check in pack.checks.items():
+        pairs += [(cid, line) for line in check.examples]
+    for fid, fam in getattr(pack, "families", {}).items():
+        pairs += [(f"{fid}:{fam.example}", line) for line in getattr(fam, "examples", [])]
+    pairs += [(NO_ROLL, line) for line in getattr(pack, "no_roll", [])]
+    pairs += [(IMPOSSIBLE, line) for line in getattr(pack, "impossible", [])]
+    return [(lab, " ".join(line.split())) for lab, line in pairs if line.strip()]
+
+
+class CheckIndex:
+    """Embedded example lines of one pack, searched by cosine similarity.
+
+    Args:
+        pairs: (label, line) examples.
+        embed: texts → L2-normalised rows; the packaged MiniLM by default.
+        temperature: softness of the vote; lower trusts the single nearest example more.
+    """
+
+    def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, temperature: float = 0.05) -> None:
+        if embed is None:
+            from .embeddings import embed as minilm
+
+            embed = minilm
+        self.embed = embed
+        self.labels = [lab for lab, _ in pairs]
+        self.texts = [text for _, text in pairs]
+        self.temperature = temperature
+        self.vectors = embed(self.texts) if self.texts else np.zeros((0, 1), dtype=np.float32)
+
+    @classmethod
+    def for_pack(cls, pack: Any, embed: Embed | None = None) -> "CheckIndex":
+        """The index of a loaded pack; built once per process for the MiniLM embedding."""
+        pairs = pack_examples(pack)
+        if embed is not None:
+            return cls(pairs, embed)
+        digest = hashlib.sha1(repr(pairs).encode()).hexdigest()
+        return _cached(digest, tuple(pairs))
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def vote(self, line: str, k: int = 10, *, exclude: set[str] | None = None) -> Vote:
+        """The ``k`` nearest examples to ``line`` and their softmax-weighted vote."""
+        if not self.texts:
+            return Vote(neighbours=[])
+        query = self.embed([" ".join(line.split()) or " "])[0]
+        sims = self.vectors @ query
+        best: dict[str, float] = {}
+        for lab, sim in zip(self.labels, sims):
+            if exclude and lab in exclude:
+                continue
+            if sim > best.get(lab, -2.0):
+                best[lab] = float(sim)
+        order = [i for i in np.argsort(-sims) if not (exclude and self.labels[i] in exclude)][:k]
+        neighbours = [Neighbour(self.labels[i], self.texts[i], float(sims[i])) for i in order]
+        weights = np.exp((np.array([n.similarity for n in neighbours]) - neighbours[0].similarity) / self.temperature)
+        scores: dict[str, float] = {}
+        for n, w in zip(neighbours, weights / weights.sum()):
+            scores[n.label] = scores.get(n.label, 0.0) + float(w)
+        return Vote(neighbours=neighbours, scores=scores, best=best)
+
+
+@lru_cache(maxsize=8)
+def _cached(_digest: str, pairs: tuple[tuple[str, str], ...]) -> CheckIndex:
+    return CheckIndex(list(pairs))

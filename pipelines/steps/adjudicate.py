@@ -1,0 +1,167 @@
+"""``adjudicate``: does the last line call for a roll, and which one — decided for a small model.
+
+A 0.5B model asked to free-pick among 30-90 check names picks badly (it calls Dexterity for
+everything). Here the pack's example lines decide what they can: the line is embedded, its
+nearest examples vote (``pipelines.check_index``), and when the vote is clear that is the
+answer. Otherwise the model makes one small constrained choice among a handful of ids —
+``no_roll``, the top candidate checks, ``impossible`` — through a JSON-schema ``enum``, which
+the llama.cpp server turns into a grammar, so it can only answer with a valid id. An answer
+that is still not one of them (a server without grammars) falls back to the vote, said plainly.
+
+Who rolls is the character who spoke the line, unless the line clearly names another
+character and not the speaker (``"Oskar, check the door for traps"``).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, Vote
+from ..llm.structured import extract_json
+from ..records import Check, MoeInstance
+from ..state import PipelineState, StepRecord
+from ._conversation import is_gm, prompt_text, resolve_character, roster
+from ._registry import step
+
+__all__ = ["adjudicate", "decision_schema", "option_lines", "table_system", "acting_turn", "who_rolls"]
+
+OPTION_WORDS = {
+    NO_ROLL: "nothing is uncertain: a question, talk, or an easy act; the GM just answers",
+    IMPOSSIBLE: "it cannot work, however well they roll; the GM says why",
+}
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i'll|me|my|myself|we|us|our)\b", re.I)
+
+
+def table_system(pack: Any, scene: str = "") -> str:
+    """The system message every GM call of a table starts with (decide and narrate share it, so
+    the server's prefix cache holds it across calls and turns)."""
+    title = getattr(pack, "title", None) or getattr(pack, "name", "")
+    return prompt_text("table").format(title=title, scene=" ".join(scene.split()) or "(not described)")
+
+
+def acting_turn(instance: MoeInstance) -> tuple[str | None, str]:
+    """The last line a player spoke: (their character, the text)."""
+    for turn in reversed(instance.context):
+        if not is_gm(turn.speaker):
+            return resolve_character(turn.speaker.split("&")[0].strip(), instance) or turn.speaker, turn.text
+    return None, ""
+
+
+def who_rolls(speaker: str | None, line: str, instance: MoeInstance) -> str | None:
+    """The speaker, unless the line names exactly one other character and never the speaker
+    or "I"/"we" (then that character was asked to act)."""
+    lowered = line.lower()
+    named = {canon for alias, canon in roster(instance).items()
+             if len(alias) > 2 and re.search(rf"\b{re.escape(alias)}\b", lowered)}
+    named.discard(speaker)
+    if len(named) == 1 and not _FIRST_PERSON.search(line):
+        return named.pop()
+    return speaker
+
+
+def option_lines(ids: list[str], pack: Any) -> str:
+    """``- stealth: Stealth — moving unseen and unheard.`` for each id the model may answer."""
+    lines = []
+    for ident in ids:
+        if ident in OPTION_WORDS:
+            lines.append(f"- {ident}: {OPTION_WORDS[ident]}")
+            continue
+        check = pack.check(ident)
+        about = f" — {check.description.rstrip('.')}" if check.description else ""
+        lines.append(f"- {ident}: {check.name}{about}")
+    return "\n".join(lines)
+
+
+def decision_schema(ids: list[str]) -> dict[str, Any]:
+    """A JSON schema whose only valid answers are the given ids."""
+    return {"type": "object", "properties": {"choice": {"type": "string", "enum": ids}}, "required": ["choice"]}
+
+
+def _read_choice(raw: str, ids: list[str]) -> str | None:
+    try:
+        parsed, _ = extract_json(raw)
+    except Exception:  # json_repair gives up on some inputs; read the raw text then
+        parsed = None
+    value = parsed.get("choice") if isinstance(parsed, dict) else raw
+    text = str(value or "").strip().strip("\"'` .").lower()
+    return text if text in ids else None
+
+
+def _recent(instance: MoeInstance, n: int) -> str:
+    lines = [f"{t.speaker}: {' '.join(t.text.split())}" for t in instance.context[:-1][-n:]]
+    return "\n".join(line if len(line) < 300 else line[:297] + "..." for line in lines) or "(the scene has just begun)"
+
+
+def _confident(vote: Vote, share: float, similarity: float) -> bool:
+    return vote.top is not None and vote.share >= share and vote.best.get(vote.top, 0.0) >= similarity
+
+
+@step("adjudicate")
+def adjudicate(k: int = 10, candidates: int = 3, mode: str = "hybrid", share: float = 0.75,
+               similarity: float = 0.6, recent: int = 4, max_tokens: int = 16):
+    """Roll or not, and which check, for the last player line.
+
+    Args:
+        k: how many nearest example lines vote.
+        candidates: how many checks the model may choose among.
+        mode: ``hybrid`` (the vote decides when it is clear, else the model), ``retrieval``
+            (the vote alone, no model call) or ``model`` (always ask the model).
+        share / similarity: how clear the vote must be to skip the model: the top label's share
+            of the vote, and its nearest example's cosine similarity.
+        recent: table lines shown to the model before the acting line.
+        max_tokens: the answer is one short JSON object.
+
+    Options read from the pipeline run: ``scene`` (text for the shared system message) and
+    ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
+    """
+    if mode not in ("hybrid", "retrieval", "model"):
+        from rulesets import VgmError
+
+        raise VgmError(f"adjudicate: mode {mode!r} is not hybrid, retrieval or model")
+
+    async def run(state: PipelineState) -> PipelineState:
+        pack, options = state.pack, state.options
+        speaker, line = acting_turn(state.instance)
+        index = options.get("check_index") or CheckIndex.for_pack(pack)
+        vote = index.vote(line, k=k)
+        hints = [c for c in options.get("hint_checks", []) if c in pack.checks]
+        checks = list(dict.fromkeys([*hints, *vote.candidates(candidates)]))[: max(candidates, len(hints))]
+        record = StepRecord(name="adjudicate", parsed={
+            "vote": {lab: round(s, 3) for lab, s in sorted(vote.scores.items(), key=lambda kv: -kv[1])[:5]},
+            "nearest": [(n.label, n.text, round(n.similarity, 3)) for n in vote.neighbours[:3]],
+        })
+        use_model = mode == "model" or (mode == "hybrid" and not _confident(vote, share, similarity))
+        choice = vote.top if vote.top in (*DECISIONS, *checks) else (checks[0] if checks else NO_ROLL)
+        if hints and choice == NO_ROLL and not use_model:
+            choice = hints[0]  # the scene has something to find right where they act
+        if use_model and state.model is not None:
+            ids = [NO_ROLL, *checks, IMPOSSIBLE]
+            messages = [
+                {"role": "system", "content": table_system(pack, options.get("scene", ""))},
+                {"role": "user", "content": prompt_text("adjudicate", options).format(
+                    recent=_recent(state.instance, recent), who=speaker or "A player", line=" ".join(line.split()),
+                    options=option_lines(ids, pack))},
+            ]
+            reply = await state.model.complete(messages, step="adjudicate", max_tokens=max_tokens, temperature=0.0,
+                                               json_schema=decision_schema(ids))
+            record.raw, record.usage = reply.text, reply.usage
+            picked = _read_choice(reply.text, ids)
+            if picked is None:
+                record.parse_ok = False
+                record.dropped.append(f"choice {reply.text.strip()[:40]!r}")
+                record.error = f"the model's answer was not one of {', '.join(ids)}; the example lines decided ({choice})"
+            else:
+                choice = picked
+        record.parsed["choice"] = choice
+        record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "examples"
+        if choice in DECISIONS:
+            state.decision = choice
+            state.checks = []
+        else:
+            who = who_rolls(speaker, line, state.instance)
+            state.decision = "roll"
+            state.checks = [Check(character=who, skill=choice)] if who else []
+        state.steps.append(record)
+        return state
+
+    return run
