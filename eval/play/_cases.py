@@ -1,0 +1,242 @@
+"""Play-eval case files: one player line each, the scene it is said in, and what a fair GM would do.
+
+A case file is YAML, either a list of cases or a mapping with ``cases:`` (and an optional
+``description:``)::
+
+    cases:
+      - id: dnd-climb-wall
+        ruleset: dnd5e
+        scene: A rain-slick courtyard wall, twelve feet high, topped with broken tiles.
+        character: Ilya            # optional: the pack's first ready character otherwise
+        line: I climb the wall and drop into the garden beyond.
+        expect: {roll: true, checks: [athletics, acrobatics]}
+
+``scene`` (inline text) or ``scenario`` (a shipped id, see ``vgm play --list``) — exactly one.
+``expect.checks`` lists every check a reasonable GM might call (any alias the pack knows; they
+are resolved to ids on load). ``expect.impossible: true`` marks an act no roll can make succeed;
+it implies ``roll: false``. Every mistake is one line naming the file, the case id and the key.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+import rulesets
+from gm.characters import CharacterError, find_character, ready_characters
+from gm.table import Scenario, ScenarioError, load_scenario
+from rulesets import UnknownName, VgmError
+
+__all__ = ["CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs"]
+
+SHAPE_HINT = "see eval/play/cases/dev.yaml for the shape"
+
+
+class CaseError(VgmError):
+    """A play-eval case file that cannot be scored as written."""
+
+
+class Expect(BaseModel):
+    """What a fair GM does with the line: roll or not, which checks fit, whether it cannot succeed."""
+
+    model_config = ConfigDict(extra="forbid")
+    roll: bool | None = None  # required unless impossible (which implies no roll)
+    checks: list[str] = Field(default_factory=list)
+    impossible: bool = False
+
+
+class PlayCase(BaseModel):
+    """One player line to adjudicate from a fresh scene."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1)
+    ruleset: str = Field(min_length=1)
+    scene: str | None = None
+    scenario: str | None = None
+    character: str | None = None
+    line: str = Field(min_length=1)
+    expect: Expect
+    note: str = ""  # why the expectation is what it is (for people; never scored)
+
+    _scene: Scenario | None = PrivateAttr(default=None)
+
+    @property
+    def kind(self) -> str:
+        """``impossible``, ``no_roll`` or ``roll`` — what the case tests."""
+        return "impossible" if self.expect.impossible else ("roll" if self.expect.roll else "no_roll")
+
+    def to_scenario(self) -> Scenario:
+        """The scene to play: the shipped scenario, or one built from the inline ``scene`` text."""
+        if self._scene is None:
+            if self.scenario:
+                self._scene = load_scenario(self.scenario, rulesets.load(self.ruleset))
+            else:
+                text = " ".join((self.scene or "").split())
+                self._scene = Scenario(id=f"case_{self.id}", ruleset=self.ruleset, title=f"Eval case {self.id}",
+                                       scene=text, opening=text)
+        return self._scene
+
+
+def trpg_packs() -> list[str]:
+    """The installed rule sets a GM can play (dnd5e, coc7e, pf2e, swade, and any user pack of kind trpg)."""
+    out = []
+    for name in rulesets.available():
+        try:
+            if rulesets.load(name).kind == "trpg":
+                out.append(name)
+        except VgmError:  # a broken user pack is reported by `vgm rulesets validate`, not here
+            continue
+    return out
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _case_lines(text: str) -> dict[int, int]:
+    """Index of each case → its 1-based line in the file (best effort; {} if the shape is odd)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if isinstance(node, yaml.MappingNode):
+        node = next((v for k, v in node.value if getattr(k, "value", None) == "cases"), None)
+    if not isinstance(node, yaml.SequenceNode):
+        return {}
+    return {i: item.start_mark.line + 1 for i, item in enumerate(node.value)}
+
+
+def _read(path: Path) -> tuple[Any, str]:
+    if not path.exists():
+        raise CaseError(f"{path}: no such case file; give a YAML file of play-eval cases ({SHAPE_HINT})")
+    if not path.is_file():
+        raise CaseError(f"{path}: is a folder, not a case file; give a YAML file of play-eval cases")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaseError(f"{path}: not UTF-8 text (bad byte at offset {exc.start}); save the file as UTF-8") from None
+    except OSError as exc:
+        raise CaseError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    try:
+        return yaml.safe_load(text), text
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise CaseError(f"{where}: not valid YAML ({_one_line(problem)}); fix the file") from None
+    except RecursionError:
+        raise CaseError(f"{path}: nested too deeply to be a case file; {SHAPE_HINT}") from None
+
+
+def load_cases(path: str | Path) -> list[PlayCase]:
+    """Read and check a case file: rule sets, scenarios, characters and check names all resolve.
+
+    Raises:
+        CaseError: one line naming the file (and line), the case id and the key, and the fix.
+    """
+    path = Path(path)
+    data, text = _read(path)
+    return parse_cases(data, str(path), _case_lines(text))
+
+
+def parse_cases(data: Any, source: str = "<cases>", lines: dict[int, int] | None = None) -> list[PlayCase]:
+    """Validate already-parsed case data (a list, or a mapping with ``cases:``); see ``load_cases``."""
+    lines = lines or {}
+    if isinstance(data, dict):
+        extra = sorted(set(data) - {"cases", "description"})
+        if extra:
+            raise CaseError(f"{source}: key {extra[0]!r} is not known at the top level; use `cases:` (and optionally `description:`)")
+        data = data.get("cases")
+    if not isinstance(data, list) or not data:
+        raise CaseError(f"{source}: no cases; write a list of cases (or `cases:` holding one); {SHAPE_HINT}")
+    packs: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    out = []
+    for index, raw in enumerate(data):
+        where = f"{source}:{lines[index]}" if index in lines else source
+        case = _parse_case(raw, index, where, packs)
+        if case.id in seen:
+            raise CaseError(f"{where}: case {case.id!r}: key 'id': duplicate (first is case #{seen[case.id] + 1}); ids must be unique so runs can resume")
+        seen[case.id] = index
+        out.append(case)
+    return out
+
+
+def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any]) -> PlayCase:
+    label = f"case #{index + 1}"
+    if isinstance(raw, dict) and isinstance(raw.get("id"), (str, int)) and str(raw.get("id")).strip():
+        label = f"case {str(raw['id'])!r}"
+    if not isinstance(raw, dict):
+        raise CaseError(f"{where}: {label}: a case is a mapping (id, ruleset, scene or scenario, line, expect); {SHAPE_HINT}")
+
+    def fail(key: str, problem: str, fix: str = "") -> CaseError:
+        return CaseError(_one_line(f"{where}: {label}: key {key!r}: {problem}" + (f"; {fix}" if fix else "")))
+
+    try:
+        case = PlayCase.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "case"
+        msg = "required" if first["type"] == "missing" else first["msg"]
+        raise fail(key, msg, SHAPE_HINT) from None
+
+    # the rule set: any name the packs answer to, but only the TRPG ones
+    if case.ruleset not in packs:
+        try:
+            packs[case.ruleset] = rulesets.load(case.ruleset)
+        except VgmError:
+            packs[case.ruleset] = None
+    pack = packs[case.ruleset]
+    if pack is None or pack.kind != "trpg":
+        raise fail("ruleset", f"unknown TRPG rule set {case.ruleset!r}", f"use one of {', '.join(trpg_packs())}")
+    case.ruleset = pack.name
+
+    # where it is played: exactly one of scene / scenario
+    if case.scene is not None and case.scenario is not None:
+        raise fail("scenario", "give either `scene` (inline text) or `scenario` (a shipped id), not both")
+    if case.scene is None and case.scenario is None:
+        raise fail("scene", "required: give `scene` (inline text) or `scenario` (a shipped id, see `vgm play --list`)")
+    if case.scene is not None and not case.scene.strip():
+        raise fail("scene", "empty", "describe where the character is and what is around")
+    if case.scenario is not None:
+        try:
+            scenario = load_scenario(case.scenario, pack)
+        except ScenarioError as exc:
+            raise fail("scenario", str(exc)) from None
+        case.scenario = scenario.id
+        case._scene = scenario
+
+    # who speaks: a ready character of the pack
+    sheets = ready_characters(pack)
+    if not sheets:
+        raise fail("ruleset", f"{pack.name} has no ready characters to play the line", "add sheets under gm/data/characters/")
+    if case.character is None:
+        case.character = sheets[0].name
+    else:
+        try:
+            case.character = find_character(case.character, sheets).name
+        except CharacterError:
+            known = ", ".join(s.name for s in sheets)
+            raise fail("character", f"no ready {pack.name} character {case.character!r}", f"use one of {known}") from None
+
+    # what is expected
+    expect = case.expect
+    if expect.impossible:
+        if expect.roll:
+            raise fail("expect.roll", "an impossible act expects no roll", "write `roll: false` (or leave it out)")
+        expect.roll = False
+    elif expect.roll is None:
+        raise fail("expect.roll", "required", "write `roll: true` or `roll: false`")
+    if not expect.roll and expect.checks:
+        raise fail("expect.checks", "a case without a roll lists no checks", "drop `checks` or set `roll: true`")
+    resolved = []
+    for k, name in enumerate(expect.checks):
+        try:
+            resolved.append(pack.resolve(name))
+        except UnknownName as exc:
+            raise fail(f"expect.checks[{k}]", str(exc)) from None
+    expect.checks = list(dict.fromkeys(resolved))
+    case.line = " ".join(case.line.split())
+    return case
