@@ -261,8 +261,8 @@ def format_summary(summary: Summary, title: str = "play eval"):
     pct = lambda x: "–" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     sec = lambda x: "–" if x is None else f"{x:.1f}"  # noqa: E731
     table = Table(title=title, box=box.SIMPLE_HEAD,
-                  caption="roll acc = balanced roll/no-roll accuracy; imp ok = impossible acts that succeeded (want 0)")
-    for col in ("rule set", "n", "errors", "roll acc", "rolled", "held", "right check", "imp ok", "imp refused",
+                  caption="roll acc = balanced roll/no-roll accuracy; imp succeeded = impossible acts the dice let through (want 0)")
+    for col in ("rule set", "n", "errors", "roll acc", "rolled", "held", "right check", "imp succeeded", "imp refused",
                 "narration ok", "turn p50 s", "turn p95 s", "1st token p50 s"):
         table.add_column(col, justify="left" if col == "rule set" else "right", no_wrap=True)
     rows = [("all", summary), *summary.per_ruleset.items()]
