@@ -369,11 +369,14 @@ class JsonlReader:
     """
 
     def __init__(self, path: Path, model: type[BaseModel] | None, on_torn: str | Callable[[str], Any],
-                 what: str) -> None:
+                 what: str, on_bad: str = "error") -> None:
         if not (callable(on_torn) or on_torn in ("drop", "error", "ignore")):
             raise ValueError(f"on_torn must be 'drop', 'error', 'ignore' or a callable, not {on_torn!r}")
-        self.path, self.model, self.on_torn, self.what = path, model, on_torn, what
+        if on_bad not in ("error", "skip"):
+            raise ValueError(f"on_bad must be 'error' or 'skip', not {on_bad!r}")
+        self.path, self.model, self.on_torn, self.what, self.on_bad = path, model, on_torn, what, on_bad
         self.torn: int | None = None
+        self.skipped: list[int] = []
         self.good_bytes = 0
         _check_path(path, what)
 
@@ -384,7 +387,7 @@ class JsonlReader:
     def numbered(self) -> Iterator[tuple[int, Any]]:
         """(line number, record) pairs; blank lines are skipped."""
         p = self.path
-        self.torn, self.good_bytes = None, 0
+        self.torn, self.good_bytes, self.skipped = None, 0, []
         try:
             raw = gzip.open(p, "rb") if p.suffix == ".gz" and _head(p, 2) == b"\x1f\x8b" else p.open("rb")
         except PermissionError:
@@ -405,10 +408,14 @@ class JsonlReader:
                     try:
                         record = self._parse(line, number, start)
                     except FileProblem as problem:
-                        if complete:
+                        if not complete:
+                            self._torn(number, problem)
+                            return
+                        if self.on_bad == "error" or problem.line is None:
                             raise
-                        self._torn(number, problem)
-                        return
+                        self.skipped.append(number)
+                        self.good_bytes = offset
+                        continue
                     if complete or record is not None:
                         self.good_bytes = offset
                     if record is not None:
@@ -452,7 +459,8 @@ def _head(path: Path, n: int) -> bytes:
 
 
 def read_jsonl(path: str | os.PathLike, model: type[BaseModel] | None = None, *,
-               on_torn: str | Callable[[str], Any] = "drop", what: str = "JSON Lines file") -> JsonlReader:
+               on_torn: str | Callable[[str], Any] = "drop", what: str = "JSON Lines file",
+               on_bad: str = "error") -> JsonlReader:
     """The records of a JSON Lines file, one per non-blank line, read as they are iterated.
 
     Args:
@@ -463,10 +471,13 @@ def read_jsonl(path: str | os.PathLike, model: type[BaseModel] | None = None, *,
             a ``TornTail`` warning, ``"ignore"`` skips it silently, ``"error"`` raises, a
             callable is given the one-line message and the line is skipped.
         what: what the file is, for messages.
+        on_bad: ``"error"`` (the default) or ``"skip"``: skip bad complete lines too, their
+            numbers kept in ``reader.skipped`` — only for logs many processes append to,
+            where a crash can leave a cut line in the middle.
 
     Raises:
         FileProblem: at the call for a missing file or folder; while iterating for a bad line
             anywhere but the torn tail (naming file:line), a non-object line, or a record the
             model rejects.
     """
-    return JsonlReader(Path(path), model, on_torn, what)
+    return JsonlReader(Path(path), model, on_torn, what, on_bad)

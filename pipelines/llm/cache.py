@@ -11,13 +11,55 @@ import atexit
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 from ._types import ModelError
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@?#]*@")
+_SECRET_PARAM = re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|password|secret)=)[^&\s#]+")
+
+
+def redact(text: str) -> str:
+    """``text`` with credentials in URLs masked: ``http://user:pw@host`` → ``http://***@host``, ``?api_key=…`` → ``?api_key=***``.
+
+    Applied to everything that is stored (cache identities, the usage log) or printed (errors).
+    """
+    if not isinstance(text, str) or ("@" not in text and "=" not in text):
+        return text
+    return _SECRET_PARAM.sub(r"\1***", _USERINFO.sub(r"\1***@", text))
+
+
+def _redact_values(record: Any) -> Any:
+    if isinstance(record, str):
+        return redact(record)
+    if isinstance(record, dict):
+        return {k: _redact_values(v) for k, v in record.items()}
+    if isinstance(record, list):
+        return [_redact_values(v) for v in record]
+    return record
+
+
+class CacheWarning(UserWarning):
+    """The response cache had to be moved aside (a damaged or foreign file); a fresh one is used."""
+
+
+_USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cached_tokens")
+_COLUMNS = {"key", "model", "value", "created"}
+
+
+def good_entry(value: Any) -> bool:
+    """True for a cache entry of the shape the client writes: ``{"text": str, "usage": {...ints}}``."""
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        return False
+    usage = value.get("usage", {})
+    return isinstance(usage, dict) and all(
+        type(usage[k]) is int and usage[k] >= 0 for k in _USAGE_KEYS if k in usage)
 
 
 def cache_dir() -> Path:
@@ -47,61 +89,150 @@ class ResponseCache:
         self.path = Path(path) if path else cache_dir() / "cache.sqlite"
         self._lock = threading.Lock()
         self.failed_writes = 0
+        self.moved_aside: Path | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
+        except OSError as exc:
+            raise self._unusable(exc) from None
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:  # not a database, damaged pages, someone else's schema
+            if isinstance(exc, sqlite3.OperationalError) and not _damaged(exc):
+                raise self._unusable(exc) from None  # locked, read-only, no space: not ours to move
+            self._move_aside(exc)
+            try:
+                self._db = self._open()
+            except sqlite3.Error as again:
+                raise self._unusable(again) from None
+        except OSError as exc:
+            raise self._unusable(exc) from None
+
+    def _unusable(self, exc: BaseException) -> ModelError:
+        return ModelError(f"response cache {self.path} cannot be used ({exc}); delete it, set VGM_CACHE_DIR elsewhere, or VGM_NO_CACHE=1")
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "responses" not in tables:
+                raise _Foreign(f"a database with other tables ({', '.join(sorted(tables))[:60]})")
+            if "responses" in tables:
+                columns = {r[1] for r in db.execute("PRAGMA table_info(responses)")}
+                if not _COLUMNS <= columns:
+                    raise _Foreign(f"a 'responses' table with other columns ({', '.join(sorted(columns))[:60]})")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL, created REAL)"
             )
-        except (sqlite3.Error, OSError) as exc:
-            raise ModelError(
-                f"response cache {self.path} cannot be used ({exc}); delete it, set VGM_CACHE_DIR elsewhere, or VGM_NO_CACHE=1"
-            ) from None
+            if tables:
+                db.execute("SELECT COUNT(*) FROM responses").fetchone()  # damage found later is handled by _recover
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self, exc: BaseException) -> None:
+        """Rename a damaged or foreign cache file (and its WAL/SHM) out of the way; warn in one line."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.broken-{stamp}-{os.getpid()}")
+        try:
+            os.replace(self.path, aside)
+            for suffix in ("-wal", "-shm"):
+                extra = self.path.with_name(self.path.name + suffix)
+                if extra.exists():
+                    os.replace(extra, aside.with_name(aside.name + suffix))
+        except OSError as move:
+            raise self._unusable(f"{exc}; moving it aside failed: {move}") from None
+        self.moved_aside = aside
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        warnings.warn(f"response cache {self.path} could not be used ({reason}); moved it to {aside.name} and started a new one",
+                      CacheWarning, stacklevel=3)
+
+    def _recover(self, exc: sqlite3.DatabaseError) -> bool:
+        """After a query found damage: move the file aside and reopen; True when that worked."""
+        if not _damaged(exc):
+            return False
+        try:
+            self._db.close()
+        except sqlite3.Error:
+            pass
+        try:
+            self._move_aside(exc)
+            self._db = self._open()
+        except (ModelError, sqlite3.Error, OSError):
+            self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            self._db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT, value TEXT NOT NULL, created REAL)")
+        return True
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The stored answer, or None: a missing, unreadable or wrongly shaped entry is a miss (the next put overwrites it)."""
         try:
             with self._lock:
-                row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-            return json.loads(row[0]) if row else None
-        except (sqlite3.Error, ValueError):
+                try:
+                    row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+                except sqlite3.DatabaseError as exc:
+                    if not self._recover(exc):
+                        raise
+                    return None
+            value = json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError, TypeError, RecursionError):
             return None  # an unreadable entry is a miss: the model is asked again
+        return value if good_entry(value) else None
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        row = (key, redact(model), json.dumps(value, ensure_ascii=False), time.time())
         try:
             with self._lock:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
-                    (key, model, json.dumps(value, ensure_ascii=False), time.time()),
-                )
+                try:
+                    self._db.execute("INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)", row)
+                except sqlite3.DatabaseError as exc:
+                    if not self._recover(exc):
+                        raise
+                    self._db.execute("INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)", row)
         except sqlite3.Error:
             self.failed_writes += 1  # a full or locked disk must not lose the answer we already have
 
+    def _query(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args)
+            except sqlite3.DatabaseError as exc:
+                if not self._recover(exc):
+                    raise ModelError(f"response cache {self.path}: {exc}; try again, or VGM_NO_CACHE=1") from None
+                return self._db.execute(sql, args)
+
     def stats(self) -> list[dict[str, Any]]:
         """Entries and bytes per model identity, for ``vgm models cache``."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT model, COUNT(*), SUM(LENGTH(value)), MIN(created), MAX(created) FROM responses GROUP BY model ORDER BY model"
-            ).fetchall()
-        return [{"model": m, "entries": n, "bytes": b or 0, "oldest": lo, "newest": hi} for m, n, b, lo, hi in rows]
+        rows = self._query(
+            "SELECT model, COUNT(*), SUM(LENGTH(value)), MIN(created), MAX(created) FROM responses GROUP BY model ORDER BY model"
+        ).fetchall()
+        return [{"model": redact(str(m)), "entries": n, "bytes": b or 0, "oldest": lo, "newest": hi} for m, n, b, lo, hi in rows]
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry (or one model identity's); returns how many went."""
-        with self._lock:
-            if model is None:
-                cursor = self._db.execute("DELETE FROM responses")
-            else:
-                cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
-        return cursor.rowcount
+        if model is None:
+            return self._query("DELETE FROM responses").rowcount
+        return self._query("DELETE FROM responses WHERE model = ?", (model,)).rowcount
 
     def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        return self._query("SELECT COUNT(*) FROM responses").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+class _Foreign(sqlite3.DatabaseError):
+    """A readable SQLite file that is not our cache."""
+
+
+def _damaged(exc: BaseException) -> bool:
+    """True for errors that mean the file itself is bad (not a lock, a full disk or permissions)."""
+    if isinstance(exc, _Foreign):
+        return True
+    text = str(exc).lower()
+    return any(w in text for w in ("malformed", "not a database", "corrupt", "disk image", "file is encrypted"))
 
 
 _SHARED: dict[tuple[Path, int], ResponseCache] = {}
@@ -125,7 +256,7 @@ class UsageLog:
         self._file = None
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False)
+        line = json.dumps(_redact_values({"ts": round(time.time(), 3), **record}), ensure_ascii=False)
         with self._lock:
             try:
                 if self._file is not None and not self.path.exists():  # deleted or rotated: start a new file

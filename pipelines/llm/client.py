@@ -160,9 +160,13 @@ class ClientModel:
         return Reply(text=text, usage=usage, model=self.name, step=step)
 
     def _from_cache(self, hit: dict[str, Any], step: str | None) -> Reply:
-        usage = Usage(**{**hit.get("usage", {}), "latency_s": 0.0, "cache_hit": True, "calls": 1})
+        """A cached answer as a reply. Callers pass only ``ResponseCache.get`` results, which are
+        checked for shape (a wrong one is a miss); the usage counts are read defensively all the same."""
+        raw = hit.get("usage") if isinstance(hit.get("usage"), dict) else {}
+        counts = {k: raw[k] for k in ("prompt_tokens", "completion_tokens", "cached_tokens") if type(raw.get(k)) is int and raw[k] >= 0}
+        usage = Usage(**counts, latency_s=0.0, cache_hit=True, calls=1)
         self._account(usage, step, attempts=0)
-        return Reply(text=hit["text"], usage=usage, model=self.name, step=step)
+        return Reply(text=str(hit.get("text") or ""), usage=usage, model=self.name, step=step)
 
     async def _attempts(self, messages: list[Message], params: dict[str, Any], step: str | None) -> tuple[str, Usage, int]:
         last, hint = "no attempt made", self.hint

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from urllib.parse import urlsplit, urlunsplit
+
 from ._env import env_number
 from ._types import ChatModel, ModelError
-from .client import OpenAICompatModel
+from .cache import redact
+from .client import OpenAICompatModel, Retryable
 from .scripted import ScriptedModel
 
 DEFAULT_MODEL = "local"
@@ -51,6 +54,47 @@ def parse_spec(spec: str | None = None) -> ModelSpec:
             raise ModelError("scripted: needs a file, e.g. scripted:tests/replies.yaml")
         return ModelSpec("scripted", text, rest)
     raise ModelError(f"unknown model string {text!r}; {USAGE}")
+
+
+def split_credentials(url: str) -> tuple[str, bool]:
+    """``(url without user:password@ and with secret query values masked, True when it had any)``.
+
+    The clean URL is what may be shown or stored; requests go to the original.
+    """
+    clean = url
+    try:
+        parts = urlsplit(url)
+        if "@" in parts.netloc:
+            clean = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
+    except ValueError:
+        pass
+    clean = redact(clean)
+    return clean, clean != url
+
+
+class _CredentialedModel(OpenAICompatModel):
+    """An OpenAI-compatible server whose URL carries ``user:password@``: requests go to the full
+    URL (HTTP basic auth), while ``base_url`` — shown in errors, stored in cache identities —
+    and every error message carry the URL without them."""
+
+    def __init__(self, name: str, *, secret_url: str, **options: Any) -> None:
+        super().__init__(name, **options)
+        self._secret_url = secret_url.rstrip("/")
+
+    async def _base(self) -> str:
+        return self._secret_url
+
+    async def _request(self, messages, params, timeout):
+        try:
+            return await super()._request(messages, params, timeout)
+        except (ModelError, Retryable) as exc:
+            exc.args = tuple(redact(a) if isinstance(a, str) else a for a in exc.args)
+            if isinstance(exc, Retryable):
+                exc.detail = redact(exc.detail)
+            raise
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, base_url={self.base_url!r})"
 
 
 def local_model_path(target: str) -> Path:
@@ -137,8 +181,8 @@ def cache_identity(spec: str, *, base_url: str | None = None) -> str:
             return f"gguf:sha256:{WEIGHTS[parsed.target].sha256}"
         return _local_cache_id(parsed.target, local_model_path(parsed.target))
     if parsed.kind == "openai":
-        url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
-        return f"{url}|{parsed.target}"
+        url, _ = split_credentials((base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/"))
+        return f"{url.rstrip('/')}|{parsed.target}"
     raise ModelError(f"{spec}: scripted models are not cached")
 
 
@@ -191,7 +235,13 @@ def get_model(
         options["timeout"] = timeout
     if parsed.kind == "openai":
         url, key = _openai_settings(base_url)
-        return OpenAICompatModel(parsed.text, model_id=parsed.target, base_url=url, api_key=key, cache=cache, **options)
+        clean, secret = split_credentials(url)
+        clean = clean.rstrip("/")
+        options.setdefault("cache_id", f"{clean}|{parsed.target}")
+        if secret:
+            return _CredentialedModel(parsed.text, model_id=parsed.target, base_url=clean, secret_url=url, api_key=key,
+                                      cache=cache, **options)
+        return OpenAICompatModel(parsed.text, model_id=parsed.target, base_url=clean, api_key=key, cache=cache, **options)
     path = local_model_path(parsed.target)
     return LocalModel(parsed.text, path, cache_id=_local_cache_id(parsed.target, path), threads=threads, cache=cache, **options)
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
+from rulesets import FileProblem, read_yaml
 
 from ._types import Message, ModelError, Reply, Usage
 
@@ -51,12 +51,12 @@ class ScriptedModel:
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedModel":
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise ModelError(f"scripted model file {path} not found; give scripted:<path to a YAML file of replies>")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ModelError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix the file") from None
+            data = read_yaml(path, what="scripted model file")
+        except FileProblem as problem:
+            raise ModelError(str(problem)) from None
         name = f"scripted:{path}"
         if isinstance(data, list):
             return cls([str(r) for r in data], name=name)

@@ -1,11 +1,13 @@
 """What the calls in a usage log cost, per model and step (``vgm models usage``)."""
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
+
+from rulesets import read_jsonl
 
 from ._types import ModelError, Usage
 from .cache import UsageLog
@@ -28,41 +30,44 @@ class UsageRow(BaseModel):
     cost_usd: float | None
 
 
+def _count(record: dict[str, Any], key: str, kind: type = int) -> Any:
+    """A non-negative number from a log record; anything else (a string, true, -3) counts as 0."""
+    value = record.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        return kind(0)
+    return kind(value) if abs(value) < 1e15 else kind(0)
+
+
 def summarize_usage(path: str | Path | None = None) -> list[UsageRow]:
     """Read a usage log (default: the shared one) and total it per model and step.
 
     Cache hits count as calls but cost nothing; ``cost_usd`` is None for unpriced models.
     """
     log_path = Path(path) if path else UsageLog().path
-    if not log_path.is_file():
+    if not log_path.exists():
         raise ModelError(f"no usage log at {log_path}; it is written as models are called (VGM_USAGE_LOG sets the file)")
     totals: dict[tuple[str, str | None], dict] = defaultdict(lambda: {"calls": 0, "hits": 0, "errors": 0, "fails": 0, "usage": Usage(calls=0), "cost": 0.0})
-    with open(log_path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a crash; the rest of the log still counts
-            key = (str(record.get("model", "")), record.get("step"))
-            row = totals[key]
-            event = record.get("event", "call")
-            if event == "error":
-                row["errors"] += 1
-            elif event == "parse":
-                row["fails"] += 0 if record.get("parse_ok") else 1
-            else:
-                usage = Usage(
-                    prompt_tokens=record.get("prompt_tokens", 0), completion_tokens=record.get("completion_tokens", 0),
-                    cached_tokens=record.get("cached_tokens", 0), latency_s=record.get("latency_s", 0.0),
-                    cache_hit=bool(record.get("cache_hit")),
-                )
-                row["calls"] += 1
-                row["hits"] += int(usage.cache_hit)
-                row["usage"] = row["usage"] + usage
-                cost = estimate_cost(usage, key[0])
-                row["cost"] = None if cost is None or row["cost"] is None else row["cost"] + cost
+    # Many processes append to one log: a line cut by a crash is skipped, the rest still counts.
+    for record in read_jsonl(log_path, what="usage log", on_torn="ignore", on_bad="skip"):
+        step = record.get("step")
+        key = (str(record.get("model", "")), step if isinstance(step, str) else None)
+        row = totals[key]
+        event = record.get("event", "call")
+        if event == "error":
+            row["errors"] += 1
+        elif event == "parse":
+            row["fails"] += 0 if record.get("parse_ok") else 1
+        else:
+            usage = Usage(
+                prompt_tokens=_count(record, "prompt_tokens"), completion_tokens=_count(record, "completion_tokens"),
+                cached_tokens=_count(record, "cached_tokens"), latency_s=_count(record, "latency_s", float),
+                cache_hit=record.get("cache_hit") is True,
+            )
+            row["calls"] += 1
+            row["hits"] += int(usage.cache_hit)
+            row["usage"] = row["usage"] + usage
+            cost = estimate_cost(usage, key[0])
+            row["cost"] = None if cost is None or row["cost"] is None else row["cost"] + cost
     return [
         UsageRow(
             model=model, step=step, calls=r["calls"], cache_hits=r["hits"], errors=r["errors"],

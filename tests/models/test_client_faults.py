@@ -247,13 +247,16 @@ async def test_without_any_structured_mode_the_schema_goes_into_the_prompt(fake_
     assert events[-1]["event"] == "parse" and events[-1]["parse_ok"] is True
 
 
-def test_a_corrupt_cache_file_is_one_line(tmp_path):
+def test_a_corrupt_cache_file_is_moved_aside_with_one_warning(tmp_path):
     from pipelines.llm import ResponseCache
+    from pipelines.llm.cache import CacheWarning
 
     bad = tmp_path / "cache.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(ModelError, match="VGM_NO_CACHE=1"):
-        ResponseCache(bad)
+    with pytest.warns(CacheWarning, match="moved it to cache.sqlite.broken-"):
+        cache = ResponseCache(bad)
+    cache.put("k", "m", {"text": "hi", "usage": {}})
+    assert cache.get("k")["text"] == "hi" and cache.moved_aside.read_bytes().startswith(b"this is not")
 
 
 async def test_the_same_request_in_flight_twice_is_sent_once(fake_server):
