@@ -25,7 +25,7 @@ class RichReporter:
     def __init__(self) -> None:
         self.progress = Progress(
             TextColumn("[bold]{task.fields[name]:<14}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("CF {task.fields[cf]:5.1f}  SF {task.fields[sf]:5.1f}  fails {task.fields[fails]}"),
+            TextColumn("CF {task.fields[cf]:5.1f}  SF {task.fields[sf]:5.1f}  errors {task.fields[errors]}  parse fails {task.fields[fails]}"),
             TimeElapsedColumn(), TimeRemainingColumn(), console=console,
         )
         self.tasks: dict[str, Any] = {}
@@ -38,12 +38,12 @@ class RichReporter:
         self.progress.stop()
 
     def start(self, name: str, total: int, done: int) -> None:
-        self.tasks[name] = self.progress.add_task(name, total=total, completed=done, name=name, cf=0.0, sf=0.0, fails=0)
+        self.tasks[name] = self.progress.add_task(name, total=total, completed=done, name=name, cf=0.0, sf=0.0, fails=0, errors=0)
 
     def advance(self, name: str, record: dict, running: dict) -> None:
         task = self.tasks[name]
-        fails = self.progress.tasks[task].fields["fails"] + (0 if record.get("parse_ok", True) and not record.get("error") else 1)
-        self.progress.update(task, advance=1, cf=100 * running["cf"], sf=100 * running["sf"], fails=fails)
+        fails = self.progress.tasks[task].fields["fails"] + (0 if record.get("parse_ok", True) else 1)
+        self.progress.update(task, advance=1, cf=100 * running["cf"], sf=100 * running["sf"], fails=fails, errors=running.get("errors", 0))
 
     def finish(self, name: str) -> None:
         pass
@@ -54,17 +54,29 @@ def _print_report(report, as_json: bool, title: str) -> None:
         _dump(report.as_json())
         return
     models = sorted({row.model for row in report.rows if row.model})
+    from eval.moe.report import errors_cell, seconds_cell
+
     table = Table(title=f"{title}{' — model ' + ', '.join(models) if models else ''}", box=box.SIMPLE_HEAD,
-                  caption="CF/SF in %, 95% bootstrap CI; full table: report.md / --json")
-    for col in ("pipeline", "n", "CF (CI)", "SF (CI)", "exact", "fail", "tok", "s"):
+                  caption="CF/SF in %, 95% bootstrap CI, over all instances (errors count as empty) and over the answered ones; "
+                          "calls = model calls (not cache hits); full table: report.md / --json")
+    for col in ("pipeline", "n", "errors", "CF all (CI)", "SF all (CI)", "CF ans", "SF ans", "exact", "parse fail", "calls", "cache hits", "prompt tok", "s"):
         table.add_column(col, justify="left" if col == "pipeline" else "right", no_wrap=True)
-    pct = lambda iv: f"{100 * iv['value']:.1f}"  # noqa: E731
-    ci = lambda iv: f"{100 * iv['value']:.1f} ({100 * iv['low']:.0f}–{100 * iv['high']:.0f})"  # noqa: E731
+
+    def pct(iv: Any) -> str:
+        return "-" if not iv or iv.get("value") != iv.get("value") else f"{100 * iv['value']:.1f}"
+
+    def ci(iv: Any) -> str:
+        return "-" if not iv or iv.get("value") != iv.get("value") else f"{100 * iv['value']:.1f} ({100 * iv['low']:.0f}–{100 * iv['high']:.0f})"
+
     for row in report.rows:
         m = row.metrics
-        table.add_row(row.pipeline, str(m["n"]), ci(m["cf"]), ci(m["sf"]), pct(m["exact"]),
-                      f"{100 * m['parse_failure_rate']:.0f}%", f"{m['tokens_per_instance']:.0f}", f"{m['seconds_per_instance']:.1f}")
+        answered = m.get("answered") or {}
+        table.add_row(row.pipeline, str(m["n"]), errors_cell(m), ci(m["cf"]), ci(m["sf"]), pct(answered.get("cf")), pct(answered.get("sf")),
+                      pct(m["exact"]), f"{100 * m['parse_failure_rate']:.0f}%", f"{m.get('model_calls_per_instance', 0):.1f}",
+                      f"{m.get('cache_hits_per_instance', 0):.1f}", f"{m.get('computed_prompt_tokens_per_instance', 0):.0f}", seconds_cell(m))
     console.print(table)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {note}")
     if report.tests:
         tests = Table(title=f"paired tests against {report.baseline} (Δ = pipeline − baseline)")
         for col in ("pipeline", "ΔCF [95% CI]", "p", "ΔSF [95% CI]", "p"):
@@ -153,6 +165,7 @@ def run_cmd(
     concurrency: int = typer.Option(2, "--concurrency", "-c", help="Instances in flight at once."),
     train: Path | None = typer.Option(None, "--train", help="Training .jsonl for the statistic predictor (default: leave-one-out on --data)."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics as JSON."),
+    allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
 ) -> None:
     """Run one pipeline; writes predictions.jsonl as it goes and resumes after a kill."""
     from eval.moe.report import build_report
@@ -161,7 +174,9 @@ def run_cmd(
     folder = out or Path("runs") / pipeline
     with RichReporter() as reporter:
         done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter)
-    _print_report(build_report([done], baseline=None), as_json, f"MOE run {done}")
+    report = build_report([done], baseline=None)
+    _print_report(report, as_json, f"MOE run {done}")
+    _exit_on_errors(report, allow_errors)
 
 
 @moe_app.command("compare")
@@ -175,6 +190,7 @@ def compare_cmd(
     concurrency: int = typer.Option(2, "--concurrency", "-c", help="Instances in flight at once."),
     train: Path | None = typer.Option(None, "--train", help="Training .jsonl for the statistic predictor."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+    allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
 ) -> None:
     """Run several pipelines on the same instances; print the paper-style table and save a bar chart."""
     from eval.moe.report import build_report
@@ -188,6 +204,16 @@ def compare_cmd(
     _print_report(report, as_json, f"MOE compare ({out})")
     if not as_json:
         console.print(f"saved {out / 'report.md'}, {out / 'report.csv'}, {out / 'compare.png'}")
+    _exit_on_errors(report, allow_errors)
+
+
+def _exit_on_errors(report, allow_errors: bool) -> None:
+    """Errors are results: a run with errored instances exits 1 unless ``--allow-errors``."""
+    if report.errors and not allow_errors:
+        errored = ", ".join(f"{r.pipeline} {r.metrics.get('errors')}" for r in report.rows if r.metrics.get("errors"))
+        typer.secho(f"error: {report.errors} instance(s) errored ({errored}); rerun the same command to retry them, "
+                    f"or pass --allow-errors to accept the table as it is", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1)
 
 
 def _write_outputs(report, folder: Path) -> None:
@@ -206,6 +232,7 @@ def report_cmd(
     csv_path: Path | None = typer.Option(None, "--csv", help="Also write the table as CSV here."),
     png: Path | None = typer.Option(None, "--png", help="Also draw the CF/SF bar chart here."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+    allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
 ) -> None:
     """Rebuild metrics and the comparison table from saved runs (no model needed)."""
     from eval.moe.report import build_report
@@ -221,6 +248,7 @@ def report_cmd(
         _dump(report.as_json())
     else:
         _print_report(report, False, "MOE report")
+    _exit_on_errors(report, allow_errors)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,8 @@ instance's rule set does not know stops the load with ``file:line`` and the fix.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from pydantic import ValidationError
 
 import rulesets
 from pipelines.records import Check, MoeInstance
+from pipelines.steps.moe import roster
 from rulesets import VgmError
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.jsonl"
@@ -54,6 +57,7 @@ def parse_instance(data: object, where: str, packs: dict | None = None) -> MoeIn
     if not instance.answers:
         raise DatasetError(f"{where}: instance {instance.id!r} has no answers; every MOE instance needs at least one gold check")
     pack = _pack(instance.ruleset, where, packs)
+    table = roster(instance)
     answers = []
     for k, check in enumerate(instance.answers):
         try:
@@ -62,26 +66,43 @@ def parse_instance(data: object, where: str, packs: dict | None = None) -> MoeIn
             raise DatasetError(f"{where}: answers[{k}].skill: {exc}") from None
         if not check.character.strip():
             raise DatasetError(f"{where}: answers[{k}].character is empty; name the character who rolls")
+        if " ".join(check.character.lower().split()) not in table:
+            at_table = ", ".join(dict.fromkeys(table.values())) or "nobody"
+            raise DatasetError(f"{where}: answers[{k}].character {check.character!r} is not at the table ({at_table}); "
+                               f"list them in 'characters' or fix the name")
         answers.append(Check(character=check.character.strip(), skill=skill))
     return instance.model_copy(update={"answers": answers, "ruleset": pack.name})
 
 
 def read_jsonl(path: Path):
-    """Yield ``(where, value)`` per non-blank line; a line that is not JSON stops with ``file:line``."""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
+    """Yield ``(where, value)`` per non-blank line; a line that is not UTF-8 JSON stops with ``file:line``.
+
+    The one place a MOE data file is decoded.
+    """
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            where = f"{path}:{number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{where}: not UTF-8 text (byte {exc.start + 1} of the line); save the file as UTF-8 JSON Lines") from None
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
             try:
                 yield where, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); the line may be truncated — fix or remove it") from None
+            except RecursionError:
+                raise DatasetError(f"{where}: JSON nested too deeply; one MOE instance per line is a flat object") from None
 
 
 def load_moe(path: str | Path, *, limit: int | None = None) -> list[MoeInstance]:
     """Read a MOE JSON Lines file (or ``"sample"``); errors name ``file:line`` and the fix."""
     path = data_path(path)
+    if limit is not None and limit < 1:
+        raise DatasetError(f"limit {limit}: give at least 1 (or no limit for every instance)")
+    if path.is_dir():
+        raise DatasetError(f"{path}: is a folder; give a MOE .jsonl file (see `vgm moe import`) or 'sample'")
     if not path.is_file():
         raise DatasetError(f"{path}: no such data file; give a MOE .jsonl (see `vgm moe import`) or 'sample'")
     packs: dict = {}
@@ -107,14 +128,20 @@ def check_unique(instance: MoeInstance, where: str, seen: dict[str, str]) -> Non
 
 
 def write_moe(instances: Iterable[MoeInstance], path: str | Path) -> int:
-    """Write instances as JSON Lines; returns how many."""
+    """Write instances as JSON Lines (to a temporary file renamed over ``path``, so never half-written); returns how many."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with path.open("w", encoding="utf-8") as handle:
-        for instance in instances:
-            handle.write(instance.model_dump_json(exclude_none=True) + "\n")
-            n += 1
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for instance in instances:
+                handle.write(instance.model_dump_json(exclude_none=True) + "\n")
+                n += 1
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return n
 
 

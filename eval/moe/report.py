@@ -17,7 +17,9 @@ import numpy as np
 from pipelines import available_pipelines
 from rulesets import VgmError
 
-from .metrics import MoeScore, aggregate, compare_scores, score_instance
+from .metrics import InstanceScore, MoeScore, aggregate, compare_scores, score_instance
+from .run_folder import RunFolder, RunFolderError
+from .run_folder import find_runs as find_run_folders
 
 METRICS = ("cf", "sf", "cp", "cr", "sp", "sr")
 
@@ -26,77 +28,121 @@ class ReportError(VgmError):
     """A folder given to the report is not a run."""
 
 
-def read_predictions(path: Path) -> list[dict]:
-    """Finished records; a line cut short by a kill is skipped."""
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(record, dict) and "id" in record:
-            out.append(record)
-    return out
+def read_predictions(path: str | Path) -> list[dict]:
+    """Every record of a ``predictions.jsonl`` (through ``RunFolder``); a line cut short by a kill is dropped."""
+    return list(RunFolder(Path(path).parent).records())
 
 
-def _latest(records: list[dict]) -> list[dict]:
-    by_id: dict[str, dict] = {}
-    for record in records:
-        by_id[record["id"]] = record  # a retried instance: the last line wins
-    return list(by_id.values())
+def _score(record: dict, *, answered: bool = True):
+    """One record's instance score; an errored attempt scores as an empty prediction."""
+    prediction = (record.get("prediction") or []) if (answered and not record.get("error")) else []
+    return score_instance(record.get("gold") or [], prediction, characters=record.get("characters"), id=record["id"])
 
 
 def score_records(records: list[dict], *, B: int = 1000, seed: int = 0) -> MoeScore:
-    """Formulas (1)-(6) over saved records. Instances that errored count as empty predictions."""
-    scores = [score_instance(r["gold"], r["prediction"], characters=r.get("characters"), id=r["id"]) for r in records]
-    return aggregate(scores, B=B, seed=seed)
+    """Formulas (1)-(6) over saved records, over all of them: an instance that errored counts as an empty prediction."""
+    return aggregate([_score(r) for r in records], B=B, seed=seed)
 
 
-def run_metrics(folder: str | Path, *, B: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Every number a run reports, as a dict (what metrics.json holds)."""
-    folder = Path(folder)
-    records = _latest(read_predictions(folder / "predictions.jsonl"))
-    score = score_records(records, B=B, seed=seed)
-    n = max(1, len(records))
-    usage = [r.get("usage") or {} for r in records]
-    model_steps = [s for r in records for s in r.get("steps", []) if s.get("raw") is not None]
+@dataclass
+class _Summary:
+    """What the report keeps of one instance's latest record: its score and its costs, not its text."""
+
+    score: InstanceScore
+    error: bool
+    parse_ok: bool
+    dropped: int
+    usage: dict
+    calls: int
+    cache_hits: int
+    computed_prompt_tokens: int
+    latency_s: float
+
+
+def _summary(record: dict) -> _Summary:
+    usage = record.get("usage") or {}
+    steps = [s for s in record.get("steps") or [] if isinstance(s, dict) and s.get("raw") is not None]
+    hits = computed = 0
+    for step in steps:
+        u = step.get("usage") or {}
+        if u.get("cache_hit"):
+            hits += int(u.get("calls", 1) or 1)
+        else:
+            computed += int(u.get("prompt_tokens", 0) or 0) - int(u.get("cached_tokens", 0) or 0)
+    if not steps:  # records without steps (hand-written demos): all calls were computed
+        computed = int(usage.get("prompt_tokens", 0) or 0) - int(usage.get("cached_tokens", 0) or 0)
+    dropped = record.get("dropped")
+    return _Summary(
+        score=_score(record),
+        error=bool(record.get("error")),
+        parse_ok=bool(record.get("parse_ok", True)),
+        dropped=len(dropped) if isinstance(dropped, list) else int(dropped or 0),
+        usage=usage,
+        calls=int(usage.get("calls", 0) or 0),
+        cache_hits=hits,
+        computed_prompt_tokens=max(0, computed),
+        latency_s=float(record.get("latency_s") or 0.0),
+    )
+
+
+def _summaries(folder: RunFolder) -> dict[str, _Summary]:
+    """The latest record of every id, reduced to a summary as it streams past (memory stays small)."""
+    out: dict[str, _Summary] = {}
+    for record in folder.records():
+        out[record["id"]] = _summary(record)
+    return out
+
+
+def run_metrics(folder: str | Path | RunFolder, *, B: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Every number a run reports, as a dict (what metrics.json holds).
+
+    ``cf``, ``sf``, ... are over **all** instances (an errored one counts as an empty
+    prediction, as the paper's K counts every sample); ``answered`` holds the same metrics
+    over the instances that did not error. ``errors`` and ``error_rate`` say how many errored.
+    """
+    run = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    rows = _summaries(run)
+    every = list(rows.values())
+    answered = [s for s in every if not s.error]
+    score = aggregate([s.score for s in every], B=B, seed=seed)
+    score_answered = aggregate([s.score for s in answered], B=B, seed=seed)
+    n = max(1, len(every))
+    calls = sum(s.calls for s in every)
+    hits = sum(s.cache_hits for s in every)
     return {
         **score.as_dict(),
-        "parse_failure_rate": (sum(1 for r in records if not r.get("parse_ok", True)) / n) if records else 0.0,
-        "step_parse_failures": sum(1 for s in model_steps if not s.get("parse_ok", True)),
-        "error_rate": (sum(1 for r in records if r.get("error")) / n) if records else 0.0,
-        "dropped_per_instance": sum(len(r.get("dropped") or []) if isinstance(r.get("dropped"), list) else int(r.get("dropped") or 0) for r in records) / n,
-        "prompt_tokens_per_instance": sum(u.get("prompt_tokens", 0) for u in usage) / n,
-        "cached_tokens_per_instance": sum(u.get("cached_tokens", 0) for u in usage) / n,
-        "completion_tokens_per_instance": sum(u.get("completion_tokens", 0) for u in usage) / n,
-        "tokens_per_instance": sum(u.get("prompt_tokens", 0) + u.get("completion_tokens", 0) for u in usage) / n,
-        "calls_per_instance": sum(u.get("calls", 0) for u in usage) / n,
-        "seconds_per_instance": sum(float(r.get("latency_s") or 0) for r in records) / n,
+        "scored_over": "all instances (an errored instance counts as an empty prediction)",
+        "errors": len(every) - len(answered),
+        "error_rate": (len(every) - len(answered)) / n if every else 0.0,
+        "n_answered": len(answered),
+        "answered": {k: v for k, v in score_answered.as_dict().items() if k != "n"},
+        "parse_failure_rate": (sum(1 for s in every if not s.parse_ok) / n) if every else 0.0,
+        "dropped_per_instance": sum(s.dropped for s in every) / n,
+        "prompt_tokens_per_instance": sum(s.usage.get("prompt_tokens", 0) for s in every) / n,
+        "cached_tokens_per_instance": sum(s.usage.get("cached_tokens", 0) for s in every) / n,
+        "completion_tokens_per_instance": sum(s.usage.get("completion_tokens", 0) for s in every) / n,
+        "tokens_per_instance": sum(s.usage.get("prompt_tokens", 0) + s.usage.get("completion_tokens", 0) for s in every) / n,
+        "calls_per_instance": calls / n,
+        "model_calls_per_instance": (calls - hits) / n,
+        "cache_hits_per_instance": hits / n,
+        "cache_hit_rate": hits / calls if calls else 0.0,
+        "computed_prompt_tokens_per_instance": sum(s.computed_prompt_tokens for s in every) / n,
+        "seconds_per_instance": sum(s.latency_s for s in every) / n,
+        "notes": list(run.notes),
     }
 
 
-def write_metrics(folder: str | Path, **kwargs: Any) -> dict[str, Any]:
-    metrics = run_metrics(folder, **kwargs)
-    (Path(folder) / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+def write_metrics(folder: str | Path | RunFolder, **kwargs: Any) -> dict[str, Any]:
+    """Compute ``run_metrics`` and save them as the folder's metrics.json (atomically)."""
+    run = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    metrics = run_metrics(run, **kwargs)
+    run.write_metrics(metrics)
     return metrics
 
 
 def find_runs(paths: list[str | Path]) -> list[Path]:
     """Run folders among ``paths``: a folder with run.json, or the run folders inside one."""
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if (path / "run.json").is_file():
-            found.append(path)
-        elif path.is_dir():
-            found += sorted(p.parent for p in path.glob("*/run.json"))
-        elif not path.exists():
-            raise ReportError(f"{path}: no such folder; give run folders (runs/NAME) or a compare folder")
-    if not found:
-        raise ReportError(f"no run folders (with run.json) in {', '.join(map(str, paths))}; run `vgm moe run` or `vgm moe compare` first")
-    return list(dict.fromkeys(found))
+    return [run.path for run in find_run_folders(paths)]
 
 
 @dataclass
@@ -107,48 +153,102 @@ class Row:
     metrics: dict[str, Any]
 
 
+def _f(interval: Any) -> float:
+    value = interval.get("value") if isinstance(interval, dict) else None
+    return float("nan") if value is None else float(value)
+
+
+def _pct(interval: dict[str, float] | None) -> str:
+    value = _f(interval or {})
+    return "-" if value != value else f"{100 * value:.1f}"
+
+
+def _pct_ci(interval: dict[str, float] | None) -> str:
+    if not interval or _f(interval) != _f(interval):
+        return "-"
+    return f"{100 * interval['value']:.1f} [{100 * interval['low']:.1f}, {100 * interval['high']:.1f}]"
+
+
+def errors_cell(m: dict[str, Any]) -> str:
+    """``3 (15%)``: how many instances errored, and their share."""
+    return f"{m.get('errors', 0)} ({100 * m.get('error_rate', 0.0):.0f}%)"
+
+
+def seconds_cell(m: dict[str, Any]) -> str:
+    """Wall seconds per instance, marked when response-cache hits make it look cheaper than it is."""
+    text = f"{m.get('seconds_per_instance', 0.0):.2f}"
+    rate = m.get("cache_hit_rate", 0.0)
+    return f"{text} ({100 * rate:.0f}% cached)" if rate else text
+
+
 @dataclass
 class CompareReport:
-    """The paper-style table: one row per run, plus paired tests against a baseline run."""
+    """The paper-style table: one row per run, plus paired tests against a baseline run.
+
+    Every form (table, markdown, CSV, JSON) shows how many instances errored; CF/SF are
+    given over all instances (errors count as empty predictions) and over the answered ones.
+    """
 
     rows: list[Row]
     baseline: str | None = None
     tests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """Instances that errored, over every run in the report."""
+        return sum(int(r.metrics.get("errors", 0)) for r in self.rows)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "rows": [{"pipeline": r.pipeline, "model": r.model, "folder": r.folder, **r.metrics} for r in self.rows],
+            "errors": self.errors,
             "baseline": self.baseline,
             "paired_tests": self.tests,
+            "notes": self.notes,
         }
 
     def markdown(self) -> str:
-        head = "| pipeline | model | n | CF [95% CI] | SF [95% CI] | CP | CR | SP | SR | exact | parse fail | tokens/inst | s/inst |"
+        head = ("| pipeline | model | n | errors | CF [95% CI] (all) | SF [95% CI] (all) | CF (answered) | SF (answered) | CP | CR | SP | SR | exact | "
+                "parse fail | model calls/inst | cache hits/inst | computed prompt tok/inst | s/inst |")
         lines = [head, "|" + "|".join(["---"] * (head.count("|") - 1)) + "|"]
         for r in self.rows:
             m = r.metrics
+            answered = m.get("answered") or {}
             lines.append(
-                f"| {r.pipeline} | {r.model or '-'} | {m['n']} | {_pct_ci(m['cf'])} | {_pct_ci(m['sf'])} | "
+                f"| {r.pipeline} | {r.model or '-'} | {m['n']} | {errors_cell(m)} | {_pct_ci(m['cf'])} | {_pct_ci(m['sf'])} | "
+                f"{_pct(answered.get('cf'))} | {_pct(answered.get('sf'))} | "
                 f"{_pct(m['cp'])} | {_pct(m['cr'])} | {_pct(m['sp'])} | {_pct(m['sr'])} | {_pct(m['exact'])} | "
-                f"{100 * m['parse_failure_rate']:.0f}% | {m['tokens_per_instance']:.0f} | {m['seconds_per_instance']:.2f} |"
+                f"{100 * m['parse_failure_rate']:.0f}% | {m.get('model_calls_per_instance', 0):.1f} | {m.get('cache_hits_per_instance', 0):.1f} | "
+                f"{m.get('computed_prompt_tokens_per_instance', 0):.0f} | {seconds_cell(m)} |"
             )
+        lines += ["", "CF/SF *all*: over every instance, an errored one counting as an empty prediction (the paper's K); "
+                  "*answered*: over the instances that did not error. Costs: calls answered by the model (not the response cache), "
+                  "cache hits, prompt tokens the model computed (not reused from its prefix cache), wall seconds per instance; "
+                  "a run answered from the cache shows its share cached beside the seconds, since it was not free to make."]
         if self.tests:
             lines += ["", f"Paired tests against `{self.baseline}` (same instances; bootstrap 95% CI of the difference, permutation p):", "",
                       "| pipeline | ΔCF | p | ΔSF | p |", "|---|---|---|---|---|"]
             for name, t in self.tests.items():
                 lines.append(f"| {name} | {100 * t['cf']['diff']:+.1f} [{100 * t['cf']['low']:+.1f}, {100 * t['cf']['high']:+.1f}] | {t['cf']['p_value']:.3g} | "
                              f"{100 * t['sf']['diff']:+.1f} [{100 * t['sf']['low']:+.1f}, {100 * t['sf']['high']:+.1f}] | {t['sf']['p_value']:.3g} |")
+        if self.notes:
+            lines += ["", *[f"- note: {n}" for n in self.notes]]
         return "\n".join(lines)
 
     def csv(self) -> str:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(["pipeline", "model", "n", *[f"{m}{s}" for m in (*METRICS, "exact") for s in ("", "_low", "_high")],
-                         "parse_failure_rate", "tokens_per_instance", "seconds_per_instance", "folder"])
+                         "errors", "error_rate", "n_answered", "cf_answered", "sf_answered", "parse_failure_rate", "model_calls_per_instance", "cache_hits_per_instance",
+                         "computed_prompt_tokens_per_instance", "tokens_per_instance", "seconds_per_instance", "folder"])
         for r in self.rows:
             m = r.metrics
+            answered = m.get("answered") or {}
             writer.writerow([r.pipeline, r.model or "", m["n"], *[f"{m[k][s]:.4f}" for k in (*METRICS, "exact") for s in ("value", "low", "high")],
-                             f"{m['parse_failure_rate']:.4f}", f"{m['tokens_per_instance']:.1f}", f"{m['seconds_per_instance']:.3f}", r.folder])
+                             m.get("errors", 0), f"{m.get('error_rate', 0.0):.4f}", m.get("n_answered", m["n"]), f"{_f(answered.get('cf')):.4f}", f"{_f(answered.get('sf')):.4f}",
+                             f"{m['parse_failure_rate']:.4f}", f"{m.get('model_calls_per_instance', 0):.2f}", f"{m.get('cache_hits_per_instance', 0):.2f}",
+                             f"{m.get('computed_prompt_tokens_per_instance', 0):.1f}", f"{m['tokens_per_instance']:.1f}", f"{m['seconds_per_instance']:.3f}", r.folder])
         return buffer.getvalue()
 
     def bar_chart(self, path: str | Path) -> Path:
@@ -158,7 +258,7 @@ class CompareReport:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        names = [r.pipeline for r in self.rows]
+        names = [r.pipeline + (f" ({r.metrics.get('errors')} err)" if r.metrics.get("errors") else "") for r in self.rows]
         x = np.arange(len(names))
         fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names) + 2), 4))
         for offset, key, label in ((-0.2, "cf", "CF (characters)"), (0.2, "sf", "SF (characters + skills)")):
@@ -180,29 +280,28 @@ class CompareReport:
         return path
 
 
-def _pct(interval: dict[str, float]) -> str:
-    return f"{100 * interval['value']:.1f}"
-
-
-def _pct_ci(interval: dict[str, float]) -> str:
-    return f"{100 * interval['value']:.1f} [{100 * interval['low']:.1f}, {100 * interval['high']:.1f}]"
+def load_row(run: RunFolder, *, B: int = 1000, seed: int = 0, rewrite: bool = True) -> Row:
+    """One table row for a run folder: recomputed metrics (saved as metrics.json when ``rewrite``)."""
+    meta = run.meta()
+    metrics = write_metrics(run, B=B, seed=seed) if rewrite else run_metrics(run, B=B, seed=seed)
+    return Row(pipeline=str(meta.get("pipeline") or run.path.name), model=meta.get("model"), folder=str(run.path), metrics=metrics)
 
 
 def build_report(paths: list[str | Path], *, baseline: str | None = "last_speaker", B: int = 1000, seed: int = 0) -> CompareReport:
     """Rebuild metrics (rewriting each metrics.json) and the comparison table from run folders."""
     rows: list[Row] = []
     records: dict[str, list[dict]] = {}
-    for folder in find_runs(paths):
-        config = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        metrics = write_metrics(folder, B=B, seed=seed)
-        name = config.get("pipeline", folder.name)
-        if name in records:
-            name = f"{name} ({folder})"
-        rows.append(Row(pipeline=name, model=config.get("model"), folder=str(folder), metrics=metrics))
-        records[name] = _latest(read_predictions(folder / "predictions.jsonl"))
+    notes: list[str] = []
+    for run in find_run_folders(paths):
+        row = load_row(run, B=B, seed=seed)
+        if row.pipeline in records:
+            row.pipeline = f"{row.pipeline} ({run.path})"
+        rows.append(row)
+        records[row.pipeline] = list(run.latest().values())
+        notes += list(dict.fromkeys(run.notes))
     order = {name: k for k, name in enumerate(available_pipelines())}
     rows.sort(key=lambda row: (order.get(row.pipeline.split(" ")[0], len(order)), row.pipeline))  # the paper's order
-    report = CompareReport(rows=rows)
+    report = CompareReport(rows=rows, notes=notes)
     if baseline and baseline in records and len(records) > 1:
         report.baseline = baseline
         base = score_records(records[baseline], B=10)

@@ -1,37 +1,36 @@
 """The MOE runner: pipelines × instances, concurrent, written as it goes, resumable after a kill.
 
-Each pipeline gets a run folder::
-
-    run.json           pipeline (resolved chain), model, data path, limits, started, finished
-    predictions.jsonl  one line per instance: id, prediction, utterance, gold, steps, usage, latency_s, error
-    metrics.json       CF, SF, CP, CR, SP, SR with 95% CIs, exact match, parse failures, tokens, seconds
+Each pipeline gets a run folder (``RunFolder``, see ``run_folder.py`` for the format and the
+guarantees: append-only lines, a lock per folder, torn tails cut, ``run.json`` compared on
+resume). Options are checked before anything is written.
 
 Several pipelines run *instance-major* (every pipeline on instance 1, then instance 2, ...),
 so a prefix-caching server still holds an instance's context when the next pipeline asks
-about it. Instances already in ``predictions.jsonl`` are skipped; ones that failed with a
-model error are retried.
+about it. Instances already finished are skipped; ones that failed with a model error are
+retried. Records are written and forgotten: the runner keeps only ids and four numbers per
+instance, so memory stays flat however long the run.
 """
 from __future__ import annotations
 
 import asyncio
-import json
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
 from pipelines import MoeInstance, Pipeline, SkillStats, load_pipeline
-from rulesets import VgmError
 
 from .dataset import data_path, load_moe
-from .metrics import InstanceScore, score_instance
-from .report import read_predictions, write_metrics
+from .metrics import score_instance
+from .report import write_metrics
+from .run_folder import RunFolder, RunFolderError, check_writable, file_hash, now
 from eval.stats import harmonic_mean
 
+PROMPTING = ("faithful", "assisted")
 
-class RunError(VgmError):
-    """A run folder or run request the user must fix."""
+
+RunError = RunFolderError  # a run folder or run request the user must fix: one error type for both
 
 
 class Reporter(Protocol):
@@ -45,54 +44,42 @@ class Reporter(Protocol):
 
 
 @dataclass
-class RunFolder:
-    """One pipeline's run folder, its finished records and the file we append to."""
+class _Running:
+    """One pipeline's folder while it runs: the finished ids and running sums for the progress bar."""
 
     pipeline: Pipeline
-    path: Path
-    records: dict[str, dict] = field(default_factory=dict)
-    scores: list[InstanceScore] = field(default_factory=list)
+    folder: RunFolder
+    done: set[str] = field(default_factory=set)
+    sums: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0, 0.0])
+    errors: int = 0
 
-    @property
-    def predictions(self) -> Path:
-        return self.path / "predictions.jsonl"
+    def add(self, cp: float, cr: float, sp: float, sr: float) -> None:
+        for k, value in enumerate((cp, cr, sp, sr)):
+            self.sums[k] += value
 
     def running(self) -> dict[str, float]:
-        if not self.scores:
-            return {"cf": 0.0, "sf": 0.0, "n": 0}
-        n = len(self.scores)
-        mean = lambda attr: sum(getattr(s, attr) for s in self.scores) / n  # noqa: E731
-        return {"cf": harmonic_mean(mean("cp"), mean("cr")), "sf": harmonic_mean(mean("sp"), mean("sr")), "n": n}
+        n = len(self.done)
+        if not n:
+            return {"cf": 0.0, "sf": 0.0, "n": 0, "errors": self.errors}
+        cp, cr, sp, sr = (v / n for v in self.sums)
+        return {"cf": harmonic_mean(cp, cr), "sf": harmonic_mean(sp, sr), "n": n, "errors": self.errors}
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _open_folder(pipeline: Pipeline, path: Path, config: dict[str, Any]) -> RunFolder:
-    path.mkdir(parents=True, exist_ok=True)
-    run_json = path / "run.json"
-    if run_json.is_file():
-        try:
-            old = json.loads(run_json.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            old = {}
-        for key in ("pipeline", "model", "data"):
-            if old.get(key) not in (None, config.get(key)):
-                raise RunError(
-                    f"{path} holds a run with {key}={old.get(key)!r}, not {config.get(key)!r}; "
-                    f"choose another -o folder, or rerun with the same settings to resume"
-                )
-        config = {**config, "started": old.get("started", config["started"]), "resumed": [*old.get("resumed", []), _now()]}
-    folder = RunFolder(pipeline=pipeline, path=path)
-    kept = [r for r in read_predictions(folder.predictions) if not r.get("error")]
-    # rewrite: drops a truncated last line and failed instances, so they run again
-    folder.predictions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8")
-    for record in kept:
-        folder.records[record["id"]] = record
-        folder.scores.append(score_instance(record["gold"], record["prediction"], characters=record.get("characters"), id=record["id"]))
-    run_json.write_text(json.dumps({**config, "finished": None}, indent=2, ensure_ascii=False), encoding="utf-8")
-    return folder
+def _open(pipeline: Pipeline, folder: RunFolder, stack: ExitStack, config: dict[str, Any]) -> _Running:
+    stack.enter_context(folder.writing(config))
+    state = _Running(pipeline=pipeline, folder=folder)
+    latest: dict[str, tuple[float, float, float, float] | None] = {}
+    for record in folder.records():
+        if record.get("error"):
+            latest[record["id"]] = None
+        else:
+            s = score_instance(record.get("gold") or [], record.get("prediction") or [], characters=record.get("characters"))
+            latest[record["id"]] = (s.cp, s.cr, s.sp, s.sr)
+    for iid, values in latest.items():
+        if values is not None:
+            state.done.add(iid)
+            state.add(*values)
+    return state
 
 
 def _record(instance: MoeInstance, result, latency: float) -> dict[str, Any]:
@@ -119,6 +106,28 @@ def build_stats(instances: list[MoeInstance], train: str | Path | None) -> tuple
     return SkillStats(instances), True, "leave-one-out on the data"
 
 
+def check_options(pipelines: list[str], *, limit: int | None = None, concurrency: int = 2, prompting: str = "faithful",
+                  model: Any = None) -> list[Pipeline]:
+    """Every option a run takes, checked before anything is written; returns the built pipelines."""
+    if limit is not None and limit < 1:
+        raise RunError(f"--limit {limit}: give at least 1 (or leave it out for every instance)")
+    if concurrency < 1:
+        raise RunError(f"--concurrency {concurrency}: give at least 1 instance in flight")
+    if prompting not in PROMPTING:
+        raise RunError(f"--prompting {prompting!r}: choose one of {', '.join(PROMPTING)}")
+    if not pipelines:
+        raise RunError("no pipelines given; name at least one (see `vgm moe pipelines`)")
+    built = [load_pipeline(p) for p in pipelines]
+    for pipeline in built:
+        if pipeline.step_names.count("gm_utterance") > 1:
+            raise RunError(f"pipeline {pipeline.name!r} would ask for the GM utterance twice; drop the extra _gm (e.g. {pipeline.name.removesuffix('_gm')})")
+    names = [p.name for p in built]
+    twice = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+    if twice:
+        raise RunError(f"pipeline {twice[0]!r} is named twice; give each pipeline once")
+    return built
+
+
 async def run_pipelines(
     pipelines: list[str],
     data: str | Path,
@@ -131,6 +140,7 @@ async def run_pipelines(
     train: str | Path | None = None,
     reporter: Reporter | None = None,
     options: dict[str, Any] | None = None,
+    prompting: str = "faithful",
 ) -> dict[str, Path]:
     """Run every pipeline on every instance; returns pipeline → run folder.
 
@@ -140,65 +150,70 @@ async def run_pipelines(
         out: pipeline name → run folder.
         model: a ``ChatModel`` (needed when any pipeline has model steps).
         model_name: recorded in run.json (the ``--model`` string).
-        limit: only the first N instances.
-        concurrency: instances in flight at once.
+        limit: only the first N instances (at least 1).
+        concurrency: instances in flight at once (at least 1).
         train: training file for the statistic predictor.
+        prompting: ``faithful`` (only what the paper's prompts give) or ``assisted`` (see docs/moe.md).
     """
-    built = [load_pipeline(p) for p in pipelines]
+    built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
     if model is None and any(p.needs_model for p in built):
         needing = ", ".join(p.name for p in built if p.needs_model)
         raise RunError(f"pipelines {needing} call a model; pass --model (e.g. local:small)")
+    for pipeline in built:
+        check_writable(out[pipeline.name])
     path = data_path(data)
     instances = load_moe(path, limit=limit)
     stats, leave_one_out, train_desc = build_stats(instances, train)
-    opts = {"stats": stats, "leave_one_out": leave_one_out, **(options or {})}
-    folders: list[RunFolder] = []
-    for pipeline in built:
-        config = {
-            "pipeline": pipeline.name,
-            "chain": pipeline.describe(),
-            "model": model_name if pipeline.needs_model else None,
-            "data": str(path.resolve()),
-            "limit": limit,
-            "instances": len(instances),
-            "concurrency": concurrency,
-            "train": train_desc,
-            "started": _now(),
-        }
-        folders.append(_open_folder(pipeline, Path(out[pipeline.name]), config))
-    for folder in folders:
-        if reporter:
-            reporter.start(folder.pipeline.name, len(instances), len(folder.records))
-
-    gate = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(instance: MoeInstance) -> None:
-        async with gate:
-            for folder in folders:
-                if instance.id in folder.records:
-                    continue
-                started = time.perf_counter()
-                result = await folder.pipeline.run(instance, model if folder.pipeline.needs_model else None, **opts)
-                record = _record(instance, result, time.perf_counter() - started)
-                with folder.predictions.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                if not record["error"]:
-                    folder.records[instance.id] = record
-                    folder.scores.append(score_instance(instance.answers, result.checks, characters=instance.characters, id=instance.id))
-                if reporter:
-                    reporter.advance(folder.pipeline.name, record, folder.running())
-
-    await asyncio.gather(*(one(i) for i in instances))
+    opts = {"stats": stats, "leave_one_out": leave_one_out, "prompting": prompting, **(options or {})}
+    data_hash = file_hash(path)
     done: dict[str, Path] = {}
-    for folder in folders:
-        write_metrics(folder.path)
-        run_json = folder.path / "run.json"
-        config = json.loads(run_json.read_text(encoding="utf-8"))
-        config["finished"] = _now()
-        run_json.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
-        if reporter:
-            reporter.finish(folder.pipeline.name)
-        done[folder.pipeline.name] = folder.path
+    with ExitStack() as stack:
+        folders: list[_Running] = []
+        for pipeline in built:
+            config = {
+                "pipeline": pipeline.name,
+                "chain": pipeline.describe(),
+                "model": model_name if pipeline.needs_model else None,
+                "data": str(path.resolve()),
+                "data_hash": data_hash,
+                "limit": limit,
+                "instances": len(instances),
+                "concurrency": concurrency,
+                "prompting": prompting if pipeline.needs_model else None,
+                "train": train_desc,
+                "started": now(),
+            }
+            folders.append(_open(pipeline, RunFolder(out[pipeline.name]), stack, config))
+        for state in folders:
+            if reporter:
+                reporter.start(state.pipeline.name, len(instances), len(state.done & {i.id for i in instances}))
+
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(instance: MoeInstance) -> None:
+            async with gate:
+                for state in folders:
+                    if instance.id in state.done:
+                        continue
+                    started = time.perf_counter()
+                    result = await state.pipeline.run(instance, model if state.pipeline.needs_model else None, **opts)
+                    record = _record(instance, result, time.perf_counter() - started)
+                    state.folder.append(record)
+                    if record["error"]:
+                        state.errors += 1
+                    else:
+                        s = score_instance(instance.answers, result.checks, characters=instance.characters, id=instance.id)
+                        state.done.add(instance.id)
+                        state.add(s.cp, s.cr, s.sp, s.sr)
+                    if reporter:
+                        reporter.advance(state.pipeline.name, record, state.running())
+
+        await asyncio.gather(*(one(i) for i in instances))
+        for state in folders:
+            write_metrics(state.folder)
+            if reporter:
+                reporter.finish(state.pipeline.name)
+            done[state.pipeline.name] = state.folder.path
     return done
 
 
@@ -224,25 +239,41 @@ async def close_model(model: Any) -> None:
 
 def run_moe(
     pipeline: str, data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
-    concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None,
+    concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, prompting: str = "faithful",
 ) -> Path:
     """``vgm moe run``: one pipeline into one run folder; returns the folder."""
-    return compare_moe([pipeline], data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, single=True)[load_pipeline(pipeline).name]
+    return compare_moe([pipeline], data, out, model=model, limit=limit, concurrency=concurrency, train=train,
+                       reporter=reporter, single=True, prompting=prompting)[load_pipeline(pipeline).name]
 
 
 def compare_moe(
     pipelines: list[str], data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
     concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, single: bool = False,
+    prompting: str = "faithful", options: dict[str, Any] | None = None,
 ) -> dict[str, Path]:
-    """``vgm moe compare``: every pipeline into ``out/<pipeline>``; returns pipeline → folder."""
-    names = [load_pipeline(p).name for p in pipelines]
+    """``vgm moe compare``: every pipeline into ``out/<pipeline>``; returns pipeline → folder.
+
+    Every option, the output folders and the data file are checked before a model starts or
+    a byte is written.
+    """
+    built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
     out = Path(out)
-    folders = {name: (out if single else out / name) for name in names}
-    chat = open_model(model) if any(load_pipeline(p).needs_model for p in pipelines) else None
+    folders = {p.name: (out if single else out / p.name) for p in built}
+    check_writable(out)
+    for folder in folders.values():
+        check_writable(folder)
+    needs_model = any(p.needs_model for p in built)
+    if needs_model and not model:
+        raise RunError(f"pipelines {', '.join(p.name for p in built if p.needs_model)} call a model; pass --model (e.g. local:small)")
+    load_moe(data_path(data), limit=limit)  # a bad data file stops here, before a model server starts
+    if train:
+        load_moe(train)
+    chat = open_model(model) if needs_model else None
 
     async def go() -> dict[str, Path]:
         try:
-            return await run_pipelines(pipelines, data, folders, model=chat, model_name=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter)
+            return await run_pipelines(pipelines, data, folders, model=chat, model_name=model, limit=limit, concurrency=concurrency,
+                                       train=train, reporter=reporter, prompting=prompting, options=options)
         finally:
             if chat is not None:
                 await close_model(chat)

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.moe import RunFolder, RunFolderError, load_moe
 from pipelines.records import MoeInstance
 
 from ._store import Study, StudyError
@@ -20,7 +21,6 @@ from ._store import Study, StudyError
 HUMAN = "human"
 # Where a data line (or a MoeInstance) may carry the real GM's next line.
 REFERENCE_FIELDS = ("gm_reply", "next_gm", "reference", "gm_utterance")
-DATA_KEYS = ("data", "data_path", "dataset", "data_file")
 
 
 @dataclass
@@ -65,39 +65,29 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 
 def load_run(path: str | Path) -> RunForStudy:
-    """Read a run folder's ``run.json`` and the utterances in ``predictions.jsonl``."""
-    path = Path(path)
-    meta_path, pred_path = path / "run.json", path / "predictions.jsonl"
-    if not meta_path.is_file() or not pred_path.is_file():
-        raise StudyError(f"{path}: not a MOE run folder (needs run.json and predictions.jsonl); make one with `vgm moe run`")
+    """Read a run folder's ``run.json`` and the utterances in ``predictions.jsonl`` (through ``RunFolder``)."""
+    folder = RunFolder(path)
+    if not folder.meta_path.is_file() or not folder.predictions_path.is_file():
+        raise StudyError(f"{folder.path}: not a MOE run folder (needs run.json and predictions.jsonl); make one with `vgm moe run`")
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise StudyError(f"{meta_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    run = RunForStudy(name=path.name, path=path, meta=meta)
-    for row in _read_jsonl(pred_path):
-        if row.get("error") or not isinstance(row.get("id"), str):
-            continue
+        meta = folder.meta()
+        latest = folder.answered()
+    except RunFolderError as exc:
+        raise StudyError(str(exc)) from None
+    run = RunForStudy(name=folder.path.name, path=folder.path, meta=meta)
+    for iid, row in latest.items():
         utterance = (row.get("utterance") or "").strip()
         if utterance:
-            run.utterances[row["id"]] = utterance
-            run.checks[row["id"]] = [dict(c) for c in row.get("prediction") or [] if isinstance(c, dict)]
+            run.utterances[iid] = utterance
+            run.checks[iid] = [dict(c) for c in row.get("prediction") or [] if isinstance(c, dict)]
     return run
 
 
 def _data_path(run: RunForStudy) -> Path:
-    for key in DATA_KEYS:
-        value = run.meta.get(key)
-        if isinstance(value, dict):
-            value = value.get("path")
-        if isinstance(value, str) and value:
-            from eval.moe import data_path  # "sample" names the shipped sample
-
-            for candidate in (data_path(value), run.path / value, run.path.parent / value):
-                if candidate.is_file():
-                    return candidate
-            raise StudyError(f"{run.path / 'run.json'}: data file {value!r} not found; run from the folder the run was made in")
-    raise StudyError(f"{run.path / 'run.json'}: no data path (key 'data'); re-run with `vgm moe run` to record it")
+    try:
+        return RunFolder(run.path).data_file()
+    except RunFolderError as exc:
+        raise StudyError(str(exc)) from None
 
 
 def reference_of(raw: dict, instance: MoeInstance | None = None) -> str | None:
@@ -115,8 +105,6 @@ def reference_of(raw: dict, instance: MoeInstance | None = None) -> str | None:
 def load_instances(path: Path) -> dict[str, tuple[MoeInstance, dict]]:
     """MOE instances by id (read by ``eval.moe``'s strict loader), each with its raw line,
     which may carry the real GM's next line."""
-    from eval.moe import load_moe
-
     raw = {row.get("id"): row for row in _read_jsonl(path) if isinstance(row, dict)}
     return {inst.id: (inst, raw.get(inst.id, {})) for inst in load_moe(path)}
 

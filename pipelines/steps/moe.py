@@ -21,6 +21,7 @@ from ._conversation import (
     prompt_text,
     resolve_character,
     resolve_skill,
+    roster,
 )
 from ._registry import step
 

@@ -5,7 +5,7 @@ import pytest
 
 from eval.moe.dataset import DatasetError, load_moe
 
-GOOD = {"id": "a", "ruleset": "dnd5e", "context": [{"speaker": "GM", "text": "A door."}], "answers": [{"character": "Jester", "skill": "Wisdom (Perception)"}]}
+GOOD = {"id": "a", "ruleset": "dnd5e", "characters": ["Jester", "林"], "context": [{"speaker": "GM", "text": "A door."}], "answers": [{"character": "Jester", "skill": "Wisdom (Perception)"}]}
 
 
 def write(tmp_path, *lines):

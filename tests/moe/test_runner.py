@@ -5,6 +5,7 @@ import re
 import pytest
 
 from eval.moe.report import build_report, read_predictions
+from eval.moe.run_folder import RunFolder
 from eval.moe.runner import RunError, run_pipelines
 from pipelines.llm import ScriptedModel
 
@@ -54,9 +55,11 @@ async def test_resume_skips_done_ids_and_redoes_broken_lines(tmp_path):
     model = oracle()
     await run_pipelines(["template"], "sample", {"template": folder}, model=model, model_name="scripted", limit=5)
     assert len(model.requests) == 2  # only the failed and the truncated instance ran again
+    # append-only: the failed attempt stays as history, the retry's line comes after it and wins
     records = read_predictions(folder / "predictions.jsonl")
-    assert sorted(r["id"] for r in records) == sorted({r["id"] for r in records}) and len(records) == 5
-    assert not any(r["error"] for r in records)
+    assert len(records) == 6 and [r["id"] for r in records].count(failed["id"]) == 2
+    latest = RunFolder(folder).latest()
+    assert len(latest) == 5 and not any(r["error"] for r in latest.values())
 
 
 async def test_a_folder_of_another_run_is_refused(tmp_path):

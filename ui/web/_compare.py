@@ -5,14 +5,12 @@ when present, else recomputed from its predictions without writing into the run 
 """
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
 import gradio as gr
 
-from eval.moe import score_instance
-from eval.moe.report import CompareReport, Row, find_runs, read_predictions, run_metrics
+from eval.moe import CompareReport, Row, RunFolder, find_runs, load_moe, run_metrics, score_instance
 from rulesets import VgmError
 
 from ._common import AppContext, checks_text, esc, turns_html
@@ -28,17 +26,13 @@ def _pct_ci(m: dict) -> str:
 def load_rows(runs_dir: str | Path) -> list[Row]:
     """One leaderboard row per run folder under ``runs_dir`` (or the folder itself)."""
     rows = []
-    for folder in find_runs([runs_dir]):
-        config = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        metrics_path = folder / "metrics.json"
-        try:
-            metrics = json.loads(metrics_path.read_text(encoding="utf-8")) if metrics_path.is_file() else None
-        except json.JSONDecodeError:
-            metrics = None
-        if not metrics or "cf" not in metrics:
-            metrics = run_metrics(folder, B=300)
-        name = folder.name if config.get("pipeline") in {r.pipeline for r in rows} else config.get("pipeline", folder.name)
-        rows.append(Row(pipeline=name, model=config.get("model"), folder=str(folder), metrics=metrics))
+    for run in find_runs([runs_dir]):
+        config = run.meta()
+        metrics = run.metrics()
+        if not metrics or "cf" not in metrics or "errors" not in metrics:
+            metrics = run_metrics(run, B=300)
+        name = run.path.name if config.get("pipeline") in {r.pipeline for r in rows} else config.get("pipeline", run.path.name)
+        rows.append(Row(pipeline=name, model=config.get("model"), folder=str(run.path), metrics=metrics))
     return rows
 
 
@@ -53,7 +47,7 @@ def leaderboard(rows: list[Row]) -> list[list]:
 
 
 def _records(folder: str) -> dict[str, dict]:
-    return {r["id"]: r for r in read_predictions(Path(folder) / "predictions.jsonl")}
+    return RunFolder(folder).latest()
 
 
 def _short(checks: list[dict] | None) -> str:
@@ -81,11 +75,9 @@ def instance_detail(folder_a: str, folder_b: str, iid: str) -> tuple[str, str, s
     a, b = _records(folder_a), _records(folder_b)
     context = "<i>context not available (the run's data file is not readable here)</i>"
     try:
-        from eval.ratings._build import _data_path, load_instances, load_run
-
-        instances = load_instances(_data_path(load_run(folder_a)))
+        instances = {i.id: i for i in load_moe(RunFolder(folder_a).data_file())}
         if iid in instances:
-            context = turns_html([t.model_dump() for t in instances[iid][0].context], height=260)
+            context = turns_html([t.model_dump() for t in instances[iid].context], height=260)
     except VgmError:
         pass
 

@@ -4,6 +4,7 @@ Adding a dataset means adding one importer here: a function ``(source, **options
 """
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -69,14 +70,19 @@ def import_source(kind: str, source: str | Path, out: str | Path, *, split: str 
     """Run importer ``kind`` and write OUT (plus OUT.train/.dev/.test.jsonl with ``split``)."""
     if kind not in IMPORTERS:
         raise VgmError(f"unknown source {kind!r}; choose one of {', '.join(IMPORTERS)}")
+    shares = parse_split(split) if split else None  # a bad --split stops before anything is written
+    out = Path(out)
+    if out.is_dir():
+        raise VgmError(f"-o {out}: is a folder; give the .jsonl file to write")
+    if not os.access(next((p for p in (out.parent, *out.parent.parents) if p.exists()), Path(".")), os.W_OK):
+        raise VgmError(f"-o {out}: cannot write there; choose a folder you can write to")
     report = IMPORTERS[kind](source, **{k: v for k, v in options.items() if v is not None})
     if not report.instances:
         raise ImportError_(f"{source}: found {report.found} check requests but kept none; {dict(report.dropped) or 'nothing matched'}")
-    out = Path(out)
     written = {"all": out}
     write_moe(report.instances, out)
-    if split:
-        for name, part in split_by_episode(report.instances, parse_split(split), seed).items():
+    if shares:
+        for name, part in split_by_episode(report.instances, shares, seed).items():
             path = out.with_name(f"{out.stem}.{name}{out.suffix or '.jsonl'}")
             write_moe(part, path)
             written[name] = path
