@@ -17,7 +17,7 @@ from pydantic import ValidationError
 import rulesets
 from pipelines.records import Check, MoeInstance
 from pipelines.steps.moe import roster
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.jsonl"
 
@@ -74,26 +74,16 @@ def parse_instance(data: object, where: str, packs: dict | None = None) -> MoeIn
     return instance.model_copy(update={"answers": answers, "ruleset": pack.name})
 
 
-def read_jsonl(path: Path):
-    """Yield ``(where, value)`` per non-blank line; a line that is not UTF-8 JSON stops with ``file:line``.
+def read_lines(path: Path):
+    """Yield ``(where, value)`` per non-blank line, through the shared reader (``rulesets.read_jsonl``).
 
-    The one place a MOE data file is decoded.
+    Gold data is strict: any bad line, the last one included, stops with ``file:line`` and the fix.
     """
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            where = f"{path}:{number}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DatasetError(f"{where}: not UTF-8 text (byte {exc.start + 1} of the line); save the file as UTF-8 JSON Lines") from None
-            if not line.strip():
-                continue
-            try:
-                yield where, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); the line may be truncated — fix or remove it") from None
-            except RecursionError:
-                raise DatasetError(f"{where}: JSON nested too deeply; one MOE instance per line is a flat object") from None
+    try:
+        for number, value in read_jsonl(path, on_torn="error", what="MOE data file").numbered():
+            yield f"{path}:{number}", value
+    except FileProblem as problem:
+        raise DatasetError(str(problem)) from None
 
 
 def load_moe(path: str | Path, *, limit: int | None = None) -> list[MoeInstance]:
@@ -108,7 +98,7 @@ def load_moe(path: str | Path, *, limit: int | None = None) -> list[MoeInstance]
     packs: dict = {}
     seen: dict[str, str] = {}
     out: list[MoeInstance] = []
-    for where, data in read_jsonl(path):
+    for where, data in read_lines(path):
         instance = parse_instance(data, where, packs)
         check_unique(instance, where, seen)
         out.append(instance)

@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 PREDICTIONS = "predictions.jsonl"
 META = "run.json"
@@ -81,43 +81,23 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 
 def read_json_lines(path: Path, notes: list[str] | None = None) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each line of a predictions file, streaming.
+    """Yield ``(line_number, record)`` for each line of a predictions file, streaming.
 
-    The one place a run folder's JSON Lines are decoded. A last line that does not decode
-    (cut by a kill, possibly inside a UTF-8 character) is dropped with a note in ``notes``;
-    a bad line anywhere else is a ``RunFolderError`` naming ``file:line``.
+    The one place a run folder's JSON Lines are decoded, through the shared reader
+    (``rulesets.read_jsonl``): a last line cut by a kill (possibly inside a UTF-8 character)
+    is dropped with a note in ``notes``; a bad line anywhere else is a ``RunFolderError``
+    naming ``file:line``.
     """
     if not path.is_file():
         return
-    with path.open("rb") as handle:
-        previous: tuple[int, bytes] | None = None
-        for number, raw in enumerate(handle, 1):
-            if previous is not None:
-                yield from _decode(path, *previous, last=False, notes=notes)
-            previous = (number, raw)
-        if previous is not None:
-            yield from _decode(path, *previous, last=True, notes=notes)
-
-
-def _decode(path: Path, number: int, raw: bytes, *, last: bool, notes: list[str] | None) -> Iterator[tuple[int, dict]]:
-    if not raw.strip():
-        return
+    reader = read_jsonl(path, on_torn=(notes.append if notes is not None else "ignore"), what="predictions file")
     try:
-        value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        if last:
-            if notes is not None:
-                notes.append(f"{path}:{number}: dropped a torn last line ({len(raw)} bytes; a run was killed while writing it)")
-            return
-        kind = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "not valid JSON"
-        raise RunFolderError(f"{path}:{number}: {kind}; remove that line (its instance will be run again on resume)") from None
-    if not isinstance(value, dict) or not isinstance(value.get("id"), str):
-        if last:
-            if notes is not None:
-                notes.append(f"{path}:{number}: dropped a torn last line (not a record)")
-            return
-        raise RunFolderError(f"{path}:{number}: not a prediction record (needs an object with a string 'id'); remove that line")
-    yield number, value
+        for number, value in reader.numbered():
+            if not isinstance(value.get("id"), str):
+                raise RunFolderError(f"{path}:{number}: not a prediction record (needs a string 'id'); remove that line (its instance runs again on resume)")
+            yield number, value
+    except FileProblem as problem:
+        raise RunFolderError(f"{problem} (or remove that line: its instance runs again on resume)") from None
 
 
 class RunFolder:
@@ -290,30 +270,27 @@ class RunFolder:
         write_atomic(self.meta_path, json.dumps({**config, "finished": None}, indent=2, ensure_ascii=False))
 
     def _cut_torn_tail(self) -> None:
-        """Cut a torn last line off predictions.jsonl (only ever under the lock), so appends start clean."""
+        """Cut a torn last line off predictions.jsonl (only ever under the lock), so appends start on a fresh line."""
         path = self.predictions_path
         if not path.is_file():
             return
-        start = end = 0
-        last = b""
-        with path.open("rb") as handle:
-            for raw in handle:
-                if raw.strip():
-                    start, last = end, raw
-                end += len(raw)
-        if not last:
-            return
+        reader = read_jsonl(path, on_torn="ignore", what="predictions file")
         try:
-            value = json.loads(last.decode("utf-8"))
-            whole = isinstance(value, dict) and isinstance(value.get("id"), str)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            whole = False
-        if not whole:
-            self.notes.append(f"{path}: cut a torn last line ({end - start} bytes) before resuming; its instance runs again")
-            os.truncate(path, start)
-        elif not last.endswith(b"\n"):
-            with path.open("ab") as handle:
-                handle.write(b"\n")
+            for _ in reader.numbered():
+                pass
+        except FileProblem as problem:
+            raise RunFolderError(f"{problem} (or remove that line: its instance runs again on resume)") from None
+        size = path.stat().st_size
+        if reader.torn is not None:
+            self.notes.append(f"{path}:{reader.torn}: cut a torn last line ({size - reader.good_bytes} bytes) before resuming; its instance runs again")
+            os.truncate(path, reader.good_bytes)
+        elif size:
+            with path.open("rb") as handle:
+                handle.seek(size - 1)
+                ends_clean = handle.read(1) == b"\n"
+            if not ends_clean:
+                with path.open("ab") as handle:
+                    handle.write(b"\n")
 
     def _lock(self) -> None:
         me = f"{os.getpid()} {socket.gethostname()}"

@@ -43,13 +43,13 @@ def test_a_torn_multibyte_tail_is_dropped_with_a_note(tmp_path):
     (tmp_path / "predictions.jsonl").write_bytes(whole + torn[:cut])
     folder = RunFolder(tmp_path)
     assert list(folder.latest()) == ["i0", "i1", "i2"]
-    assert len(folder.notes) == 1 and "torn last line" in folder.notes[0]
+    assert len(folder.notes) == 1 and "predictions.jsonl:4: the last line is cut off" in folder.notes[0]
 
 
 def test_a_bad_middle_line_is_one_line_naming_it(tmp_path):
     (tmp_path / "run.json").write_text('{"pipeline": "x"}')
     (tmp_path / "predictions.jsonl").write_bytes(b'{"id": "a"}\n\xff\xfe garbage\n{"id": "b"}\n')
-    with pytest.raises(RunFolderError, match=r"predictions.jsonl:2: not UTF-8 text; remove that line"):
+    with pytest.raises(RunFolderError, match=r"predictions.jsonl:2: is not UTF-8 text.*remove that line"):
         RunFolder(tmp_path).latest()
 
 
@@ -269,5 +269,5 @@ def test_gold_naming_a_character_not_at_the_table_is_refused(tmp_path):
 def test_non_utf8_data_is_one_line(tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_bytes(b'\x1f\x8b\x08\x00binary')
-    with pytest.raises(DatasetError, match=r"d.jsonl:1: not UTF-8"):
+    with pytest.raises(DatasetError, match=r"d.jsonl: is gzip"):
         load_moe(path)

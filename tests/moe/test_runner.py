@@ -50,8 +50,8 @@ async def test_resume_skips_done_ids_and_redoes_broken_lines(tmp_path):
     lines = (folder / "predictions.jsonl").read_text().splitlines()
     failed = json.loads(lines[1])
     failed["error"] = "server went away"
-    # as if killed: one line failed, the last one cut in half
-    (folder / "predictions.jsonl").write_text("\n".join([lines[0], json.dumps(failed), *lines[2:4], lines[4][:30]]) + "\n")
+    # as if killed: one line failed, the last one cut in half (a cut line has no newline)
+    (folder / "predictions.jsonl").write_text("\n".join([lines[0], json.dumps(failed), *lines[2:4], lines[4][:30]]))
     model = oracle()
     await run_pipelines(["template"], "sample", {"template": folder}, model=model, model_name="scripted", limit=5)
     assert len(model.requests) == 2  # only the failed and the truncated instance ran again

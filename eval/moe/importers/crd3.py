@@ -8,17 +8,14 @@ a cast file (``crd3_cast.yaml`` holds the campaign-2 default), not from this cod
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import rulesets
 from pipelines.records import Check, MoeInstance, Turn
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_json, read_yaml
 
 from ._report import ImportReport
 
@@ -45,10 +42,10 @@ class Cast:
         if not path.is_file():
             raise ImportError_(f"cast file {path} not found; copy {DEFAULT_CAST} and edit it")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ImportError_(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-        if not isinstance(data.get("players"), dict):
+            data = read_yaml(path, what="cast file") or {}
+        except FileProblem as problem:
+            raise ImportError_(str(problem)) from None
+        if not isinstance(data, dict) or not isinstance(data.get("players"), dict):
             raise ImportError_(f"{path}: needs a 'players' mapping of PLAYER: Character; see {DEFAULT_CAST}")
         players: dict[str, list[tuple[str, int | None, int | None]]] = {}
         for player, spec in data["players"].items():
@@ -185,9 +182,9 @@ def _episode_number(name: str) -> int | None:
 
 def _read_episode(path: Path) -> list[dict]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ImportError_(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); is this a CRD3 episode file?") from None
+        data = read_json(path, what="CRD3 episode file")
+    except FileProblem as problem:
+        raise ImportError_(f"{problem} (is this a CRD3 episode file?)") from None
     turns = data.get("TURNS") if isinstance(data, dict) else None
     if not isinstance(turns, list):
         raise ImportError_(f"{path}: no 'TURNS' list; expected CRD3 {{'METADATA':..., 'TURNS':[{{'NAMES','UTTERANCES','NUMBER'}}]}}")

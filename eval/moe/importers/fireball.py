@@ -20,7 +20,7 @@ from typing import Any
 import rulesets
 from pipelines.records import Check, MoeInstance, Turn
 
-from ..dataset import read_jsonl
+from ..dataset import read_lines
 from ._report import ImportReport
 from .crd3 import ImportError_
 
@@ -67,7 +67,7 @@ def import_fireball(source: str | Path, *, context: int = 30, ruleset: str = "dn
     report = ImportReport(source=f"fireball {source}")
     for path in files:
         events: dict[str, list[tuple[int, dict]]] = {}
-        for where, event in read_jsonl(path):
+        for where, event in read_lines(path):
             number = int(where.rsplit(":", 1)[1])
             if not isinstance(event, dict):
                 raise ImportError_(f"{where}: expected a JSON object per line")

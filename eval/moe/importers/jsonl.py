@@ -14,7 +14,7 @@ from typing import Any
 import rulesets
 from rulesets import VgmError
 
-from ..dataset import DatasetError, check_unique, parse_instance, read_jsonl
+from ..dataset import DatasetError, check_unique, parse_instance, read_lines
 from ._report import ImportReport
 
 GM_SPEAKERS = {"gm", "dm", "kp", "keeper", "主持人", "守秘人", "主持", "裁判"}
@@ -77,7 +77,7 @@ def import_jsonl(source: str | Path, **_: Any) -> ImportReport:
     report = ImportReport(source=f"jsonl {path}")
     packs: dict = {}
     seen: dict[str, str] = {}
-    for where, data in read_jsonl(path):
+    for where, data in read_lines(path):
         report.found += 1
         if not isinstance(data, dict):
             raise DatasetError(f"{where}: expected a JSON object")
