@@ -226,6 +226,8 @@ def check_file(path: str | Path, *, strict: bool = False) -> dict[str, Any]:
             tolerated.extend({"game": name, "note": t} for t in res["tolerated"])
         else:
             rejected.append({"game": name, "line": lineno, "step": res["step"], "problem": res["problem"]})
+    if games == 0:
+        raise LogFormatError(f"{path}: no games in the file; give avalonlogs JSON Lines, one game object per line")
     return {"file": str(path), "games": games, "accepted": accepted, "rejected": rejected, "tolerated": tolerated,
             "strict": strict, "rules_note": RULES_NOTE}
 

@@ -13,16 +13,17 @@ we keep only the complete prefix (the whole list items before the cut) and inven
 """
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from pipelines.llm.structured import parse_as
 from pipelines.probes import ANSWER_SHAPES, ProbeRecord
 from pipelines.probes._answers import dump_answer
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl as _read_jsonl, validation_problem
 
 from eval.beliefs._data import BeliefGame, Vote
 
@@ -39,27 +40,17 @@ class ImportError_(VgmError):
     """A game folder or log that cannot be read; names the file and line."""
 
 
-def _open(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
-
-
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
+    """Every record of a JSON Lines log (``.gz`` too) through the one reader: a torn last line
+    is dropped with a warning, anything else wrong is one line naming the file and line."""
+    return [row for _, row in _numbered(path)]
+
+
+def _numbered(path: Path):
     try:
-        with _open(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ImportError_(f"{path}:{lineno}: not JSON ({exc.msg}); each line must be one JSON object") from None
-                if not isinstance(row, dict):
-                    raise ImportError_(f"{path}:{lineno}: expected a JSON object per line")
-                rows.append(row)
-    except (OSError, EOFError) as exc:
-        raise ImportError_(f"{path}: cannot read ({exc}); check the file is complete") from None
-    return rows
+        yield from _read_jsonl(path, what="game log").numbered()
+    except FileProblem as problem:
+        raise ImportError_(str(problem)) from None
 
 
 def _find(folder: Path, stem: str) -> Path | None:
@@ -224,27 +215,42 @@ def count_moves(events: list[dict[str, Any]]) -> int:
     return n
 
 
+def _probes(path: Path) -> list[ProbeRecord]:
+    """Probe records from a probe log in our layout or MafiaScope's; a bad record names file:line."""
+    out = []
+    for line, row in _numbered(path):
+        try:
+            out.append(ProbeRecord.model_validate(row) if "player" in row else _probe_from_mafiascope(row))
+        except ValidationError as exc:
+            raise ImportError_(str(validation_problem(path, exc, line=line, fix="each line must be one probe record"))) from None
+        except (ValueError, TypeError) as exc:
+            raise ImportError_(f"{path}:{line}: not a probe record ({' '.join(str(exc).split())[:120]}); fix or remove that line") from None
+    return out
+
+
+def _game(events: list[dict[str, Any]], probes: list[ProbeRecord], where: Path, source: str) -> BeliefGame:
+    try:
+        return games_from_events(events, probes, str(where), source)
+    except (ValueError, TypeError, AttributeError) as exc:  # a round or seq that is not a number, a list where a name goes
+        raise ImportError_(f"{where}: an event has a value of the wrong type ({' '.join(str(exc).split())[:120]}); "
+                           "check the log was written by MafiaScope or vgm") from None
+
+
 def load_mafiascope_game(folder: str | Path) -> BeliefGame:
     folder = Path(folder)
     game_path, probe_path = _find(folder, "game"), _find(folder, "introspection")
     if game_path is None:
         raise ImportError_(f"{folder}: no game.jsonl(.gz); a MafiaScope game folder holds game.jsonl and introspection.jsonl")
-    probes = [_probe_from_mafiascope(r) for r in read_jsonl(probe_path)] if probe_path else []
-    return games_from_events(read_jsonl(game_path), probes, str(game_path), "mafiascope")
+    probes = _probes(probe_path) if probe_path else []
+    return _game(read_jsonl(game_path), probes, game_path, "mafiascope")
 
 
 # -- our layout -----------------------------------------------------------------------
 def load_vgm_game(event_log: str | Path, probe_log: str | Path | None = None) -> BeliefGame:
     event_log = Path(event_log)
     probe_log = Path(probe_log) if probe_log else event_log.with_name(event_log.name.removesuffix(".jsonl") + PROBE_LOG_SUFFIX)
-    probes = []
-    if probe_log.is_file():
-        for i, row in enumerate(read_jsonl(probe_log), 1):
-            try:
-                probes.append(ProbeRecord.model_validate(row) if "player" in row else _probe_from_mafiascope(row))
-            except Exception as exc:
-                raise ImportError_(f"{probe_log}:{i}: not a probe record ({str(exc).splitlines()[0]})") from None
-    return games_from_events(read_jsonl(event_log), probes, str(event_log), "vgm")
+    probes = _probes(probe_log) if probe_log.exists() else []
+    return _game(read_jsonl(event_log), probes, event_log, "vgm")
 
 
 def load_games(path: str | Path) -> list[BeliefGame]:

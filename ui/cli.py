@@ -82,8 +82,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 class _Group(TyperGroup):
     """The root command: every error below it ends as one line, never a traceback.
 
-    A ``VgmError`` (a fault the user can fix) exits 2; any other exception exits 1 and its
-    traceback goes to a log file (``VGM_DEBUG=1`` also prints it); Ctrl-C exits 130.
+    A ``VgmError`` (a fault the user can fix) is printed as ``error: …``; any other exception
+    as one line naming a log file with its traceback (``VGM_DEBUG=1`` also prints it). The
+    exception then goes on, marked as reported, so ``main`` only sets the exit status (2 for
+    a ``VgmError``, 1 otherwise) and in-process callers (typer's ``CliRunner``) still see it
+    as ``result.exception``. Ctrl-C exits 130.
     """
 
     def invoke(self, ctx):
@@ -96,11 +99,13 @@ class _Group(TyperGroup):
             raise
         except VgmError as exc:
             _say(f"error: {_redact(str(exc))}")
-            raise typer.Exit(2) from None
+            exc.vgm_reported = 2
+            raise
         except KeyboardInterrupt as exc:
             raise typer.Exit(interrupted(exc)) from None
         except Exception as exc:  # noqa: BLE001 - the last line of defence
-            raise typer.Exit(unexpected(exc)) from None
+            exc.vgm_reported = unexpected(exc)
+            raise
 
 
 app = typer.Typer(
@@ -151,12 +156,15 @@ def main() -> None:
     one line naming the log with the traceback (``VGM_DEBUG=1`` shows it) and exits 1."""
     try:
         app()
-    except VgmError as exc:
-        _say(f"error: {_redact(str(exc))}")
-        sys.exit(2)
     except KeyboardInterrupt as exc:
         sys.exit(interrupted(exc))
-    except Exception as exc:  # noqa: BLE001 - raised outside a command (e.g. while loading one)
+    except Exception as exc:  # noqa: BLE001 - reported by _Group.invoke, or raised outside a command
+        reported = getattr(exc, "vgm_reported", None)
+        if reported is not None:
+            sys.exit(reported)
+        if isinstance(exc, VgmError):
+            _say(f"error: {_redact(str(exc))}")
+            sys.exit(2)
         sys.exit(unexpected(exc))
 
 

@@ -13,12 +13,12 @@ import numpy as np
 
 from eval.beliefs._data import entries, norm_role
 from pipelines.probes import ProbeRecord
+from rulesets import read_jsonl
 
 
 def read_probe_log(path: str | Path) -> list[ProbeRecord]:
-    from eval.mafiascope import read_jsonl
-
-    return [ProbeRecord.model_validate(r) for r in read_jsonl(Path(path))]
+    """The records of a probe log; a bad line is one error naming the file, line and key."""
+    return list(read_jsonl(Path(path), ProbeRecord, what="probe log"))
 
 
 def _calls(recs: list[ProbeRecord]) -> int:

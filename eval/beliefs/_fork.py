@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rulesets import VgmError
+from rulesets import VgmError, read_jsonl
 
 from eval.beliefs._data import position
 
@@ -33,16 +33,16 @@ def find_snapshot(log: str | Path, at: tuple[int, int], *, before: bool = False)
         raise ForkError(f"{log}: no snapshots ({path.name}); record the game with snapshots on (vgm mafia simulate --snapshots)")
     best = None
     target = position(*at)
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                row = json.loads(line)
-                key = (int(row["key"][0]), int(row["key"][1]))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise ForkError(f"{path}:{lineno}: not a snapshot line ({{'key': [round, seq], 'snapshot': ...}})") from None
-            here = position(*key)
-            if here < target or (here == target and not before):
-                best = (key, row["snapshot"])
+    for lineno, row in read_jsonl(path, what="snapshot log").numbered():  # a torn last snapshot is dropped
+        try:
+            key = (int(row["key"][0]), int(row["key"][1]))
+            if not isinstance(row["snapshot"], dict):
+                raise TypeError
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise ForkError(f"{path}:{lineno}: not a snapshot line ({{'key': [round, seq], 'snapshot': ...}})") from None
+        here = position(*key)
+        if here < target or (here == target and not before):
+            best = (key, row["snapshot"])
     if best is None:
         raise ForkError(f"{log}: no snapshot at or before step {at[0]}.{at[1]}; the first step is later")
     if best[1].get("phase") == "over":

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 Event = dict[str, Any]
 
@@ -90,24 +90,17 @@ class EventLog:
 
 
 def iter_json_lines(path: str | Path, what: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` per non-blank line of a JSON Lines file (``.gz`` too).
+    """``(line number, object)`` per non-blank line of a JSON Lines file (``.gz`` too), through
+    the one reader: a torn last line is dropped with a warning, any other bad line is one
+    ``LogFormatError`` naming the file and line.
 
     ``what`` names one line's content for the error, e.g. "one event object".
     """
-    import gzip
-
-    path = Path(path)
-    if not path.is_file():
-        raise LogFormatError(f"{path}: no such file; give the path of a JSON Lines file with {what} per line")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise LogFormatError(f"{path}:{lineno}: not JSON ({exc.msg}); each line must be {what}") from None
+    try:
+        reader = read_jsonl(path, what="JSON Lines file")
+        yield from reader.numbered()
+    except FileProblem as problem:
+        raise LogFormatError(str(problem)) from None
 
 
 def read_log(path: str | Path) -> list[Event]:

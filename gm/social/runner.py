@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 from .events import read_log
 from .game import SocialGame
@@ -52,12 +52,13 @@ def _last_snapshot(log: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     last = None
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                last = json.loads(line)["snapshot"]
-            except (json.JSONDecodeError, KeyError, TypeError):
+    try:
+        for row in read_jsonl(path, what="snapshot log", on_torn="ignore"):
+            if not isinstance(row.get("snapshot"), dict):
                 break
+            last = row["snapshot"]
+    except FileProblem:
+        pass  # a damaged line: continue from the last good snapshot before it
     return last
 
 
@@ -160,6 +161,47 @@ def simulate(
     return report
 
 
+class GameInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a game with a person at the table; ``str()`` says where the log so far is."""
+
+
+def _run_at_the_terminal(game: SocialGame, log: Path | None) -> dict[str, Any]:
+    """``game.run()`` where Ctrl-C stops the game at once, even while ``input()`` waits.
+
+    ``asyncio.run`` turns the first Ctrl-C into a task cancellation that a blocking ``input()``
+    never sees, and the second into a traceback from its cleanup; here the first one ends the
+    game, the log is closed, and further Ctrl-Cs during the cleanup are ignored.
+    """
+    import signal
+
+    loop = asyncio.new_event_loop()
+    main = loop.create_task(game.run())
+    try:
+        return loop.run_until_complete(main)
+    except KeyboardInterrupt:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:
+            pass  # not the main thread
+        for _ in range(5):  # a task may re-raise the interrupt of a child it was waiting on
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            if not pending:
+                break
+            for task in pending:
+                task.cancel()
+            try:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            except KeyboardInterrupt:
+                continue
+        if main.done() and not main.cancelled():
+            main.exception()  # retrieved: no "Task exception was never retrieved" at exit
+        game.log.close()
+        where = f"the game log so far is in {log}" if log else "the game was not logged"
+        raise GameInterrupted(f"game stopped; {where}") from None
+    finally:
+        loop.close()
+
+
 def play(
     engine: str,
     *,
@@ -198,7 +240,8 @@ def play(
                snapshots=snapshots, options=options)
     if on_game:
         on_game(game)
-    result = asyncio.run(game.run())
+    log = folder / f"{gid}.jsonl" if folder else None
+    result = _run_at_the_terminal(game, log)
     human = seats[where]
     human.show_news()  # the last events (vote, result, game over) the person has not seen yet
     result["you"] = game.names[where]

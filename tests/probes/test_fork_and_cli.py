@@ -52,7 +52,7 @@ def test_probes_show_and_check(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("probes:\n  - id: a\n    question: '{prev_b}'\n  - id: b\n    question: x\n", encoding="utf-8")
     out = runner.invoke(app, ["probes", "check", str(bad)])
-    assert out.exit_code != 0 and "probe 'a' uses {prev_b} but 'b' runs later" in str(out.exception)
+    assert out.exit_code != 0 and "probe 'a' uses {prev_b} but 'b' runs later" in out.output
 
 
 def test_compare_two_probe_logs_of_one_game(tmp_path, respond):

@@ -103,7 +103,7 @@ def test_missing_or_broken_input_is_one_clear_error(tmp_path):
     bad = tmp_path / "g2"
     bad.mkdir()
     (bad / "game.jsonl").write_text('{"kind": "setup", "players": []}\nnot json\n', encoding="utf-8")
-    with pytest.raises(ImportError_, match=r"game\.jsonl:2: not JSON"):
+    with pytest.raises(ImportError_, match=r"game\.jsonl:2: malformed JSON"):
         load_games(tmp_path)
 
 

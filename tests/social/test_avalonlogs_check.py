@@ -105,7 +105,7 @@ def test_a_malformed_record_is_one_line_naming_it(tmp_path):
     with pytest.raises(VgmError, match=r"games.jsonl:2 \(2020-01-01T00:00:00.000Z_TST\): key 'missions'"):
         check_file(_write(tmp_path, GAME, bad))
     (tmp_path / "x.jsonl").write_text("{not json\n")
-    with pytest.raises(VgmError, match=r"x.jsonl:1: not JSON"):
+    with pytest.raises(VgmError, match=r"x.jsonl:1: malformed JSON"):
         check_file(tmp_path / "x.jsonl")
 
 
