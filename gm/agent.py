@@ -29,6 +29,8 @@ from pydantic import BaseModel, Field
 from pipelines.records import Check, MoeInstance, Turn
 from rulesets import UnknownName, VgmError
 
+from pipelines.steps.adjudicate import who_rolls
+
 from .adjudication import Difficulty, choose_difficulty, make_roll, player_roll, record, roll_hint
 from .characters import CharacterError, RollPlan, Sheet, find_character, ready_characters
 from .clues import fits, reaching_for
@@ -239,7 +241,14 @@ class GameMaster(SessionSetup):
                 found.append(secret.text)
             elif secret is not None and rec.success is False and secret.on_fail:
                 found.append(secret.on_fail)
-        narration = await narrate(self.model, self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found)), on_token=on_token)
+        first: list[float] = []
+
+        def relay(delta: str) -> None:
+            first.append(first[0] if first else time.perf_counter())
+            if on_token is not None:
+                on_token(delta)
+
+        narration = await narrate(self.model, self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found)), on_token=relay)
         turn.narration = narration.text
         turn.notes += narration.notes
         turn.steps.append(_step_cost("narrate", narration.usage))
@@ -247,7 +256,7 @@ class GameMaster(SessionSetup):
         self.session.turns.append(turn)
         self.save()
         timing = {**timing, "turn_s": round(time.perf_counter() - started, 3),
-                  "first_token_s": round(narration.first_token_s, 3) if narration.first_token_s is not None else None}
+                  "first_token_s": round(first[0] - started, 3) if first else None}
         return GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
                        narration=turn.narration, difficulty=reasons, notes=turn.notes, steps=turn.steps, timing=timing)
 
@@ -273,7 +282,8 @@ class GameMaster(SessionSetup):
     async def _decide(self, said: Turn, turn: TurnRecord) -> tuple[str, list[Check]]:
         """Run the decision pipeline; a failure or an answer the table cannot use means no roll, said plainly."""
         secret = reaching_for(self.scenario, said.text, self.session.revealed)
-        result = await self.pipeline.run(self._instance(said), self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
+        instance = self._instance(said)
+        result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
                                          hint_checks=list(secret.checks) if secret else [])
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
@@ -284,14 +294,18 @@ class GameMaster(SessionSetup):
         dropped = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
         if dropped:
             turn.notes.append(f"ignored {', '.join(dropped)}: not checks in {self.ruleset.name}")
-        checks = [c for c in result.checks if c.character in {s.name for s in self.sheets}]
-        mine = [c for c in checks if c.character == said.speaker] or checks
-        decision = result.decision or ("roll" if mine else "no_roll")
-        if decision == "roll" and not mine:
-            return "no_roll", []
-        if len(mine) > 1 or (mine and mine[0] != checks[0]):
-            turn.notes.append(f"one check at a time: {mine[0].character} rolls {mine[0].skill}")
-        return decision, mine[:1]
+        decision = result.decision or ("roll" if result.checks else "no_roll")
+        if decision != "roll" or not result.checks:
+            return ("no_roll" if decision == "roll" else decision), []
+        # one check, for whoever the line makes act: the speaker unless it plainly names another
+        who = who_rolls(said.speaker, said.text, instance) or said.speaker
+        chosen = next((c for c in result.checks if c.character == who), None)
+        if chosen is None:
+            chosen = Check(character=who, skill=result.checks[0].skill)
+            turn.notes.append(f"the model named {result.checks[0].character} for {result.checks[0].skill}, but {who} is acting; {who} rolls it")
+        elif len(result.checks) > 1:
+            turn.notes.append(f"one check at a time: {who} rolls {chosen.skill}")
+        return "roll", [chosen]
 
     # ----- narrating ----------------------------------------------------------------------
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pipelines.llm import stream_complete
-from pipelines.steps.adjudicate import table_system
+from pipelines.llm import ModelError, stream_complete
+from pipelines.steps.adjudicate import shot_messages, table_system
 
 __all__ = [
     "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
@@ -27,6 +28,7 @@ __all__ = [
 ]
 
 MIN_WORDS = 8
+MAX_SENTENCES = 4
 
 # --- sentences --------------------------------------------------------------------------
 
@@ -120,7 +122,8 @@ PROMPT_TELLTALES = (
     "as the gm", "as the game master", "game master", "tell them what happens", "what happens next?", "narrate",
     "the options", "answer with", "no roll is needed", "the dice", "roll succeeded", "roll failed", "check succeeds",
     "check fails", "the scene:", "scene:", "the table so far", "in two or three sentences", "option", "the players",
-    "json", "{", "}", "<|", "assistant", "system:",
+    "json", "{", "}", "<|", "assistant", "system:", "result:", "they learn:", "no roll:", "impossible:",
+    "describe how", "describe something", "answer from what", "it simply happens", "your last reply",
 )
 
 
@@ -232,27 +235,27 @@ class Narration:
     fell_back: bool = False
 
 
-_GUIDE = {
-    "no_roll_question": "No roll is needed. Answer {name}'s question from what the scene shows; do not invent hidden things.",
-    "no_roll": "No roll is needed: it simply happens. Describe what {name} sees, hears or meets as they do it.",
-    "impossible": "This cannot work, whatever the dice. Say briefly, in the world's terms, why it fails. No roll is made.",
-    "roll": "{verdict} Describe how it turns out.",
-}
+SHOTS = Path(__file__).parent / "data" / "prompts" / "narrate_shots.yaml"
+
+
+def guide(req: NarrationRequest) -> str:
+    """What the rules decided, in the few words the worked examples use."""
+    if req.decision == "impossible":
+        return "Impossible: it cannot work; say why."
+    if req.decision == "no_roll":
+        return "No roll: answer from what the scene shows." if req.line.strip().endswith("?") else "No roll: it simply happens; describe it."
+    return f"Result: {req.verdict}".strip()
 
 
 def messages_for(req: NarrationRequest, retry_cause: str | None = None) -> list[dict[str, str]]:
-    """System = the table's shared prefix; user = recent lines, the act, what the rules decided."""
-    key = "no_roll_question" if req.decision == "no_roll" and req.line.strip().endswith("?") else req.decision
-    guide = _GUIDE.get(key, _GUIDE["roll"]).format(name=req.name, verdict=req.verdict)
+    """System = the table's shared prefix, then the worked replies (both unchanged from turn to
+    turn, so the server's prompt cache keeps them), then this turn: recent lines, the act, the rules' word."""
+    ask = "\n".join([*req.recent[-4:], f"{req.name}: \"{' '.join(req.line.split())}\"", guide(req)])
     if req.found:
-        guide += f" What they learn: {req.found}"
-    recent = "\n".join(req.recent[-4:]) or "(the scene has just begun)"
-    ask = (f"The table so far:\n{recent}\n\n{req.name} says: \"{' '.join(req.line.split())}\"\n\n{guide}\n"
-           f"Reply as the GM in two or three short sentences of new description, speaking to the players. "
-           f"Do not repeat their words and do not speak for {req.name}.")
+        ask += f"\nThey learn: {req.found}"
     if retry_cause:
-        ask += f" (Your last reply {retry_cause}; write something new about the place and what happens.)"
-    return [{"role": "system", "content": table_system(req.pack, req.scene)}, {"role": "user", "content": ask}]
+        ask += f"\n(Your last reply {retry_cause}. Describe something new that {req.name} sees or meets.)"
+    return [{"role": "system", "content": table_system(req.pack, req.scene)}, *shot_messages(SHOTS), {"role": "user", "content": ask}]
 
 
 class _Gate:
@@ -276,8 +279,10 @@ class _Gate:
         clean = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
         if len(_words(clean)) == 0:
             return "empty"
-        if is_echo(clean, [req.line, req.verdict, *req.recent[-3:]]):
-            return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated earlier lines"
+        if is_echo(clean, [req.line, req.verdict, guide(req)]):
+            return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
+        if len(_content(clean)) >= 4 and is_echo(clean, req.recent[-3:], overlap=0.9):
+            return "repeated earlier lines"
         if speaks_for(clean, req.pc_names):
             return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
         leak = prompt_leak(clean, req.hidden)
@@ -295,8 +300,8 @@ class _Gate:
             self.causes.append(cause)
             return
         sentence = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
-        if any(_content(sentence) == _content(k) for k in self.kept):
-            return  # a small model loops; a GM says it once
+        if any(_content(sentence) == _content(k) for k in self.kept) or len(self.kept) >= MAX_SENTENCES:
+            return  # a small model loops; a GM says it once, and briefly
         self.kept.append(sentence)
         if self.on_token is not None:
             if self.first_token_at is None:
@@ -312,7 +317,7 @@ class _Gate:
             self._accept(parts.pop(0))
             self.buffer = " ".join(parts)
 
-    def close(self, max_sentences: int = 4) -> str:
+    def close(self) -> str:
         tail = self.buffer.strip()
         if tail and re.search(r"[.!?…][\"'”’)\]]*$", tail):
             self._accept(tail)
@@ -320,7 +325,7 @@ class _Gate:
             if self._verdict(tail) is None and len(_words(tail)) >= MIN_WORDS:
                 self._accept(tail.rstrip(",;:") + ".")
         self.buffer = ""
-        return " ".join(self.kept[:max_sentences])
+        return " ".join(self.kept)
 
 
 async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str], None] | None = None,
@@ -334,8 +339,12 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
     gate = _Gate(req, on_token)
     for attempt in range(2):
         gate = _Gate(req, on_token) if attempt == 0 or not gate.shown else gate
-        reply = await stream_complete(model, messages_for(req, retry_cause), gate.feed, step="narrate",
-                                      max_tokens=req.max_tokens, temperature=temperature if attempt == 0 else 0.9)
+        try:
+            reply = await stream_complete(model, messages_for(req, retry_cause), gate.feed, step="narrate",
+                                          max_tokens=req.max_tokens, temperature=temperature if attempt == 0 else 0.9)
+        except ModelError as exc:  # the dice have spoken: the turn still ends in words
+            retry_cause = f"did not come ({exc})"
+            break
         usage = reply.usage if usage is None else usage + reply.usage
         text = gate.close()
         for cause in dict.fromkeys(gate.causes):

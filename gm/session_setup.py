@@ -90,6 +90,10 @@ class SessionSetup:
                 self.session.path = str(target if target.suffix == ".json" else target / f"{self.session.id}.json")
         if not self.sheets:
             raise CharacterError(f"no characters at the table; give --characters (ready ones: see `vgm play --list --ruleset {self.ruleset.name}`)")
+        if self.session.model is None and getattr(self.model, "name", None):
+            self.session.model = str(self.model.name)
+        if self.session.memory is None:
+            self.session.memory = memory if isinstance(memory, str) else "off" if memory is False or memory is None else "custom"
         self.memory = self._memory(memory)
         if self.memory is not None and len(self.memory) == 0:
             # a new game, or a resumed one whose memory was off or kept in RAM: (re)build it from the log
@@ -160,8 +164,13 @@ class SessionSetup:
 
     @classmethod
     def resume(cls, path: str | Path, model: Any = None, **options: Any):
-        """Continue a saved session: same table, same log, the dice continue where they stopped."""
+        """Continue a saved session: same table, same log, same model and memory unless told
+        otherwise, and the dice continue where they stopped."""
         session = Session.load(path)
+        if model is None and session.model:
+            model = session.model
+        if "memory" not in options and session.memory in ("minilm", "hashing", "off"):
+            options["memory"] = False if session.memory == "off" else session.memory
         return cls(session.ruleset, session.scenario, model, pipeline=options.pop("pipeline", session.pipeline),
                    session=session, **options)
 

@@ -19,12 +19,16 @@ console = Console(highlight=False)
 
 HELP = """Type what your character does; start the line with a name to switch character ("Oskar: I pray").
   /roll EXPR     roll dice (1d20+5, 2d20kh1, 4d6kh3, 1d8e8)
+  /check NAME    roll a check with your modifier (/check stealth, /check spot hidden)
   /sheet [NAME]  show a character sheet        /who   who plays whom
   /log [N]       the last N lines of the log   /save  save now
   /quit          save and leave (Ctrl-C and Ctrl-D too)"""
 
 
-def _print_reply(reply) -> None:
+def _print_reply(reply, streamed: bool = False) -> None:
+    """Everything but the narration, which was streamed (when ``streamed``) as it was written."""
+    if reply.decision == "impossible":
+        console.print("[yellow]\\[no roll][/] that cannot work")
     for check in reply.checks:
         if not reply.rolls and not reply.pending:
             console.print(f"[cyan]\\[check][/] {escape(str(check))}")
@@ -35,7 +39,7 @@ def _print_reply(reply) -> None:
         console.print(f"[dim]\\[why] {escape(why)}[/]")
     for note in reply.notes:
         console.print(f"[magenta]\\[note][/] {escape(note)}")
-    if reply.narration:
+    if reply.narration and not streamed:
         console.print(f"[bold]GM:[/] {escape(reply.narration)}")
 
 
@@ -52,6 +56,23 @@ def _print_catalogue(ruleset: str | None, as_json: bool) -> None:
     for row in rows:
         table.add_row(row["ruleset"], row["scenario"], row["title"], ", ".join(c["name"] for c in row["characters"]))
     console.print(table)
+
+
+def _default_model() -> str | None:
+    """``local`` when installed; else an installed ``local:small`` with a one-line note (what
+    ``make demo`` installs), so a fresh machine can play right after the demo."""
+    import os
+
+    from pipelines.llm.local import list_models
+
+    if os.environ.get("VGM_MODEL"):
+        return None
+    installed = {m.key for m in list_models() if m.verified}
+    if "local" not in installed and "local:small" in installed:
+        console.print("[dim]note: the default model `local` is not installed; playing with `local:small` "
+                      "(install the larger one with `vgm models install local`)[/]")
+        return "local:small"
+    return None
 
 
 def _parse_players(text: str | None) -> dict[str, str]:
@@ -71,6 +92,44 @@ def _who(gm, sheet) -> str:
     return summary if player == sheet.name else f"{escape(player)} plays {summary}"
 
 
+def _print_sheet(gm, sheet) -> None:
+    from gm.sheet_view import sheet_rows
+
+    table = Table(title=escape(sheet.summary(gm.ruleset)), title_justify="left", show_edge=False)
+    for col in ("check", "roll", "from"):
+        table.add_column(col)
+    for name, rolled, why in sheet_rows(sheet, gm.ruleset):
+        table.add_row(escape(name), escape(rolled), escape(why))
+    console.print(table)
+    if sheet.notes:
+        console.print(f"[dim]{escape(' '.join(sheet.notes.split()))}[/]")
+
+
+class _Stream:
+    """Shows a spinner while the GM decides, then the narration as it is written."""
+
+    def __init__(self) -> None:
+        self.status = console.status("the GM is thinking…")
+        self.started = False
+
+    def __enter__(self) -> "_Stream":
+        self.status.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not self.started:
+            self.status.__exit__(*exc)
+        else:
+            console.print()
+
+    def __call__(self, delta: str) -> None:
+        if not self.started:
+            self.status.__exit__(None, None, None)
+            console.print("[bold]GM:[/] ", end="")
+            self.started = True
+        console.print(escape(delta), end="", soft_wrap=True)
+
+
 def _command(gm, line: str) -> bool:
     """Handle a /command; True when the game should end."""
     word, _, rest = line.partition(" ")
@@ -85,7 +144,7 @@ def _command(gm, line: str) -> bool:
     elif word == "/sheet":
         sheets = [gm.sheet(rest.strip())] if rest.strip() else gm.sheets
         for sheet in sheets:
-            console.print_json(sheet.model_dump_json(exclude_none=True))
+            _print_sheet(gm, sheet)
     elif word == "/log":
         n = int(rest) if rest.strip().isdigit() else 10
         for turn in gm.session.log[-n:]:
@@ -98,21 +157,24 @@ def _command(gm, line: str) -> bool:
 
 
 def play(
+    ctx: typer.Context,
     ruleset: str | None = typer.Option(None, "--ruleset", "-r", help="dnd5e (default), coc7e, pf2e or swade; a scenario implies its own."),
     scenario: str | None = typer.Option(None, "--scenario", "-s", help="A shipped scenario id (see --list) or a YAML file."),
     model: str | None = typer.Option(None, "--model", "-m", help="local (default), local:small, openai:<model>, scripted:<file>."),
-    pipeline: str = typer.Option("tbs", "--pipeline", "-p", help="The MOE pipeline that decides checks."),
+    pipeline: str = typer.Option("adjudicate", "--pipeline", "-p", help="The decision pipeline: adjudicate (default), or any MOE pipeline (tbs, ...)."),
     characters: str | None = typer.Option(None, "--characters", "-c", help="Comma list of ready character names or YAML sheet files."),
     players: str | None = typer.Option(None, "--players", help="Who plays whom: Ann=Brisa,Bob=Oskar."),
     player_rolls: bool = typer.Option(False, "--player-rolls", help="Players type their own dice results."),
     seed: int | None = typer.Option(None, "--seed", help="Seed the dice (a resumed game continues the same sequence)."),
     resume: Path | None = typer.Option(None, "--resume", help="Continue a saved session file."),
     save: Path | None = typer.Option(None, "--save", help="Where to write the session JSON (default runs/play/<id>.json)."),
-    memory: str = typer.Option("minilm", "--memory", help="Long-session memory: minilm, hashing or off."),
+    memory: str | None = typer.Option(None, "--memory", help="Long-session memory: minilm (default), hashing or off; a resumed game keeps its own."),
     list_: bool = typer.Option(False, "--list", help="List scenarios and ready characters, then exit."),
     as_json: bool = typer.Option(False, "--json", help="With --list: print JSON."),
 ) -> None:
-    """Play a scene with an AI Game Master: it calls checks, rolls the dice and narrates."""
+    """Play a scene with an AI Game Master: it calls checks, rolls the dice and narrates (`vgm play eval` scores it)."""
+    if ctx.invoked_subcommand is not None:
+        return
     if list_:
         _print_catalogue(ruleset, as_json)
         return
@@ -121,10 +183,13 @@ def play(
 
     mem = False if memory == "off" else memory
     with console.status("setting the table…"):
-        chat = get_model(model)
         if resume is not None:
-            gm = GameMaster.resume(resume, chat, memory=mem)
+            kept = {"memory": mem} if memory is not None else {}
+            gm = GameMaster.resume(resume, get_model(model) if model else None, **kept)
+            chat = gm.model
         else:
+            chat = get_model(model or _default_model())
+            mem = "minilm" if memory is None else mem
             chosen = [c.strip() for c in characters.split(",")] if characters else None
             gm = GameMaster(ruleset, scenario, chat, pipeline=pipeline, characters=chosen, memory=mem,
                             players=_parse_players(players), seed=seed, player_rolls=player_rolls,
@@ -141,16 +206,20 @@ def play(
     try:
         while True:
             prompt = f"{current}> " if current else "> "
-            line = console.input(prompt)
-            if line.strip().startswith("/") and not line.strip().lower().startswith("/roll"):
+            try:
+                line = console.input(prompt)
+            except UnicodeDecodeError:
+                console.print("[magenta]\\[note][/] that line had bytes that are not UTF-8 text; retype it (the game is saved)")
+                continue
+            if line.strip().startswith("/") and not line.strip().lower().startswith(("/roll", "/check")):
                 if _command(gm, line.strip()):
                     break
                 continue
             who, text = split_speaker(line, gm.names)
             who = who or current
             try:
-                with console.status("the GM is thinking…"):
-                    reply = gm.step(who or "", text)
+                with _Stream() as stream:
+                    reply = gm.step(who or "", text, on_token=stream)
             except EmptyInput:
                 continue
             except VgmError as exc:  # unknown character, impossible dice: say so and keep playing
@@ -158,7 +227,8 @@ def play(
                 continue
             if who:
                 current = who
-            _print_reply(reply)
+            _print_reply(reply, streamed=stream.started)
+            gm.save()
     except (KeyboardInterrupt, EOFError):
         console.print()
     finally:
@@ -168,4 +238,10 @@ def play(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("play")(play)
+    from .cli_play_eval import play_eval
+
+    group = typer.Typer(invoke_without_command=True, no_args_is_help=False, pretty_exceptions_enable=False,
+                        help="Play a scene with an AI Game Master, or score its judgement (eval).")
+    group.callback()(play)
+    group.command("eval")(play_eval)
+    app.add_typer(group, name="play")

@@ -379,6 +379,16 @@ async def _stream_request(model: OpenAICompatModel, messages: list[Message], par
             if response.status >= 400:
                 raw = await response.read()
                 raise ModelError(f"{model.name}: the server refused a streamed request (HTTP {response.status}: {_error_message(raw, response.reason or '')})")
+            if "event-stream" not in response.headers.get("Content-Type", ""):
+                # a server that ignores "stream": a whole completion at once
+                raw = await response.read()
+                try:
+                    whole = json.loads(raw)["choices"][0]["message"].get("content") or ""
+                except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                    raise ModelError(f"{model.name}: the answer is not an OpenAI chat completion") from None
+                if whole:
+                    on_token(whole)
+                return whole, usage
             async for raw_line in response.content:
                 line = raw_line.decode("utf-8", "replace").strip()
                 if not line.startswith("data:"):

@@ -82,6 +82,16 @@ class FakeServer:
         if fault == "bad-json-answer":
             text = '{"skills": ["perception", "stealth"'
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+        if body.get("stream"):  # server-sent events, a few characters a chunk, then usage and [DONE]
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            for start in range(0, len(text), 4):
+                chunk = {"choices": [{"index": 0, "delta": {"content": text[start:start + 4]}}]}
+                await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max(1, len(text) // 4)}
+            await response.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\ndata: [DONE]\n\n".encode())
+            await response.write_eof()
+            return response
         return web.json_response({
             "id": f"chatcmpl-fake-{len(self.requests)}",
             "object": "chat.completion",

@@ -14,13 +14,17 @@ character and not the speaker (``"Oskar, check the door for traps"``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, Vote
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..state import PipelineState, StepRecord
-from ._conversation import is_gm, prompt_text, resolve_character, roster
+from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
 
 __all__ = ["adjudicate", "decision_schema", "option_lines", "table_system", "acting_turn", "who_rolls"]
@@ -30,6 +34,20 @@ OPTION_WORDS = {
     IMPOSSIBLE: "it cannot work, however well they roll; the GM says why",
 }
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i'll|me|my|myself|we|us|our)\b", re.I)
+
+
+@lru_cache(maxsize=8)
+def _shots(path: str) -> tuple[tuple[str, str], ...]:
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or []
+    return tuple((item["ask"].strip(), item["answer"].strip()) for item in data)
+
+
+def shot_messages(path: str | Path) -> list[dict[str, str]]:
+    """Worked (question, answer) turns from a YAML list of ``{ask, answer}``, as chat messages."""
+    out: list[dict[str, str]] = []
+    for ask, answer in _shots(str(path)):
+        out += [{"role": "user", "content": ask}, {"role": "assistant", "content": answer}]
+    return out
 
 
 def table_system(pack: Any, scene: str = "") -> str:
@@ -88,8 +106,8 @@ def _read_choice(raw: str, ids: list[str]) -> str | None:
 
 
 def _recent(instance: MoeInstance, n: int) -> str:
-    lines = [f"{t.speaker}: {' '.join(t.text.split())}" for t in instance.context[:-1][-n:]]
-    return "\n".join(line if len(line) < 300 else line[:297] + "..." for line in lines) or "(the scene has just begun)"
+    lines = [f"{t.speaker}: {' '.join(t.text.split())}" for t in instance.context[1:-1][-n:]]
+    return "\n".join(line if len(line) < 200 else line[:197] + "..." for line in lines)
 
 
 def _confident(vote: Vote, share: float, similarity: float) -> bool:
@@ -98,7 +116,7 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 
 @step("adjudicate")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "hybrid", share: float = 0.75,
-               similarity: float = 0.6, recent: int = 4, max_tokens: int = 16):
+               similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -110,6 +128,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "hybrid", share: fl
             of the vote, and its nearest example's cosine similarity.
         recent: table lines shown to the model before the acting line.
         max_tokens: the answer is one short JSON object.
+        shots: show the worked answers (``prompts/adjudicate_shots.yaml``) before the question.
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
@@ -138,9 +157,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "hybrid", share: fl
             ids = [NO_ROLL, *checks, IMPOSSIBLE]
             messages = [
                 {"role": "system", "content": table_system(pack, options.get("scene", ""))},
+                *(shot_messages(PROMPTS / "adjudicate_shots.yaml") if shots else []),
                 {"role": "user", "content": prompt_text("adjudicate", options).format(
                     recent=_recent(state.instance, recent), who=speaker or "A player", line=" ".join(line.split()),
-                    options=option_lines(ids, pack))},
+                    options=option_lines(ids, pack)).strip()},
             ]
             reply = await state.model.complete(messages, step="adjudicate", max_tokens=max_tokens, temperature=0.0,
                                                json_schema=decision_schema(ids))

@@ -12,15 +12,15 @@ SCENE = [
     ("Brisa", "I search under the altar for a hidden catch", "Brisa Tallowmere", "investigation",
      "Brisa runs her fingers along the altar's slick lip."),
     ("Oskar", "I watch Maren's face while she talks. Is she lying?", "Oskar Venn", "insight",
-     "Oskar holds Maren's gaze as she answers."),
+     "Oskar holds Maren's gaze while she answers him slowly."),
     ("Ilya", "I wade over to the pews and sit down for a moment", "Ilya Thorncastle", None,
      "Ilya settles onto a floating pew, which bobs under her weight."),
     ("Ilya", "I climb the broken stair up to the bell tower", "Ilya Thorncastle", "athletics",
-     "Ilya grips the wet stone and hauls herself upward."),
+     "Ilya grips the wet stone and hauls herself slowly upward."),
     ("Brisa", "I sneak quickly behind Maren", "Brisa Tallowmere", "stealth",
-     "Brisa slips through the dark water behind the keeper."),
+     "Brisa slips through the dark water behind the old keeper."),
     ("Oskar", "I say a prayer and hold up my holy symbol to the bell", "Oskar Venn", "religion",
-     "Oskar's prayer echoes under the cracked bell."),
+     "Oskar's prayer echoes long and low under the cracked bell."),
 ]
 
 

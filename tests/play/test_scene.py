@@ -23,7 +23,7 @@ def _play(gm, lines):
 
 
 def test_six_turn_scene(tmp_path, scene, make_scene_model):
-    gm = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory="hashing", seed=11, session_path=tmp_path / "s.json")
+    gm = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), pipeline="tbs", memory="hashing", seed=11, session_path=tmp_path / "s.json")
     replies = _play(gm, scene)
 
     for reply, (_p, _t, actor, check, words) in zip(replies, scene):
@@ -54,17 +54,17 @@ def test_six_turn_scene(tmp_path, scene, make_scene_model):
 
 
 def test_same_seed_same_dice(tmp_path, scene, make_scene_model):
-    a = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory=False, seed=5)
-    b = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory=False, seed=5)
-    assert [r.model_dump(exclude={"steps"}) for r in _play(a, scene)] == [r.model_dump(exclude={"steps"}) for r in _play(b, scene)]
+    a = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), pipeline="tbs", memory=False, seed=5)
+    b = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), pipeline="tbs", memory=False, seed=5)
+    assert [r.model_dump(exclude={"steps", "timing"}) for r in _play(a, scene)] == [r.model_dump(exclude={"steps", "timing"}) for r in _play(b, scene)]
 
 
 def test_resume_continues_identically(tmp_path, scene, make_scene_model):
-    straight = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), memory="hashing", seed=23, session_path=tmp_path / "a.json")
+    straight = GameMaster("dnd5e", "drowned_chapel", make_scene_model(), pipeline="tbs", memory="hashing", seed=23, session_path=tmp_path / "a.json")
     whole = _play(straight, scene)
 
     model = make_scene_model()
-    first = GameMaster("dnd5e", "drowned_chapel", model, memory="hashing", seed=23, session_path=tmp_path / "b.json")
+    first = GameMaster("dnd5e", "drowned_chapel", model, pipeline="tbs", memory="hashing", seed=23, session_path=tmp_path / "b.json")
     part1 = _play(first, scene[:3])
     first.close()
     resumed = GameMaster.resume(tmp_path / "b.json", model, memory="hashing")
@@ -86,21 +86,27 @@ def test_resume_bad_file(tmp_path):
         GameMaster.resume(tmp_path / "missing.json", None)
 
 
-def test_live_table_asks_who_rolls_for_the_last_line(make_scene_model):
+def test_narration_prompt_holds_the_verdict_and_no_gm_only_text(make_scene_model):
     model = make_scene_model()
-    GameMaster("dnd5e", "drowned_chapel", model, memory=False, seed=1).step("Brisa", "I search under the altar for a hidden catch")
+    gm = GameMaster("dnd5e", "drowned_chapel", model, pipeline="tbs", memory=False, seed=1)
+    gm.step("Brisa", "I search under the altar for a hidden catch")
     (char,) = [r for r in model.requests if r["step"] == "char"]
     assert "must roll a check to resolve it" in char["messages"][-1]["content"]
-    narrate = [r for r in model.requests if r["step"] == "narrate"][0]["messages"][-1]["content"]
-    assert "Investigation check" in narrate and "tell Brisa what happens" in narrate
+    narrate = [r for r in model.requests if r["step"] == "narrate"][0]["messages"]
+    assert "Result: Brisa Tallowmere's Investigation roll" in narrate[-1]["content"]
+    told = " ".join(m["content"] for m in narrate)
+    for hidden in gm.scenario.hidden_texts(set()):  # NPC agendas and secrets, unfound secrets, GM notes
+        if hidden not in gm.scenario.public_scene(set(gm.session.revealed)):
+            assert hidden not in told
 
 
 def test_memory_brings_an_early_line_back_into_the_prompt():
     from pipelines.llm import ScriptedModel
 
-    replies = {"pre_char": '{"characters": []}', "char": '{"characters": []}', "skill": '{"checks": []}', "narrate": "Time passes."}
+    replies = {"pre_char": '{"characters": []}', "char": '{"characters": []}', "skill": '{"checks": []}',
+               "narrate": "Time passes slowly while the candles gutter in the cold draught."}
     model = ScriptedModel(responder=lambda step, messages: replies[step])
-    gm = GameMaster("dnd5e", "drowned_chapel", model, memory="hashing", seed=1, recent_turns=4)
+    gm = GameMaster("dnd5e", "drowned_chapel", model, pipeline="tbs", memory="hashing", seed=1, recent_turns=4)
     gm.step("Brisa", "I tuck the brass compass into the hollow of the third pew")
     for i in range(6):
         gm.step("Ilya", f"I count the floating candles, batch number {i}")
@@ -124,7 +130,7 @@ def test_every_pack_plays_a_secret(pack, scenario, actor, line, skill, label):
         "pre_char": [_json.dumps({"characters": [actor]})], "char": [_json.dumps({"characters": [actor]})],
         "skill": [_json.dumps({"checks": [{"character": actor, "skill": skill}]})], "narrate": ["The moment stretches."],
     })
-    gm = GameMaster(pack, scenario, model, memory=False, seed=3)
+    gm = GameMaster(pack, scenario, model, pipeline="tbs", memory=False, seed=3)
     (rec,) = gm.step(actor.split()[0], line).rolls
     assert rec.target_label == label and rec.secret is not None
     assert rec.outcome and rec.success in (True, False)

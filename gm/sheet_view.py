@@ -1,0 +1,34 @@
+"""A character sheet as a player reads it: who they are, then what each check rolls.
+
+``/sheet`` used to print the sheet's JSON. Every system already knows what a character rolls
+for a check (``sheet.plan``), so the readable sheet is that, for the checks the sheet cares about.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .characters import Sheet
+
+__all__ = ["sheet_rows", "sheet_text"]
+
+
+def sheet_rows(sheet: Sheet, pack: Any) -> list[tuple[str, str, str]]:
+    """(check name, what is rolled, why) for the character's own checks, then the pack's common ones."""
+    own = [cid for keys in sheet.check_keys().values() for cid in keys]
+    common = [cid for cid, c in pack.checks.items() if c.kind in ("skill", pack.ability_word)]
+    rows = []
+    for cid in dict.fromkeys([*own, *common]):
+        plan = sheet.plan(pack, cid)
+        rolled = f"{plan.value}%" if plan.value is not None else plan.expression()
+        rows.append((plan.check_name, rolled, plan.why))
+    return rows
+
+
+def sheet_text(sheet: Sheet, pack: Any) -> str:
+    """The sheet as plain text lines (the web Play tab and logs)."""
+    lines = [sheet.summary(pack)]
+    if sheet.notes:
+        lines.append(" ".join(sheet.notes.split()))
+    width = max((len(name) for name, _, _ in sheet_rows(sheet, pack)), default=0)
+    lines += [f"  {name:<{width}}  {rolled:<12} {why}" for name, rolled, why in sheet_rows(sheet, pack)]
+    return "\n".join(lines)
