@@ -66,18 +66,32 @@ class Memory:
             from pipelines.embeddings import MiniLMEmbedding
 
             embedding = MiniLMEmbedding()
+        from rulesets import VgmError
+
         settings = Settings(anonymized_telemetry=False, allow_reset=False)
-        if path is not None:
-            Path(path).mkdir(parents=True, exist_ok=True)
-            self.client = chromadb.PersistentClient(path=str(path), settings=settings)
-        else:
-            self.client = chromadb.EphemeralClient(settings=settings)
+        try:
+            if path is not None:
+                Path(path).mkdir(parents=True, exist_ok=True)
+                self.client = chromadb.PersistentClient(path=str(path), settings=settings)
+            else:
+                self.client = chromadb.EphemeralClient(settings=settings)
+        except OSError as exc:
+            raise VgmError(f"memory folder {path} cannot be used ({exc.strerror or exc}); give a writable folder") from None
+        except Exception as exc:  # chromadb's own errors: a damaged or foreign store
+            raise VgmError(f"memory store {path} cannot be opened ({' '.join(str(exc).split())[:160]}); "
+                           "move the folder away to start a fresh memory") from None
         self.path = str(path) if path is not None else None
         self.embedding = embedding
         self.budget_tokens = budget_tokens
-        self.collection = self.client.get_or_create_collection(
-            name=_collection_name(session_id), embedding_function=embedding, configuration={"hnsw": {"space": "cosine", "ef_search": 256, "ef_construction": 200}},
-        )
+        try:
+            self.collection = self.client.get_or_create_collection(
+                name=_collection_name(session_id), embedding_function=embedding, configuration={"hnsw": {"space": "cosine", "ef_search": 256, "ef_construction": 200}},
+            )
+        except ValueError as exc:  # the store was made with another embedding (e.g. --memory hashing)
+            kind = getattr(embedding, "name", lambda: type(embedding).__name__)
+            raise VgmError(f"the memory of session {session_id!r} in {path} was made with another embedding "
+                           f"({' '.join(str(exc).split())[:160]}); resume it with the same --memory option as before "
+                           f"(this run asked for {kind() if callable(kind) else kind})") from None
         self.last_latency_s = 0.0
 
     def __len__(self) -> int:

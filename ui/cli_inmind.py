@@ -69,13 +69,14 @@ def run_cmd(
 
     from eval.inmind.runner import run_inmind
 
+    from rulesets import read_text
+
     spec = model or os.environ.get("VGM_MODEL") or "local"
-    if profile is not None and not profile.is_file():
-        raise typer.BadParameter(f"{profile} not found; give a text file with the profile", param_hint="--profile")
+    profile_text = read_text(profile, what="profile text file", free_text=True) if profile is not None else None
     with Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=as_json) as progress:
         bar = progress.add_task("inmind", total=None)
         summary = asyncio.run(
-            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile.read_text(encoding="utf-8") if profile else None, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
         )
     if as_json:
         typer.echo(summary.model_dump_json(indent=1))

@@ -16,12 +16,12 @@ Player names in the text are rewritten as "Player N" so seat masking works on th
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from gm.social.events import read_log
+from rulesets import FileProblem, read_json, read_jsonl, read_text
 
 from . import roles as _roles
 from .importers import InMindDataError
@@ -29,15 +29,19 @@ from .session import SYSTEM, EndPhase, GameState, MissionResult, Proposal, Round
 
 
 def _read_traces(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+    """Strategy notes: a JSON list, or JSON Lines of ``{mission, attempt, text}`` objects."""
+    if not path.exists():
         raise InMindDataError(f"{path}: traces file not found; give a JSON Lines file of {{mission, attempt, text}} notes")
-    text = path.read_text(encoding="utf-8").strip()
     try:
-        if text.startswith("["):
-            return list(json.loads(text))
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise InMindDataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix the traces file") from None
+        if read_text(path, what="traces file").lstrip().startswith("["):
+            items = read_json(path, what="traces file")
+        else:
+            items = list(read_jsonl(path, what="traces file"))
+    except FileProblem as problem:
+        raise InMindDataError(str(problem)) from None
+    if not all(isinstance(item, dict) for item in items):
+        raise InMindDataError(f"{path}: every trace must be a {{mission, attempt, text}} object; fix the traces file")
+    return items
 
 
 class _Names:

@@ -6,12 +6,11 @@ the Avalon pack does not know ends in one ``InMindDataError`` naming the file an
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_json
 
 from . import roles as _roles
 from ._system_lines import read_end, read_state
@@ -115,13 +114,23 @@ def session_from_released(data: dict[str, Any], *, name: str, mode: str | None =
 def load_released(path: str | Path, *, mode: str | None = None) -> Session:
     """Read one ``N-participant.json`` / ``N-observer.json`` file."""
     path = Path(path)
+    if not path.exists():
+        raise InMindDataError(f"{path}: file not found; give an InMind-Avalon JSON file or a folder of them")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InMindDataError(f"{path}: file not found; give an InMind-Avalon JSON file or a folder of them") from None
-    except json.JSONDecodeError as exc:
-        raise InMindDataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix the file") from None
-    return session_from_released(data, name=str(path), mode=mode)
+        data = read_json(path, what="InMind-Avalon session file")
+    except FileProblem as problem:
+        raise InMindDataError(str(problem)) from None
+    if not isinstance(data, dict):
+        raise InMindDataError(f"{path}: an InMind-Avalon session file holds one JSON object, not a {type(data).__name__}; "
+                              "give a released N-participant.json / N-observer.json file")
+    try:
+        return session_from_released(data, name=str(path), mode=mode)
+    except InMindDataError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # a field missing or of the wrong type
+        what = f"missing key {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
+        raise InMindDataError(f"{path}: not an InMind-Avalon session ({what}); "
+                              "give a released N-participant.json / N-observer.json file") from None
 
 
 def load_sessions(source: str | Path) -> list[Session]:
@@ -146,7 +155,13 @@ def load_sessions(source: str | Path) -> list[Session]:
             from .avalon_logs import load_avalon_log
 
             traces = path.with_name(path.stem + TRACES_SUFFIX)
-            sessions.append(load_avalon_log(path, traces if traces.is_file() else None))
+            try:
+                sessions.append(load_avalon_log(path, traces if traces.is_file() else None))
+            except VgmError:
+                raise
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError, StopIteration) as exc:
+                what = f"missing key {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120] or type(exc).__name__
+                raise InMindDataError(f"{path}: not an Avalon game log of ours ({what}); give logs written by `vgm avalon`") from None
         else:
             sessions.append(load_released(path))
     if not sessions:

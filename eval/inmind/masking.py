@@ -14,6 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rulesets import VgmError
+
+
+class MaskPolicyError(VgmError, ValueError):
+    """An unknown mask policy (``--mask``)."""
+
 _FULLWIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 _RUN = re.compile(r"[1-6]+")
 # Words that make a number a count, a time or an order rather than a seat (after the digits).
@@ -122,7 +128,7 @@ def mask(text: str, *, policy: str = "seats", first_index: int = 1) -> Masked:
     answer sheet.
     """
     if policy not in ("seats", "paper"):
-        raise ValueError(f"mask policy {policy!r}: use 'seats' or 'paper'")
+        raise MaskPolicyError(f"mask policy {policy!r}: use --mask seats or --mask paper")
     norm = text.translate(_FULLWIDTH)
     spans = [s for s in find_spans(norm) if policy == "paper" or s.is_seat]
     out, last = [], 0

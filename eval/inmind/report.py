@@ -7,7 +7,6 @@ game (Fig. 4, Fig. 10). Intervals are 95% bootstrap CIs that resample whole game
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_json
 
 from .runner import CONFIG, COUNTS, PROFILE, RESULTS, read_results
 from .tasks import SETTINGS, TASKS, round_weights
@@ -112,6 +111,16 @@ def _by_role(task: str, records: list[dict]) -> dict[str, dict[str, Any]]:
     return dict(table)
 
 
+def _read_object(path: Path) -> dict[str, Any]:
+    """A JSON object from the run folder ({} when missing); a broken one is one error naming it."""
+    if not path.exists():
+        return {}
+    value = read_json(path)
+    if not isinstance(value, dict):
+        raise FileProblem(path, "is not a JSON object", "delete it and re-run the same `vgm inmind run` to write it again")
+    return value
+
+
 def build_report(run_dir: str | Path) -> dict[str, Any]:
     """Everything ``vgm inmind report`` prints, as one JSON-ready dict."""
     run = Path(run_dir)
@@ -119,9 +128,7 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
         raise VgmError(f"{run}: no {RESULTS} here; give the -o folder of a 'vgm inmind run'")
     records = [r for r in read_results(run).values() if r.get("score") is not None]
     errors = [r for r in read_results(run).values() if r.get("error")]
-    config = json.loads((run / CONFIG).read_text(encoding="utf-8")) if (run / CONFIG).is_file() else {}
-    profile = json.loads((run / PROFILE).read_text(encoding="utf-8")).get("profile", "") if (run / PROFILE).is_file() else ""
-    counts = json.loads((run / COUNTS).read_text(encoding="utf-8")) if (run / COUNTS).is_file() else {}
+    config, profile, counts = _read_object(run / CONFIG), _read_object(run / PROFILE).get("profile", ""), _read_object(run / COUNTS)
     out: dict[str, Any] = {
         "run": str(run),
         "model": config.get("model"),

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from pipelines import inmind as steps
 from pipelines.llm import ChatModel, Usage, get_model
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl, read_model_file
 
 from .baseline import Embedder, similarity_ranking
 from .importers import load_sessions
@@ -68,29 +68,43 @@ def parse_tasks(value: str | list[str] | None) -> list[str]:
 
 
 def read_results(out_dir: str | Path) -> dict[str, dict[str, Any]]:
-    """The last record per instance id in a run folder (later lines win)."""
+    """The last record per instance id in a run folder (later lines win).
+
+    A line cut short by a crash is skipped (the runner starts the next record on a new line),
+    so that instance is simply asked again.
+    """
     path = Path(out_dir) / RESULTS
     records: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
+    if not path.exists():
         return records
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut short by a crash; that instance is simply asked again
-        records[record["id"]] = record
+    for record in read_jsonl(path, what="results file", on_torn="ignore", on_bad="skip"):
+        if isinstance(record.get("id"), str):
+            records[record["id"]] = record
     return records
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write a small file so that a kill leaves the old one or the new one, never half of either."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise VgmError(f"cannot write {path} ({exc.strerror or exc}); check the -o folder is writable") from None
 
 
 async def _profile(model: ChatModel, sessions: list[Session], out_dir: Path) -> steps.ProfileResult:
     path = out_dir / PROFILE
-    if path.is_file():
-        return steps.ProfileResult.model_validate_json(path.read_text(encoding="utf-8"))
+    if path.exists():
+        try:
+            return read_model_file(path, steps.ProfileResult, what="profile file")
+        except FileProblem as problem:
+            import warnings
+
+            warnings.warn(f"{problem}; building the profile again", stacklevel=2)
     observers = [s for s in sessions if s.mode == "observer"]
     result = await steps.build_profile(model, [observer_text(s, i + 1) for i, s in enumerate(observers)])
-    path.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    _write_atomic(path, result.model_dump_json(indent=2))
     return result
 
 
@@ -112,14 +126,14 @@ async def answer(model: ChatModel, instance: TaskInstance, profile: str, game: s
 
 def _check_config(out_dir: Path, config: RunConfig) -> None:
     path = out_dir / CONFIG
-    if path.is_file():
-        old = RunConfig.model_validate_json(path.read_text(encoding="utf-8"))
+    if path.exists():
+        old = read_model_file(path, RunConfig, what="run config")
         if (old.model, old.mask_policy, old.dynamic) != (config.model, config.mask_policy, config.dynamic):
             raise VgmError(
                 f"{out_dir} holds a run with model {old.model!r}, mask policy {old.mask_policy!r}, dynamic context {old.dynamic!r}; use a new -o folder to compare another setting"
             )
         config.tasks = sorted(set(old.tasks) | set(config.tasks), key=TASKS.index)
-    path.write_text(config.model_dump_json(indent=2), encoding="utf-8")
+    _write_atomic(path, config.model_dump_json(indent=2))
 
 
 async def run_inmind(
@@ -148,6 +162,14 @@ async def run_inmind(
     """
     if dynamic not in ("full", "summary"):
         raise VgmError(f"dynamic context {dynamic!r}: use full or summary")
+    if mask_policy not in ("seats", "paper"):
+        raise VgmError(f"mask policy {mask_policy!r}: use --mask seats or --mask paper")
+    if limit is not None and limit < 1:
+        raise VgmError(f"--limit {limit}: give 1 or more instances per task setting (or leave it out for all)")
+    if concurrency < 1:
+        raise VgmError(f"--concurrency {concurrency}: give 1 or more")
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise VgmError(f"-o {out_dir} is a file; give a folder for the run (it is created if missing)")
     chosen = parse_tasks(tasks)
     sessions = load_sessions(data)
     instances, counts = build_tasks(sessions, chosen, policy=mask_policy)
@@ -157,8 +179,11 @@ async def run_inmind(
         if unknown:
             raise VgmError(f"unknown setting {unknown[0]!r} for these tasks; choose from {', '.join(sorted(known))}")
         instances = [i for i in instances if i.setting in settings]
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    (Path(out_dir) / COUNTS).write_text(counts.model_dump_json(indent=2), encoding="utf-8")
+    try:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VgmError(f"cannot create the run folder {out_dir} ({exc.strerror or exc}); give a writable -o folder") from None
+    _write_atomic(Path(out_dir) / COUNTS, counts.model_dump_json(indent=2))
     if limit is not None:
         kept, per_task = [], {}
         for inst in instances:
@@ -171,7 +196,7 @@ async def run_inmind(
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         given = Path(out_dir) / PROFILE
         if not given.is_file():
-            given.write_text(steps.ProfileResult(profile=profile, history=[profile]).model_dump_json(indent=2), encoding="utf-8")
+            _write_atomic(given, steps.ProfileResult(profile=profile, history=[profile]).model_dump_json(indent=2))
     async with _opened(model) as chat:
         config = RunConfig(data=str(data), tasks=chosen, model=model if isinstance(model, str) else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit, dynamic=dynamic)
         return await _run(chat, config, sessions, instances, Path(out_dir), concurrency=concurrency, embedder=embedder, on_progress=on_progress)
@@ -279,6 +304,8 @@ async def _run(
 
 def count_tasks(data: str | Path, tasks: str | list[str] | None = "all", *, mask_policy: str = "seats") -> dict[str, Any]:
     """``vgm inmind tasks``: build every chosen task's instances (no model) and return the counts."""
+    if mask_policy not in ("seats", "paper"):
+        raise VgmError(f"mask policy {mask_policy!r}: use --mask seats or --mask paper")
     sessions = load_sessions(data)
     _, report = build_tasks(sessions, parse_tasks(tasks), policy=mask_policy)
     return report.model_dump()

@@ -25,10 +25,9 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_yaml
 
 from ._answers import ANSWER_SHAPES
 
@@ -165,14 +164,12 @@ def load_probe_set(spec: str | Path | ProbeSet) -> ProbeSet:
     path = Path(spec)
     if not path.suffix and (SETS_DIR / f"{spec}.yaml").is_file():
         path = SETS_DIR / f"{spec}.yaml"
-    if not path.is_file():
+    if not path.exists():
         raise ProbeSpecError(f"probe set {str(spec)!r} not found; give a YAML file or one of: {', '.join(builtin_sets())}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise ProbeSpecError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)}); fix the file") from None
+        data = read_yaml(path, what="probe set")
+    except FileProblem as problem:
+        raise ProbeSpecError(str(problem)) from None
     return parse_probe_set(data, str(path))
 
 

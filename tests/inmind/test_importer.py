@@ -59,7 +59,7 @@ def test_role_not_in_pack_says_which_role_and_where(tmp_path, participant, write
 def test_broken_json_names_the_line(tmp_path):
     path = tmp_path / "6-participant.json"
     path.write_text('{"my_info": {\n  "1": oops}', encoding="utf-8")
-    with pytest.raises(InMindDataError, match=r"6-participant.json:2: not valid JSON"):
+    with pytest.raises(InMindDataError, match=r"6-participant.json:2: malformed JSON"):
         load_released(path)
 
 

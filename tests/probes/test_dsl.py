@@ -53,7 +53,7 @@ def test_bad_keys_and_values_name_probe_and_key():
 def test_yaml_syntax_error_names_file_and_line(tmp_path):
     f = tmp_path / "p.yaml"
     f.write_text("probes:\n  - id: a\n    question: [unclosed\n", encoding="utf-8")
-    with pytest.raises(ProbeSpecError, match=r"p\.yaml line \d+: not valid YAML"):
+    with pytest.raises(ProbeSpecError, match=r"p\.yaml:\d+: malformed YAML"):
         load_probe_set(f)
     with pytest.raises(ProbeSpecError, match="not found"):
         load_probe_set(tmp_path / "missing.yaml")
