@@ -362,4 +362,5 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         if gate.first_token_at is None:
             gate.first_token_at = time.perf_counter()
         on_token((" " if gate.shown else "") + words)
-    return Narration(text=text, notes=notes, first_token_s=gate.first_token_at - started, usage=usage, attempts=2, fell_back=True)
+    first = gate.first_token_at
+    return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=2, fell_back=True)

@@ -70,7 +70,7 @@ class Pipeline:
 
     @property
     def needs_model(self) -> bool:
-        return any(step_needs_model(s.name) for s in self.spec.steps)
+        return any(step_needs_model(s.name, s.args) for s in self.spec.steps)
 
     @property
     def step_names(self) -> list[str]:

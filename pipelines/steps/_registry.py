@@ -17,19 +17,20 @@ Step = Callable[[PipelineState], Awaitable[PipelineState]]
 StepFactory = Callable[..., Step]
 
 _REGISTRY: dict[str, StepFactory] = {}
-_NEEDS_MODEL: dict[str, bool] = {}
+_NEEDS_MODEL: dict[str, bool | Callable[[dict[str, Any]], bool]] = {}
 
 
 class UnknownStep(VgmError):
     """A spec names a step nobody registered."""
 
 
-def step(name: str, *, needs_model: bool = True) -> Callable[[StepFactory], StepFactory]:
+def step(name: str, *, needs_model: bool | Callable[[dict[str, Any]], bool] = True) -> Callable[[StepFactory], StepFactory]:
     """Register a step factory under ``name`` (used by spec files).
 
     Args:
         name: the name spec files use.
-        needs_model: False for steps that never call a model (baselines).
+        needs_model: False for steps that never call a model (baselines); or a function of the
+            step's arguments, for a step that calls one only in some modes.
     """
 
     def register(factory: StepFactory) -> StepFactory:
@@ -45,8 +46,9 @@ def registered_steps() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def step_needs_model(name: str) -> bool:
-    return _NEEDS_MODEL.get(name, True)
+def step_needs_model(name: str, args: dict[str, Any] | None = None) -> bool:
+    needs = _NEEDS_MODEL.get(name, True)
+    return bool(needs(args or {})) if callable(needs) else needs
 
 
 def make_step(name: str, args: dict[str, Any] | None = None, *, where: str = "spec") -> Step:

@@ -33,7 +33,6 @@ OPTION_WORDS = {
     NO_ROLL: "nothing is uncertain: a question, talk, or an easy act; the GM just answers",
     IMPOSSIBLE: "it cannot work, however well they roll; the GM says why",
 }
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i'll|me|my|myself|we|us|our)\b", re.I)
 
 
 @lru_cache(maxsize=8)
@@ -66,14 +65,14 @@ def acting_turn(instance: MoeInstance) -> tuple[str | None, str]:
 
 
 def who_rolls(speaker: str | None, line: str, instance: MoeInstance) -> str | None:
-    """The speaker, unless the line names exactly one other character and never the speaker
-    or "I"/"we" (then that character was asked to act)."""
-    lowered = line.lower()
-    named = {canon for alias, canon in roster(instance).items()
-             if len(alias) > 2 and re.search(rf"\b{re.escape(alias)}\b", lowered)}
-    named.discard(speaker)
-    if len(named) == 1 and not _FIRST_PERSON.search(line):
-        return named.pop()
+    """The speaker, unless the line plainly hands the act to another character: it opens by
+    addressing them ("Oskar, check the door") or says they do it ("Oskar should climb first")."""
+    for alias, canon in sorted(roster(instance).items(), key=lambda kv: -len(kv[0])):
+        if canon == speaker or len(alias) < 3:
+            continue
+        name = re.escape(alias)
+        if re.match(rf"^\s*{name}\s*,", line, re.I) or re.search(rf"\b{name}\s+(should|will|must|can|could|rolls?|makes?|tries|checks)\b", line, re.I):
+            return canon
     return speaker
 
 
@@ -114,7 +113,7 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
     return vote.top is not None and vote.share >= share and vote.best.get(vote.top, 0.0) >= similarity
 
 
-@step("adjudicate")
+@step("adjudicate", needs_model=lambda args: args.get("mode", "hybrid") != "retrieval")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "hybrid", share: float = 0.75,
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True):
     """Roll or not, and which check, for the last player line.

@@ -1,0 +1,195 @@
+"""The small-model GM turn: a constrained choice that can only be valid, clues found by intent,
+impossible acts never rolled, narration that is streamed and guarded."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import rulesets
+from gm.agent import GameMaster
+from gm.clues import reaching_for
+from gm.narration import NarrationRequest, fallback, narrate, speaks_for, split_sentences, third_person
+from gm.table import load_scenario
+from pipelines.check_index import CheckIndex
+from pipelines.llm import ScriptedModel, get_model
+from pipelines.llm.fake_server import FakeServer
+from pipelines.pipeline import Pipeline, PipelineSpec, StepSpec
+from pipelines.records import MoeInstance, Turn
+
+DND = rulesets.load("dnd5e")
+
+
+def bag_of_words(texts: list[str]) -> np.ndarray:
+    """A tiny deterministic embedding for tests: hashed word counts, L2-normalised."""
+    out = np.zeros((len(texts), 64), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for word in text.lower().split():
+            out[i, hash(word.strip(".,!?")) % 64] += 1.0
+    return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-9, None)
+
+
+INDEX = CheckIndex([
+    ("stealth", "I sneak past the guard"), ("stealth", "I creep quietly past"),
+    ("perception", "I look around for danger"), ("athletics", "I climb the wall"),
+    ("no_roll", "What does the room look like"), ("impossible", "I fly to the moon"),
+], embed=bag_of_words)
+
+
+def instance(line: str) -> MoeInstance:
+    return MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="GM", text="A quiet hall."), Turn(speaker="Brisa", text=line)],
+                       characters=["Brisa"])
+
+
+def adjudicate(**args) -> Pipeline:
+    return Pipeline(PipelineSpec(name="adjudicate_test", steps=[StepSpec(name="adjudicate", args=args)]))
+
+
+def test_the_server_is_asked_for_an_enum_and_an_invalid_choice_falls_back_to_the_vote():
+    with FakeServer(reply='{"choice": "flying"}') as server:
+        model = get_model("openai:fake", base_url=server.base_url, cache=False)
+        result = asyncio.run(adjudicate(mode="model").run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
+    sent = server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert sent["properties"]["choice"]["enum"][0] == "no_roll" and sent["properties"]["choice"]["enum"][-1] == "impossible"
+    assert "stealth" in sent["properties"]["choice"]["enum"]
+    assert result.decision == "roll" and [c.skill for c in result.checks] == ["stealth"]
+    (step,) = result.steps
+    assert not step.parse_ok and "not one of" in step.error and "flying" in step.dropped[0]
+
+
+def test_a_valid_choice_from_the_server_is_taken():
+    with FakeServer(reply='{"choice": "impossible"}') as server:
+        model = get_model("openai:fake", base_url=server.base_url, cache=False)
+        result = asyncio.run(adjudicate(mode="model").run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
+    assert result.decision == "impossible" and result.checks == []
+
+
+def test_a_clear_vote_needs_no_model_call():
+    model = ScriptedModel(by_step={})  # any call would fail: no replies
+    result = asyncio.run(adjudicate(share=0.5, similarity=0.5).run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
+    assert result.decision == "roll" and result.checks[0].skill == "stealth" and model.requests == []
+
+
+def test_the_line_can_name_who_rolls():
+    inst = MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="Brisa", text="Oskar, climb the wall for us")],
+                       characters=["Brisa", "Oskar"])
+    result = asyncio.run(adjudicate(mode="retrieval").run(inst, None, pack=DND, check_index=INDEX))
+    assert [(c.character, c.skill) for c in result.checks] == [("Oskar", "athletics")]
+
+
+def gm(pack, scenario, decisions, narrations, **kw):
+    """A GM whose decision model answers ``decisions`` in order (mode=model) and narrates ``narrations``."""
+    spec = kw.pop("spec", None)
+    model = ScriptedModel(by_step={"adjudicate": [json.dumps({"choice": d}) for d in decisions], "narrate": list(narrations)})
+    g = GameMaster(pack, scenario, model, memory=False, seed=4, **kw)
+    g.pipeline = spec or adjudicate(mode="model")
+    return g, model
+
+
+def test_an_impossible_act_is_never_rolled_and_never_succeeds():
+    g, _ = gm("dnd5e", "drowned_chapel", ["impossible"], ["The tower is sheer wet stone, and arms are not wings; you stay where you are."])
+    reply = g.step("Brisa", "I flap my arms and fly up to the bell tower")
+    assert reply.decision == "impossible" and reply.rolls == [] and reply.checks == []
+    assert "arms are not wings" in reply.narration
+
+
+def test_a_question_gets_an_answer_and_no_dice():
+    g, model = gm("dnd5e", "drowned_chapel", ["no_roll"], ["Cold water covers the floor to your knees, and the pews float like driftwood."])
+    reply = g.step("Brisa", "How deep is the water in here?")
+    assert reply.decision == "no_roll" and reply.rolls == [] and "driftwood" in reply.narration
+    asked = model.requests[-1]["messages"][-1]["content"]
+    assert "No roll: answer from what the scene shows." in asked
+
+
+def test_clues_open_by_intent_even_when_the_model_says_no_roll():
+    pack = rulesets.load("coc7e")
+    g, _ = gm("coc7e", "lantern_house", ["no_roll"], ["You crouch low; the boards are cold and gritty under your palm."])
+    reply = g.step("Margaret", "I kneel and look closely at the floorboards by the cellar hatch")
+    (roll,) = reply.rolls
+    assert roll.check in load_scenario("lantern_house", pack).secrets[1].checks and roll.secret == "wet_prints"
+    assert roll.target_label.startswith("Hard")
+    assert reaching_for(load_scenario("lantern_house", pack), "I say good evening to Ruth", set()) is None
+
+
+def test_a_check_outside_the_secrets_family_becomes_one_that_can_find_it():
+    pack = rulesets.load("coc7e")
+    scene = load_scenario("lantern_house", pack)
+    g, _ = gm("coc7e", scene, [], ["The logbook's ink has run in places, but the pages still turn."],
+              spec=Pipeline(PipelineSpec(name="fixed", steps=[StepSpec(name="adjudicate", args={"mode": "retrieval"})])))
+    reply = g.step("Margaret", "I read the keeper's logbook closely, page by page")
+    assert reply.rolls and reply.rolls[0].check in scene.secrets[0].checks
+
+
+def test_check_command_rolls_the_named_check_with_the_sheet_modifier():
+    g, _ = gm("dnd5e", "drowned_chapel", [], ["You move through the flooded nave as quietly as the water allows."])
+    reply = g.step("Brisa", "/check stealth")
+    (roll,) = reply.rolls
+    assert roll.check == "stealth" and roll.expression == "1d20+7" and reply.decision == "roll"
+    with pytest.raises(rulesets.VgmError, match="/check: unknown check 'flying'"):
+        g.step("Brisa", "/check flying")
+
+
+def test_narration_streams_what_it_finally_says():
+    g, _ = gm("dnd5e", "drowned_chapel", ["no_roll"], ["Maren looks up from her candles. Her eyes are red from smoke and tiredness."])
+    pieces: list[str] = []
+    reply = g.step("Brisa", "I wave at Maren from the doorway", on_token=pieces.append)
+    assert "".join(pieces) == reply.narration and reply.timing["first_token_s"] is not None
+    assert reply.timing["turn_s"] >= reply.timing["first_token_s"]
+
+
+def request(**kw) -> NarrationRequest:
+    base = dict(pack=DND, scene="A flooded chapel.", name="Brisa", line="I search the altar for a hidden catch", decision="roll",
+                verdict="Brisa's Investigation roll: success.", success=True, pc_names=["Brisa Tallowmere", "Brisa", "Oskar"],
+                hidden=["Maren moved the reliquary herself."], scene_line="The altar is slick with algae.")
+    base.update(kw)
+    return NarrationRequest(**base)
+
+
+@pytest.mark.parametrize("first, cause", [
+    ("I search the altar for a hidden catch. You search the altar for the hidden catch.", "echoed the player's line"),
+    ('Brisa says, "I found it!" Oskar replies that he is glad.', "put words in Brisa's mouth"),
+    ("Now, as the GM, tell Brisa what happens next? Result: success.", "leaked prompt text"),
+    ("Maren moved the reliquary herself, you realise.", "leaked GM-only text"),
+    ("You fail, and there is no sign of anything.", "contradicted the dice"),
+])
+def test_bad_sentences_are_cut_retried_and_the_note_names_the_cause(first, cause):
+    model = ScriptedModel(by_step={"narrate": [first, "Under the lip your fingers meet a cold brass ring set into the stone."]})
+    said = asyncio.run(narrate(model, request()))
+    assert said.text == "Under the lip your fingers meet a cold brass ring set into the stone."
+    assert any(cause in note for note in said.notes)
+
+
+def test_after_two_bad_replies_the_fallback_describes_instead_of_a_bare_verdict():
+    model = ScriptedModel(by_step={"narrate": ["I search the altar for a hidden catch.", "Brisa says: found it."]})
+    said = asyncio.run(narrate(model, request(found="A dry cavity holds a folded note.")))
+    assert said.fell_back and "check succeeds" not in said.text and "folded note" in said.text
+    assert len(said.text.split()) >= 8 and any("fell back" in n and "put words" in n for n in said.notes)
+
+
+def test_fallback_sentences_read_as_the_table_would_say_them():
+    assert third_person("Brisa", "I search the altar and lift my lamp") == "Brisa searches the altar and lifts their lamp"
+    assert fallback("Ilya", "I try to fly to the moon", "impossible", None).startswith("Ilya cannot fly to the moon")
+    assert "does not go their way" in fallback("Oskar", "I pick the lock", "roll", False)
+
+
+def test_speech_for_a_player_character_is_spotted_but_describing_them_is_fine():
+    names = ["Brisa", "Oskar Venn", "Oskar"]
+    assert speaks_for('"Let us go," Oskar says.', names)
+    assert speaks_for("Brisa: I'll take the left door.", names)
+    assert not speaks_for("Brisa's lamp gutters as the wind rises.", names)
+    assert not speaks_for("Maren says the bell has hummed all week.", names)
+
+
+def test_sentences_split_with_abbreviations_in_mind():
+    assert split_sentences("Dr. Hale opens the door. Mr. Quist is not there! St. Brendan's bell rings... Then silence.") == [
+        "Dr. Hale opens the door.", "Mr. Quist is not there!", "St. Brendan's bell rings...", "Then silence."]
+    assert split_sentences("J. R. Quist wrote it, e.g. in red ink. Done.") == ["J. R. Quist wrote it, e.g. in red ink.", "Done."]
+
+
+@given(st.lists(st.sampled_from(["Dr.", "Hale", "walks", "in.", "St.", "Mary", "waits!", "Why?", "e.g.", "the", "bell", "rings."]), max_size=30))
+def test_splitting_never_loses_or_invents_words(words):
+    text = " ".join(words)
+    assert " ".join(split_sentences(text)).split() == text.split()
