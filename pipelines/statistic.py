@@ -8,8 +8,10 @@ model pipeline has to beat.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+import numpy as np
 
 from .records import MoeInstance
 
@@ -30,11 +32,22 @@ class SkillStats:
         self.by_ruleset: dict[str, Counter[str]] = defaultdict(Counter)
         self.characters: dict[str, Counter[str]] = defaultdict(Counter)
         self.size = 0
+        self.instances: list[MoeInstance] = []  # the training instances themselves (for the knn baseline)
+        self._index: ContextIndex | None = None
         for instance in instances:
             self.add(instance)
 
+    def context_index(self, embedder: Callable[[list[str]], Any] | None = None) -> "ContextIndex":
+        """The training contexts embedded once (built at first use, then shared by every instance of a run)."""
+        if self._index is None or (embedder is not None and self._index.embedder is not embedder):
+            self._index = ContextIndex(self.instances, embedder)
+        return self._index
+
     def add(self, instance: MoeInstance, sign: int = 1) -> None:
         self.size += sign
+        if sign > 0:
+            self.instances.append(instance)
+            self._index = None
         for check in instance.answers:
             self.by_character[(instance.ruleset, _key(check.character))][check.skill] += sign
             self.by_ruleset[instance.ruleset][check.skill] += sign
@@ -74,3 +87,59 @@ def default_skill(pack: Any) -> str | None:
         if found:
             return found
     return next(iter(pack.checks), None)
+
+
+def context_text(instance: MoeInstance, turns: int = 8) -> str:
+    """The end of a table log as one text: what the knn baseline compares (MiniLM reads 256 tokens)."""
+    return "\n".join(f"{t.speaker}: {' '.join(t.text.split())}" for t in instance.context[-turns:])
+
+
+class ContextIndex:
+    """Training instances with their contexts embedded (packaged MiniLM by default), for nearest-neighbour votes.
+
+    Args:
+        instances: the training instances.
+        embedder: ``texts -> (n × d) array`` of L2-normalised rows; default ``pipelines.embeddings.embed``.
+    """
+
+    def __init__(self, instances: Iterable[MoeInstance], embedder: Callable[[list[str]], Any] | None = None) -> None:
+        self.instances = list(instances)
+        self.embedder = embedder
+        self._by_id = {inst.id: k for k, inst in enumerate(self.instances)}
+        self._vectors: np.ndarray | None = None
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if self.embedder is None:
+            from .embeddings import embed
+
+            return np.asarray(embed(texts), dtype=float)
+        vectors = np.asarray(self.embedder(texts), dtype=float)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+    @property
+    def vectors(self) -> np.ndarray:
+        if self._vectors is None:
+            texts = [context_text(i) for i in self.instances]
+            self._vectors = self._embed(texts) if texts else np.zeros((0, 1))
+        return self._vectors
+
+    def nearest(self, instance: MoeInstance, k: int = 1, *, exclude_self: bool = True) -> list[tuple[float, MoeInstance]]:
+        """The ``k`` training instances of the same rule set whose contexts are most similar (cosine), best first."""
+        if not self.instances:
+            return []
+        own = self._by_id.get(instance.id)
+        if own is not None and self.instances[own].context != instance.context:
+            own = None  # same id, other instance: embed it
+        query = self.vectors[own] if own is not None else self._embed([context_text(instance)])[0]
+        sims = self.vectors @ query
+        order = np.argsort(-sims, kind="stable")
+        out = []
+        for idx in order:
+            other = self.instances[int(idx)]
+            if other.ruleset != instance.ruleset or (exclude_self and other.id == instance.id):
+                continue
+            out.append((float(sims[idx]), other))
+            if len(out) >= k:
+                break
+        return out

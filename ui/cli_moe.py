@@ -75,6 +75,7 @@ def _print_report(report, as_json: bool, title: str) -> None:
                       pct(m["exact"]), f"{100 * m['parse_failure_rate']:.0f}%", f"{m.get('model_calls_per_instance', 0):.1f}",
                       f"{m.get('cache_hits_per_instance', 0):.1f}", f"{m.get('computed_prompt_tokens_per_instance', 0):.0f}", seconds_cell(m))
     console.print(table)
+    console.print(report.describe())
     for note in report.notes:
         console.print(f"[yellow]note:[/] {note}")
     if report.tests:
@@ -165,24 +166,28 @@ def run_cmd(
     concurrency: int = typer.Option(2, "--concurrency", "-c", help="Instances in flight at once."),
     train: Path | None = typer.Option(None, "--train", help="Training .jsonl for the statistic predictor (default: leave-one-out on --data)."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics as JSON."),
+    metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
+    prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
 ) -> None:
     """Run one pipeline; writes predictions.jsonl as it goes and resumes after a kill."""
     from eval.moe.report import build_report
     from eval.moe.runner import run_moe
 
+    from eval.moe.metrics import check_metric
+
     folder = out or Path("runs") / pipeline
+    check_metric(metric)
     with RichReporter() as reporter:
-        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter)
-    report = build_report([done], baseline=None)
+        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting)
+    report = build_report([done], baseline=None, metric=metric)
     _print_report(report, as_json, f"MOE run {done}")
     _exit_on_errors(report, allow_errors)
 
 
 @moe_app.command("compare")
 def compare_cmd(
-    pipelines: str = typer.Option(",".join(["last_speaker", "statistic", "template", "template_zcot", "char_skill", "tbs", "tbs_zcot", "tbs_statistic"]),
-                                  "--pipelines", help="Comma-separated pipelines (default: the paper's eight)."),
+    pipelines: str | None = typer.Option(None, "--pipelines", help="Comma-separated pipelines (default: the paper's eight, knn and oracle_char)."),
     data: str = typer.Option("sample", "--data", help="MOE .jsonl, or 'sample'."),
     model: str | None = typer.Option(None, "--model", "-m", help="Model string for the model pipelines."),
     out: Path = typer.Option(Path("runs/compare"), "-o", "--out", help="Folder for one run folder per pipeline."),
@@ -191,15 +196,21 @@ def compare_cmd(
     train: Path | None = typer.Option(None, "--train", help="Training .jsonl for the statistic predictor."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
+    metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
+    prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
 ) -> None:
     """Run several pipelines on the same instances; print the paper-style table and save a bar chart."""
     from eval.moe.report import build_report
     from eval.moe.runner import compare_moe
 
-    names = [p.strip() for p in pipelines.split(",") if p.strip()]
+    from eval.moe.metrics import check_metric
+    from eval.moe.runner import COMPARE_DEFAULT
+
+    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines else list(COMPARE_DEFAULT)
+    check_metric(metric)
     with RichReporter() as reporter:
-        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter)
-    report = build_report([out])
+        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting)
+    report = build_report([out], metric=metric)
     _write_outputs(report, out)
     _print_report(report, as_json, f"MOE compare ({out})")
     if not as_json:
@@ -233,11 +244,12 @@ def report_cmd(
     png: Path | None = typer.Option(None, "--png", help="Also draw the CF/SF bar chart here."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
+    metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
 ) -> None:
     """Rebuild metrics and the comparison table from saved runs (no model needed)."""
     from eval.moe.report import build_report
 
-    report = build_report(runs, baseline=baseline)
+    report = build_report(runs, baseline=baseline, metric=metric)
     if markdown:
         markdown.write_text(report.markdown() + "\n", encoding="utf-8")
     if csv_path:
@@ -249,6 +261,23 @@ def report_cmd(
     else:
         _print_report(report, False, "MOE report")
     _exit_on_errors(report, allow_errors)
+
+
+@moe_app.command("score")
+def score_cmd(
+    gold: Path = typer.Argument(..., help="Gold MOE .jsonl (or 'sample')."),
+    predictions: Path = typer.Argument(..., help="Predictions .jsonl: {id, prediction: [{character, skill}]} per line (a run's predictions.jsonl)."),
+    metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"CP","CR","SP","SR","CF","SF","n"} on the 0-1 scale.'),
+) -> None:
+    """Score a predictions file against gold data (no run folder needed)."""
+    from eval.moe.report import score_files, score_summary
+
+    score = score_files(str(gold), predictions, metric=metric)
+    if as_json:
+        _dump(score_summary(score))
+    else:
+        console.print(str(score))
 
 
 def register(app: typer.Typer) -> None:

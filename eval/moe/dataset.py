@@ -6,7 +6,6 @@ instance's rule set does not know stops the load with ``file:line`` and the fix.
 """
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable

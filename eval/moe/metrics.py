@@ -1,19 +1,33 @@
-"""MOE metrics, exactly Tachikuma section 3.2, formulas (1)-(6), in one place.
+"""MOE metrics: Tachikuma section 3.2, formulas (1)-(6) exactly as written, in one place.
 
-Per instance i, with P the predicted (character, skill) tuples and G the gold ones
-(duplicates removed; characters matched case-insensitively through the instance's aliases;
-skills by resolved id):
+Per instance i, with G the gold (character, skill) answers and P the predicted tuples
+(characters matched case-insensitively through the instance's aliases; skills by resolved id):
 
-    p = |P|, g = |G|
-    t_s = |P ∩ G|                                  correct character *and* skill
-    t_c = predicted tuples whose character is in G  (for precision: over P)
-          gold tuples whose character is in P       (for recall: over G)
-    CP = mean t_c/p, CR = mean t_c/g, SP = mean t_s/p, SR = mean t_s/g   (p = 0 → precision 0)
-    CF = 2·CP·CR/(CP+CR),  SF = 2·SP·SR/(SP+SR)    harmonic means of the averages
+    p   = the total number of predicted tuples          (all of them: a duplicate counts twice)
+    g   = the number of answers in the ground truth     (distinct gold tuples)
+    t_c = the number of correctly predicted character names
+          (distinct predicted names that are among the gold names)
+    t_s = the number of correct predictions of both character name and skill
+          (distinct predicted tuples that are gold tuples)
 
-Counting t_c per tuple keeps every ratio in [0, 1] and guarantees CP ≥ SP, CR ≥ SR, so
-CF ≥ SF, even when one character is asked for two checks; with one check per character it
-is the plain count of correct character names.
+    CP = 1/K Σ t_c/p   (1)      CR = 1/K Σ t_c/g   (2)
+    SP = 1/K Σ t_s/p   (3)      SR = 1/K Σ t_s/g   (4)
+    CF = 2·CP·CR/(CP+CR)   (5)  SF = 2·SP·SR/(SP+SR)   (6)      (p = 0 → precision 0)
+
+Worked cases (the tests hold them):
+
+* gold {(A, strength), (A, athletics)}, predicted {(A, perception)}: t_c = 1 (the name A),
+  g = 2, so CR = 0.5; CP = 1.
+* gold {(A, x)}, predicted [(A, x), (A, x)]: p = 2, t_s = 1, so SP = 0.5; SR = 1.
+
+Read this way the paper's numbers can exceed each other in surprising directions: when one
+character rolls two checks, t_c (names) is smaller than t_s (tuples), so SP > CP is possible
+and even a perfect prediction has CP = CR = 0.5. That is why the **tuple** variant exists
+(``metric="tuple"``, ``--metric tuple``): it counts t_c per tuple (predicted tuples whose
+character is gold, over p; gold tuples whose character was predicted, over g) after removing
+duplicate predictions, which keeps CP ≥ SP, CR ≥ SR and a perfect prediction at 1. It was
+this project's first reading; it is kept, named, for comparing with runs scored that way.
+The two agree whenever each character has one check and no prediction is repeated.
 """
 from __future__ import annotations
 
@@ -25,6 +39,7 @@ import numpy as np
 
 from eval.stats import Interval, PairedTest, bootstrap_ci, harmonic_mean, paired_test
 from pipelines.records import Check, MoeInstance
+from rulesets import VgmError
 
 
 def alias_map(characters: Iterable[str] | None) -> dict[str, str]:
@@ -37,12 +52,28 @@ def alias_map(characters: Iterable[str] | None) -> dict[str, str]:
     return table
 
 
-def _tuples(checks: Iterable[Check | dict], aliases: dict[str, str]) -> set[tuple[str, str]]:
-    out = set()
+METRICS = ("paper", "tuple")
+DEFAULT_METRIC = "paper"
+
+
+class UnknownMetric(VgmError):
+    """A metric name that is not one of ``METRICS``."""
+
+
+def check_metric(metric: str) -> str:
+    """``metric`` itself, or one line listing the choices."""
+    if metric not in METRICS:
+        raise UnknownMetric(f"--metric {metric!r}: choose one of {', '.join(METRICS)}")
+    return metric
+
+
+def _tuples(checks: Iterable[Check | dict], aliases: dict[str, str]) -> list[tuple[str, str]]:
+    """Normalised (character, skill) tuples, in order, duplicates kept."""
+    out = []
     for check in checks:
-        character, skill = (check.character, check.skill) if isinstance(check, Check) else (check["character"], check["skill"])
+        character, skill = (check.character, check.skill) if isinstance(check, Check) else (check.get("character"), check.get("skill"))
         key = " ".join(str(character).lower().split())
-        out.add((aliases.get(key, key), str(skill).strip().lower()))
+        out.append((aliases.get(key, key), str(skill).strip().lower()))
     return out
 
 
@@ -58,6 +89,8 @@ class InstanceScore:
     p: int
     g: int
     exact: bool
+    tc: int = 0  # the t_c the ratios were made of (for the tuple metric: over predictions)
+    ts: int = 0
 
     @property
     def cf(self) -> float:
@@ -68,16 +101,33 @@ class InstanceScore:
         return harmonic_mean(self.sp, self.sr)
 
 
-def score_instance(gold: Sequence[Check | dict], predicted: Sequence[Check | dict], *, characters: Iterable[str] | None = None, id: str = "") -> InstanceScore:
-    """Formulas' per-instance terms t_c/p, t_c/g, t_s/p, t_s/g for one instance."""
+def score_instance(
+    gold: Sequence[Check | dict], predicted: Sequence[Check | dict], *, characters: Iterable[str] | None = None,
+    id: str = "", metric: str = DEFAULT_METRIC,
+) -> InstanceScore:
+    """One instance's t_c/p, t_c/g, t_s/p, t_s/g: formulas (1)-(4) before averaging (see the module docstring).
+
+    Args:
+        metric: ``"paper"`` (formulas as written, the default) or ``"tuple"`` (t_c per tuple, duplicates removed).
+    """
+    check_metric(metric)
     aliases = alias_map(characters)
-    G, P = _tuples(gold, aliases), _tuples(predicted, aliases)
-    gold_chars = {c for c, _ in G}
-    pred_chars = {c for c, _ in P}
-    ts = len(P & G)
-    tc_p = sum(1 for c, _ in P if c in gold_chars)
-    tc_g = sum(1 for c, _ in G if c in pred_chars)
-    p, g = len(P), len(G)
+    gold_set = set(_tuples(gold, aliases))
+    predicted_list = _tuples(predicted, aliases)
+    predicted_set = set(predicted_list)
+    gold_chars = {c for c, _ in gold_set}
+    g = len(gold_set)
+    ts = len(predicted_set & gold_set)
+    if metric == "paper":
+        p = len(predicted_list)
+        tc = len({c for c, _ in predicted_set} & gold_chars)
+        tc_p = tc_g = tc
+    else:
+        p = len(predicted_set)
+        pred_chars = {c for c, _ in predicted_set}
+        tc_p = sum(1 for c, _ in predicted_set if c in gold_chars)
+        tc_g = sum(1 for c, _ in gold_set if c in pred_chars)
+        tc = tc_p
     return InstanceScore(
         id=id,
         cp=tc_p / p if p else 0.0,
@@ -86,7 +136,9 @@ def score_instance(gold: Sequence[Check | dict], predicted: Sequence[Check | dic
         sr=ts / g if g else 0.0,
         p=p,
         g=g,
-        exact=P == G,
+        exact=predicted_set == gold_set,
+        tc=tc,
+        ts=ts,
     )
 
 
@@ -109,18 +161,19 @@ class MoeScore:
     sf_mean: float  # mean of per-instance skill F
     exact: Interval  # share of instances whose predicted set equals the gold set
     instances: list[InstanceScore] = field(default_factory=list, repr=False)
+    metric: str = DEFAULT_METRIC
 
     def __str__(self) -> str:
         pct = lambda iv: f"{100 * iv.value:5.1f} [{100 * iv.low:5.1f}, {100 * iv.high:5.1f}]"  # noqa: E731
         return "\n".join([
-            f"MOE score on {self.n} instances (95% bootstrap CI)",
+            f"MOE score on {self.n} instances (95% bootstrap CI; metric: {self.metric})",
             f"  CF {pct(self.cf)}   CP {pct(self.cp)}   CR {pct(self.cr)}",
             f"  SF {pct(self.sf)}   SP {pct(self.sp)}   SR {pct(self.sr)}",
             f"  exact set match {pct(self.exact)}   mean per-instance F: char {100 * self.cf_mean:.1f}, skill {100 * self.sf_mean:.1f}",
         ])
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"n": self.n}
+        out: dict[str, Any] = {"n": self.n, "metric": self.metric}
         for name in ("cf", "sf", "cp", "cr", "sp", "sr", "exact"):
             out[name] = getattr(self, name).as_dict()
         out["cf_instance_mean"] = self.cf_mean
@@ -132,11 +185,11 @@ class MoeScore:
         return np.array([[getattr(s, f"{kind}p"), getattr(s, f"{kind}r")] for s in self.instances], dtype=float).reshape(-1, 2)
 
 
-def aggregate(scores: list[InstanceScore], *, B: int = 1000, seed: int = 0) -> MoeScore:
-    """Formulas (1)-(6) over instance scores, with bootstrap CIs."""
+def aggregate(scores: list[InstanceScore], *, B: int = 1000, seed: int = 0, metric: str = DEFAULT_METRIC) -> MoeScore:
+    """Formulas (1)-(6) over instance scores, with bootstrap CIs (``metric`` only labels the result)."""
     if not scores:
         nan = Interval(float("nan"), float("nan"), float("nan"))
-        return MoeScore(0, nan, nan, nan, nan, nan, nan, float("nan"), float("nan"), nan, [])
+        return MoeScore(0, nan, nan, nan, nan, nan, nan, float("nan"), float("nan"), nan, [], metric)
     table = np.array([[s.cp, s.cr, s.sp, s.sr, float(s.exact)] for s in scores], dtype=float)
     ci = lambda column: bootstrap_ci(table[:, column], B=B, seed=seed)  # noqa: E731
     return MoeScore(
@@ -148,6 +201,7 @@ def aggregate(scores: list[InstanceScore], *, B: int = 1000, seed: int = 0) -> M
         sf_mean=float(np.mean([s.sf for s in scores])),
         exact=ci(4),
         instances=scores,
+        metric=metric,
     )
 
 
@@ -158,6 +212,7 @@ def score_moe(
     characters: Sequence[Iterable[str] | None] | None = None,
     B: int = 1000,
     seed: int = 0,
+    metric: str = DEFAULT_METRIC,
 ) -> MoeScore:
     """Score predictions against gold: ``print(score_moe(instances, predictions))``.
 
@@ -165,16 +220,17 @@ def score_moe(
         gold: MOE instances (their ``answers`` and ``characters`` aliases are used) or plain check lists.
         predicted: one list of checks per gold item, same order.
         characters: alias lists per item when ``gold`` is plain check lists.
+        metric: ``"paper"`` (formulas (1)-(6) as written) or ``"tuple"`` (see the module docstring).
     """
     if len(gold) != len(predicted):
         raise ValueError(f"score_moe needs one prediction per gold instance; got {len(gold)} gold and {len(predicted)} predicted")
     scores = []
     for i, (g, p) in enumerate(zip(gold, predicted)):
         if isinstance(g, MoeInstance):
-            scores.append(score_instance(g.answers, p, characters=g.characters, id=g.id))
+            scores.append(score_instance(g.answers, p, characters=g.characters, id=g.id, metric=metric))
         else:
-            scores.append(score_instance(g, p, characters=(characters[i] if characters else None), id=str(i)))
-    return aggregate(scores, B=B, seed=seed)
+            scores.append(score_instance(g, p, characters=(characters[i] if characters else None), id=str(i), metric=metric))
+    return aggregate(scores, B=B, seed=seed, metric=metric)
 
 
 def compare_scores(a: MoeScore, b: MoeScore, metric: str = "sf", *, B: int = 2000, seed: int = 0) -> PairedTest:

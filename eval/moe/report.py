@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import rulesets
 from pipelines import available_pipelines
 from rulesets import VgmError
 
-from .metrics import InstanceScore, MoeScore, aggregate, compare_scores, score_instance
-from .run_folder import RunFolder, RunFolderError
+from .dataset import load_moe
+from .metrics import DEFAULT_METRIC, InstanceScore, MoeScore, aggregate, check_metric, compare_scores, score_instance
+from .run_folder import RunFolder, read_json_lines
 from .run_folder import find_runs as find_run_folders
 
 METRICS = ("cf", "sf", "cp", "cr", "sp", "sr")
@@ -33,15 +34,15 @@ def read_predictions(path: str | Path) -> list[dict]:
     return list(RunFolder(Path(path).parent).records())
 
 
-def _score(record: dict, *, answered: bool = True):
+def _score(record: dict, metric: str = DEFAULT_METRIC) -> InstanceScore:
     """One record's instance score; an errored attempt scores as an empty prediction."""
-    prediction = (record.get("prediction") or []) if (answered and not record.get("error")) else []
-    return score_instance(record.get("gold") or [], prediction, characters=record.get("characters"), id=record["id"])
+    prediction = (record.get("prediction") or []) if not record.get("error") else []
+    return score_instance(record.get("gold") or [], prediction, characters=record.get("characters"), id=record["id"], metric=metric)
 
 
-def score_records(records: list[dict], *, B: int = 1000, seed: int = 0) -> MoeScore:
+def score_records(records: list[dict], *, B: int = 1000, seed: int = 0, metric: str = DEFAULT_METRIC) -> MoeScore:
     """Formulas (1)-(6) over saved records, over all of them: an instance that errored counts as an empty prediction."""
-    return aggregate([_score(r) for r in records], B=B, seed=seed)
+    return aggregate([_score(r, metric) for r in records], B=B, seed=seed, metric=metric)
 
 
 @dataclass
@@ -59,63 +60,61 @@ class _Summary:
     latency_s: float
 
 
-def _summary(record: dict) -> _Summary:
+def _summary(record: dict, metric: str) -> _Summary:
     usage = record.get("usage") or {}
-    steps = [s for s in record.get("steps") or [] if isinstance(s, dict) and s.get("raw") is not None]
-    hits = computed = 0
-    for step in steps:
-        u = step.get("usage") or {}
-        if u.get("cache_hit"):
-            hits += int(u.get("calls", 1) or 1)
-        else:
-            computed += int(u.get("prompt_tokens", 0) or 0) - int(u.get("cached_tokens", 0) or 0)
-    if not steps:  # records without steps (hand-written demos): all calls were computed
-        computed = int(usage.get("prompt_tokens", 0) or 0) - int(usage.get("cached_tokens", 0) or 0)
+    cost = record.get("cost")
+    if isinstance(cost, dict):  # counted at each model call by the runner
+        hits, computed = int(cost.get("cache_hits", 0)), int(cost.get("computed_prompt_tokens", 0))
+    else:  # older records: the usage totals, every call taken as computed
+        hits, computed = 0, int(usage.get("prompt_tokens", 0) or 0) - int(usage.get("cached_tokens", 0) or 0)
     dropped = record.get("dropped")
     return _Summary(
-        score=_score(record),
+        score=_score(record, metric),
         error=bool(record.get("error")),
         parse_ok=bool(record.get("parse_ok", True)),
         dropped=len(dropped) if isinstance(dropped, list) else int(dropped or 0),
         usage=usage,
-        calls=int(usage.get("calls", 0) or 0),
+        calls=int((cost or {}).get("calls", usage.get("calls", 0)) or 0) if isinstance(cost, dict) else int(usage.get("calls", 0) or 0),
         cache_hits=hits,
         computed_prompt_tokens=max(0, computed),
         latency_s=float(record.get("latency_s") or 0.0),
     )
 
 
-def _summaries(folder: RunFolder) -> dict[str, _Summary]:
+def _summaries(folder: RunFolder, metric: str) -> dict[str, _Summary]:
     """The latest record of every id, reduced to a summary as it streams past (memory stays small)."""
     out: dict[str, _Summary] = {}
     for record in folder.records():
-        out[record["id"]] = _summary(record)
+        out[record["id"]] = _summary(record, metric)
     return out
 
 
-def run_metrics(folder: str | Path | RunFolder, *, B: int = 1000, seed: int = 0) -> dict[str, Any]:
+def run_metrics(folder: str | Path | RunFolder, *, B: int = 1000, seed: int = 0, metric: str = DEFAULT_METRIC) -> dict[str, Any]:
     """Every number a run reports, as a dict (what metrics.json holds).
 
     ``cf``, ``sf``, ... are over **all** instances (an errored one counts as an empty
     prediction, as the paper's K counts every sample); ``answered`` holds the same metrics
     over the instances that did not error. ``errors`` and ``error_rate`` say how many errored.
     """
+    check_metric(metric)
     run = folder if isinstance(folder, RunFolder) else RunFolder(folder)
-    rows = _summaries(run)
+    meta = run.meta() if run.is_run() else {}
+    rows = _summaries(run, metric)
     every = list(rows.values())
     answered = [s for s in every if not s.error]
-    score = aggregate([s.score for s in every], B=B, seed=seed)
-    score_answered = aggregate([s.score for s in answered], B=B, seed=seed)
+    score = aggregate([s.score for s in every], B=B, seed=seed, metric=metric)
+    score_answered = aggregate([s.score for s in answered], B=B, seed=seed, metric=metric)
     n = max(1, len(every))
     calls = sum(s.calls for s in every)
     hits = sum(s.cache_hits for s in every)
     return {
         **score.as_dict(),
         "scored_over": "all instances (an errored instance counts as an empty prediction)",
+        "prompting": meta.get("prompting"),
         "errors": len(every) - len(answered),
         "error_rate": (len(every) - len(answered)) / n if every else 0.0,
         "n_answered": len(answered),
-        "answered": {k: v for k, v in score_answered.as_dict().items() if k != "n"},
+        "answered": {k: v for k, v in score_answered.as_dict().items() if k not in ("n", "metric")},
         "parse_failure_rate": (sum(1 for s in every if not s.parse_ok) / n) if every else 0.0,
         "dropped_per_instance": sum(s.dropped for s in every) / n,
         "prompt_tokens_per_instance": sum(s.usage.get("prompt_tokens", 0) for s in every) / n,
@@ -193,6 +192,18 @@ class CompareReport:
     baseline: str | None = None
     tests: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    metric: str = DEFAULT_METRIC
+
+    @property
+    def prompting(self) -> str:
+        """How the model pipelines were prompted (faithful, assisted, or a mix), from their run.json."""
+        modes = sorted({str(r.metrics.get("prompting")) for r in self.rows if r.metrics.get("prompting")})
+        return ", ".join(modes) if modes else "-"
+
+    def describe(self) -> str:
+        """One line saying how the numbers were made: metric and prompting."""
+        metric = "Tachikuma formulas (1)-(6) as written" if self.metric == "paper" else "per-tuple variant (--metric tuple)"
+        return f"Metric: {metric}. Prompting: {self.prompting}."
 
     @property
     def errors(self) -> int:
@@ -203,6 +214,8 @@ class CompareReport:
         return {
             "rows": [{"pipeline": r.pipeline, "model": r.model, "folder": r.folder, **r.metrics} for r in self.rows],
             "errors": self.errors,
+            "metric": self.metric,
+            "prompting": self.prompting,
             "baseline": self.baseline,
             "paired_tests": self.tests,
             "notes": self.notes,
@@ -211,7 +224,7 @@ class CompareReport:
     def markdown(self) -> str:
         head = ("| pipeline | model | n | errors | CF [95% CI] (all) | SF [95% CI] (all) | CF (answered) | SF (answered) | CP | CR | SP | SR | exact | "
                 "parse fail | model calls/inst | cache hits/inst | computed prompt tok/inst | s/inst |")
-        lines = [head, "|" + "|".join(["---"] * (head.count("|") - 1)) + "|"]
+        lines = [self.describe(), "", head, "|" + "|".join(["---"] * (head.count("|") - 1)) + "|"]
         for r in self.rows:
             m = r.metrics
             answered = m.get("answered") or {}
@@ -280,20 +293,26 @@ class CompareReport:
         return path
 
 
-def load_row(run: RunFolder, *, B: int = 1000, seed: int = 0, rewrite: bool = True) -> Row:
+def load_row(run: RunFolder, *, B: int = 1000, seed: int = 0, rewrite: bool = True, metric: str = DEFAULT_METRIC) -> Row:
     """One table row for a run folder: recomputed metrics (saved as metrics.json when ``rewrite``)."""
     meta = run.meta()
-    metrics = write_metrics(run, B=B, seed=seed) if rewrite else run_metrics(run, B=B, seed=seed)
+    metrics = write_metrics(run, B=B, seed=seed, metric=metric) if rewrite else run_metrics(run, B=B, seed=seed, metric=metric)
     return Row(pipeline=str(meta.get("pipeline") or run.path.name), model=meta.get("model"), folder=str(run.path), metrics=metrics)
 
 
-def build_report(paths: list[str | Path], *, baseline: str | None = "last_speaker", B: int = 1000, seed: int = 0) -> CompareReport:
-    """Rebuild metrics (rewriting each metrics.json) and the comparison table from run folders."""
+def build_report(paths: list[str | Path], *, baseline: str | None = "last_speaker", B: int = 1000, seed: int = 0,
+                 metric: str = DEFAULT_METRIC) -> CompareReport:
+    """Rebuild metrics (rewriting each metrics.json) and the comparison table from run folders.
+
+    Args:
+        metric: ``paper`` (formulas (1)-(6) as written) or ``tuple``; the report says which.
+    """
+    check_metric(metric)
     rows: list[Row] = []
     records: dict[str, list[dict]] = {}
     notes: list[str] = []
     for run in find_run_folders(paths):
-        row = load_row(run, B=B, seed=seed)
+        row = load_row(run, B=B, seed=seed, metric=metric)
         if row.pipeline in records:
             row.pipeline = f"{row.pipeline} ({run.path})"
         rows.append(row)
@@ -301,16 +320,58 @@ def build_report(paths: list[str | Path], *, baseline: str | None = "last_speake
         notes += list(dict.fromkeys(run.notes))
     order = {name: k for k, name in enumerate(available_pipelines())}
     rows.sort(key=lambda row: (order.get(row.pipeline.split(" ")[0], len(order)), row.pipeline))  # the paper's order
-    report = CompareReport(rows=rows, notes=notes)
+    report = CompareReport(rows=rows, notes=notes, metric=metric)
     if baseline and baseline in records and len(records) > 1:
         report.baseline = baseline
-        base = score_records(records[baseline], B=10)
+        base = score_records(records[baseline], B=10, metric=metric)
         for name, recs in records.items():
             if name == baseline:
                 continue
-            other = score_records(recs, B=10)
+            other = score_records(recs, B=10, metric=metric)
             try:
                 report.tests[name] = {k: compare_scores(other, base, k, seed=seed).as_dict() for k in ("cf", "sf")}
             except ValueError:
                 continue  # runs over different data: nothing to pair
     return report
+
+
+def score_files(gold: str | Path, predictions: str | Path, *, metric: str = DEFAULT_METRIC, B: int = 1000, seed: int = 0) -> MoeScore:
+    """``vgm moe score``: a predictions file (a run's ``predictions.jsonl`` format) against a gold MOE file.
+
+    Each prediction line is ``{"id", "prediction": [{"character", "skill"}]}``; the last line of
+    an id wins, and a line with an ``error`` counts as an empty prediction. Skills are resolved
+    through the instance's rule set, as gold skills are. Only the predicted ids are scored;
+    an id the gold file does not have is one line with the count and the first such id.
+    """
+    check_metric(metric)
+    instances = {i.id: i for i in load_moe(gold)}
+    path = Path(predictions)
+    if path.is_dir():
+        path = path / "predictions.jsonl"
+    if not path.is_file():
+        raise ReportError(f"{path}: no such predictions file; give a run's predictions.jsonl")
+    records: dict[str, dict] = {}
+    for number, record in read_json_lines(path):
+        prediction = record.get("prediction") if not record.get("error") else []
+        if not isinstance(prediction, list) or not all(isinstance(c, dict) and isinstance(c.get("character"), str) and isinstance(c.get("skill"), str) for c in prediction):
+            raise ReportError(f"{path}:{number}: 'prediction' must be a list of {{\"character\", \"skill\"}} objects")
+        records[record["id"]] = {**record, "prediction": prediction}
+    if not records:
+        raise ReportError(f"{path}: no predictions in the file")
+    unknown = [iid for iid in records if iid not in instances]
+    if unknown:
+        raise ReportError(f"{path}: {len(unknown)} prediction id(s) are not in {gold} (first: {unknown[0]!r}); score against the gold file the run was made from")
+    packs: dict[str, Any] = {}
+    scores = []
+    for iid, record in records.items():
+        instance = instances[iid]
+        pack = packs.setdefault(instance.ruleset, rulesets.load(instance.ruleset))
+        predicted = [{"character": c["character"], "skill": pack.try_resolve(c["skill"]) or c["skill"]} for c in record["prediction"]]
+        scores.append(score_instance(instance.answers, predicted, characters=instance.characters, id=iid, metric=metric))
+    return aggregate(scores, B=B, seed=seed, metric=metric)
+
+
+def score_summary(score: MoeScore) -> dict[str, float | int]:
+    """``{"CP","CR","SP","SR","CF","SF","n"}`` on the 0-1 scale: what ``vgm moe score --json`` prints."""
+    return {"CP": score.cp.value, "CR": score.cr.value, "SP": score.sp.value, "SR": score.sr.value,
+            "CF": score.cf.value, "SF": score.sf.value, "n": score.n}

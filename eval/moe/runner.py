@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import ExitStack
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pipelines import MoeInstance, Pipeline, SkillStats, load_pipeline
+from pipelines import DEFAULT_COMPARE, MoeInstance, Pipeline, SkillStats, load_pipeline
 
 from .dataset import data_path, load_moe
 from .metrics import score_instance
@@ -28,6 +29,8 @@ from .run_folder import RunFolder, RunFolderError, check_writable, file_hash, no
 from eval.stats import harmonic_mean
 
 PROMPTING = ("faithful", "assisted")
+# What `vgm moe compare` runs by default: the paper's eight (Table 2 and its floor), then the two extra baselines.
+COMPARE_DEFAULT = [*DEFAULT_COMPARE, "knn", "oracle_char"]
 
 
 RunError = RunFolderError  # a run folder or run request the user must fix: one error type for both
@@ -41,6 +44,48 @@ class Reporter(Protocol):
     def advance(self, name: str, record: dict[str, Any], running: dict[str, float]) -> None: ...
 
     def finish(self, name: str) -> None: ...
+
+
+@dataclass
+class Cost:
+    """What one pipeline spent on one instance, counted at the model call, so a cache hit is never a model call."""
+
+    calls: int = 0  # requests the pipeline made
+    cache_hits: int = 0  # of them, answered from our response cache (no model ran)
+    computed_prompt_tokens: int = 0  # prompt tokens a model computed (not cache hits, not the server's reused prefix)
+    model_seconds: float = 0.0  # time spent waiting on the model for computed calls
+
+    def add(self, usage: Any) -> None:
+        self.calls += int(getattr(usage, "calls", 1) or 1)
+        if getattr(usage, "cache_hit", False):
+            self.cache_hits += int(getattr(usage, "calls", 1) or 1)
+        else:
+            self.computed_prompt_tokens += max(0, int(usage.prompt_tokens or 0) - int(usage.cached_tokens or 0))
+            self.model_seconds += float(usage.latency_s or 0.0)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "cache_hits": self.cache_hits, "model_calls": self.calls - self.cache_hits,
+                "computed_prompt_tokens": self.computed_prompt_tokens, "model_seconds": round(self.model_seconds, 4)}
+
+
+_COST: ContextVar[Cost | None] = ContextVar("moe_cost", default=None)
+
+
+class _Metered:
+    """The run's model, counting each reply into the running instance's ``Cost`` (one per asyncio task)."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    async def complete(self, messages: Any, **kwargs: Any) -> Any:
+        reply = await self._model.complete(messages, **kwargs)
+        cost = _COST.get()
+        if cost is not None:
+            cost.add(reply.usage)
+        return reply
 
 
 @dataclass
@@ -189,15 +234,22 @@ async def run_pipelines(
                 reporter.start(state.pipeline.name, len(instances), len(state.done & {i.id for i in instances}))
 
         gate = asyncio.Semaphore(concurrency)
+        metered = _Metered(model) if model is not None else None
 
         async def one(instance: MoeInstance) -> None:
             async with gate:
                 for state in folders:
                     if instance.id in state.done:
                         continue
+                    cost = Cost()
+                    token = _COST.set(cost)
                     started = time.perf_counter()
-                    result = await state.pipeline.run(instance, model if state.pipeline.needs_model else None, **opts)
+                    try:
+                        result = await state.pipeline.run(instance, metered if state.pipeline.needs_model else None, **opts)
+                    finally:
+                        _COST.reset(token)
                     record = _record(instance, result, time.perf_counter() - started)
+                    record["cost"] = cost.as_dict()
                     state.folder.append(record)
                     if record["error"]:
                         state.errors += 1

@@ -3,6 +3,17 @@
 Each factory returns ``async def run(state) -> state``. Model answers are read leniently
 (a bare list for an object, "name" for "character") and then constrained: characters must be
 at the table, skills must resolve in the pack; anything else is dropped and recorded.
+
+Two ways of prompting, picked by the ``prompting`` option (``vgm moe compare --prompting``):
+
+* ``assisted`` (what a library caller gets when the option is absent): the shared system
+  prompt lists the pack's checks most-frequent-in-training first, candidates come most recent
+  speaker first, and answers are capped (3 checks, 3 characters) — help a small model needs.
+* ``faithful`` (the default of ``vgm moe compare`` and ``vgm reproduce``): only what the
+  paper's prompts give — the step instructions in the paper's words (``faithful_*.txt``), the
+  pack's checks in the pack's own order, the characters in the cast's own order, and no cap
+  on how many answers come back beyond what the prompt asks for (JSON schemas keep their
+  name/id enums, which only forbid names that are not at the table or not in the rules).
 """
 from __future__ import annotations
 
@@ -13,10 +24,13 @@ from pydantic import BaseModel, model_validator
 from ..records import Check
 from ..state import PipelineState, StepRecord
 from ._conversation import (
+    _object,
     ask,
     candidates,
     checks_schema,
     dedupe,
+    enum_or_string,
+    format_log,
     names_schema,
     prompt_text,
     resolve_character,
@@ -24,6 +38,7 @@ from ._conversation import (
     roster,
 )
 from ._registry import step
+from rulesets import VgmError
 
 ZCOT_TOKENS = 160  # room for the reasoning a zero-shot CoT step writes first
 
@@ -76,10 +91,68 @@ def _name_of(item: Any) -> Any:
     return item
 
 
+def faithful(state: PipelineState) -> bool:
+    """True when the run asked for the paper's prompts only (``prompting="faithful"``)."""
+    return state.options.get("prompting") == "faithful"
+
+
+def cast_order(instance: Any) -> list[str]:
+    """The table's characters in the cast's own order: the ``characters`` list, then speakers as they first spoke."""
+    return list(dict.fromkeys(roster(instance).values()))
+
+
+def table_candidates(state: PipelineState) -> list[str]:
+    """Who may be named: cast order when faithful, most recent speaker first when assisted."""
+    return cast_order(state.instance) if faithful(state) else candidates(state.instance)
+
+
+def _prompt(state: PipelineState, name: str) -> str:
+    """A step's prompt text; the ``faithful_<name>`` wording when faithful and one exists."""
+    if faithful(state):
+        try:
+            return prompt_text(f"faithful_{name}", state.options)
+        except VgmError:
+            pass
+    return prompt_text(name, state.options)
+
+
+def faithful_prefix(state: PipelineState) -> list[dict[str, str]]:
+    """System (the rules and their checks, in the pack's order) and the table log with the cast in its own order."""
+    pack = state.pack
+    title = getattr(pack, "title", None) or getattr(pack, "name", None) or state.instance.ruleset
+    system = _prompt(state, "system").format(ruleset=title, menu=pack.check_menu())
+    log = _prompt(state, "log").format(
+        log=format_log(state.instance, int(state.options.get("max_log_chars", 6000))),
+        characters=", ".join(cast_order(state.instance)) or "(not listed)",
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": log}]
+
+
+def _prepare(state: PipelineState) -> None:
+    """Start the faithful conversation before the first model step (assisted uses the shared one)."""
+    if faithful(state) and not state.messages:
+        state.messages = faithful_prefix(state)
+
+
+def _names_schema(state: PipelineState, allowed: list[str], zcot: bool, most: int | None) -> dict[str, Any]:
+    if faithful(state):  # no cap: as many names as the model gives
+        return _object({"characters": {"type": "array", "items": enum_or_string(allowed), "minItems": 1}}, zcot)
+    return names_schema(allowed, zcot, most=most)
+
+
+def _checks_schema(state: PipelineState, allowed: list[str], zcot: bool, most: int | None) -> dict[str, Any]:
+    skills = skill_ids(state.pack)
+    if faithful(state):
+        item = {"type": "object", "properties": {"character": enum_or_string(allowed), "skill": enum_or_string(skills)},
+                "required": ["character", "skill"]}
+        return _object({"checks": {"type": "array", "items": item, "minItems": 1}}, zcot)
+    return checks_schema(allowed, skills, zcot, most=most)
+
+
 def _instruction(state: PipelineState, prompt: str, zcot: bool, **fields: Any) -> str:
-    text = prompt_text(prompt, state.options).format(candidates=", ".join(candidates(state.instance)), **fields)
+    text = _prompt(state, prompt).format(candidates=", ".join(table_candidates(state)), **fields)
     if zcot:
-        text += "\n" + prompt_text("zcot", state.options)
+        text += "\n" + _prompt(state, "zcot")
     return text
 
 
@@ -97,7 +170,8 @@ def _read_names(answer: NamesAnswer | None, state: PipelineState, record: StepRe
     return names
 
 
-def _read_checks(answer: ChecksAnswer | None, state: PipelineState, record: StepRecord) -> list[Check]:
+def _read_checks(answer: ChecksAnswer | None, state: PipelineState, record: StepRecord, keep_repeats: bool = False) -> list[Check]:
+    """Resolved checks; repeats are removed when assisted and kept when faithful (the paper's p counts every tuple)."""
     checks: list[Check] = []
     for item in (answer.checks if answer else []):
         who = resolve_character(item.get("character") or item.get("name"), state.instance)
@@ -108,13 +182,14 @@ def _read_checks(answer: ChecksAnswer | None, state: PipelineState, record: Step
             record.dropped.append(f"skill {item.get('skill') or item.get('check')!r}")
         else:
             checks.append(Check(character=who, skill=skill))
-    return dedupe(checks)
+    return checks if keep_repeats else dedupe(checks)
 
 
 async def _names_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], most: int | None, keep_unknown: bool) -> list[str]:
+    _prepare(state)
     answer, record = await ask(
         state, name, _instruction(state, prompt, zcot), NamesAnswer,
-        strict_schema=names_schema(allowed, zcot, most=most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+        strict_schema=_names_schema(state, allowed, zcot, most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
     )
     names = _read_names(answer, state, record, keep_unknown=keep_unknown)
     state.steps.append(record)
@@ -122,12 +197,13 @@ async def _names_step(state: PipelineState, name: str, prompt: str, zcot: bool, 
 
 
 async def _checks_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], most: int | None, **fields: Any) -> tuple[list[Check], StepRecord]:
+    _prepare(state)
     answer, record = await ask(
         state, name, _instruction(state, prompt, zcot, **fields), ChecksAnswer,
-        strict_schema=checks_schema(allowed, skill_ids(state.pack), zcot, most=most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
+        strict_schema=_checks_schema(state, allowed, zcot, most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
     )
     state.steps.append(record)
-    return _read_checks(answer, state, record), record
+    return _read_checks(answer, state, record, keep_repeats=faithful(state)), record
 
 
 @step("pre_char")
@@ -152,7 +228,7 @@ def char(zcot: bool = False, prompt: str = "char", max_tokens: int = 64, max_cha
     """
 
     async def run(state: PipelineState) -> PipelineState:
-        state.actors = await _names_step(state, "char", prompt, zcot, max_tokens, allowed=candidates(state.instance), most=max_characters, keep_unknown=False)
+        state.actors = await _names_step(state, "char", prompt, zcot, max_tokens, allowed=table_candidates(state), most=max_characters, keep_unknown=False)
         return state
 
     return run
@@ -169,7 +245,7 @@ def skill(zcot: bool = False, prompt: str = "skill", max_tokens: int = 128, only
 
     async def run(state: PipelineState) -> PipelineState:
         actors = state.actors or []
-        allowed = actors or candidates(state.instance)
+        allowed = actors or table_candidates(state)
         checks, record = await _checks_step(state, "skill", prompt, zcot, max_tokens, allowed=allowed, most=len(actors) or max_checks,
                                             actors=", ".join(allowed) or "the acting character")
         if only_actors and actors:
@@ -191,7 +267,7 @@ def template(zcot: bool = False, prompt: str = "template", max_tokens: int = 128
     """
 
     async def run(state: PipelineState) -> PipelineState:
-        state.checks, _ = await _checks_step(state, "template", prompt, zcot, max_tokens, allowed=candidates(state.instance), most=max_checks)
+        state.checks, _ = await _checks_step(state, "template", prompt, zcot, max_tokens, allowed=table_candidates(state), most=max_checks)
         return state
 
     return run
@@ -218,11 +294,17 @@ def describe_checks(checks: list[Check], pack: Any) -> str:
 
 @step("gm_utterance")
 def gm_utterance(prompt: str = "gm", max_tokens: int = 160):
-    """The +gm variants: the GM asks for the predicted checks, in a GM's voice (free text)."""
+    """The +gm variants: the GM asks for the predicted checks, in a GM's voice (free text).
+
+    Args:
+        prompt: ``gm`` (ask for the checks found so far), or ``gm_nomoe`` (the no-MOE
+            condition of the paper's Fig. 5: the GM answers the table with no checks given).
+    """
 
     async def run(state: PipelineState) -> PipelineState:
+        _prepare(state)
         text, record = await ask(
-            state, "gm_utterance", prompt_text(prompt, state.options).format(checks=describe_checks(state.checks, state.pack)),
+            state, "gm_utterance", _prompt(state, prompt).format(checks=describe_checks(state.checks, state.pack)),
             None, max_tokens=max_tokens,
         )
         state.utterance = text or None
