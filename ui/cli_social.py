@@ -65,8 +65,10 @@ def _print_report(report: dict[str, Any], as_json: bool) -> None:
 def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int,
               model: Optional[str], options: dict, as_json: bool, probes: Optional[str], probe_model: Optional[str],
               snapshots: bool, concurrency: int, max_tokens: int) -> None:
-    from gm.social.runner import simulate
+    from gm.social.runner import check_simulate, simulate
 
+    check_simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, options=options,
+                   concurrency=concurrency, max_tokens=max_tokens)  # before the progress bar or any file
     hook = _probe_hook(probes, probe_model, out)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=as_json) as bar:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from gm.social.ask import Ask, one_of
+from gm.social.speech import cap_speech
 from gm.social.game import SocialGame
+from rulesets import VgmError
 
 from . import prompts
 from .policies import POLICIES
@@ -39,6 +41,8 @@ class AvalonGame(SocialGame):
         self.table: AvalonTable = avalon_table(self.n, roles, o.get("pack", "avalon"))
         self.discussion = bool(o.get("discussion", True))
         self.speeches = o.get("speeches")
+        if self.speeches is not None and (isinstance(self.speeches, bool) or not isinstance(self.speeches, int) or self.speeches < 1):
+            raise VgmError(f"--speeches {self.speeches}: give 1 or more speeches per proposal (or leave it out for all)")
         early = o.get("early_assassination")
         self.allow_early = self.table.early_assassination if early is None else bool(early)
         pack_may = self.table.rules.get("evil_target_is_a_miss", False)
@@ -104,13 +108,13 @@ class AvalonGame(SocialGame):
                         lineup=list(t.lineup), team_sizes=list(t.team_sizes), fails_required=list(t.fails_required),
                         rules={"max_rejections": t.max_rejections, "missions_to_win": t.missions_to_win,
                                "early_assassination": self.allow_early, "assassin_may_target_evil": self.may_target_evil})
-        await self.emit("start", players=list(self.names), lineup=sorted(t.lineup), team_sizes=list(t.team_sizes),
-                        fails_required=list(t.fails_required), first_leader=self.names[self.leader])
-        for p in self.names:
+        for p in self.names:  # before the first public event, so no seat is ever asked (or probed) without it
             seen = self.knowledge(p)
             self.evil_known[p] = [q for q in seen if self.is_evil(q)] if self.is_evil(p) or t.sees_as.get(self.roles[p]) == "evil" else []
             await self.emit("night_knowledge", to=[p], player=p, role=self.roles[p], sees=seen,
                             sees_as=t.sees_as.get(self.roles[p], ""))
+        await self.emit("start", players=list(self.names), lineup=sorted(t.lineup), team_sizes=list(t.team_sizes),
+                        fails_required=list(t.fails_required), first_leader=self.names[self.leader])
         self.next_round()
         self.phase = "propose"
 
@@ -153,7 +157,7 @@ class AvalonGame(SocialGame):
                   question=lambda: prompts.speak_question(self, speaker, may_call), extra={"may_call": may_call})
         said = await self.decide(speaker, ask)
         mission = len(self.results) + 1
-        await self.emit("speech", player=speaker, text=said.get("text", ""), mission=mission, attempt=self.attempt)
+        await self.emit("speech", player=speaker, text=cap_speech(said.get("text", "")) if isinstance(said, dict) else "", mission=mission, attempt=self.attempt)
         if may_call and said.get("call_assassination"):
             await self.emit("early_assassination", player=speaker, mission=mission)
             self.early = True
@@ -221,7 +225,7 @@ class AvalonGame(SocialGame):
         speaker = self.queue.pop(0)
         ask = Ask("evil_talk", fallback=lambda rng: {"text": ""}, question=lambda: prompts.evil_talk_question(self, speaker))
         said = await self.decide(speaker, ask)
-        await self.emit("speech", player=speaker, text=said.get("text", ""), phase="assassination")
+        await self.emit("speech", player=speaker, text=cap_speech(said.get("text", "")) if isinstance(said, dict) else "", phase="assassination")
         if not self.queue:
             self.phase = "assassinate"
 

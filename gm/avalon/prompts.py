@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gm.social.ask import Ask, player_name, resolve_name
+from gm.social.speech import SPEECH_MAX, cap_speech, said
 
 THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
@@ -104,7 +105,7 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
         return f"{tag} Mission {e['mission']}, proposal {e['attempt']}: leader {e['player']} proposes {_names(game, e['team'])}."
     if k == "speech":
         who = f"{e['player']} (you)" if e["player"] == viewer else e["player"]
-        return f"{tag} {who}: {e['text'] or '(passes)'}"
+        return f"{tag} {said(who, e.get('text'), empty='(passes)')}"
     if k == "early_assassination":
         return f"{tag} {e['player']} stops the game: evil calls an early assassination of Merlin."
     if k == "vote_result":
@@ -172,7 +173,7 @@ def llm_schema(game: Any, ask: Ask):
         if k == "propose":
             return [player_name(x, names) for x in v.team]
         if k in ("speak", "evil_talk"):
-            return {"text": v.speech.strip(), "call_assassination": bool(getattr(v, "call_assassination", False)) and k == "speak"}
+            return {"text": cap_speech(v.speech), "call_assassination": bool(getattr(v, "call_assassination", False)) and k == "speak"}
         if k == "vote":
             return bool(v.approve)
         if k == "mission":
@@ -210,7 +211,10 @@ def parse_human(game: Any, ask: Ask, text: str) -> tuple[Any, str | None]:
         return team, None
     if k in ("speak", "evil_talk"):
         call = k == "speak" and s.lower().startswith("!knife")
-        return {"text": s[6:].strip() if call else s, "call_assassination": call}, None
+        words = s[6:].strip() if call else s
+        if len(words) > SPEECH_MAX:
+            return None, f"that is {len(words)} characters; say it in at most {SPEECH_MAX}"
+        return {"text": cap_speech(words), "call_assassination": call}, None
     if k == "vote":
         low = s.lower()
         return (True, None) if low in _YES else (False, None) if low in _NO else (None, "answer y or n")

@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Any
 
 from gm.social.ask import Ask, one_of
+from gm.social.speech import cap_speech
 from rulesets import VgmError
 from gm.social.game import SocialGame
 
@@ -48,6 +49,12 @@ class MafiaGame(SocialGame):
         self.reveal_night = bool(o.get("reveal_role_on_night_kill", r.get("reveal_role_on_night_kill", False)))
         self.discussion_rounds = int(o.get("discussion_rounds", 1))
         self.max_rounds = int(o.get("max_rounds", 3 * self.n))
+        if self.discussion_rounds < 0:
+            raise VgmError(f"--discussion-rounds {self.discussion_rounds}: give 0 (no speeches) or more")
+        if self.max_rounds < 1:
+            raise VgmError(f"--max-rounds {self.max_rounds}: give 1 or more")
+        if self.first_phase not in ("night", "day"):
+            raise VgmError(f"first_phase must be night or day, not {self.first_phase!r}")
         if self.day_vote not in ("plurality", "majority"):
             raise VgmError(f"day_vote must be plurality or majority, not {self.day_vote!r}")
         if self.vote_tie not in ("no_elimination", "revote", "random"):
@@ -96,11 +103,11 @@ class MafiaGame(SocialGame):
                         players=[{"name": p, "seat": i + 1, "role": self.roles[p], "team": t.team[self.roles[p]],
                                   **self.seats[p].spec()} for i, p in enumerate(self.names)],
                         lineup=list(t.lineup), rules=self.rules_stated())
-        await self.emit("start", players=list(self.names), lineup=sorted(t.lineup), rules=self.rules_stated())
-        for p in self.names:
+        for p in self.names:  # before the first public event, so no seat is ever asked (or probed) without it
             seen = self.table.sees.get(self.roles[p], ())
             mates = [q for q in self.names if q != p and self.roles[q] in seen]
             await self.emit("night_knowledge", to=[p], player=p, role=self.roles[p], sees=mates)
+        await self.emit("start", players=list(self.names), lineup=sorted(t.lineup), rules=self.rules_stated())
         self.next_round()
         if self.first_phase == "day":
             self._start_day()
@@ -176,7 +183,7 @@ class MafiaGame(SocialGame):
         if speaker in self.alive:
             ask = Ask("speak", fallback=lambda rng: {"text": ""}, question=lambda: prompts.speak_question(self, speaker))
             said = await self.decide(speaker, ask)
-            await self.emit("speech", player=speaker, text=said.get("text", ""))
+            await self.emit("speech", player=speaker, text=cap_speech(said.get("text", "")) if isinstance(said, dict) else "")
         if not self.queue:
             self.phase = "vote"
 

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gm.social.ask import Ask, player_name, resolve_name
+from gm.social.speech import SPEECH_MAX, cap_speech, said
 
 THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
@@ -85,7 +86,7 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
         return f"{tag} Dawn: {e['killed']} was killed in the night.{role}"
     if k == "speech":
         who = f"{e['player']} (you)" if e["player"] == viewer else e["player"]
-        return f"{tag} {who}: {e['text'] or '(says nothing)'}"
+        return f"{tag} {said(who, e.get('text'))}"
     if k == "vote_result":
         votes = ", ".join(f"{p}→{v or 'nobody'}" for p, v in e["votes"].items())
         end = f"{e['eliminated']} is eliminated." if e.get("eliminated") else (e.get("note") or "Nobody is eliminated.")
@@ -137,7 +138,7 @@ def llm_schema(game: Any, ask: Ask):
 
     def native(v: Any) -> Any:
         if ask.kind == "speak":
-            return {"text": v.speech.strip()}
+            return {"text": cap_speech(v.speech)}
         raw = v.vote if ask.kind == "vote" else v.target
         if raw is None or (ask.kind == "vote" and str(raw).strip().lower() in ("", "none", "nobody", "abstain")):
             return None
@@ -157,7 +158,9 @@ def human_question(game: Any, ask: Ask) -> str:
 def parse_human(game: Any, ask: Ask, text: str) -> tuple[Any, str | None]:
     s = text.strip()
     if ask.kind == "speak":
-        return {"text": s}, None
+        if len(s) > SPEECH_MAX:
+            return None, f"that is {len(s)} characters; say it in at most {SPEECH_MAX}"
+        return {"text": cap_speech(s)}, None
     if ask.kind == "vote" and re.fullmatch(r"(none|nobody|abstain|-)?", s.lower()):
         return None, None if ask.extra.get("abstain") else "abstaining is not allowed here; name a player"
     hit = resolve_name(s, game.names)

@@ -63,8 +63,11 @@ class EventLog:
         self.path = Path(path) if path else None
         self._fh = None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("w", encoding="utf-8")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = self.path.open("w", encoding="utf-8")
+            except OSError as exc:
+                raise VgmError(f"cannot write the game log {self.path} ({exc.strerror or exc}); give a writable -o folder") from None
             for event in self.events:
                 self._write(event)
 

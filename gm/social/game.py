@@ -66,7 +66,7 @@ class SocialGame:
         self.seed = random.randrange(2**31) if seed is None else int(seed)
         self.rng = random.Random(self.seed)
         self.game_id = game_id or f"{self.engine}-{self.seed}-{uuid.uuid4().hex[:6]}"
-        self.log = EventLog(log_path)
+        self.log = EventLog(None)  # the file is opened once the rules and options are known to be good
         self.snapshots = snapshots
         self.options = dict(options or {})
         self.round = 0
@@ -84,6 +84,8 @@ class SocialGame:
         self._configure()
         if not _restoring:
             self._deal()
+        self.log = EventLog(log_path)  # after any option or deal error: a bad option leaves no empty log
+        if not _restoring:
             for i, name in enumerate(self.names):
                 self.seats[name].bind(self, name, self.roles[name], self.seed * 1009 + i)
 

@@ -62,6 +62,51 @@ def _last_snapshot(log: Path) -> dict[str, Any] | None:
     return last
 
 
+def check_simulate(engine: str, *, games: int = 100, seats: str = "scripted", players: int | None = None,
+                   out: str | Path | None = None, seed: int = 0, options: dict[str, Any] | None = None,
+                   names: list[str] | None = None, concurrency: int = 1, max_tokens: int = 200) -> tuple[int, list[SeatSpec]]:
+    """Every ``simulate`` argument checked before anything is written; returns (players, seat specs)."""
+    cls = engine_class(engine)
+    if games < 1:
+        raise VgmError(f"--games {games}: give 1 or more games")
+    if concurrency < 1:
+        raise VgmError(f"--concurrency {concurrency}: give 1 or more games at once")
+    n = players if players is not None else DEFAULT_PLAYERS[engine]
+    specs = parse_seats(seats, n)
+    if any(s.kind == "human" for s in specs):
+        raise VgmError("simulate has no human seats; use `play` to take a seat yourself")
+    check_options(cls, n, names=names, seed=seed, options=options, max_tokens=max_tokens)
+    _run_folder(out, create=False)
+    return n, specs
+
+
+def check_options(cls: type[SocialGame], n: int, *, names: list[str] | None, seed: int, options: dict[str, Any] | None,
+                  max_tokens: int) -> None:
+    """Every rule option, the player count and the names, checked on a throw-away game before anything is written."""
+    from .seats import ScriptedSeat
+
+    if max_tokens < 1:
+        raise VgmError(f"--max-tokens {max_tokens}: give 1 or more")
+    if n < 1:
+        raise VgmError(f"--players {n}: give a player count the game allows")
+    cls([ScriptedSeat() for _ in range(n)], names=names, seed=seed, options=options)
+
+
+def _run_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
+    """The log folder: an existing file there, or a folder that cannot be made, is one line."""
+    if not out:
+        return None
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise VgmError(f"-o {folder} is a file; give a folder for the game logs")
+    if create:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise VgmError(f"cannot create the log folder {folder} ({exc.strerror or exc}); give a writable -o folder") from None
+    return folder
+
+
 def win_table(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Win counts and rates with 95% Wilson intervals (scipy), and how games ended."""
     from scipy.stats import binomtest
@@ -101,13 +146,9 @@ def simulate(
     after each game ends.
     """
     cls = engine_class(engine)
-    n = players or DEFAULT_PLAYERS[engine]
-    specs = parse_seats(seats, n)
-    if any(s.kind == "human" for s in specs):
-        raise VgmError("simulate has no human seats; use `play` to take a seat yourself")
-    folder = Path(out) if out else None
-    if folder:
-        folder.mkdir(parents=True, exist_ok=True)
+    n, specs = check_simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, options=options,
+                              names=names, concurrency=concurrency, max_tokens=max_tokens)
+    folder = _run_folder(out)
     models: dict[str, Any] = {}
     results: list[dict[str, Any]] = []
     todo: list[int] = []
@@ -224,7 +265,8 @@ def play(
     ``others`` overrides the other seats (e.g. ``"scripted"``); the log goes to ``out``.
     """
     cls = engine_class(engine)
-    n = players or DEFAULT_PLAYERS[engine]
+    n = players if players is not None else DEFAULT_PLAYERS[engine]
+    check_options(cls, n, names=names, seed=0, options=options, max_tokens=max_tokens)
     import random
 
     seed = random.randrange(2**31) if seed is None else seed
@@ -233,8 +275,8 @@ def play(
         raise VgmError(f"--seat {seat} is outside 1..{n}")
     specs = parse_seats(others or "llm", n)
     specs[where] = SeatSpec("human")
+    folder = _run_folder(out, create=False)
     seats = build_seats(specs, default_model=model, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens)
-    folder = Path(out) if out else None
     gid = f"{engine}-play-{seed}"
     game = cls(seats, names=names, seed=seed, game_id=gid, log_path=folder / f"{gid}.jsonl" if folder else None,
                snapshots=snapshots, options=options)

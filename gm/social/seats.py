@@ -7,6 +7,7 @@ from an earlier call can never come back (reasoning is logged to the moderator o
 """
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 from rulesets import VgmError
 
 from .ask import Ask
+from .speech import clean_text
 
 SEAT_KINDS = ("scripted", "random", "heuristic", "human", "llm")
 
@@ -103,7 +105,7 @@ class HumanSeat(Seat):
         self.output_fn(self.game.human_question(ask))
         while True:
             try:
-                text = self.input_fn("> ")
+                text = clean_text(self.input_fn("> "))  # a stray non-UTF-8 byte must not crash the log
             except EOFError:
                 raise VgmError(f"input ended while {self.name} had to {ask.kind}; type an answer (or run `simulate` for a game without you)") from None
             value, reason = self.game.parse_human(ask, text)
@@ -146,7 +148,7 @@ class LlmSeat(Seat):
         raw_first = parsed.raw
         if reason is not None and parsed.parse_ok:
             retry = messages + [
-                {"role": "assistant", "content": parsed.raw},
+                {"role": "assistant", "content": _without_thought(parsed)},  # its move, never its private thought
                 {"role": "user", "content": f"That move is not allowed: {reason}. Answer again with JSON in the same shape."},
             ]
             parsed = await complete_json(self.model, retry, schema, step=step, max_tokens=self.max_tokens, temperature=self.temperature, retry=False)
@@ -173,6 +175,16 @@ class LlmSeat(Seat):
 
     def spec(self) -> dict[str, Any]:
         return {"kind": "llm", "model": self.model_spec}
+
+
+def _without_thought(parsed: Any) -> str:
+    """The seat's answer as JSON with the private ``thought`` left out (what a retry may show it again)."""
+    value = parsed.value
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(exclude={"thought"})
+    elif isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k != "thought"}
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 @dataclass
