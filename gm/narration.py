@@ -248,14 +248,14 @@ def guide(req: NarrationRequest) -> str:
 
 
 def messages_for(req: NarrationRequest, retry_cause: str | None = None) -> list[dict[str, str]]:
-    """System = the table's shared prefix, then the worked replies (both unchanged from turn to
-    turn, so the server's prompt cache keeps them), then this turn: recent lines, the act, the rules' word."""
-    ask = "\n".join([*req.recent[-4:], f"{req.name}: \"{' '.join(req.line.split())}\"", guide(req)])
+    """System and worked replies (the same for every scene, so the server's prompt cache keeps
+    them), then this turn: the scene, recent lines, the act, the rules' word."""
+    ask = "\n".join([f"Scene: {' '.join(req.scene.split())}", *req.recent[-4:], f"{req.name}: \"{' '.join(req.line.split())}\"", guide(req)])
     if req.found:
         ask += f"\nThey learn: {req.found}"
     if retry_cause:
         ask += f"\n(Your last reply {retry_cause}. Describe something new that {req.name} sees or meets.)"
-    return [{"role": "system", "content": table_system(req.pack, req.scene)}, *shot_messages(SHOTS), {"role": "user", "content": ask}]
+    return [{"role": "system", "content": table_system(req.pack)}, *shot_messages(SHOTS), {"role": "user", "content": ask}]
 
 
 class _Gate:

@@ -49,11 +49,12 @@ def shot_messages(path: str | Path) -> list[dict[str, str]]:
     return out
 
 
-def table_system(pack: Any, scene: str = "") -> str:
-    """The system message every GM call of a table starts with (decide and narrate share it, so
-    the server's prefix cache holds it across calls and turns)."""
+def table_system(pack: Any) -> str:
+    """The system message every GM call starts with. It names only the game, so it and the
+    worked examples after it are the same for every scene and turn: the server's prefix cache
+    keeps them, and only the scene and the turn are new tokens."""
     title = getattr(pack, "title", None) or getattr(pack, "name", "")
-    return prompt_text("table").format(title=title, scene=" ".join(scene.split()) or "(not described)")
+    return prompt_text("table").format(title=title)
 
 
 def acting_turn(instance: MoeInstance) -> tuple[str | None, str]:
@@ -155,9 +156,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "hybrid", share: fl
         if use_model and state.model is not None:
             ids = [NO_ROLL, *checks, IMPOSSIBLE]
             messages = [
-                {"role": "system", "content": table_system(pack, options.get("scene", ""))},
+                {"role": "system", "content": table_system(pack)},
                 *(shot_messages(PROMPTS / "adjudicate_shots.yaml") if shots else []),
                 {"role": "user", "content": prompt_text("adjudicate", options).format(
+                    scene=" ".join(str(options.get("scene", "")).split()) or "(not described)",
                     recent=_recent(state.instance, recent), who=speaker or "A player", line=" ".join(line.split()),
                     options=option_lines(ids, pack)).strip()},
             ]

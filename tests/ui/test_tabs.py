@@ -45,7 +45,7 @@ def play(tmp_path):
     model = ScriptedModel(
         by_step={"pre_char": ['["Brisa Tallowmere"]'], "char": ['["Brisa Tallowmere"]'],
                  "skill": ['[{"character": "Brisa Tallowmere", "skill": "investigation"}]']},
-        replies=["A seam under the altar gives way."], repeat_last=True,
+        replies=["A seam under the altar gives way under your probing fingers."], repeat_last=True,
     )
     ctx = AppContext(model=model, saves_dir=tmp_path / "saves", memory="hashing")
     with gr.Blocks():
@@ -59,7 +59,10 @@ def test_play_new_game_step_shows_checks_and_dice_and_saves(play):
     assert "New game" in shown[play.status]
     assert shown[play.chat][0]["role"] == "assistant"  # the GM's opening
     assert "Brisa Tallowmere" in shown[play.characters]
-    out = play._send(None, gm, shown[play.chat], "Brisa Tallowmere", "I search the altar for hidden catches")
+    updates = list(play._send(None, gm, shown[play.chat], "Brisa Tallowmere", "I search the altar for hidden catches"))
+    assert "thinking" in updates[0][play.chat][-1]["content"]  # shown while the GM decides
+    assert any("A seam under the altar" in u[play.chat][-1]["content"] for u in updates[1:-1])  # streamed
+    out = updates[-1]
     last = out[play.chat][-1]["content"]
     assert "Investigation" in last and "1d20" in last and "A seam under the altar" in last
     assert "investigation" in out[play.checks] and "DC" in out[play.checks]
@@ -70,7 +73,7 @@ def test_play_new_game_step_shows_checks_and_dice_and_saves(play):
 
 
 def test_play_errors_are_one_line_not_tracebacks(play):
-    assert "start a new game" in play._send(None, None, [], "x", "hello")[play.status]
+    assert "start a new game" in list(play._send(None, None, [], "x", "hello"))[-1][play.status]
     assert "pick a saved session" in play._load(None, None, "")[play.status]
 
 

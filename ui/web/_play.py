@@ -7,6 +7,8 @@ its dice breakdown. Sessions are saved after every turn and can be loaded again.
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from pathlib import Path
 
 import gradio as gr
@@ -52,7 +54,8 @@ def chat_from_session(gm) -> list[dict]:
 
 def reply_markdown(reply) -> str:
     # plain words, no emoji: a browser without an emoji font would show empty boxes
-    lines = [f"**roll** `{r.line()}`" for r in reply.rolls]
+    lines = ["**no roll**: that cannot work"] if reply.decision == "impossible" else []
+    lines += [f"**roll** `{r.line()}`" for r in reply.rolls]
     lines += [f"**waiting** for **{p.check.character}** to roll {p.check_name} ({p.expression}): {p.hint}" for p in reply.pending]
     if reply.narration:
         lines.append(reply.narration)
@@ -97,7 +100,7 @@ class PlayTab:
                 self.scenario = gr.Dropdown(label="Scenario", choices=[], allow_custom_value=True, scale=3, elem_id="play-scenario")
                 self.model = gr.Textbox(label="Model", value=default_model if not ctx.model or isinstance(ctx.model, str) else "(given)",
                                         scale=2, elem_id="play-model")
-                self.pipeline = gr.Textbox(label="Check pipeline", value="tbs", scale=1)
+                self.pipeline = gr.Textbox(label="Decision pipeline", value="adjudicate", scale=1)
                 self.new_btn = gr.Button("New game", variant="primary", scale=1, elem_id="play-new")
             with gr.Row():
                 self.saved = gr.Dropdown(label="Saved sessions", choices=[], allow_custom_value=True, scale=4, elem_id="play-saved")
@@ -160,7 +163,7 @@ class PlayTab:
     def _new(self, token, scenario, model, pipeline):
         try:
             self.ctx.require_owner(token)
-            gm = _gm_class()(None, scenario or None, self._model_for(model), pipeline=pipeline or "tbs",
+            gm = _gm_class()(None, scenario or None, self._model_for(model), pipeline=pipeline or "adjudicate",
                              memory=self.ctx.memory, session_path=self.ctx.saves_dir)
         except VgmError as exc:
             return self._error(exc)
@@ -187,15 +190,39 @@ class PlayTab:
         return {self.status: f"Saved to `{esc(path)}`.", self.saved: gr.update(choices=saved_sessions(self.ctx.saves_dir), value=str(path))}
 
     def _send(self, token, gm, chat, who, text):
+        """Stream the GM's answer: a thinking note while it decides, the narration as it is
+        written, then the whole reply (rolls, notes) once the turn is saved."""
         try:
             self.ctx.require_owner(token)
             if gm is None:
                 raise VgmError("start a new game or load one first")
-            reply = gm.step(who or "", text)
         except VgmError as exc:
-            return self._error(exc)
-        chat = list(chat or []) + [
-            {"role": "user", "content": f"**{reply.character or who}**: {text}"},
-            {"role": "assistant", "content": reply_markdown(reply)},
-        ]
-        return {self.chat: chat, self.text: "", self.status: "", self.checks: checks_markdown(gm, reply), self.rolls: rolls_table(gm)}
+            yield self._error(exc)
+            return
+        said = list(chat or []) + [{"role": "user", "content": f"**{esc(who or '')}**: {esc(text)}"}]
+        pieces: queue.Queue = queue.Queue()
+        outcome: dict = {}
+
+        def turn() -> None:  # the GM's own event loop runs here, off Gradio's worker
+            try:
+                outcome["reply"] = gm.step(who or "", text, on_token=pieces.put)
+            except Exception as exc:  # handed back to the generator below
+                outcome["error"] = exc
+            finally:
+                pieces.put(None)
+
+        threading.Thread(target=turn, daemon=True, name="gm-turn").start()
+        yield {self.chat: said + [{"role": "assistant", "content": "_the GM is thinking…_"}], self.text: "", self.status: ""}
+        shown = ""
+        while (delta := pieces.get()) is not None:
+            shown += delta
+            yield {self.chat: said + [{"role": "assistant", "content": esc(shown)}]}
+        if "error" in outcome:
+            if isinstance(outcome["error"], VgmError):
+                yield {**self._error(outcome["error"]), self.chat: list(chat or []), self.text: text}
+                return
+            raise outcome["error"]
+        reply = outcome["reply"]
+        said[-1] = {"role": "user", "content": f"**{esc(reply.character or who or '')}**: {esc(text)}"}
+        yield {self.chat: said + [{"role": "assistant", "content": reply_markdown(reply)}], self.text: "", self.status: "",
+               self.checks: checks_markdown(gm, reply), self.rolls: rolls_table(gm)}
