@@ -40,13 +40,24 @@ def create(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Build a blind study from saved MOE runs with GM utterances (+gm pipelines)."""
-    from eval.ratings import build_study
+    from eval.ratings import StudyError, build_study
+    from eval.ratings._store import check_rater_names
 
+    # everything a user can get wrong is checked before a byte is written
+    names = check_rater_names([x for x in (raters or "").split(",") if x.strip()])
+    if n < 1:
+        raise StudyError(f"--n {n}: sample 1 or more contexts")
+    if mode not in ("score", "ab", "both"):
+        raise StudyError(f"--mode {mode!r}: use score, ab or both")
+    if out.is_dir():
+        raise StudyError(f"-o {out} is a folder; give a file name for the study, e.g. -o {out}/study.db")
+    if out.exists() and not overwrite:
+        raise StudyError(f"{out} already exists; pick another -o path or pass --overwrite")
     study, admin_token, summary = build_study(
         [*from_, *(more or [])], out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite
     )
     admin = study.owner()
-    for name in [x.strip() for x in (raters or "").split(",") if x.strip()]:
+    for name in names:
         admin.add_rater(name)
     rows = _links(base_url, admin.raters())
     result = {
@@ -115,8 +126,12 @@ def report(
 ) -> None:
     """Mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry scores."""
     from eval.ratings import CRITERIA, Study, export_csv, plot_report, study_report
+    from eval.ratings._report import check_output
 
     admin = Study.open(study_path).owner()
+    for what, path in (("CSV file", csv), ("plot file", plot)):
+        if path:
+            check_output(path, what)  # before any work: a bad path is one line, not a half-done report
     rep = study_report(admin)
     if csv:
         export_csv(admin, csv)

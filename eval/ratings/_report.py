@@ -20,7 +20,34 @@ from eval.stats import cluster_bootstrap_ci, paired_test
 
 from ._build import HUMAN
 from ._criteria import CRITERIA, CRITERION_IDS
-from ._store import AdminView, RatingRow
+from ._store import AdminView, RatingRow, StudyError
+
+
+def check_output(path: str | Path, what: str) -> Path:
+    """An output file we may write: not a folder, its folder there (or makeable) and writable."""
+    import os
+
+    path = Path(path)
+    if path.is_dir():
+        raise StudyError(f"{what} {path} is a folder; give a file name, e.g. {path}/ratings.csv")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StudyError(f"cannot create the folder for {what} {path} ({exc.strerror or exc})") from None
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise StudyError(f"{what} {path} is not writable; pick another path")
+    return path
+
+
+def _write_atomic(path: Path, data: bytes, what: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StudyError(f"cannot write {what} {path} ({exc.strerror or exc})") from None
 
 
 @dataclass
@@ -246,7 +273,7 @@ def export_csv(admin: AdminView, path: str | Path | None = None) -> str:
                          f"{r.created_at:.3f}", f"{r.updated_at:.3f}"])
     text = buf.getvalue()
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        _write_atomic(check_output(path, "CSV file"), text.encode("utf-8"), "CSV file")
     return text
 
 
@@ -287,6 +314,13 @@ def plot_report(report: StudyReport, path: str | Path | None = None):
         bx.set_title(f"A/B: {report.choices} choices")
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        out = check_output(path, "plot file")
+        image = io.BytesIO()
+        try:
+            fig.savefig(image, dpi=110, format=out.suffix.lstrip(".").lower() or "png")
+        except ValueError as exc:  # an extension matplotlib cannot write
+            raise StudyError(f"plot file {out}: {' '.join(str(exc).split())[:120]}; name it .png, .pdf or .svg") from None
+        finally:
+            plt.close(fig)
+        _write_atomic(out, image.getvalue(), "plot file")
     return fig

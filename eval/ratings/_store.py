@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hmac
 import json
+import math
+import os
 import random
 import secrets
 import sqlite3
@@ -201,17 +203,26 @@ class Study:
         ``items``: ``{kind, instance_id, condition, utterance, checks, [condition_b, utterance_b, checks_b]}``.
         """
         path = Path(path)
-        if path.exists():
-            if not overwrite:
-                raise StudyError(f"{path} already exists; pick another -o path or pass --overwrite")
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise StudyError(f"{path} is a folder; give a file name for the study, e.g. -o {path}/study.db")
+        if path.exists() and not overwrite:
+            raise StudyError(f"{path} already exists; pick another -o path or pass --overwrite")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StudyError(f"cannot create the folder for {path} ({exc.strerror or exc}); pick a writable -o path") from None
         study = cls(path)
         admin_token = new_token()
-        conn = sqlite3.connect(path, isolation_level=None)
+        # Built under a temporary name and renamed into place: a failure (or a kill) leaves no
+        # half-built study, and an old study being overwritten survives until the new one is whole.
+        tmp = path.with_name(f".{path.name}.building-{os.getpid()}")
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
+            conn = sqlite3.connect(tmp, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StudyError(f"cannot write {path} ({exc}); pick a writable -o path") from None
+        try:
             conn.executescript(_SCHEMA)
             conn.execute("BEGIN")
             meta = {
@@ -246,8 +257,20 @@ class Study:
                     ),
                 )
             conn.execute("COMMIT")
-        finally:
+            conn.execute("PRAGMA journal_mode = WAL")  # persistent in the file; set once the data is in
+        except BaseException as exc:
             conn.close()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+            if isinstance(exc, sqlite3.Error):
+                raise StudyError(f"cannot build the study {path} ({exc}); nothing was written") from None
+            if isinstance(exc, (KeyError, TypeError)):
+                raise StudyError(f"cannot build the study {path}: an item or context lacks {exc}; nothing was written") from None
+            raise
+        conn.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)  # an overwritten study's leftovers
+        os.replace(tmp, path)
         return study, admin_token
 
     @classmethod
@@ -340,6 +363,31 @@ class Study:
         )
 
 
+ITEM_ID_MAX = 2**62
+"""Largest item id a request may name; anything bigger (or not a whole number) is simply unknown."""
+
+
+def item_id_of(value) -> int:
+    """A whole-number item id in 1..``ITEM_ID_MAX``; anything else is an ``InvalidRating`` (never a crash)."""
+    if isinstance(value, bool):
+        raise InvalidRating(f"item {value!r} is not in this study")
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip()) if len(value.strip()) <= 20 else ITEM_ID_MAX + 1
+    if isinstance(value, float) and value.is_integer() and abs(value) <= ITEM_ID_MAX:
+        value = int(value)
+    if not isinstance(value, int) or not 1 <= value <= ITEM_ID_MAX:
+        raise InvalidRating(f"item {str(value)[:30]!r} is not in this study")
+    return value
+
+
+def _seconds(value) -> float | None:
+    """Time spent on an item: a finite, non-negative number of seconds under a year, else not recorded."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and 0 <= value < 3.2e7 else None
+
+
 def _order_for(seed: str, rater_id: int, item_ids: list[int]) -> list[int]:
     """The rater's own random order: fixed by study seed and rater, so it survives restarts."""
     order = list(item_ids)
@@ -409,20 +457,22 @@ class RaterView:
             return self.study._item_view(conn, skipped[0])
 
     def item(self, item_id: int) -> ItemView:
+        item_id = item_id_of(item_id)
         with self.study._read() as conn:
-            view = self.study._item_view(conn, int(item_id))
+            view = self.study._item_view(conn, item_id)
         if view is None:
             raise InvalidRating(f"item {item_id} is not in this study")
         return view
 
     def position(self, item_id: int) -> int:
         """1-based place of an item in this rater's order."""
-        return self.order().index(int(item_id)) + 1
+        return self.order().index(item_id_of(item_id)) + 1
 
     def my_rating(self, item_id: int) -> dict | None:
+        item_id = item_id_of(item_id)
         with self.study._read() as conn:
             row = conn.execute(
-                "SELECT * FROM ratings WHERE rater_id = ? AND item_id = ?", (self.rater.id, int(item_id))
+                "SELECT * FROM ratings WHERE rater_id = ? AND item_id = ?", (self.rater.id, item_id)
             ).fetchone()
         if row is None:
             return None
@@ -440,16 +490,19 @@ class RaterView:
 
     def _store(self, item_id: int, *, kind: str, scores: dict | None = None, choice: str | None = None,
                skipped: bool = False, seconds: float | None = None) -> None:
-        try:
-            item_id = int(item_id)
-        except (TypeError, ValueError):
-            raise InvalidRating(f"item {item_id!r} is not in this study") from None
+        item_id = item_id_of(item_id)
+        seconds = _seconds(seconds)
         now = time.time()
         scores = scores or {}
-        with self.study._write() as conn:
+        with self.study._write() as conn:  # BEGIN IMMEDIATE: the checks below and the write are one transaction
             row = conn.execute("SELECT kind, condition FROM items WHERE id = ?", (item_id,)).fetchone()
             if row is None:
                 raise InvalidRating(f"item {item_id} is not in this study")
+            if skipped:
+                existing = conn.execute("SELECT skipped FROM ratings WHERE rater_id = ? AND item_id = ?",
+                                        (self.rater.id, item_id)).fetchone()
+                if existing is not None and not existing["skipped"]:
+                    return  # already answered: a skip (even one racing the answer) must not erase it
             if not skipped and row["kind"] != kind:
                 want = "pick a, b or tie" if row["kind"] == "ab" else "give the three scores"
                 raise InvalidRating(f"item {item_id} is a {row['kind']} item: {want}")
@@ -477,20 +530,42 @@ class RaterView:
 
     def choose(self, item_id: int, choice: str, *, seconds: float | None = None) -> None:
         """Store this rater's pick for an A/B item: ``a``, ``b`` or ``tie``."""
-        choice = str(choice).strip().lower()
+        if not isinstance(choice, str):
+            raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
+        choice = choice.strip().lower()
         if choice not in AB_CHOICES:
             raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
         self._store(item_id, kind="ab", choice=choice, seconds=seconds)
 
     def skip(self, item_id: int) -> None:
         """Mark an item skipped; it comes back once every other item is answered."""
-        with self.study._read() as conn:
-            existing = conn.execute(
-                "SELECT skipped FROM ratings WHERE rater_id = ? AND item_id = ?", (self.rater.id, int(item_id))
-            ).fetchone()
-        if existing is not None and not existing["skipped"]:
-            return  # already answered: skipping again must not erase the answer
-        self._store(item_id, kind="", skipped=True)
+        self._store(item_id, kind="", skipped=True)  # checks for an answer inside the write transaction
+
+
+RATER_NAME_MAX = 80
+
+
+def check_rater_name(name) -> str:
+    """A rater's name, stripped: printable, 1-80 characters (``StudyError`` otherwise)."""
+    text = name.strip() if isinstance(name, str) else ""
+    if not text:
+        raise StudyError("a rater needs a name, e.g. `vgm rate add-rater study.db alice`")
+    if len(text) > RATER_NAME_MAX or not text.isprintable():
+        raise StudyError(f"rater name {text[:RATER_NAME_MAX]!r} must be printable text of at most {RATER_NAME_MAX} characters")
+    return text
+
+
+def check_rater_names(names: list[str]) -> list[str]:
+    """Names for a new study's raters: each valid and none given twice (case-insensitively)."""
+    out, seen = [], {}
+    for raw in names:
+        name = check_rater_name(raw)
+        key = name.casefold()
+        if key in seen:
+            raise StudyError(f"rater {name!r} is listed twice (as {seen[key]!r} too); give each rater once")
+        seen[key] = name
+        out.append(name)
+    return out
 
 
 class AdminView:
@@ -500,9 +575,7 @@ class AdminView:
         self.study = study
 
     def add_rater(self, name: str) -> Rater:
-        name = (name or "").strip()
-        if not name:
-            raise StudyError("a rater needs a name, e.g. `vgm rate add-rater study.db alice`")
+        name = check_rater_name(name)
         token = new_token()
         try:
             with self.study._write() as conn:

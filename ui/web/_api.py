@@ -9,23 +9,32 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from eval.ratings import AccessDenied, AdminView, InvalidRating, RaterView, export_csv, study_report
 
 from ._common import AppContext
 
 
-class Submission(BaseModel):
-    """One answer: three scores, an A/B choice, or a skip."""
+ITEM_ID_MAX = 2**62
 
-    item_id: int
-    naturalness: int | float | str | None = None
-    groundedness: int | float | str | None = None
-    factual: int | float | str | None = None
-    choice: str | None = None
+
+class Submission(BaseModel):
+    """One answer: three scores, an A/B choice, or a skip.
+
+    Strict types: ``true`` is not a score and ``"1"`` is not a flag; ids and times are bounded,
+    so any body a client can send is either stored or answered 422, never a server error.
+    """
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    item_id: int = Field(ge=1, le=ITEM_ID_MAX)
+    naturalness: int | str | None = None
+    groundedness: int | str | None = None
+    factual: int | str | None = None
+    choice: str | None = Field(None, max_length=10)
     skip: bool = False
-    seconds: float | None = None
+    seconds: float | None = Field(None, ge=0, le=3.2e7, allow_inf_nan=False)
 
 
 def _token(request: Request) -> str | None:
@@ -88,7 +97,10 @@ def rate_router(ctx: AppContext) -> APIRouter:
         return study_report(admin(request)).to_dict()
 
     @router.get("/export.csv", response_class=PlainTextResponse)
-    def export(request: Request) -> str:
-        return export_csv(admin(request))
+    def export(request: Request) -> PlainTextResponse:
+        """Every rating as CSV, for the admin token only; made in memory, never a file on disk."""
+        text = export_csv(admin(request))
+        return PlainTextResponse(text, media_type="text/csv; charset=utf-8", headers={
+            "Content-Disposition": 'attachment; filename="ratings.csv"', "Cache-Control": "no-store"})
 
     return router

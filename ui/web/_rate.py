@@ -17,7 +17,6 @@ from eval.ratings import (
     InvalidRating,
     ItemView,
     RaterView,
-    export_csv,
     plot_report,
     study_report,
 )
@@ -63,6 +62,20 @@ def utterance_html(text: str, label: str = "GM", checks: list[dict] | None = Non
 
 
 _PLOTS: dict[tuple, str] = {}  # (study, ratings, choices) -> plot path: the 20 s refresh redraws only on news
+_PLOT_NAMES: list[str] = []
+_PRIVATE: list[Path] = []
+
+
+def _private_dir() -> Path:
+    """This server's own temp folder (mode 0700, removed at exit), for the report plot."""
+    if not _PRIVATE or not _PRIVATE[0].is_dir():
+        import atexit
+        import shutil
+
+        folder = Path(tempfile.mkdtemp(prefix="vgm-report-"))  # 0700: no other user can read it
+        _PRIVATE[:] = [folder]
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return _PRIVATE[0]
 
 
 def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | None]:
@@ -84,7 +97,10 @@ def admin_tables(ctx: AppContext) -> tuple[list[list], list[list], str, str | No
         key = (str(ctx.study.path), report.ratings, report.choices, max((r["last"] or 0) for r in raw))
         plot_path = _PLOTS.get(key)
         if plot_path is None or not Path(plot_path).is_file():
-            plot_path = str(Path(tempfile.mkdtemp(prefix="vgm-report-")) / "report.png")
+            for old in _PLOTS.values():
+                Path(old).unlink(missing_ok=True)
+            plot_path = str(_private_dir() / f"report-{len(_PLOT_NAMES)}.png")
+            _PLOT_NAMES.append(plot_path)
             plot_report(report, plot_path)
             _PLOTS.clear()
             _PLOTS[key] = plot_path
@@ -269,8 +285,12 @@ class RateTab:
         return {self.new_rater: "", **self._admin_values()}
 
     def _csv(self, token):
+        """A download link for the owner: ``/api/rate/export.csv`` answers only the admin token,
+        builds the CSV in memory and writes no file anywhere."""
         if self.ctx.study is None or self.ctx.study.role_of(token) != "admin":
             return None
-        path = Path(tempfile.mkdtemp(prefix="vgm-csv-")) / "ratings.csv"
-        export_csv(self.ctx.study.owner(), path)
-        return gr.update(value=str(path), visible=True)
+        from urllib.parse import quote
+
+        href = f"/api/rate/export.csv?token={quote(token, safe='')}"
+        return gr.update(value=f'<a href="{esc(href)}" download="ratings.csv">Download ratings.csv</a> '
+                               "(the link works only with your admin token)", visible=True)
