@@ -30,3 +30,9 @@ test-fast: install
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
+
+# Re-measure the seeds' tables on the data under ../shared/data (docs/reproduce.md); --quick ends in minutes on a CPU.
+.PHONY: reproduce
+reproduce: install
+	$(VGM) models install $(DEMO_MODEL)
+	$(VGM) reproduce --quick --model $(DEMO_MODEL) -o runs/reproduce

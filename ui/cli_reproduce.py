@@ -1,0 +1,49 @@
+"""``vgm reproduce``: one report that re-measures the seeds' tables on the data present (thin wrapper over ``eval.reproduce``)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+console = Console()
+
+
+def reproduce_cmd(
+    out: Path = typer.Option(..., "-o", "--out", help="Report folder: report.md, report.json, PNG plots, the MOE run folders."),
+    model: str = typer.Option("local:small", "--model", "-m", help="Model for the MOE pipelines ('none' runs only the non-model baselines)."),
+    quick: bool = typer.Option(False, "--quick", help="A small MOE part (a few instances, shorter logs): minutes on local:small."),
+    data: Path | None = typer.Option(None, "--data", help="Data root with crd3/, inmind/, mafiascope/ (default: VGM_DATA or ../shared/data)."),
+    limit: int | None = typer.Option(None, "--limit", help="MOE test instances (overrides --quick's)."),
+    pipelines: str | None = typer.Option(None, "--pipelines", help="Comma-separated MOE pipelines (default: the paper's eight, knn, oracle_char)."),
+    allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some MOE instances errored (they are still counted)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report's numbers as JSON."),
+) -> None:
+    """Re-measure Tachikuma's Table 2, InMind's counts and baseline, MafiaScope's calibration, each beside the paper's."""
+    from eval.reproduce import reproduce
+
+    from .cli_moe import RichReporter
+
+    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines else None
+    chosen = None if model.lower() in ("none", "") else model
+    with RichReporter() as reporter:
+        report = reproduce(out, model=chosen, quick=quick, data=data, limit=limit, reporter=reporter, pipelines=names)
+    if as_json:
+        typer.echo(json.dumps(report.as_json(), ensure_ascii=False, indent=1, default=str))
+    else:
+        for part in report.parts:
+            console.print(f"{part.title}: {part.seconds:.0f} s, {part.errors} instance errors")
+        console.print(f"wrote {out / 'report.md'} and {out / 'report.json'}")
+    if report.errors and not allow_errors:
+        typer.secho(f"error: {report.errors} MOE instance(s) errored; rerun the same command to retry them, or pass --allow-errors",
+                    fg=typer.colors.RED, err=True)
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``vgm reproduce`` to the main command line."""
+    app.command("reproduce")(reproduce_cmd)
+
+
+__all__ = ["register", "reproduce_cmd"]
