@@ -1,0 +1,475 @@
+"""D&D 5e combat (mechanic ``d20``): initiative, attacks against AC, damage, saves, death saves, rests.
+
+- Initiative: d20 + DEX modifier; ties go to the higher modifier, then by name.
+- One action a turn (the Attack action makes ``attacks_per_action`` attacks) plus movement.
+- Attack: d20 + bonus ≥ AC hits; natural 20 always hits and is a critical hit (every damage
+  die rolled twice), natural 1 always misses. Advantage / disadvantage from the player's
+  words and from conditions (prone, restrained, poisoned, hidden, dodging, ranged with an enemy
+  adjacent or beyond normal range, pack tactics); any of each cancel to a straight roll.
+- Damage: temporary HP first; immunity → 0, resistance → half (rounded down), vulnerability → double.
+- 0 HP: a monster dies; a character falls unconscious and makes death saves at the start of
+  each turn (10+ succeeds, natural 20 → up with 1 HP, natural 1 → two failures; three
+  successes → stable, three failures → dead). Damage while down is a failure (two on a
+  critical); damage of at least the maximum HP beyond 0 kills outright.
+- Conditions with durations in the bearer's turns; short rests spend Hit Dice, long rests restore.
+"""
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from ..dice import Roll, natural, roll
+from ._common import INCAPACITATED, approach, average, dice, distance, double_dice, event, move, pick_attack, spend, tick
+from ._model import Attack, CombatError, Combatant, CombatEvent
+
+if TYPE_CHECKING:
+    from ._combat import Combat
+
+SYSTEM = "d20"
+REORDER_EACH_ROUND = False
+TARGETED = {"attack", "grapple"}
+ABILITY_SAVES = ("strength_save", "dexterity_save")
+_ATTACKED_WITH_ADVANTAGE = ("restrained", "stunned", "paralyzed", "unconscious", "blinded", "petrified")
+_OWN_DISADVANTAGE = ("poisoned", "frightened", "blinded", "restrained", "prone")
+
+
+def _mod(score: int) -> int:
+    return (score - 10) // 2
+
+
+def _die(hit_die: str) -> int:
+    return int(hit_die.lower().lstrip("1").lstrip("d") or 8)
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_pc(sheet, pack, gear=None) -> Combatant:
+    """A character from a dnd5e sheet; weapons from ``gear`` (or one plain weapon by STR/DEX)."""
+    checks = {cid: sheet.plan(pack, cid).modifier for cid in pack.checks if cid != "death_save"}
+    score = lambda a: sheet.abilities.get(a, 10)  # noqa: E731
+    dex, con, strength = _mod(score("dexterity")), _mod(score("constitution")), _mod(score("strength"))
+    hit_die = (gear.hit_die if gear and gear.hit_die else "d8")
+    size = _die(hit_die)
+    hp = sheet.hp or size + con + (sheet.level - 1) * (size // 2 + 1 + con)
+    attacks = list(gear.attacks) if gear and gear.attacks else [
+        Attack(name="Weapon", bonus=sheet.proficiency_bonus + max(strength, dex), damage=f"1d8{max(strength, dex):+d}", damage_type="slashing")]
+    return Combatant(
+        name=sheet.name, side="party", controller="player", system=SYSTEM, hp=hp, max_hp=hp, ac=sheet.ac or 10 + dex,
+        speed=(gear.speed if gear and gear.speed else 30), init_mod=checks.get("initiative", dex), attacks=attacks, checks=checks,
+        level=sheet.level, hit_die=hit_die, hit_dice=sheet.level, con_mod=con, passive_perception=10 + checks.get("perception", 0),
+        attacks_per_action=(gear.attacks_per_action if gear and gear.attacks_per_action else 1),
+    )
+
+
+def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
+    """An NPC from a dnd5e stat block: ability modifiers for every check, listed saves and skills over them."""
+    mods = {a: _mod(s) for a, s in block.abilities.items()}
+    checks: dict[str, Any] = {}
+    for cid, check in pack.checks.items():
+        if cid == "death_save":
+            continue
+        checks[cid] = mods.get(check.ability, 0) if check.ability else 0
+    checks.update(block.saves)
+    checks.update(block.skills)
+    return Combatant(
+        name=name, side="foes", controller="gm", system=SYSTEM, monster=monster_id, hp=block.hp, max_hp=block.hp, ac=block.ac,
+        speed=block.speed or 30, init_mod=checks.get("initiative", mods.get("dexterity", 0)), attacks=block.attacks, checks=checks,
+        resistances=block.resistances, vulnerabilities=block.vulnerabilities, immunities=block.immunities,
+        condition_immunities=block.condition_immunities, morale=block.morale,
+        passive_perception=block.passive_perception or 10 + checks.get("perception", 0),
+        attacks_per_action=block.multiattack, pack_tactics=block.pack_tactics,
+    )
+
+
+# ---------------------------------------------------------------- the round
+
+
+def roll_initiative(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
+    out = []
+    for c in combat.combatants.values():
+        r = roll(f"1d20{c.init_mod:+d}" if c.init_mod else "1d20", rng)
+        c.initiative, c.init_roll = r.total, r.breakdown
+        out.append(event(combat, c, "initiative", f"{c.name} rolls initiative: {r.total}", rolls=[r]))
+    return out
+
+
+def sort_key(c: Combatant) -> tuple:
+    """Higher initiative first; a tie goes to the higher DEX modifier, then by name (the same every time)."""
+    return (-(c.initiative or 0), -c.init_mod, c.name)
+
+
+def new_round(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
+    return []
+
+
+def may_interrupt(combat: "Combat", c: Combatant) -> bool:
+    return False
+
+
+def health(c: Combatant) -> float:
+    return c.hp / c.max_hp if c.max_hp else 0.0
+
+
+def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
+    """A fresh action and movement; the dying roll their death save; durations that end now end."""
+    out = tick(combat, c, "start")
+    c.attacks_made = 0
+    c.moved = 0
+    c.move_budget = 0 if c.has("grappled", "restrained") else c.speed
+    c.actions_left = 1
+    if c.status == "down" and not c.stable:
+        out += death_save(combat, c, rng)
+    return out
+
+
+def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
+    out = tick(combat, c, "end")
+    if c.has("surprised"):
+        c.drop("surprised")
+        out.append(event(combat, c, "condition", f"{c.name} is no longer surprised"))
+    c.actions_left = 0
+    return out
+
+
+# ---------------------------------------------------------------- attacks
+
+
+def _edge(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, options: dict) -> tuple[int, list[str]]:
+    """Net advantage (+1, 0, -1) and the reasons, as the table would say them."""
+    adv, dis = [], []
+    asked = int(options.get("advantage", 0) or 0)
+    (adv if asked > 0 else dis).append("asked") if asked else None
+    if a.has("hidden", "invisible"):
+        adv.append("unseen")
+    dis += [f"{a.name} is {n}" for n in _OWN_DISADVANTAGE if a.has(n)]
+    near = distance(a, t) <= 5
+    if t.has("prone"):
+        (adv if near else dis).append(f"{t.name} is prone")
+    adv += [f"{t.name} is {n}" for n in _ATTACKED_WITH_ADVANTAGE if t.has(n)]
+    if t.has("dodging"):
+        dis.append(f"{t.name} is dodging")
+    if t.has("invisible"):
+        dis.append(f"{t.name} is unseen")
+    if atk.kind == "ranged":
+        if any(distance(a, o) <= 5 and not o.has(*INCAPACITATED) for o in combat.enemies_of(a)):
+            dis.append("an enemy is adjacent")
+        if atk.range and distance(a, t) > atk.range[0]:
+            dis.append("beyond normal range")
+    if a.pack_tactics and any(distance(o, t) <= 5 and not o.has(*INCAPACITATED) for o in combat.allies_of(a)):
+        adv.append("pack tactics")
+    net = (1 if adv else 0) - (1 if dis else 0)
+    why = ([f"advantage: {', '.join(adv)}"] if net > 0 else [f"disadvantage: {', '.join(dis)}"] if net < 0 else
+           [f"advantage and disadvantage cancel"] if adv and dis else [])
+    return net, why
+
+
+def _use_attack(a: Combatant, what: str = "an attack") -> None:
+    """The Attack action: the first attack takes the action, the rest (Extra Attack, Multiattack) ride on it."""
+    if a.attacks_made and a.attacks_made < a.attacks_per_action:
+        a.attacks_made += 1
+        return
+    spend(a, 1, what)
+    a.attacks_made = 1
+
+
+def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
+    """One attack roll against AC, and its damage."""
+    t = combat.get(action.target)
+    atk = pick_attack(a, action.attack, distance(a, t))
+    _use_attack(a, f"an attack with {atk.name}")
+    out = approach(combat, a, t, atk.reach) if atk.kind == "melee" else []
+    if atk.kind == "ranged" and atk.range and distance(a, t) > max(atk.range):
+        raise CombatError(f"{t.name} is {distance(a, t)} ft away, beyond {atk.name}'s long range of {max(atk.range)} ft; move closer")
+    net, why = _edge(combat, a, t, atk, action.options)
+    d20 = "1d20" if net == 0 else "2d20kh1" if net > 0 else "2d20kl1"
+    r = roll(f"{d20}{atk.bonus:+d}" if atk.bonus else d20, rng)
+    nat = natural(r)
+    hit = nat == 20 or (nat != 1 and r.total >= (t.ac or 10))
+    crit = nat == 20 or (hit and distance(a, t) <= 5 and t.has("paralyzed", "unconscious"))
+    verdict = "critical hit" if crit else "hit" if hit else ("miss (natural 1)" if nat == 1 else "miss")
+    a.drop("hidden")
+    out.append(event(combat, a, "attack", f"{a.name} attacks {t.name} with {atk.name}: {r.total} vs AC {t.ac}, {verdict}"
+                     + (f" ({'; '.join(why)})" if why else ""), target=t, rolls=[r], hit=hit))
+    if hit:
+        d = dice(double_dice(atk.damage) if crit else atk.damage, rng)
+        out += hurt(combat, t, d.total, atk.damage_type, crit=crit, rolls=[d], via=atk.name)
+        if atk.on_hit and t.status == "up":
+            out += _rider(combat, a, t, atk, rng)
+    return out
+
+
+def _rider(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, rng: random.Random) -> list[CombatEvent]:
+    rider = atk.on_hit
+    if rider.save and rider.dc:
+        saved = save(combat, t, rider.save, rider.dc, rng)
+        if saved[-1].hit:
+            return saved
+        out = saved
+    else:
+        out = []
+    if t.add(rider.condition, rider.value, rider.rounds, source=a.name):
+        out.append(event(combat, t, "condition", f"{t.name} is {rider.condition} ({atk.name})", target=t))
+    return out
+
+
+def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, crit: bool = False,
+         rolls: list[Roll] | None = None, via: str = "") -> list[CombatEvent]:
+    """Damage after immunity / resistance / vulnerability and temporary HP; 0 HP by the 5e rules."""
+    why = ""
+    kind = damage_type.lower()
+    if kind and kind in t.immunities:
+        amount, why = 0, f", {t.name} is immune to {kind}"
+    elif kind and kind in t.resistances:
+        amount, why = amount // 2, f", halved: {t.name} resists {kind}"
+    elif kind and kind in t.vulnerabilities:
+        amount, why = amount * 2, f", doubled: {t.name} is vulnerable to {kind}"
+    soaked = min(t.temp_hp, amount)
+    t.temp_hp -= soaked
+    taken = amount - soaked
+    if soaked:
+        why += f", {soaked} absorbed by temporary HP"
+    label = f"{amount} {kind + ' ' if kind else ''}damage"
+    src = f" from {via}" if via else ""
+    out: list[CombatEvent] = []
+    if t.status == "down":  # hit while dying
+        if taken >= t.max_hp:
+            t.status = "dead"
+            out.append(event(combat, t, "damage", f"{t.name} takes {label}{src}{why} while down and dies", target=t, rolls=rolls or [], amount=taken))
+            return out
+        if taken:
+            t.stable = False
+            t.death_failures += 2 if crit else 1
+        out.append(event(combat, t, "damage", f"{t.name} takes {label}{src}{why} while down: {t.death_failures} death save failure{'s' if t.death_failures != 1 else ''}",
+                         target=t, rolls=rolls or [], amount=taken))
+        if t.death_failures >= 3:
+            t.status = "dead"
+            out.append(event(combat, t, "death", f"{t.name} dies"))
+        return out
+    before = t.hp
+    t.hp = max(0, t.hp - taken)
+    text = f"{t.name} takes {label}{src}{why} ({t.hp_text()})"
+    if t.hp == 0 and taken > 0:
+        if not t.is_player or t.side == "foes":
+            t.status = "dead"
+            text += f"; {t.name} falls"
+        elif taken - before >= t.max_hp:
+            t.status = "dead"
+            text += f"; the blow kills {t.name} outright"
+        else:
+            t.status = "down"
+            t.stable = False
+            t.death_successes = t.death_failures = 0
+            t.add("unconscious")
+            text += f"; {t.name} falls unconscious and is dying"
+    out.append(event(combat, t, "damage", text, target=t, rolls=rolls or [], amount=taken))
+    return out
+
+
+def death_save(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
+    """DC 10, no modifier: natural 20 → up with 1 HP; natural 1 → two failures; three of a kind ends it."""
+    r = roll("1d20", rng)
+    nat = natural(r)
+    if nat == 20:
+        c.hp, c.status, c.stable = 1, "up", False
+        c.death_successes = c.death_failures = 0
+        c.drop("unconscious")
+        return [event(combat, c, "death_save", f"{c.name}'s death save: natural 20, back up with 1 HP", rolls=[r], hit=True)]
+    if nat == 1:
+        c.death_failures += 2
+    elif r.total >= 10:
+        c.death_successes += 1
+    else:
+        c.death_failures += 1
+    ok = r.total >= 10
+    text = f"{c.name}'s death save: {r.total}, {'success' if ok else 'failure' if nat != 1 else 'natural 1, two failures'} ({c.death_successes} success{'es' if c.death_successes != 1 else ''}, {c.death_failures} failure{'s' if c.death_failures != 1 else ''})"
+    out = [event(combat, c, "death_save", text, rolls=[r], hit=ok)]
+    if c.death_failures >= 3:
+        c.death_failures = 3
+        c.status = "dead"
+        out.append(event(combat, c, "death", f"{c.name} dies"))
+    elif c.death_successes >= 3:
+        c.stable = True
+        out.append(event(combat, c, "death_save", f"{c.name} is stable (unconscious at 0 HP)"))
+    return out
+
+
+def damage(combat: "Combat", t: Combatant, amount: int | str, rng: random.Random, *, damage_type: str = "", source: str = "GM") -> list[CombatEvent]:
+    if isinstance(amount, str):
+        r = dice(amount, rng)
+        return hurt(combat, t, r.total, damage_type, rolls=[r], via=source)
+    return hurt(combat, t, max(0, int(amount)), damage_type, via=source)
+
+
+def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
+    if t.status in ("dead", "fled"):
+        raise CombatError(f"{t.name} is {t.status}; healing cannot reach them")
+    t.hp = min(t.max_hp, t.hp + max(0, amount))
+    text = f"{t.name} regains {amount} HP ({t.hp_text()})"
+    if t.status == "down" and t.hp > 0:
+        t.status, t.stable = "up", False
+        t.death_successes = t.death_failures = 0
+        t.drop("unconscious")
+        text += f" and is back on their feet"
+    return [event(combat, t, "heal", text, amount=amount)]
+
+
+def save(combat: "Combat", c: Combatant, check: str, dc: int, rng: random.Random, advantage: int = 0) -> list[CombatEvent]:
+    """A saving throw: d20 + the save's modifier ≥ DC. Paralysed / stunned / unconscious fail STR and DEX saves."""
+    name = combat.ruleset.checks[check].name if check in combat.ruleset.checks else check
+    if check in ABILITY_SAVES and c.has("paralyzed", "stunned", "unconscious", "petrified"):
+        return [event(combat, c, "save", f"{c.name} fails the {name} automatically (cannot move) vs DC {dc}", hit=False)]
+    edge = advantage
+    if check == "dexterity_save":
+        edge += 1 if c.has("dodging") else 0
+        edge -= 1 if c.has("restrained") else 0
+    edge = max(-1, min(1, edge))
+    mod = int(c.checks.get(check, 0))
+    d20 = "1d20" if edge == 0 else "2d20kh1" if edge > 0 else "2d20kl1"
+    r = roll(f"{d20}{mod:+d}" if mod else d20, rng)
+    ok = r.total >= dc
+    return [event(combat, c, "save", f"{c.name} makes a {name}: {r.total} vs DC {dc}, {'success' if ok else 'failure'}", rolls=[r], hit=ok)]
+
+
+# ---------------------------------------------------------------- other actions
+
+
+def dodge(combat, a, action, rng):
+    spend(a, 1, "Dodge")
+    a.add("dodging", rounds=1, tick="start")
+    return [event(combat, a, "dodge", f"{a.name} takes the Dodge action: attacks against them have disadvantage until their next turn")]
+
+
+def dash(combat, a, action, rng):
+    spend(a, 1, "Dash")
+    a.move_budget += a.speed if a.move_budget else 0
+    return [event(combat, a, "dash", f"{a.name} dashes ({a.move_budget - a.moved} ft of movement left)")]
+
+
+def disengage(combat, a, action, rng):
+    spend(a, 1, "Disengage")
+    a.add("disengaged", rounds=1, tick="end")
+    return [event(combat, a, "disengage", f"{a.name} disengages and can move away safely this turn")]
+
+
+def move_action(combat, a, action, rng):
+    """Movement (no action): ``to`` a combatant, or ``distance`` feet away from the foes."""
+    to = action.options.get("to") or action.target
+    feet = int(action.options.get("distance", a.move_budget - a.moved))
+    return move(combat, a, feet, combat.get(to) if to else None)
+
+
+def stand(combat, a, action, rng):
+    if not a.has("prone"):
+        raise CombatError(f"{a.name} is not prone")
+    cost = a.speed // 2
+    if a.move_budget - a.moved < cost:
+        raise CombatError(f"{a.name} needs {cost} ft of movement to stand up and has {a.move_budget - a.moved}")
+    a.moved += cost
+    a.drop("prone")
+    return [event(combat, a, "stand", f"{a.name} stands up (half their movement)")]
+
+
+def flee(combat, a, action, rng):
+    spend(a, 1, "fleeing")
+    if a.move_budget == 0:
+        raise CombatError(f"{a.name} cannot move (grappled or restrained), so cannot flee")
+    a.status = "fled"
+    return [event(combat, a, "flee", f"{a.name} flees the fight")]
+
+
+def hide(combat, a, action, rng):
+    """Stealth against each enemy's passive Perception (meeting it is enough, as against a DC)."""
+    from ._opposed import beats_passive
+
+    spend(a, 1, "Hide")
+    mod = int(a.checks.get("stealth", 0))
+    r = roll(f"1d20{mod:+d}" if mod else "1d20", rng)
+    watchers = combat.enemies_of(a)
+    seen_by = [o.name for o in watchers if not beats_passive(r.total, o.passive_perception or 10)]
+    if seen_by:
+        return [event(combat, a, "hide", f"{a.name} tries to hide: Stealth {r.total}, but {', '.join(seen_by)} still see them", rolls=[r], hit=False)]
+    a.add("hidden", source="Hide")
+    return [event(combat, a, "hide", f"{a.name} hides: Stealth {r.total} beats every passive Perception; their next attack has advantage", rolls=[r], hit=True)]
+
+
+def grapple(combat, a, action, rng):
+    """Athletics against the target's better of Athletics / Acrobatics; a tie leaves things as they are."""
+    from ._opposed import contestant, opposed
+
+    t = combat.get(action.target)
+    _use_attack(a, "a grapple")
+    out = approach(combat, a, t, 5)
+    defend = max(("athletics", "acrobatics"), key=lambda k: int(t.checks.get(k, 0)))
+    result = opposed(SYSTEM, contestant(a, "athletics", combat.ruleset), contestant(t, defend, combat.ruleset), rng)
+    won = result.winner == a.name
+    if won:
+        t.add("grappled", source=a.name)
+    out.append(event(combat, a, "grapple", f"{a.name} grapples {t.name}: {result.text}" + (f"; {t.name} is grappled" if won else ""),
+                     target=t, rolls=result.rolls, hit=won))
+    return out
+
+
+def escape(combat, a, action, rng):
+    """Break a grapple: the better of Athletics / Acrobatics against the grappler's Athletics."""
+    from ._opposed import contestant, opposed
+
+    cond = a.condition("grappled")
+    if cond is None:
+        raise CombatError(f"{a.name} is not grappled")
+    spend(a, 1, "escaping a grapple")
+    holder = combat.combatants.get(cond.source)
+    if holder is None or not holder.standing:
+        a.drop("grappled")
+        return [event(combat, a, "escape", f"{a.name} slips free")]
+    own = max(("athletics", "acrobatics"), key=lambda k: int(a.checks.get(k, 0)))
+    result = opposed(SYSTEM, contestant(a, own, combat.ruleset), contestant(holder, "athletics", combat.ruleset), rng)
+    if result.winner == a.name:
+        a.drop("grappled")
+        a.move_budget = a.speed
+    return [event(combat, a, "escape", f"{a.name} tries to escape {holder.name}: {result.text}", target=holder, rolls=result.rolls, hit=result.winner == a.name)]
+
+
+ACTIONS = {"attack": attack, "grapple": grapple, "escape": escape, "dodge": dodge, "dash": dash, "disengage": disengage,
+           "hide": hide, "move": move_action, "stand": stand, "flee": flee}
+
+
+# ---------------------------------------------------------------- rests (outside a fight)
+
+
+def short_rest(c: Combatant, hit_dice: int = 1, rng: random.Random | None = None) -> list[CombatEvent]:
+    """Spend up to ``hit_dice`` Hit Dice: each heals its roll + CON modifier (at least 0)."""
+    if c.status == "dead":
+        raise CombatError(f"{c.name} is dead; a rest will not help")
+    out = []
+    for _ in range(max(0, hit_dice)):
+        if c.hit_dice <= 0 or c.hp >= c.max_hp:
+            break
+        r = dice(f"1{c.hit_die}{c.con_mod:+d}" if c.con_mod else f"1{c.hit_die}", rng or random.Random())
+        c.hit_dice -= 1
+        c.hp = min(c.max_hp, c.hp + r.total)
+        if c.hp > 0 and c.status == "down":
+            c.status, c.stable = "up", False
+            c.drop("unconscious")
+        out.append(CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name} spends a Hit Die and regains {r.total} HP ({c.hp_text()}, {c.hit_dice} Hit Dice left)",
+                               rolls=[r], amount=r.total, by="player" if c.is_player else "gm"))
+    if not out:
+        out.append(CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name} rests but spends no Hit Die ({c.hit_dice} left, {c.hp_text()})"))
+    return out
+
+
+def long_rest(c: Combatant) -> list[CombatEvent]:
+    """All HP back, temporary HP gone, half the level in Hit Dice back (at least 1); needs at least 1 HP."""
+    if c.status == "dead" or c.hp <= 0:
+        raise CombatError(f"{c.name} needs at least 1 HP to benefit from a long rest; heal them first")
+    back = min(c.level - c.hit_dice, max(1, c.level // 2))
+    c.hit_dice += max(0, back)
+    c.hp, c.temp_hp = c.max_hp, 0
+    c.death_successes = c.death_failures = 0
+    c.stable = False
+    c.conditions = [x for x in c.conditions if x.name == "exhaustion"]
+    return [CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name} finishes a long rest: {c.hp_text()}, {c.hit_dice} Hit Dice")]
+
+
+def expected_damage(c: Combatant, atk: Attack) -> float:
+    return average(atk.damage)
