@@ -94,7 +94,7 @@ class ScriptedModel:
         json_schema: dict[str, Any] | None = None,
         seed: int | None = None,
     ) -> Reply:
-        self.requests.append({"step": step, "messages": [dict(m) for m in messages], "max_tokens": max_tokens})
+        self.requests.append({"step": step, "messages": [dict(m) for m in messages], "max_tokens": max_tokens, "json_schema": json_schema})
         text = self._next(step, messages)
         prompt_chars = sum(len(m.get("content", "")) for m in messages)
         usage = Usage(prompt_tokens=prompt_chars // 4, completion_tokens=len(text) // 4)

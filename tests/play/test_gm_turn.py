@@ -67,10 +67,14 @@ def test_a_valid_choice_from_the_server_is_taken():
     assert result.decision == "impossible" and result.checks == []
 
 
-def test_a_clear_vote_needs_no_model_call():
-    model = ScriptedModel(by_step={})  # any call would fail: no replies
-    result = asyncio.run(adjudicate(share=0.5, similarity=0.5).run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
-    assert result.decision == "roll" and result.checks[0].skill == "stealth" and model.requests == []
+def test_hybrid_asks_the_model_only_for_a_close_call_and_only_between_two_labels():
+    model = ScriptedModel(by_step={"adjudicate": ['{"choice": "perception"}']})
+    clear = asyncio.run(adjudicate(mode="hybrid", share=0.5, similarity=0.5).run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
+    assert clear.decision == "roll" and clear.checks[0].skill == "stealth" and model.requests == []
+    close = asyncio.run(adjudicate(mode="hybrid", share=0.99, similarity=0.99).run(instance("I look around and sneak past"), model, pack=DND, check_index=INDEX))
+    (asked,) = model.requests
+    assert len(asked["json_schema"]["properties"]["choice"]["enum"]) == 2
+    assert close.checks[0].skill == "perception"
 
 
 def test_the_line_can_name_who_rolls():
