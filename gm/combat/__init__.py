@@ -32,7 +32,7 @@ from ._combat import Combat, pack_rules, rules_for
 from ._data import (BLOCKS, Coc7eBlock, Dnd5eBlock, Encounter, FoeRef, Gear, Pf2eBlock, SwadeBlock, encounter_for,
                     find_monster, list_encounters, load_encounter, load_monster_file, load_monsters, monster_block, party_gear)
 from ._model import Action, Attack, CombatError, Combatant, CombatEvent, Condition, OnHit
-from ._opposed import ContestRoll, Contestant, OpposedResult, beats_passive, contestant, opposed
+from ._opposed import ContestRoll, Contestant, OpposedResult, beats_passive, contestant, opposed, percentile_winner
 from ._start import combatant_from_sheet, monster, start_combat, start_encounter
 from ._tactics import Decide, candidate_actions, choose_npc_action
 from .d20 import long_rest, short_rest
@@ -46,7 +46,7 @@ __all__ = [
     "Combat", "Combatant", "CombatEvent", "Action", "Attack", "Condition", "OnHit", "CombatError",
     "start_combat", "start_encounter", "combatant_from_sheet", "monster",
     "choose_npc_action", "candidate_actions", "Decide",
-    "opposed", "contestant", "Contestant", "ContestRoll", "OpposedResult", "beats_passive",
+    "opposed", "contestant", "Contestant", "ContestRoll", "OpposedResult", "beats_passive", "percentile_winner",
     "short_rest", "long_rest", "sanity_roll", "skill_roll", "spend_luck", "push_roll", "SkillRoll",
     "load_monsters", "load_monster_file", "monster_block", "find_monster", "load_encounter", "list_encounters",
     "encounter_for", "party_gear", "Encounter", "FoeRef", "Gear", "BLOCKS",

@@ -14,7 +14,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ._common import can_act, distance, event
+from ._common import INCAPACITATED, can_act, distance, event
 from ._model import Action, CombatError, Combatant, CombatEvent
 
 __all__ = ["Combat", "rules_for", "pack_rules"]
@@ -172,7 +172,9 @@ class Combat(BaseModel):
             rules.start_turn(self, a, self.rng(rng))
             a.acted_round = self.round
         if not can_act(a):
-            why = next((c.name for c in a.conditions if c.name in ("incapacitated", "stunned", "paralyzed", "unconscious", "surprised")), None)
+            why = next((c.name for c in a.conditions if c.name in INCAPACITATED), None)
+            if why is None and a.actions_left <= 0:
+                raise CombatError(f"{a.name} has no action left this turn; end the turn")
             raise CombatError(f"{a.name} cannot act{f' ({why})' if why else ''} this turn; end the turn")
         if action.kind in rules.TARGETED:
             t = self._target(a, action)

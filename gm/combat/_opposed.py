@@ -26,12 +26,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ..dice import Roll, natural, percentile, trait_roll
-from ..systems import RollPlan, mechanic_for
+from ..systems import RollPlan
 from ..systems.degrees import DEGREES, degree
 from ..systems.percentile import SUCCESS_LEVELS, success_level
 from ._model import CombatError, Combatant
 
-__all__ = ["Contestant", "ContestRoll", "OpposedResult", "opposed", "contestant", "beats_passive"]
+__all__ = ["Contestant", "ContestRoll", "OpposedResult", "opposed", "contestant", "beats_passive", "percentile_winner"]
 
 
 class Contestant(BaseModel):
@@ -119,6 +119,28 @@ def contestant(who: Combatant | Any, check: str, pack=None, *, passive: bool = F
     return Contestant(who=who.name, plan=who.plan(pack, check_id), passive=passive, advantage=advantage, modifier=modifier)
 
 
+def percentile_winner(level_a: int, level_b: int, value_a: int, value_b: int,
+                      ties: Literal["skill", "defender", "attacker"] = "skill") -> tuple[str | None, str]:
+    """CoC 7e: ``"a"``, ``"b"`` or None for a contest of success levels, and the rule that decided it.
+
+    A fumble counts as a failure. Both failing: no one. A higher level wins. Equal levels go to
+    the attacker (fighting back), the defender (dodging), or the higher skill (a skill
+    contest; equal skills are a draw).
+    """
+    la, lb = max(level_a, 0), max(level_b, 0)
+    if la == 0 and lb == 0:
+        return None, "both failed: no one wins"
+    if la != lb:
+        return ("a" if la > lb else "b"), "higher success level wins"
+    if ties == "attacker":
+        return "a", "equal levels go to the attacker (fighting back)"
+    if ties == "defender":
+        return "b", "equal levels go to the defender (dodging)"
+    if value_a != value_b:
+        return ("a" if value_a > value_b else "b"), "equal levels: the higher skill wins"
+    return None, "equal levels and equal skills: a draw (roll again, or nothing changes)"
+
+
 def _system(system: Any) -> str:
     from ..systems import MECHANICS, system_of
 
@@ -196,20 +218,9 @@ def opposed(system: Any, a: Contestant, b: Contestant, rng: random.Random | None
                              rule="meeting the DC succeeds; 10 over is critical", text=text)
     if system == "percentile":
         ra, rb = _percentile_side(a, rng), _percentile_side(b, rng)
-        la, lb = max(ra.level, 0), max(rb.level, 0)
-        tie = la == lb
-        if la == 0 and lb == 0:
-            winner, rule = None, "both failed: no one wins"
-        elif not tie:
-            winner, rule = (a.who if la > lb else b.who), "higher success level wins"
-        elif ties == "attacker":
-            winner, rule = a.who, "equal levels go to the attacker (fighting back)"
-        elif ties == "defender":
-            winner, rule = b.who, "equal levels go to the defender (dodging)"
-        elif ra.value != rb.value:
-            winner, rule = (a.who if (ra.value or 0) > (rb.value or 0) else b.who), "equal levels: the higher skill wins"
-        else:
-            winner, rule = None, "equal levels and equal skills: a draw (roll again, or nothing changes)"
+        side, rule = percentile_winner(ra.level, rb.level, ra.value or 0, rb.value or 0, ties)
+        winner = a.who if side == "a" else b.who if side == "b" else None
+        tie = max(ra.level, 0) == max(rb.level, 0)
         text = f"{a.who}'s {ra.check_name} ({ra.level_name}) vs {b.who}'s {rb.check_name} ({rb.level_name}): " + (f"{winner} wins" if winner else "no winner")
         if tie and winner is not None or winner is None:
             text += f" ({rule})"

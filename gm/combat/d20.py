@@ -239,7 +239,7 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
             return out
         if taken:
             t.stable = False
-            t.death_failures += 2 if crit else 1
+            t.death_failures = min(3, t.death_failures + (2 if crit else 1))
         out.append(event(combat, t, "damage", f"{t.name} takes {label}{src}{why} while down: {t.death_failures} death save failure{'s' if t.death_failures != 1 else ''}",
                          target=t, rolls=rolls or [], amount=taken))
         if t.death_failures >= 3:

@@ -209,12 +209,14 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
     t.temp_hp -= soaked
     taken = amount - soaked
     if t.status == "down":
+        if not taken:
+            return [event(combat, t, "damage", f"{t.name} takes no damage{src}", target=t, rolls=rolls or [], amount=0)]
         if t.value("dying") == 0 and t.is_player:  # stable at 0 HP: damage starts dying again
-            t.add("dying", value=1 + t.value("wounded"))
+            t.add("dying", value=min(4, 1 + t.value("wounded")))
         else:
             d = t.condition("dying")
             if d is not None:
-                d.value = (d.value or 0) + (2 if crit else 1)
+                d.value = min(4, (d.value or 0) + (2 if crit else 1))
         out = [event(combat, t, "damage", f"{t.name} takes {taken} damage{src} while down (dying {t.value('dying')})", target=t, rolls=rolls or [], amount=taken)]
         return out + _maybe_dead(combat, t)
     t.hp = max(0, t.hp - taken)
@@ -226,7 +228,7 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
         else:
             t.status = "down"
             t.add("unconscious")
-            t.add("dying", value=(2 if crit else 1) + t.value("wounded"))
+            t.add("dying", value=min(4, (2 if crit else 1) + t.value("wounded")))
             text += f"; {t.name} falls unconscious, dying {t.value('dying')}"
     return [event(combat, t, "damage", text, target=t, rolls=rolls or [], amount=taken), *_maybe_dead(combat, t)]
 
@@ -252,7 +254,7 @@ def recovery_check(combat: "Combat", c: Combatant, rng: random.Random) -> list[C
         c.add("wounded", value=c.value("wounded") + 1)
         out.append(event(combat, c, "recovery", f"{c.name} is stable but unconscious (wounded {c.value('wounded')})"))
     else:
-        c.condition("dying").value = value
+        c.condition("dying").value = min(4, value)
         out += _maybe_dead(combat, c)
     return out
 
