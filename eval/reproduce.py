@@ -160,7 +160,7 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
 
     started = time.perf_counter()
     test, train, described = _moe_data(root, out)
-    names = list(pipelines or COMPARE_DEFAULT)
+    names = list(COMPARE_DEFAULT if pipelines is None else pipelines)
     if not model:
         names = [n for n in names if not load_pipeline(n).needs_model]
     limit = limit or (QUICK_LIMIT if quick else None)
@@ -204,7 +204,7 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
         for name, t in report.tests.items():
             lines.append(f"| {name} | {100 * t['cf']['diff']:+.1f} [{100 * t['cf']['low']:+.1f}, {100 * t['cf']['high']:+.1f}] | {t['cf']['p_value']:.3g} | "
                          f"{100 * t['sf']['diff']:+.1f} [{100 * t['sf']['low']:+.1f}, {100 * t['sf']['high']:+.1f}] | {t['sf']['p_value']:.3g} |")
-    skipped = [p for p in (pipelines or COMPARE_DEFAULT) if p not in names]
+    skipped = [p for p in (COMPARE_DEFAULT if pipelines is None else pipelines) if p not in names]
     lines += ["", f"Why the numbers differ: {WHY_TACHIKUMA}"]
     if skipped:
         lines += ["", f"Not run (no --model): {', '.join(skipped)}."]

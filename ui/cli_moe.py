@@ -206,7 +206,7 @@ def compare_cmd(
     from eval.moe.metrics import check_metric
     from eval.moe.runner import COMPARE_DEFAULT
 
-    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines else list(COMPARE_DEFAULT)
+    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else list(COMPARE_DEFAULT)
     check_metric(metric)
     with RichReporter() as reporter:
         compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting)

@@ -25,7 +25,7 @@ def reproduce_cmd(
 
     from .cli_moe import RichReporter
 
-    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines else None
+    names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else None
     chosen = None if model.lower() in ("none", "") else model
     with RichReporter() as reporter:
         report = reproduce(out, model=chosen, quick=quick, data=data, limit=limit, reporter=reporter, pipelines=names)

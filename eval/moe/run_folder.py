@@ -154,7 +154,7 @@ class RunFolder:
             raise RunFolderError(f"{self.path}: not a MOE run folder (no run.json); make one with `vgm moe run`")
         try:
             value = json.loads(self.meta_path.read_bytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: bad JSON, or an int too long to read
             raise RunFolderError(f"{self.meta_path}: not valid JSON (cut short?); delete the folder to start over, or use another -o") from None
         if not isinstance(value, dict):
             raise RunFolderError(f"{self.meta_path}: expected a JSON object; delete the folder to start over, or use another -o")
@@ -207,7 +207,7 @@ class RunFolder:
         """The saved ``metrics.json``, or None when missing or unreadable (the report rebuilds it)."""
         try:
             value = json.loads(self.metrics_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
 

@@ -162,7 +162,13 @@ def check_options(pipelines: list[str], *, limit: int | None = None, concurrency
         raise RunError(f"--prompting {prompting!r}: choose one of {', '.join(PROMPTING)}")
     if not pipelines:
         raise RunError("no pipelines given; name at least one (see `vgm moe pipelines`)")
-    built = [load_pipeline(p) for p in pipelines]
+    built = []
+    for name in pipelines:
+        try:
+            built.append(load_pipeline(name))
+        except OSError as exc:  # a name too long for a file name, a loop of links, ...
+            raise RunError(f"unknown pipeline {name[:40]!r}{'…' if len(name) > 40 else ''} ({exc.strerror or type(exc).__name__}); "
+                           f"see `vgm moe pipelines`") from None
     for pipeline in built:
         if pipeline.step_names.count("gm_utterance") > 1:
             raise RunError(f"pipeline {pipeline.name!r} would ask for the GM utterance twice; drop the extra _gm (e.g. {pipeline.name.removesuffix('_gm')})")

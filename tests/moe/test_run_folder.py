@@ -53,8 +53,9 @@ def test_a_bad_middle_line_is_one_line_naming_it(tmp_path):
         RunFolder(tmp_path).latest()
 
 
-def test_a_truncated_run_json_is_one_line(tmp_path):
-    (tmp_path / "run.json").write_text('{"pipeline": "tem')
+@pytest.mark.parametrize("text", ['{"pipeline": "tem', '{"limit": ' + "9" * 5000 + "}"])
+def test_a_truncated_or_unreadable_run_json_is_one_line(tmp_path, text):
+    (tmp_path / "run.json").write_text(text)
     with pytest.raises(RunFolderError, match=r"run.json: not valid JSON"):
         RunFolder(tmp_path).meta()
 
@@ -232,6 +233,8 @@ def test_cli_exits_nonzero_on_errors_unless_allowed(tmp_path):
     ({"prompting": "helpful"}, "--prompting 'helpful'"),
     ({"pipelines": ["tbs"], "model": None}, "pass --model"),
     ({"data": "nope.jsonl"}, "no such data file"),
+    ({"pipelines": ["x" * 300]}, "unknown pipeline 'xxxx"),
+    ({"pipelines": []}, "no pipelines given"),
 ])
 def test_bad_options_write_nothing(tmp_path, kwargs, message):
     options = {"pipelines": ["last_speaker"], "data": "sample", "model": "scripted:x", **kwargs}
