@@ -168,19 +168,20 @@ class Combat(BaseModel):
             raise CombatError(f"it is {self.current.name}'s turn, not {a.name}'s; wait for your turn")
         if a.status != "up":
             raise CombatError(f"{a.name} is {a.status} and cannot act")
+        snapshot = self.model_dump()
         if a.name != self.current.name:  # a joker acting out of turn
             rules.start_turn(self, a, self.rng(rng))
             a.acted_round = self.round
-        if not can_act(a):
+        free = action.kind in getattr(rules, "FREE_ACTIONS", ()) and a.status == "up" and not a.has(*INCAPACITATED)
+        if not can_act(a) and not free:
+            self._restore(snapshot)
             why = next((c.name for c in a.conditions if c.name in INCAPACITATED), None)
             if why is None and a.actions_left <= 0:
                 raise CombatError(f"{a.name} has no action left this turn; end the turn")
             raise CombatError(f"{a.name} cannot act{f' ({why})' if why else ''} this turn; end the turn")
-        if action.kind in rules.TARGETED:
-            t = self._target(a, action)
-            action.target = t.name
-        snapshot = self.model_dump()
         try:
+            if action.kind in rules.TARGETED:
+                action.target = self._target(a, action).name
             events = rules.ACTIONS[action.kind](self, a, action, self.rng(rng))
         except CombatError:
             self._restore(snapshot)
@@ -334,9 +335,18 @@ class Combat(BaseModel):
         return None
 
     def _restore(self, snapshot: dict) -> None:
+        """Undo a refused action, in place: a caller holding a ``Combatant`` keeps a live one."""
         restored = Combat.model_validate(snapshot)
         for name in type(self).model_fields:
-            setattr(self, name, getattr(restored, name))
+            if name != "combatants":
+                setattr(self, name, getattr(restored, name))
+        for name, back in restored.combatants.items():
+            live = self.combatants.get(name)
+            if live is None:
+                self.combatants[name] = back
+                continue
+            for field in Combatant.model_fields:
+                setattr(live, field, getattr(back, field))
 
     def to_dict(self) -> dict:
         """Plain JSON data: ``round``, ``order``, ``combatants`` (each with ``hp``), ``log`` ..."""

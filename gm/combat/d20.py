@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._combat import Combat
 
 SYSTEM = "d20"
+FREE_ACTIONS = {"move", "stand"}  # movement needs no action, only feet
 REORDER_EACH_ROUND = False
 TARGETED = {"attack", "grapple"}
 ABILITY_SAVES = ("strength_save", "dexterity_save")
@@ -137,9 +138,13 @@ def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatE
 
 def _edge(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, options: dict) -> tuple[int, list[str]]:
     """Net advantage (+1, 0, -1) and the reasons, as the table would say them."""
-    adv, dis = [], []
+    adv: list[str] = []
+    dis: list[str] = []
     asked = int(options.get("advantage", 0) or 0)
-    (adv if asked > 0 else dis).append("asked") if asked else None
+    if asked > 0:
+        adv.append("asked")
+    elif asked < 0:
+        dis.append("asked")
     if a.has("hidden", "invisible"):
         adv.append("unseen")
     dis += [f"{a.name} is {n}" for n in _OWN_DISADVANTAGE if a.has(n)]
@@ -160,7 +165,7 @@ def _edge(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, options: di
         adv.append("pack tactics")
     net = (1 if adv else 0) - (1 if dis else 0)
     why = ([f"advantage: {', '.join(adv)}"] if net > 0 else [f"disadvantage: {', '.join(dis)}"] if net < 0 else
-           [f"advantage and disadvantage cancel"] if adv and dis else [])
+           ["advantage and disadvantage cancel"] if adv and dis else [])
     return net, why
 
 
@@ -310,7 +315,7 @@ def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
         t.status, t.stable = "up", False
         t.death_successes = t.death_failures = 0
         t.drop("unconscious")
-        text += f" and is back on their feet"
+        text += " and is back on their feet"
     return [event(combat, t, "heal", text, amount=amount)]
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from ..dice import Roll, percentile, roll
+from ..systems import RollPlan
 from ..systems.percentile import SUCCESS_LEVELS, success_level
 from ._common import approach, dice, distance, event, max_dice, move, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from ._combat import Combat
 
 SYSTEM = "percentile"
+FREE_ACTIONS = {"move"}  # movement needs no action, only feet
 REORDER_EACH_ROUND = False
 TARGETED = {"attack"}
 NEEDED = {"regular": 1, "hard": 2, "extreme": 3}
@@ -200,7 +202,6 @@ def _response(t: Combatant, options: dict) -> str:
 def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
     """A melee attack against a dodge or a fight-back, or a shot (see ``shoot``)."""
     from ._opposed import Contestant, opposed
-    from ..systems import RollPlan
 
     t = combat.get(action.target)
     atk = pick_attack(a, action.attack, distance(a, t))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._combat import Combat
 
 SYSTEM = "trait"
+FREE_ACTIONS = {"move"}  # movement needs no action, only Pace
 REORDER_EACH_ROUND = True
 TARGETED = {"attack", "grapple"}
 TN = 4

@@ -296,3 +296,25 @@ def test_attack_without_a_weapon_list_uses_a_plain_weapon():
     with_attacks = combatant_from_sheet({"name": "Vex", "abilities": {"STR": 12, "DEX": 14, "CON": 10, "INT": 10, "WIS": 10, "CHA": 10},
                                          "attacks": [{"name": "Dagger", "bonus": 4, "damage": "1d4+2"}]}, "dnd5e")
     assert with_attacks.attacks == [Attack(name="Dagger", bonus=4, damage="1d4+2")]
+
+
+def test_moving_needs_no_action_and_hiding_gives_advantage_once():
+    fight = duel("dnd5e", "ogre", party=["Brisa"], distance=30)
+    fight.get("Ogre").passive_perception = 8
+    brisa = put_first(fight, "Brisa")
+    fight.act("Brisa", "hide", rng=Faces(10))  # Stealth 17 beats passive 8
+    assert brisa.has("hidden") and brisa.actions_left == 0
+    fight.act("Brisa", "move", distance=10)
+    assert brisa.position == -10 and brisa.moved == 10
+    put_first(fight, "Brisa")
+    shot = fight.act("Brisa", "shortbow", "Ogre", Faces(4, 15, 2))
+    assert "advantage: unseen" in shot[0].text and not brisa.has("hidden")
+
+
+def test_a_refused_action_changes_nothing_and_keeps_the_same_objects():
+    fight = duel("dnd5e", "goblin", party=ILYA, distance=60)
+    ilya = put_first(fight, "Ilya")
+    before = fight.to_dict()
+    with pytest.raises(CombatError):
+        fight.act("Ilya", "longsword", "Goblin")
+    assert fight.to_dict() == before and fight.get("Ilya") is ilya
