@@ -50,6 +50,27 @@ def tasks_cmd(
         console.print(f"skipped {what}: {n}")
 
 
+class _LazyProgress:
+    """A progress bar that appears with the first finished instance (so argument errors come alone)."""
+
+    def __init__(self, transient: bool) -> None:
+        self.transient = transient
+        self.bar: Progress | None = None
+        self.task = None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=console, transient=self.transient)
+            self.bar.start()
+            self.task = self.bar.add_task("inmind", total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 @inmind_app.command("run")
 def run_cmd(
     data: Path = typer.Option(..., "--data", help=DATA_HELP),
@@ -73,11 +94,13 @@ def run_cmd(
 
     spec = model or os.environ.get("VGM_MODEL") or "local"
     profile_text = read_text(profile, what="profile text file", free_text=True) if profile is not None else None
-    with Progress(TextColumn("[bold]inmind[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=as_json) as progress:
-        bar = progress.add_task("inmind", total=None)
+    progress = _LazyProgress(as_json)  # shown from the first answer: an error before it is one line, no bar
+    try:
         summary = asyncio.run(
-            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=progress.update)
         )
+    finally:
+        progress.stop()
     if as_json:
         typer.echo(summary.model_dump_json(indent=1))
         return

@@ -121,9 +121,15 @@ def cache_cmd(
     from pipelines.llm.cache import shared_cache
     from pipelines.llm.resolve import cache_identity, identity_label
 
+    from rulesets import VgmError
+
+    if model is not None and not clear:
+        raise VgmError("--model only goes with --clear: `vgm models cache --clear --model <model>`")
     cache = shared_cache()
     if clear:
         identity = model if model is None or model.startswith(("gguf:", "http", "langchain:")) else cache_identity(model, base_url=base_url)
+        if identity is not None and identity not in {r["model"] for r in cache.stats()}:
+            raise VgmError(f"no cached answers for {identity_label(identity)[:120]!r}; `vgm models cache` lists what the cache holds")
         gone = cache.clear(identity)
         typer.echo(json.dumps({"deleted": gone}) if as_json else f"deleted {gone} cached answers from {cache.path}")
         return

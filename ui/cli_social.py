@@ -23,10 +23,12 @@ SEATS_HELP = "one kind for every seat, or a comma list per seat: scripted, scrip
 
 def _probe_hook(probes: Optional[str], probe_model: Optional[str], out: Optional[Path]):
     """Attach the probe engine (pipelines.probes, imported only when asked for) to each game."""
-    if not probes:
+    if probes is None:
         return None
-    from pipelines.probes import attach_probes
+    from pipelines.probes import attach_probes, load_probe_set
 
+    batched = probes.endswith(":batched")
+    probe_set = load_probe_set(probes.removesuffix(":batched"))  # now: a bad set fails before any game or file
     model = None
     if probe_model:
         from pipelines.llm import get_model
@@ -35,7 +37,7 @@ def _probe_hook(probes: Optional[str], probe_model: Optional[str], out: Optional
 
     def hook(game: Any) -> None:
         path = (out / f"{game.game_id}.probes.jsonl") if out else None
-        attach_probes(game, probes, model, path)
+        attach_probes(game, probe_set, model, path, batched=batched)
 
     return hook
 
@@ -95,13 +97,17 @@ def _play(engine: str, seat: Optional[int], players: Optional[int], model: Optio
 
 # ---- avalon ------------------------------------------------------------------------------------------
 def _avalon_options(discussion: bool, speeches: Optional[int], early: Optional[bool], roles: Optional[str]) -> dict:
+    from rulesets import VgmError
+
     opts: dict[str, Any] = {"discussion": discussion}
-    if speeches:
+    if speeches is not None:
         opts["speeches"] = speeches
     if early is not None:
         opts["early_assassination"] = early
-    if roles:
+    if roles is not None:
         opts["roles"] = [r.strip() for r in roles.split(",") if r.strip()]
+        if not opts["roles"]:
+            raise VgmError("--roles needs a comma list of roles, e.g. merlin,percival,loyal_servant,loyal_servant,morgana,assassin")
     return opts
 
 
@@ -184,15 +190,15 @@ def _mafia_options(sheriff: bool, day_vote: Optional[str], vote_tie: Optional[st
     opts: dict[str, Any] = {}
     if sheriff:
         opts["extra_roles"] = ["sheriff"]
-    if day_vote:
+    if day_vote is not None:
         opts["day_vote"] = day_vote
-    if vote_tie:
+    if vote_tie is not None:
         opts["vote_tie"] = vote_tie
     if abstain is not None:
         opts["allow_abstain"] = abstain
     if rounds is not None:
         opts["discussion_rounds"] = rounds
-    if max_rounds:
+    if max_rounds is not None:
         opts["max_rounds"] = max_rounds
     return opts
 

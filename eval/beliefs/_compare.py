@@ -13,12 +13,15 @@ import numpy as np
 
 from eval.beliefs._data import entries, norm_role
 from pipelines.probes import ProbeRecord
-from rulesets import read_jsonl
+from rulesets import FileProblem, read_jsonl
 
 
 def read_probe_log(path: str | Path) -> list[ProbeRecord]:
     """The records of a probe log; a bad line is one error naming the file, line and key."""
-    return list(read_jsonl(Path(path), ProbeRecord, what="probe log"))
+    records = list(read_jsonl(Path(path), ProbeRecord, what="probe log"))
+    if not records:
+        raise FileProblem(path, "holds no probe records", "give a <game>.probes.jsonl written with --probes")
+    return records
 
 
 def _calls(recs: list[ProbeRecord]) -> int:

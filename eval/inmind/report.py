@@ -126,8 +126,12 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
     run = Path(run_dir)
     if not (run / RESULTS).is_file():
         raise VgmError(f"{run}: no {RESULTS} here; give the -o folder of a 'vgm inmind run'")
-    records = [r for r in read_results(run).values() if r.get("score") is not None]
-    errors = [r for r in read_results(run).values() if r.get("error")]
+    results = read_results(run)
+    if not results:
+        raise VgmError(f"{run / RESULTS}: no results in it (empty, or no line is a result record); "
+                       "run `vgm inmind run` into this folder first")
+    records = [r for r in results.values() if r.get("score") is not None]
+    errors = [r for r in results.values() if r.get("error")]
     config, profile, counts = _read_object(run / CONFIG), _read_object(run / PROFILE).get("profile", ""), _read_object(run / COUNTS)
     out: dict[str, Any] = {
         "run": str(run),

@@ -56,9 +56,9 @@ class MafiaGame(SocialGame):
         if self.first_phase not in ("night", "day"):
             raise VgmError(f"first_phase must be night or day, not {self.first_phase!r}")
         if self.day_vote not in ("plurality", "majority"):
-            raise VgmError(f"day_vote must be plurality or majority, not {self.day_vote!r}")
+            raise VgmError(f"day_vote must be plurality or majority, not {str(self.day_vote)[:60]!r}")
         if self.vote_tie not in ("no_elimination", "revote", "random"):
-            raise VgmError(f"vote_tie must be no_elimination, revote or random, not {self.vote_tie!r}")
+            raise VgmError(f"vote_tie must be no_elimination, revote or random, not {str(self.vote_tie)[:60]!r}")
         self.alive: list[str] = []
         self.queue: list[str] = []
         self.doctor_last: str | None = None

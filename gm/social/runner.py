@@ -273,7 +273,7 @@ def play(
     where = (seat - 1) if seat else random.Random(seed).randrange(n)
     if not 0 <= where < n:
         raise VgmError(f"--seat {seat} is outside 1..{n}")
-    specs = parse_seats(others or "llm", n)
+    specs = parse_seats(others if others is not None else "llm", n)
     specs[where] = SeatSpec("human")
     folder = _run_folder(out, create=False)
     seats = build_seats(specs, default_model=model, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens)

@@ -205,12 +205,14 @@ class SeatSpec:
             return cls("scripted", arg or "heuristic")
         if head in ("human", "llm"):
             return cls(head, arg)
-        raise VgmError(f"unknown seat {text!r}; use scripted, scripted:random, scripted:heuristic, human, llm or llm:<model string>")
+        raise VgmError(f"unknown seat {text[:60]!r}; use scripted, scripted:random, scripted:heuristic, human, llm or llm:<model string>")
 
 
 def parse_seats(text: str | list[str], n: int) -> list[SeatSpec]:
     """``"scripted"`` (all seats) or a comma list of exactly ``n`` seats, e.g. ``human,llm:local:small,...``."""
     items = [t for t in (text.split(",") if isinstance(text, str) else text) if str(t).strip()]
+    if not items:
+        raise VgmError("no seats given; use scripted, scripted:random, scripted:heuristic, llm or llm:<model string>")
     specs = [SeatSpec.parse(t) for t in items]
     if len(specs) == 1:
         return [SeatSpec(specs[0].kind, specs[0].arg) for _ in range(n)]

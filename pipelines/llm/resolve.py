@@ -35,6 +35,8 @@ class ModelSpec:
 
 def parse_spec(spec: str | None = None) -> ModelSpec:
     """Split a model string (default ``$VGM_MODEL`` or ``local``) into kind and target."""
+    if spec is not None and not spec.strip():
+        raise ModelError(f"the model string is empty; {USAGE} (or leave --model out for $VGM_MODEL or local)")
     text = (spec or os.environ.get("VGM_MODEL") or DEFAULT_MODEL).strip()
     kind, _, rest = text.partition(":")
     if kind == "local":

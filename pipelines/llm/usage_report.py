@@ -49,6 +49,8 @@ def summarize_usage(path: str | Path | None = None) -> list[UsageRow]:
     totals: dict[tuple[str, str | None], dict] = defaultdict(lambda: {"calls": 0, "hits": 0, "errors": 0, "fails": 0, "usage": Usage(calls=0), "cost": 0.0})
     # Many processes append to one log: a line cut by a crash is skipped, the rest still counts.
     for record in read_jsonl(log_path, what="usage log", on_torn="ignore", on_bad="skip"):
+        if not isinstance(record.get("model"), str) or not record["model"]:
+            continue  # not a usage record (every record names its model)
         step = record.get("step")
         key = (str(record.get("model", "")), step if isinstance(step, str) else None)
         row = totals[key]
@@ -68,6 +70,8 @@ def summarize_usage(path: str | Path | None = None) -> list[UsageRow]:
             row["usage"] = row["usage"] + usage
             cost = estimate_cost(usage, key[0])
             row["cost"] = None if cost is None or row["cost"] is None else row["cost"] + cost
+    if not totals:
+        raise ModelError(f"{log_path}: no usage records in it; it is written as models are called (VGM_USAGE_LOG sets the file)")
     return [
         UsageRow(
             model=model, step=step, calls=r["calls"], cache_hits=r["hits"], errors=r["errors"],

@@ -162,10 +162,14 @@ def load_probe_set(spec: str | Path | ProbeSet) -> ProbeSet:
     if isinstance(spec, ProbeSet):
         return spec
     path = Path(spec)
-    if not path.suffix and (SETS_DIR / f"{spec}.yaml").is_file():
-        path = SETS_DIR / f"{spec}.yaml"
-    if not path.exists():
-        raise ProbeSpecError(f"probe set {str(spec)!r} not found; give a YAML file or one of: {', '.join(builtin_sets())}")
+    try:
+        if not path.suffix and (SETS_DIR / f"{spec}.yaml").is_file():
+            path = SETS_DIR / f"{spec}.yaml"
+        found = path.exists()
+    except (OSError, ValueError):  # a name too long for a file, a NUL byte
+        found = False
+    if not found:
+        raise ProbeSpecError(f"probe set {str(spec)[:80]!r} not found; give a YAML file or one of: {', '.join(builtin_sets())}")
     try:
         data = read_yaml(path, what="probe set")
     except FileProblem as problem:

