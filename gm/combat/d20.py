@@ -170,12 +170,22 @@ def _edge(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, options: di
 
 
 def _use_attack(a: Combatant, what: str = "an attack") -> None:
-    """The Attack action: the first attack takes the action, the rest (Extra Attack, Multiattack) ride on it."""
-    if a.attacks_made and a.attacks_made < a.attacks_per_action:
-        a.attacks_made += 1
-        return
+    """The Attack action makes ``attacks_per_action`` attacks (Extra Attack, Multiattack); the last one uses up the action."""
+    if not (0 < a.attacks_made < a.attacks_per_action):
+        if a.actions_left < 1:
+            spend(a, 1, what)  # says there is no action left
+        a.attacks_made = 0
+    a.attacks_made += 1
+    if a.attacks_made >= a.attacks_per_action:
+        a.actions_left -= 1
+
+
+def _take_action(a: Combatant, what: str) -> None:
+    """Any other action; an Attack action begun this turn already was the action."""
+    if 0 < a.attacks_made < a.attacks_per_action:
+        a.attacks_made = a.attacks_per_action
+        a.actions_left -= 1
     spend(a, 1, what)
-    a.attacks_made = 1
 
 
 def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
@@ -340,19 +350,19 @@ def save(combat: "Combat", c: Combatant, check: str, dc: int, rng: random.Random
 
 
 def dodge(combat, a, action, rng):
-    spend(a, 1, "Dodge")
+    _take_action(a, "Dodge")
     a.add("dodging", rounds=1, tick="start")
     return [event(combat, a, "dodge", f"{a.name} takes the Dodge action: attacks against them have disadvantage until their next turn")]
 
 
 def dash(combat, a, action, rng):
-    spend(a, 1, "Dash")
+    _take_action(a, "Dash")
     a.move_budget += a.speed if a.move_budget else 0
     return [event(combat, a, "dash", f"{a.name} dashes ({a.move_budget - a.moved} ft of movement left)")]
 
 
 def disengage(combat, a, action, rng):
-    spend(a, 1, "Disengage")
+    _take_action(a, "Disengage")
     a.add("disengaged", rounds=1, tick="end")
     return [event(combat, a, "disengage", f"{a.name} disengages and can move away safely this turn")]
 
@@ -376,7 +386,7 @@ def stand(combat, a, action, rng):
 
 
 def flee(combat, a, action, rng):
-    spend(a, 1, "fleeing")
+    _take_action(a, "fleeing")
     if a.move_budget == 0:
         raise CombatError(f"{a.name} cannot move (grappled or restrained), so cannot flee")
     a.status = "fled"
@@ -387,7 +397,7 @@ def hide(combat, a, action, rng):
     """Stealth against each enemy's passive Perception (meeting it is enough, as against a DC)."""
     from ._opposed import beats_passive
 
-    spend(a, 1, "Hide")
+    _take_action(a, "Hide")
     mod = int(a.checks.get("stealth", 0))
     r = roll(f"1d20{mod:+d}" if mod else "1d20", rng)
     watchers = combat.enemies_of(a)
@@ -422,7 +432,7 @@ def escape(combat, a, action, rng):
     cond = a.condition("grappled")
     if cond is None:
         raise CombatError(f"{a.name} is not grappled")
-    spend(a, 1, "escaping a grapple")
+    _take_action(a, "escaping a grapple")
     holder = combat.combatants.get(cond.source)
     if holder is None or not holder.standing:
         a.drop("grappled")

@@ -318,3 +318,17 @@ def test_a_refused_action_changes_nothing_and_keeps_the_same_objects():
     with pytest.raises(CombatError):
         fight.act("Ilya", "longsword", "Goblin")
     assert fight.to_dict() == before and fight.get("Ilya") is ilya
+
+
+def test_multiattack_makes_every_attack_of_the_action():
+    fight = duel("dnd5e", "ogre", party=ILYA)
+    ogre = fight.get("Ogre")
+    ogre.attacks_per_action = 2
+    fight.get("Ilya").hp = fight.get("Ilya").max_hp = 200
+    put_first(fight, "Ogre")
+    events = fight.npc_turn()
+    assert sum(e.kind == "attack" and e.actor == "Ogre" for e in events) == 2
+    put_first(fight, "Ogre")
+    fight.act("Ogre", "greatclub", "Ilya")
+    with pytest.raises(CombatError, match="no action left"):
+        fight.act("Ogre", "dodge")
