@@ -171,7 +171,9 @@ def _third(verb: str) -> str:
 
 def base_action(line: str) -> str:
     """``"I try to climb my rope"`` → ``"climb their rope"`` (what the character attempts)."""
-    text = " ".join(line.strip().rstrip(".!").split())
+    text = " ".join(line.strip().split())
+    text = re.split(r"(?<=[.!?])\s|[:;]", text)[0].rstrip(".!?")  # the first thing they say they do
+    text = re.sub(r"^(i|we)'(ll|m|d|ve)\s+(going to\s+)?", "", text, flags=re.I)
     text = re.sub(r"^(ok(ay)?|so|well|then|now),?\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+(will|'ll|want to|wanna|would like to|try to|attempt to|am going to|'m going to|going to|shall|can|could)\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+(try|attempt)\s+to\s+", "", text, flags=re.I)
@@ -281,7 +283,7 @@ class _Gate:
             return "empty"
         if is_echo(clean, [req.line, req.verdict, guide(req)]):
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
-        if len(_content(clean)) >= 4 and is_echo(clean, req.recent[-3:], overlap=0.9):
+        if len(_content(clean)) >= 4 and is_echo(clean, [*req.recent[-3:], *split_sentences(req.scene)], overlap=0.9):
             return "repeated earlier lines"
         if speaks_for(clean, req.pc_names):
             return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
@@ -300,7 +302,7 @@ class _Gate:
             self.causes.append(cause)
             return
         sentence = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
-        if any(_content(sentence) == _content(k) for k in self.kept) or len(self.kept) >= MAX_SENTENCES:
+        if any(is_echo(sentence, [k], overlap=0.8) for k in self.kept) or len(self.kept) >= MAX_SENTENCES:
             return  # a small model loops; a GM says it once, and briefly
         self.kept.append(sentence)
         if self.on_token is not None:
