@@ -129,7 +129,12 @@ def print_belief_report(r: dict[str, Any]) -> None:
 
 def _score(path: Path, as_json: bool, plots: Optional[Path], b: int, seed: int) -> None:
     from eval.beliefs import score_path
+    from rulesets import VgmError
 
+    if b < 1:
+        raise VgmError(f"--bootstrap {b}: give 1 or more resamples (1000 is the default)")
+    if plots is not None and plots.exists() and not plots.is_dir():
+        raise VgmError(f"--plots {plots} is a file; give a folder for the PNG plots")
     plots = plots or Path("runs/beliefs") / (path.resolve().name or "report")
     report = score_path(path, b=b, seed=seed, plots=plots)
     if as_json:

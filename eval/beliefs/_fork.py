@@ -82,17 +82,26 @@ async def fork_game(
         seed: fork ``i`` draws its future randomness from ``seed + i``.
     """
     from pipelines.llm import get_model
-    from pipelines.probes import attach_probes
+    from pipelines.probes import attach_probes, load_probe_set
 
+    if n < 1:
+        raise ForkError(f"--n {n}: give 1 or more re-simulations")
     log = Path(log)
     key, snap = find_snapshot(log, at, before=before)
     cls = _engine_class(snap.get("engine", ""))
-    out_dir = Path(out_dir) if out_dir else log.parent / "forks"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    batched = isinstance(probes, str) and probes.endswith(":batched")
+    probe_set = load_probe_set(probes.removesuffix(":batched") if isinstance(probes, str) else probes) if probes else None
     models: dict[str, Any] = {}
     if model:
         shared = get_model(model)
         models = {s.get("model", ""): shared for s in snap["seats"] if s.get("kind") == "llm"}
+    out_dir = Path(out_dir) if out_dir else log.parent / "forks"  # made only once every argument is known to be good
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ForkError(f"-o {out_dir} is a file; give a folder for the fork logs")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ForkError(f"cannot create {out_dir} ({exc.strerror or exc}); give a writable -o folder") from None
     parent = snap["game_id"]
     forks = []
     for i in range(n):
@@ -103,7 +112,7 @@ async def fork_game(
         game.log.append({"game_id": fork_id, "round": key[0], "public_msg_seq": key[1], "kind": "fork", "private": True,
                          "to": [], "parent": parent, "parent_log": str(log), "at": list(key), "arm": "pre" if before else "post",
                          "reseed": seed + i})
-        runner = attach_probes(game, probes, None, path.with_name(f"{fork_id}.probes.jsonl")) if probes else None
+        runner = attach_probes(game, probe_set, None, path.with_name(f"{fork_id}.probes.jsonl"), batched=batched) if probe_set else None
         result = await game.run()
         if runner is not None:
             runner.close()

@@ -283,7 +283,7 @@ NAME_CASES = list(_name_cases())
 
 
 def test_the_table_has_at_least_300_cases():
-    assert len(FILE_CASES) + len(NAME_CASES) >= 300
+    assert len(FILE_CASES) + len(NAME_CASES) + len(OPTION_CASES) >= 300
 
 
 @pytest.mark.parametrize("slot, kind", FILE_CASES)
@@ -303,6 +303,53 @@ def test_bad_name(slot, kind, world, tmp_path, monkeypatch):
     out = tmp_path / "out"
     result = _invoke(_fill(slot.args, {**world, "N": BAD_NAMES[kind], "OUT": str(out)}), tmp_path, monkeypatch, world)
     _check(result, out if any("{OUT}" in a for a in slot.args) else None, before, world_dir)
+
+
+# ------------------------------------------------------------------ bad options (validated before anything is written)
+
+OPTION_CASES = {
+    "fork-n-0": ("mafia", "fork", "{LOG}", "--at", "1.1", "--n", "0", "-o", "{OUT}"),
+    "fork-n-negative": ("mafia", "fork", "{LOG}", "--at", "1.1", "--n", "-3", "-o", "{OUT}"),
+    "fork-probes-unknown": ("avalon", "fork", "{LOG}", "--at", "1.1", "--probes", "nope", "-o", "{OUT}"),
+    "fork-out-is-a-file": ("avalon", "fork", "{LOG}", "--at", "1.1", "-o", "{FILE}"),
+    "fork-at-garbage": ("avalon", "fork", "{LOG}", "--at", "x.y", "-o", "{OUT}"),
+    "score-bootstrap-0": ("avalon", "score", "{LOG}", "-B", "0"),
+    "score-plots-is-a-file": ("avalon", "score", "{LOG}", "--plots", "{FILE}"),
+    "inmind-limit-0": ("inmind", "run", "--data", "{INMIND}", "--limit", "0", "-o", "{OUT}", "-m", "scripted:{SCRIPT}"),
+    "inmind-limit-negative": ("inmind", "run", "--data", "{INMIND}", "--limit", "-3", "-o", "{OUT}", "-m", "scripted:{SCRIPT}"),
+    "inmind-concurrency-0": ("inmind", "run", "--data", "{INMIND}", "-j", "0", "-o", "{OUT}", "-m", "scripted:{SCRIPT}"),
+    "inmind-mask-unknown": ("inmind", "run", "--data", "{INMIND}", "--mask", "eyes", "-o", "{OUT}", "-m", "scripted:{SCRIPT}"),
+    "inmind-out-is-a-file": ("inmind", "run", "--data", "{INMIND}", "-o", "{FILE}", "-m", "scripted:{SCRIPT}"),
+    "inmind-profile-missing": ("inmind", "run", "--data", "{INMIND}", "--profile", "{OUT}/none.txt", "-o", "{OUT}", "-m",
+                               "scripted:{SCRIPT}"),
+    "rate-create-n-0": ("rate", "create", "--from", "{RUN}", "--n", "0", "-o", "{OUT}"),
+    "rate-create-out-is-a-folder": ("rate", "create", "--from", "{RUN}", "-o", "{DIR}"),
+    "rate-create-out-exists": ("rate", "create", "--from", "{RUN}", "-o", "{FILE}"),
+    "rate-report-csv-is-a-folder": ("rate", "report", "{STUDY}", "--csv", "{DIR}"),
+    "rate-report-plot-is-a-folder": ("rate", "report", "{STUDY}", "--plot", "{DIR}"),
+    "rate-report-plot-bad-kind": ("rate", "report", "{STUDY}", "--plot", "{OUT}"),
+    "models-cache-model-without-clear": ("models", "cache", "--model", "gguf:nothing"),
+    "mafia-simulate-out-is-a-file": ("mafia", "simulate", "--games", "1", "-o", "{FILE}"),
+    "avalon-simulate-games-negative": ("avalon", "simulate", "--games", "-1", "-o", "{OUT}"),
+    "avalon-play-seat-0": ("avalon", "play", "--seat", "99", "--others", "scripted", "-o", "{OUT}"),
+    "mafia-play-max-tokens-0": ("mafia", "play", "--others", "scripted", "--max-tokens", "0", "-o", "{OUT}"),
+    "probes-compare-empty-logs": ("probes", "compare", "{EMPTY}", "{EMPTY}"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPTION_CASES))
+def test_bad_option(case, world, tmp_path, monkeypatch):
+    world_dir = Path(world["SCRIPT"]).parent
+    before = _snapshot(world_dir)
+    file, folder, empty = tmp_path / "existing.file", tmp_path / "a-folder", tmp_path / "empty.jsonl"
+    file.write_text("keep me\n")
+    folder.mkdir()
+    empty.write_text("")
+    out = tmp_path / "out.xyz"
+    args = _fill(OPTION_CASES[case], {**world, "FILE": str(file), "DIR": str(folder), "EMPTY": str(empty), "OUT": str(out)})
+    result = _invoke(args, tmp_path, monkeypatch, world)
+    _check(result, out, before, world_dir)
+    assert file.read_text() == "keep me\n" and list(folder.iterdir()) == []
 
 
 # ------------------------------------------------------------------ generated
