@@ -33,6 +33,25 @@ class GameEntry:
     events: list[dict]
 
 
+_PRIVATE: list[Path] = []
+
+
+def _plot_path() -> Path:
+    """A fresh file name in this server's own temp folder (mode 0700, removed at exit)."""
+    if not _PRIVATE or not _PRIVATE[0].is_dir():
+        import atexit
+        import shutil
+
+        folder = Path(tempfile.mkdtemp(prefix="vgm-beliefs-"))
+        _PRIVATE[:] = [folder]
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    fd, name = tempfile.mkstemp(prefix="calibration-", suffix=".png", dir=_PRIVATE[0])
+    import os
+
+    os.close(fd)
+    return Path(name)
+
+
 def find_games(path: str | Path) -> list[GameEntry]:
     """MafiaScope game folders and our ``<game>.jsonl`` + ``<game>.probes.jsonl`` pairs under ``path``."""
     from eval.mafiascope import PROBE_LOG_SUFFIX, load_mafiascope_game, load_vgm_game, read_jsonl
@@ -280,7 +299,7 @@ class BeliefsTab:
             return {self.where: esc(exc)}
         steps = agent_steps(entry.game, agent) if agent else []
         last = max(len(steps) - 1, 0)
-        plot, note = calibration_plot(entry.game, agent, Path(tempfile.mkdtemp(prefix="vgm-beliefs-")) / "calibration.png")
+        plot, note = calibration_plot(entry.game, agent, _plot_path())
         return {
             self.step: gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
             self.calibration: str(plot), self.calibration_note: note,
