@@ -47,6 +47,7 @@ class Vote:
     neighbours: list[Neighbour]
     scores: dict[str, float] = field(default_factory=dict)
     best: dict[str, float] = field(default_factory=dict)
+    blend: dict[str, float] = field(default_factory=dict)  # vote mixed with closeness to each label's centre
 
     @property
     def top(self) -> str | None:
@@ -62,8 +63,13 @@ class Vote:
         return sorted(self.best, key=lambda lab: (-self.scores.get(lab, 0.0), -self.best[lab]))
 
     def candidates(self, n: int = 3) -> list[str]:
-        """The ``n`` checks the line most likely calls for (never ``no_roll``/``impossible``)."""
-        return [lab for lab in self.ranked() if lab not in DECISIONS][:n]
+        """The ``n`` checks the line most likely calls for (never ``no_roll``/``impossible``).
+
+        Ranked by ``blend``: the nearest single lines decide *whether* to roll well, but which
+        check is better told by how close the line is to all of a check's lines at once.
+        """
+        order = sorted(self.blend, key=lambda lab: -self.blend[lab]) if self.blend else self.ranked()
+        return [lab for lab in order if lab not in DECISIONS][:n]
 
 
 def pack_examples(pack: Any) -> list[tuple[str, str]]:
@@ -87,7 +93,8 @@ class CheckIndex:
         temperature: softness of the vote; lower trusts the single nearest example more.
     """
 
-    def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, temperature: float = 0.05) -> None:
+    def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, temperature: float = 0.05,
+                 centre_weight: float = 0.4) -> None:
         if embed is None:
             from .embeddings import embed as minilm
 
@@ -96,7 +103,13 @@ class CheckIndex:
         self.labels = [lab for lab, _ in pairs]
         self.texts = [text for _, text in pairs]
         self.temperature = temperature
+        self.centre_weight = centre_weight
         self.vectors = embed(self.texts) if self.texts else np.zeros((0, 1), dtype=np.float32)
+        self.centre_labels = sorted(set(self.labels))
+        if self.texts:
+            owner = np.array(self.labels)
+            centres = np.stack([self.vectors[owner == lab].mean(axis=0) for lab in self.centre_labels])
+            self.centres = centres / np.clip(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12, None)
 
     @classmethod
     def for_pack(cls, pack: Any, embed: Embed | None = None) -> "CheckIndex":
@@ -128,7 +141,12 @@ class CheckIndex:
         scores: dict[str, float] = {}
         for n, w in zip(neighbours, weights / weights.sum()):
             scores[n.label] = scores.get(n.label, 0.0) + float(w)
-        return Vote(neighbours=neighbours, scores=scores, best=best)
+        near = self.centres @ query
+        centre = np.exp((near - near.max()) / self.temperature)
+        centre /= centre.sum()
+        blend = {lab: self.centre_weight * float(p) + (1 - self.centre_weight) * scores.get(lab, 0.0)
+                 for lab, p in zip(self.centre_labels, centre) if not (exclude and lab in exclude)}
+        return Vote(neighbours=neighbours, scores=scores, best=best, blend=blend)
 
 
 @lru_cache(maxsize=8)

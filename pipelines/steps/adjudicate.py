@@ -155,7 +155,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         use_model = mode == "model" or (mode == "hybrid" and not _confident(vote, share, similarity))
         # hybrid: the model only settles a close call between the vote's two leading labels
         leading = [lab for lab in vote.ranked() if lab in (*DECISIONS, *checks)][:2]
-        choice = vote.top if vote.top in (*DECISIONS, *checks) else (checks[0] if checks else NO_ROLL)
+        choice = vote.top if vote.top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
         if hints and choice == NO_ROLL and not use_model:
             choice = hints[0]  # the scene has something to find right where they act
         if use_model and state.model is not None:
