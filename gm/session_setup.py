@@ -116,7 +116,10 @@ class SessionSetup:
             found = list_scenarios(self.ruleset.name)
             if not found:
                 raise VgmError(f"no scenario ships for {self.ruleset.name}; give --scenario FILE.yaml")
-            return load_scenario(found[0].id, self.ruleset)
+            from .combat import encounter_for
+
+            calm = [s for s in found if encounter_for(s) is None]  # a first game opens in talk, not in a fight
+            return load_scenario((calm or found)[0].id, self.ruleset)
         return load_scenario(scenario, self.ruleset)
 
     def _characters(self, given: list[Any] | None, scenario: Scenario) -> list[Sheet]:

@@ -81,6 +81,7 @@ class Scenario(BaseModel):
     difficulty: int | str | None = None  # the default DC / level / TN modifier for checks no secret covers
     level: int = 1  # pf2e: the party level, for level-based DCs
     notes: list[str] = Field(default_factory=list)  # facts the GM keeps in mind (also stored in memory)
+    encounter: str | None = None  # a fight (gm/data/encounters/<id>.yaml) the scene can break into
     characters: list[str] = Field(default_factory=list)  # ready characters suggested for this scene
 
     def public_scene(self, revealed: set[str] | None = None) -> str:
@@ -227,6 +228,7 @@ class Session(BaseModel):
     pending: list[PendingCheck] = Field(default_factory=list)
     pending_turn: TurnRecord | None = None  # the turn whose checks are waiting for player rolls
     revealed: list[str] = Field(default_factory=list)
+    combat: dict[str, Any] | None = None  # the fight in progress (gm.combat.Combat.to_dict): round, order, hp
     seed: int = Field(default_factory=lambda: uuid.uuid4().int % 2**31)
     rolls_made: int = 0
     player_rolls: bool = False
