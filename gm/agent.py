@@ -24,57 +24,32 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import BaseModel, Field
 
 from pipelines.records import Check, MoeInstance, Turn
 from rulesets import UnknownName, VgmError
 
 from pipelines.steps.adjudicate import who_rolls
 
-from .adjudication import Difficulty, choose_difficulty, make_roll, player_roll, record, roll_hint
-from .characters import CharacterError, RollPlan, Sheet, find_character, ready_characters
+from .adjudication import Difficulty, choose_difficulty, make_roll, record
+from .characters import RollPlan, ready_characters
 from .clues import fits, reaching_for
-from .dice import BadDice, roll as roll_dice
+from .combat import Combat, CombatEvent
+from .dice import roll as roll_dice
+from .fight import end_turn_after, fight_lines, is_attack, linked_fight, npc_turns, opening_fight, player_acts, read_action, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
+from .pending import PlayerRolls
+from .reply import GMReply
 from .session_setup import SessionSetup
-from .table import PendingCheck, RollRecord, Scenario, Session, TurnRecord, list_scenarios
+from .table import RollRecord, TurnRecord, list_scenarios
 
 __all__ = ["GameMaster", "GMReply", "EmptyInput", "split_speaker", "catalogue", "contradicts", "MAX_LINE"]
 
 PROMPTS = Path(__file__).parent / "data" / "prompts"
-AUTO_ROLL = re.compile(r"^\s*(/?roll|auto|r)\s*$", re.I)
 MAX_LINE = 1000  # characters: a table line, not a document
 
 
 class EmptyInput(VgmError):
     """The player pressed Enter without saying anything."""
-
-
-class GMReply(BaseModel):
-    """What the GM answers to one input: the decision, dice rolled, and the words said."""
-
-    player: str
-    character: str | None = None
-    decision: str = "no_roll"  # roll / no_roll / impossible / pending
-    checks: list[Check] = Field(default_factory=list)
-    rolls: list[RollRecord] = Field(default_factory=list)
-    narration: str = ""
-    difficulty: list[str] = Field(default_factory=list)  # one short reason per check
-    pending: list[PendingCheck] = Field(default_factory=list)  # rolls the players still owe
-    notes: list[str] = Field(default_factory=list)  # what the GM dropped or fell back on, and why
-    steps: list[dict[str, Any]] = Field(default_factory=list)
-    timing: dict[str, float | None] = Field(default_factory=dict)  # turn_s, decide_s, first_token_s
-
-    def __str__(self) -> str:
-        lines = [f"[check] {c.character} → {c.skill}" for c in self.checks if not self.rolls and not self.pending]
-        if self.decision == "impossible":
-            lines.append("[no roll] that cannot work")
-        lines += [f"[roll] {r.line()}" for r in self.rolls]
-        lines += [f"[why] {d}" for d in self.difficulty]
-        lines += [f"[note] {n}" for n in self.notes]
-        if self.narration:
-            lines.append(f"GM: {self.narration}")
-        return "\n".join(lines)
 
 
 _NAME_LIKE = re.compile(r"^[A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}$")
@@ -104,8 +79,12 @@ def checked_line(text: str | None) -> str:
     return text
 
 
-class GameMaster(SessionSetup):
+class GameMaster(PlayerRolls, SessionSetup):
     """An AI Game Master for one table (set-up and arguments: ``gm.session_setup.SessionSetup``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.opening = self.open_scene()  # a scene that opens in a fight has begun it
 
     # ----- the table ----------------------------------------------------------------------
 
@@ -124,27 +103,47 @@ class GameMaster(SessionSetup):
         self.save()
         return rec
 
-    def step(self, player: str, text: str, on_token: Callable[[str], None] | None = None) -> GMReply:
+    def step(self, player: str, text: str, on_token: Callable[[str], None] | None = None,
+             on_mechanics: Callable[[GMReply], None] | None = None) -> GMReply:
         """Synchronous ``astep`` (one event loop per GameMaster, so async model clients stay valid)."""
         if self._loop is None or self._loop.is_closed():
             self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(self.astep(player, text, on_token=on_token))
+        return self._loop.run_until_complete(self.astep(player, text, on_token=on_token, on_mechanics=on_mechanics))
 
     # ----- one step -----------------------------------------------------------------------
 
-    async def astep(self, player: str, text: str, *, on_token: Callable[[str], None] | None = None) -> GMReply:
-        """One input from ``player`` (a player or character name): decide, roll, narrate; saved."""
+    async def astep(self, player: str, text: str, *, on_token: Callable[[str], None] | None = None,
+                    on_mechanics: Callable[[GMReply], None] | None = None) -> GMReply:
+        """One input from ``player`` (a player or character name): decide, roll, narrate; saved.
+
+        ``on_token`` gets the narration as it is written; ``on_mechanics`` gets the reply so far
+        (rolls, fight, notes; no words yet) just before, so a screen can show the dice first.
+        """
         started = time.perf_counter()
+        self._on_mechanics = on_mechanics
         text = checked_line(text)
         low = text.lower()
         if low.startswith("/roll"):
             who = self.character_for(player).name if player else None
             rec = self.roll(text[5:].strip(), who)
             return GMReply(player=player, character=who, decision="roll", rolls=[rec])
+        if not (player or "").strip() and self.session.combat and not Combat.from_json(self.session.combat).over:
+            player = Combat.from_json(self.session.combat).current.name  # in a fight, an unnamed line is whoever's turn it is
         sheet = self.character_for(player)
         if self.session.pending:
             return await self._answer_pending(player, sheet, text, on_token)
         turn = TurnRecord(player=player or self.player_of(sheet), character=sheet.name, text=text)
+        fight, opened = self._fight_for(text)
+        if fight is not None and opened and not fight.over and fight.current.name != sheet.name:
+            self._hear(Turn(speaker=sheet.name, text=text))  # the attack starts the fight; it waits for its turn
+            turn.notes.append(f"the fight begins; {fight.current.name} acts first")
+            return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened)
+        if fight is not None:
+            whose_turn(fight, sheet.name)
+            action = None if low.startswith("/") else read_action(fight, sheet.name, text)
+            if action is not None:
+                self._hear(Turn(speaker=sheet.name, text=text))
+                return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
@@ -152,9 +151,7 @@ class GameMaster(SessionSetup):
             decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn)
             intent = text
         decided = time.perf_counter()
-        said = Turn(speaker=sheet.name, text=text)
-        self.session.log.append(said)
-        self._remember(len(self.session.log) - 1, said)
+        self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
         secret = reaching_for(self.scenario, intent, self.session.revealed) if decision != "impossible" else None
         if secret is not None and decision == "no_roll" and not low.startswith("/check"):
@@ -172,7 +169,8 @@ class GameMaster(SessionSetup):
         if self.session.player_rolls and plans:
             return self._ask_for_rolls(turn, plans, difficulties, reasons, timing)
         turn.rolls = [record(c.character, p, d, make_roll(p, d, self._rng())) for (c, p), d in zip(plans, difficulties)]
-        return await self._finish(turn, reasons, decision, on_token, started, timing)
+        events = opened + end_turn_after(fight, sheet.name) if fight is not None else []
+        return await self._finish(turn, reasons, decision, on_token, started, timing, fight, events)
 
     def _named_check(self, name: str) -> str:
         try:
@@ -190,47 +188,42 @@ class GameMaster(SessionSetup):
         scene = self.scenario.model_copy(update={"secrets": only})
         return choose_difficulty(plan.system, check_id, text, scene, set(self.session.revealed))
 
-    def _ask_for_rolls(self, turn: TurnRecord, plans, difficulties, reasons, timing) -> GMReply:
-        self.session.pending = [
-            PendingCheck(check=c, check_name=p.check_name, expression=p.expression(d.advantage), hint=roll_hint(p),
-                         plan=p.model_dump(), difficulty=d.model_dump())
-            for (c, p), d in zip(plans, difficulties)
-        ]
-        self.session.pending_turn = turn
-        asks = "; ".join(f"{c.character}, roll {p.check_name} ({p.expression(d.advantage)}) — type {roll_hint(p)}, or 'roll' and I will" for (c, p), d in zip(plans, difficulties))
-        self._say(asks)
+    def _hear(self, said: Turn) -> None:
+        self.session.log.append(said)
+        self._remember(len(self.session.log) - 1, said)
+
+    def _fight_for(self, text: str) -> tuple[Combat | None, list[CombatEvent]]:
+        """The fight under way, or the one the scene breaks into when this line attacks (with its opening events)."""
+        if self.session.combat is not None:
+            fight = Combat.from_json(self.session.combat)
+            return (None, []) if fight.over else (fight, [])
+        if self.scenario.encounter and is_attack(text) and not text.startswith("/"):
+            fight = linked_fight(self.scenario, self.sheets, self.session.seed)
+            return fight, list(fight.log) + npc_turns(fight)
+        return None, []
+
+    def open_scene(self) -> list[str]:
+        """A scene that opens in a fight starts it: initiative, and the NPCs who act first (logged, saved)."""
+        fight = opening_fight(self.scenario, self.sheets, self.session.seed) if self.session.combat is None and not self.session.turns else None
+        if fight is None:
+            return []
+        lines = fight_lines(list(fight.log) + npc_turns(fight))
+        self._keep_fight(fight, lines)
+        return lines
+
+    def _keep_fight(self, fight: Combat, lines: list[str]) -> None:
+        for line in lines:
+            self._say(f"[fight] {line}")
+        self.session.combat = fight.to_dict()
         self.save()
-        return GMReply(player=turn.player, character=turn.character, decision="pending", checks=turn.checks, narration=asks,
-                       difficulty=reasons, pending=list(self.session.pending), notes=turn.notes, steps=turn.steps, timing=timing)
 
-    async def _answer_pending(self, player: str, sheet: Sheet, text: str, on_token) -> GMReply:
-        started = time.perf_counter()
-        owed = [p for p in self.session.pending if p.check.character == sheet.name]
-        if not owed:
-            waiting = ", ".join(f"{p.check.character} ({p.check_name})" for p in self.session.pending)
-            return GMReply(player=player, character=sheet.name, decision="pending", notes=[f"waiting for rolls from {waiting} first"], pending=list(self.session.pending))
-        pending = owed[0]
-        plan, diff = RollPlan.model_validate(pending.plan), Difficulty.model_validate(pending.difficulty)
-        if AUTO_ROLL.match(text):
-            rec = record(sheet.name, plan, diff, make_roll(plan, diff, self._rng()))
-        else:
-            try:
-                rec = record(sheet.name, plan, diff, player_roll(plan, diff, text), by="player")
-            except BadDice as exc:
-                return GMReply(player=player, character=sheet.name, decision="pending", notes=[str(exc)], pending=list(self.session.pending))
-        turn = self.session.pending_turn
-        assert turn is not None
-        turn.rolls.append(rec)
-        self.session.pending.remove(pending)
-        if self.session.pending:
-            self.save()
-            return GMReply(player=player, character=sheet.name, decision="pending", rolls=[rec], pending=list(self.session.pending))
-        self.session.pending_turn = None
-        reasons = [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls]
-        return await self._finish(turn, reasons, "roll", on_token, started, {})
-
-    async def _finish(self, turn: TurnRecord, reasons: list[str], decision: str, on_token, started: float, timing: dict) -> GMReply:
-        """Reveal what the rolls found, narrate, log, save."""
+    async def _finish(self, turn: TurnRecord, reasons: list[str], decision: str, on_token, started: float, timing: dict,
+                      fight: Combat | None = None, events: list[CombatEvent] | None = None) -> GMReply:
+        """Reveal what the rolls found, keep the fight, narrate, log, save."""
+        fought = fight_lines(events or [])
+        if fight is not None:
+            self._keep_fight(fight, fought)
+            turn.notes += [f"the fight is over: {fight.outcome_text()}"] if fight.over else []
         found = []
         secrets = {s.id: s for s in self.scenario.secrets}
         for rec in turn.rolls:
@@ -248,7 +241,13 @@ class GameMaster(SessionSetup):
             if on_token is not None:
                 on_token(delta)
 
-        narration = await narrate(self.model, self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found)), on_token=relay)
+        if getattr(self, "_on_mechanics", None) is not None:
+            self._on_mechanics(GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
+                                       difficulty=reasons, notes=list(turn.notes), fight=fought, order=fight.order_text() if fight is not None and not fight.over else ""))
+        request = self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found))
+        if events:
+            request.verdict, request.success = f"{request.verdict} In the fight: {story_of(events)}".strip(), None
+        narration = await narrate(self.model, request, on_token=relay)
         turn.narration = narration.text
         turn.notes += narration.notes
         turn.steps.append(_step_cost("narrate", narration.usage))
@@ -258,7 +257,8 @@ class GameMaster(SessionSetup):
         timing = {**timing, "turn_s": round(time.perf_counter() - started, 3),
                   "first_token_s": round(first[0] - started, 3) if first else None}
         return GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
-                       narration=turn.narration, difficulty=reasons, notes=turn.notes, steps=turn.steps, timing=timing)
+                       narration=turn.narration, difficulty=reasons, notes=turn.notes, steps=turn.steps, timing=timing,
+                       fight=fought, order=fight.order_text() if fight is not None and not fight.over else "")
 
     def _say(self, text: str) -> None:
         self.session.log.append(Turn(speaker="GM", text=text))

@@ -27,6 +27,16 @@ HELP = """Type what your character does; start the line with a name to switch ch
 
 def _print_reply(reply, streamed: bool = False) -> None:
     """Everything but the narration, which was streamed (when ``streamed``) as it was written."""
+    if not streamed:
+        _print_mechanics(reply)
+    for note in reply.notes:
+        console.print(f"[magenta]\\[note][/] {escape(note)}")
+    if reply.narration and not streamed:
+        console.print(f"[bold]GM:[/] {escape(reply.narration)}")
+
+
+def _print_mechanics(reply) -> None:
+    """The decision, dice and fight: shown before the GM's words stream in."""
     if reply.decision == "impossible":
         console.print("[yellow]\\[no roll][/] that cannot work")
     for check in reply.checks:
@@ -35,12 +45,12 @@ def _print_reply(reply, streamed: bool = False) -> None:
     for roll in reply.rolls:
         style = "green" if roll.success else "red" if roll.success is False else "yellow"
         console.print(f"[{style}]\\[roll][/] {escape(roll.line())}")
+    for line in reply.fight:
+        console.print(f"[red]\\[fight][/] {escape(line)}")
+    if reply.order:
+        console.print(f"[dim]\\[order] {escape(reply.order)}[/]")
     for why in reply.difficulty:
         console.print(f"[dim]\\[why] {escape(why)}[/]")
-    for note in reply.notes:
-        console.print(f"[magenta]\\[note][/] {escape(note)}")
-    if reply.narration and not streamed:
-        console.print(f"[bold]GM:[/] {escape(reply.narration)}")
 
 
 def _print_catalogue(ruleset: str | None, as_json: bool) -> None:
@@ -111,6 +121,7 @@ class _Stream:
     def __init__(self) -> None:
         self.status = console.status("the GM is thinking…")
         self.started = False
+        self.shown_mechanics = False
 
     def __enter__(self) -> "_Stream":
         self.status.__enter__()
@@ -121,6 +132,13 @@ class _Stream:
             self.status.__exit__(*exc)
         else:
             console.print()
+
+    def mechanics(self, reply) -> None:
+        self.shown_mechanics = True
+        self.status.__exit__(None, None, None)
+        _print_mechanics(reply)
+        self.status = console.status("the GM is thinking…")
+        self.status.__enter__()
 
     def __call__(self, delta: str) -> None:
         if not self.started:
@@ -201,6 +219,8 @@ def play(
     console.print("[dim]" + escape(HELP) + "[/]")
     for turn in gm.session.log[-6:] if resume else gm.session.log[:1]:
         console.print(f"[bold]{turn.speaker}:[/] {escape(turn.text)}" if turn.speaker == "GM" else escape(str(turn)))
+    for line in getattr(gm, "opening", []):
+        console.print(f"[red]\\[fight][/] {escape(line)}")
 
     current = gm.sheets[0].names()[-1] if len(gm.sheets) == 1 else None
     try:
@@ -219,7 +239,7 @@ def play(
             who = who or current
             try:
                 with _Stream() as stream:
-                    reply = gm.step(who or "", text, on_token=stream)
+                    reply = gm.step(who or "", text, on_token=stream, on_mechanics=stream.mechanics)
             except EmptyInput:
                 continue
             except VgmError as exc:  # unknown character, impossible dice: say so and keep playing
@@ -227,7 +247,7 @@ def play(
                 continue
             if who:
                 current = who
-            _print_reply(reply, streamed=stream.started)
+            _print_reply(reply, streamed=stream.shown_mechanics or stream.started)
             gm.save()
     except (KeyboardInterrupt, EOFError):
         console.print()
