@@ -93,7 +93,8 @@ def _write_atomic(path: Path, text: str) -> None:
         raise VgmError(f"cannot write {path} ({exc.strerror or exc}); check the -o folder is writable") from None
 
 
-async def _profile(model: ChatModel, sessions: list[Session], out_dir: Path) -> steps.ProfileResult:
+def saved_profile(out_dir: Path) -> steps.ProfileResult | None:
+    """The Stage 1 profile a run folder already holds (None when missing or unreadable: it is built again)."""
     path = out_dir / PROFILE
     if path.exists():
         try:
@@ -101,11 +102,80 @@ async def _profile(model: ChatModel, sessions: list[Session], out_dir: Path) -> 
         except FileProblem as problem:
             import warnings
 
-            warnings.warn(f"{problem}; building the profile again", stacklevel=2)
+            warnings.warn(f"{problem}; building the profile again", stacklevel=3)
+    return None
+
+
+async def build_profile(model: ChatModel, sessions: list[Session]) -> steps.ProfileResult:
+    """Stage 1 over the observer sessions (no file written)."""
     observers = [s for s in sessions if s.mode == "observer"]
-    result = await steps.build_profile(model, [observer_text(s, i + 1) for i, s in enumerate(observers)])
-    _write_atomic(path, result.model_dump_json(indent=2))
+    return await steps.build_profile(model, [observer_text(s, i + 1) for i, s in enumerate(observers)])
+
+
+def save_profile(out_dir: Path, result: steps.ProfileResult) -> None:
+    _write_atomic(out_dir / PROFILE, result.model_dump_json(indent=2))
+
+
+async def _profile(model: ChatModel, sessions: list[Session], out_dir: Path) -> steps.ProfileResult:
+    result = saved_profile(out_dir)
+    if result is None:
+        result = await build_profile(model, sessions)
+        save_profile(out_dir, result)
     return result
+
+
+async def answer_record(chat: ChatModel, inst: TaskInstance, profile: str, game: str | None = None,
+                        baseline: list[str] | None = None) -> tuple[dict[str, Any], Usage | None]:
+    """Ask, score and describe one instance: ``(the results.jsonl record, its usage or None when it failed)``.
+
+    A model failure (server down, bad key) is kept in the record's ``error``; a re-run retries it.
+    """
+    record: dict[str, Any] = {"id": inst.id, "task": inst.task, "setting": inst.setting, "session": inst.session, "subject_role": inst.subject_role, "mission": inst.mission}
+    try:
+        parsed = await answer(chat, inst, profile, game)
+        value = parsed.value.model_dump() if parsed.value is not None else None
+        record.update(raw=parsed.raw, answer=value, parse_ok=parsed.parse_ok, parse_error=parsed.error, usage=parsed.usage.model_dump(), error=None)
+        record["score"] = score(inst, value, baseline=baseline)
+        return record, parsed.usage
+    except VgmError as exc:
+        record.update(error=str(exc), score=None)
+        return record, None
+
+
+async def run_chain(items: list[TaskInstance], done: dict[str, dict[str, Any]], ask: Callable[[TaskInstance, str], Any]) -> None:
+    """Rounds of one game in order, each seeing the model's own summary of the rounds before.
+
+    ``ask(inst, game)`` answers one round and returns its record; rounds already answered in
+    ``done`` are not asked again, and a failed round ends the chain (a re-run continues from it).
+    """
+    previous = ""
+    for inst in sorted(items, key=lambda i: i.mission or 0):
+        record = done.get(inst.id) if inst.id in done and not done[inst.id].get("error") else None
+        if record is None:
+            game = steps.chained_game(summary=previous, round_text=inst.fields["round_text"], mission=inst.mission or 1)
+            record = await ask(inst, game)
+            if record.get("error"):
+                return  # later rounds need this summary; a re-run continues from here
+        previous = str((record.get("answer") or {}).get("summary") or "")
+
+
+def baselines_for(todo: list[TaskInstance], sessions: list[Session], embedder: Embedder | None) -> dict[str, list[str]]:
+    """The similarity baseline's ranking per session that a player-identification instance in ``todo`` needs."""
+    baselines: dict[str, list[str]] = {}
+    by_id = {s.id: s for s in sessions}
+    for inst in todo:
+        if inst.task == "player_identification" and inst.session not in baselines:
+            baselines[inst.session] = similarity_ranking(by_id[inst.session], embedder)[0]
+    return baselines
+
+
+def chains_of(instances: list[TaskInstance]) -> list[list[TaskInstance]]:
+    """The round-by-round chains of ``--dynamic summary``: one per (task, setting, game), dynamic tasks only."""
+    chains: dict[tuple, list[TaskInstance]] = {}
+    for inst in instances:
+        if inst.task in DYNAMIC:
+            chains.setdefault((inst.task, inst.setting, inst.session), []).append(inst)
+    return list(chains.values())
 
 
 async def answer(model: ChatModel, instance: TaskInstance, profile: str, game: str | None = None):
@@ -136,29 +206,14 @@ def _check_config(out_dir: Path, config: RunConfig) -> None:
     _write_atomic(path, config.model_dump_json(indent=2))
 
 
-async def run_inmind(
-    data: str | Path,
-    out_dir: str | Path,
-    *,
-    model: str | ChatModel = "local",
-    tasks: str | list[str] | None = "all",
-    mask_policy: str = "seats",
-    concurrency: int = 2,
-    limit: int | None = None,
-    embedder: Embedder | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    profile: str | None = None,
-    dynamic: str = "full",
+def prepare_run(
+    data: str | Path, out_dir: str | Path, *, tasks: str | list[str] | None = "all", mask_policy: str = "seats",
+    concurrency: int = 2, limit: int | None = None, profile: str | None = None, dynamic: str = "full",
     settings: list[str] | None = None,
-) -> RunSummary:
-    """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
+) -> tuple[list[str], list[Session], list[TaskInstance]]:
+    """Every option checked, the sessions read and the instances built; writes counts.json (and a given profile).
 
-    ``limit`` keeps the first N instances of each task setting (for a quick look); ``on_progress(done, total)``
-    is called after each instance. ``profile`` (text) replaces Stage 1, e.g. a profile written by
-    hand or by another model; without it the profile is built from the observer sessions.
-    ``settings`` keeps only those settings / modes (e.g. ``["A", "with_traces"]``).
-    ``dynamic="summary"`` runs trace attribution and role inference round by round per game, each
-    round seeing the model's own summary of the earlier rounds (limited memory) instead of the log.
+    Returns ``(tasks, sessions, instances)``; no model is needed (``run_inmind`` and the cluster driver share it).
     """
     if dynamic not in ("full", "summary"):
         raise VgmError(f"dynamic context {dynamic!r}: use full or summary")
@@ -197,6 +252,35 @@ async def run_inmind(
         given = Path(out_dir) / PROFILE
         if not given.is_file():
             _write_atomic(given, steps.ProfileResult(profile=profile, history=[profile]).model_dump_json(indent=2))
+    return chosen, sessions, instances
+
+
+async def run_inmind(
+    data: str | Path,
+    out_dir: str | Path,
+    *,
+    model: str | ChatModel = "local",
+    tasks: str | list[str] | None = "all",
+    mask_policy: str = "seats",
+    concurrency: int = 2,
+    limit: int | None = None,
+    embedder: Embedder | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    profile: str | None = None,
+    dynamic: str = "full",
+    settings: list[str] | None = None,
+) -> RunSummary:
+    """Stage 1 then Stage 2 over ``data``; answers appended to ``out_dir/results.jsonl``.
+
+    ``limit`` keeps the first N instances of each task setting (for a quick look); ``on_progress(done, total)``
+    is called after each instance. ``profile`` (text) replaces Stage 1, e.g. a profile written by
+    hand or by another model; without it the profile is built from the observer sessions.
+    ``settings`` keeps only those settings / modes (e.g. ``["A", "with_traces"]``).
+    ``dynamic="summary"`` runs trace attribution and role inference round by round per game, each
+    round seeing the model's own summary of the earlier rounds (limited memory) instead of the log.
+    """
+    chosen, sessions, instances = prepare_run(data, out_dir, tasks=tasks, mask_policy=mask_policy, concurrency=concurrency, limit=limit,
+                                              profile=profile, dynamic=dynamic, settings=settings)
     async with _opened(model) as chat:
         config = RunConfig(data=str(data), tasks=chosen, model=model if isinstance(model, str) else getattr(chat, "name", "model"), mask_policy=mask_policy, limit=limit, dynamic=dynamic)
         return await _run(chat, config, sessions, instances, Path(out_dir), concurrency=concurrency, embedder=embedder, on_progress=on_progress)
@@ -240,11 +324,7 @@ async def _run(
 
     profile = await _profile(chat, sessions, out)
     summary.usage = summary.usage + profile.usage
-    baselines: dict[str, list[str]] = {}
-    by_id = {s.id: s for s in sessions}
-    for inst in todo:
-        if inst.task == "player_identification" and inst.session not in baselines:
-            baselines[inst.session] = similarity_ranking(by_id[inst.session], embedder)[0]
+    baselines = baselines_for(todo, sessions, embedder)
 
     gate = asyncio.Semaphore(max(1, concurrency))
     lock = asyncio.Lock()
@@ -258,16 +338,11 @@ async def _run(
         """Ask, score and log one instance; returns the record (None answer when it failed)."""
         nonlocal finished
         async with gate:
-            record: dict[str, Any] = {"id": inst.id, "task": inst.task, "setting": inst.setting, "session": inst.session, "subject_role": inst.subject_role, "mission": inst.mission}
-            try:
-                parsed = await answer(chat, inst, profile.profile, game)
-                value = parsed.value.model_dump() if parsed.value is not None else None
-                record.update(raw=parsed.raw, answer=value, parse_ok=parsed.parse_ok, parse_error=parsed.error, usage=parsed.usage.model_dump(), error=None)
-                record["score"] = score(inst, value, baseline=baselines.get(inst.session))
-                summary.usage = summary.usage + parsed.usage
+            record, usage = await answer_record(chat, inst, profile.profile, game, baselines.get(inst.session))
+            if usage is not None:
+                summary.usage = summary.usage + usage
                 summary.done += 1
-            except VgmError as exc:  # server down, bad key: keep going, the record says why, a re-run retries it
-                record.update(error=str(exc), score=None)
+            else:
                 summary.failed += 1
             async with lock:
                 with results_path.open("a", encoding="utf-8") as fh:
@@ -277,24 +352,8 @@ async def _run(
                     on_progress(finished, len(todo))
         return record
 
-    async def chain(items: list[TaskInstance]) -> None:
-        """Rounds of one game in order, each seeing the model's own summary of the rounds before."""
-        previous = ""
-        for inst in items:
-            record = done.get(inst.id) if inst.id in done and not done[inst.id].get("error") else None
-            if record is None:
-                game = steps.chained_game(summary=previous, round_text=inst.fields["round_text"], mission=inst.mission or 1)
-                record = await one(inst, game)
-                if record.get("error"):
-                    return  # later rounds need this summary; a re-run continues from here
-            previous = str((record.get("answer") or {}).get("summary") or "")
-
     if config.dynamic == "summary":
-        chains: dict[tuple, list[TaskInstance]] = {}
-        for inst in instances:
-            if inst.task in DYNAMIC:
-                chains.setdefault((inst.task, inst.setting, inst.session), []).append(inst)
-        jobs = [chain(sorted(items, key=lambda i: i.mission or 0)) for items in chains.values()]
+        jobs = [run_chain(items, done, one) for items in chains_of(instances)]
         jobs += [one(i) for i in todo if i.task not in DYNAMIC]
     else:
         jobs = [one(i) for i in todo]

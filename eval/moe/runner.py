@@ -102,6 +102,18 @@ class _Running:
         for k, value in enumerate((cp, cr, sp, sr)):
             self.sums[k] += value
 
+    def take(self, instance: MoeInstance, record: dict[str, Any], reporter: Reporter | None = None) -> None:
+        """Write one finished attempt (the run folder's only writer) and count it."""
+        self.folder.append(record)
+        if record["error"]:
+            self.errors += 1
+        else:
+            s = score_instance(instance.answers, record["prediction"], characters=instance.characters, id=instance.id)
+            self.done.add(instance.id)
+            self.add(s.cp, s.cr, s.sp, s.sr)
+        if reporter:
+            reporter.advance(self.pipeline.name, record, self.running())
+
     def running(self) -> dict[str, float]:
         n = len(self.done)
         if not n:
@@ -144,6 +156,25 @@ def _record(instance: MoeInstance, result, latency: float) -> dict[str, Any]:
     }
 
 
+async def run_one(pipeline: Pipeline, instance: MoeInstance, model: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """One pipeline on one instance: the record a run folder stores, with what it cost.
+
+    ``model`` is the run's model as given (it is metered here); the plain runner and the
+    cluster workers (``eval.cluster``) both make their records with this one function.
+    """
+    cost = Cost()
+    token = _COST.set(cost)
+    started = time.perf_counter()
+    try:
+        chat = model if model is None or isinstance(model, _Metered) else _Metered(model)
+        result = await pipeline.run(instance, chat if pipeline.needs_model else None, **opts)
+    finally:
+        _COST.reset(token)
+    record = _record(instance, result, time.perf_counter() - started)
+    record["cost"] = cost.as_dict()
+    return record
+
+
 def build_stats(instances: list[MoeInstance], train: str | Path | None) -> tuple[SkillStats, bool, str]:
     """Statistic-predictor counts: from ``train``, else leave-one-out over the data itself."""
     if train:
@@ -179,6 +210,74 @@ def check_options(pipelines: list[str], *, limit: int | None = None, concurrency
     return built
 
 
+@dataclass
+class RunPlan:
+    """What a run will do, worked out before a folder is touched: pipelines, instances, step options, run.json per pipeline."""
+
+    pipelines: list[Pipeline]
+    instances: list[MoeInstance]
+    opts: dict[str, Any]
+    configs: dict[str, dict[str, Any]]
+
+
+def plan_run(
+    pipelines: list[str], data: str | Path, out: dict[str, Path], *, model_given: bool, model_name: str | None = None,
+    limit: int | None = None, concurrency: int = 2, train: str | Path | None = None, options: dict[str, Any] | None = None,
+    prompting: str = "faithful",
+) -> RunPlan:
+    """Check every option, load the data, build the step options and each pipeline's run.json (nothing written)."""
+    built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
+    if not model_given and any(p.needs_model for p in built):
+        needing = ", ".join(p.name for p in built if p.needs_model)
+        raise RunError(f"pipelines {needing} call a model; pass --model (e.g. local:small)")
+    for pipeline in built:
+        check_writable(out[pipeline.name])
+    path = data_path(data)
+    instances = load_moe(path, limit=limit)
+    stats, leave_one_out, train_desc = build_stats(instances, train)
+    opts = {"stats": stats, "leave_one_out": leave_one_out, "prompting": prompting, **(options or {})}
+    data_hash = file_hash(path)
+    configs = {
+        pipeline.name: {
+            "pipeline": pipeline.name,
+            "chain": pipeline.describe(),
+            "model": model_name if pipeline.needs_model else None,
+            "data": str(path.resolve()),
+            "data_hash": data_hash,
+            "limit": limit,
+            "instances": len(instances),
+            "concurrency": concurrency,
+            "prompting": prompting if pipeline.needs_model else None,
+            "train": train_desc,
+            "started": now(),
+        }
+        for pipeline in built
+    }
+    return RunPlan(built, instances, opts, configs)
+
+
+def open_folders(plan: RunPlan, out: dict[str, Path], stack: ExitStack, reporter: Reporter | None = None,
+                 extra: dict[str, Any] | None = None) -> list[_Running]:
+    """Lock and open (or resume) each pipeline's run folder inside ``stack``; start the progress bars."""
+    folders = [_open(p, RunFolder(out[p.name]), stack, {**plan.configs[p.name], **(extra or {})}) for p in plan.pipelines]
+    ids = {i.id for i in plan.instances}
+    for state in folders:
+        if reporter:
+            reporter.start(state.pipeline.name, len(plan.instances), len(state.done & ids))
+    return folders
+
+
+def close_folders(folders: list[_Running], reporter: Reporter | None = None) -> dict[str, Path]:
+    """Write each folder's metrics.json; returns pipeline → folder."""
+    done: dict[str, Path] = {}
+    for state in folders:
+        write_metrics(state.folder)
+        if reporter:
+            reporter.finish(state.pipeline.name)
+        done[state.pipeline.name] = state.folder.path
+    return done
+
+
 async def run_pipelines(
     pipelines: list[str],
     data: str | Path,
@@ -206,39 +305,10 @@ async def run_pipelines(
         train: training file for the statistic predictor.
         prompting: ``faithful`` (only what the paper's prompts give) or ``assisted`` (see docs/moe.md).
     """
-    built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
-    if model is None and any(p.needs_model for p in built):
-        needing = ", ".join(p.name for p in built if p.needs_model)
-        raise RunError(f"pipelines {needing} call a model; pass --model (e.g. local:small)")
-    for pipeline in built:
-        check_writable(out[pipeline.name])
-    path = data_path(data)
-    instances = load_moe(path, limit=limit)
-    stats, leave_one_out, train_desc = build_stats(instances, train)
-    opts = {"stats": stats, "leave_one_out": leave_one_out, "prompting": prompting, **(options or {})}
-    data_hash = file_hash(path)
-    done: dict[str, Path] = {}
+    plan = plan_run(pipelines, data, out, model_given=model is not None, model_name=model_name, limit=limit,
+                    concurrency=concurrency, train=train, options=options, prompting=prompting)
     with ExitStack() as stack:
-        folders: list[_Running] = []
-        for pipeline in built:
-            config = {
-                "pipeline": pipeline.name,
-                "chain": pipeline.describe(),
-                "model": model_name if pipeline.needs_model else None,
-                "data": str(path.resolve()),
-                "data_hash": data_hash,
-                "limit": limit,
-                "instances": len(instances),
-                "concurrency": concurrency,
-                "prompting": prompting if pipeline.needs_model else None,
-                "train": train_desc,
-                "started": now(),
-            }
-            folders.append(_open(pipeline, RunFolder(out[pipeline.name]), stack, config))
-        for state in folders:
-            if reporter:
-                reporter.start(state.pipeline.name, len(instances), len(state.done & {i.id for i in instances}))
-
+        folders = open_folders(plan, out, stack, reporter)
         gate = asyncio.Semaphore(concurrency)
         metered = _Metered(model) if model is not None else None
 
@@ -247,32 +317,11 @@ async def run_pipelines(
                 for state in folders:
                     if instance.id in state.done:
                         continue
-                    cost = Cost()
-                    token = _COST.set(cost)
-                    started = time.perf_counter()
-                    try:
-                        result = await state.pipeline.run(instance, metered if state.pipeline.needs_model else None, **opts)
-                    finally:
-                        _COST.reset(token)
-                    record = _record(instance, result, time.perf_counter() - started)
-                    record["cost"] = cost.as_dict()
-                    state.folder.append(record)
-                    if record["error"]:
-                        state.errors += 1
-                    else:
-                        s = score_instance(instance.answers, result.checks, characters=instance.characters, id=instance.id)
-                        state.done.add(instance.id)
-                        state.add(s.cp, s.cr, s.sp, s.sr)
-                    if reporter:
-                        reporter.advance(state.pipeline.name, record, state.running())
+                    record = await run_one(state.pipeline, instance, metered, plan.opts)
+                    state.take(instance, record, reporter)
 
-        await asyncio.gather(*(one(i) for i in instances))
-        for state in folders:
-            write_metrics(state.folder)
-            if reporter:
-                reporter.finish(state.pipeline.name)
-            done[state.pipeline.name] = state.folder.path
-    return done
+        await asyncio.gather(*(one(i) for i in plan.instances))
+        return close_folders(folders, reporter)
 
 
 def open_model(spec: str | None):

@@ -123,6 +123,48 @@ def win_table(results: list[dict[str, Any]]) -> dict[str, Any]:
             "mean_rounds": round(sum(r["rounds"] for r in results) / n, 3) if n else 0.0}
 
 
+def game_id(engine: str, seed: int, i: int) -> str:
+    """The id (and log file stem) of game ``i`` of a batch that starts at ``seed``."""
+    return f"{engine}-{seed + i:06d}"
+
+
+def finished_games(engine: str, folder: Path | None, games: int, seed: int) -> tuple[list[dict[str, Any]], list[int]]:
+    """``(results of the games already finished in folder, indices of the games still to play)``."""
+    results: list[dict[str, Any]] = []
+    todo: list[int] = []
+    for i in range(games):
+        gid = game_id(engine, seed, i)
+        done = _finished(folder / f"{gid}.jsonl") if folder else None
+        if done is not None:
+            results.append({"game_id": gid, "engine": engine, "seed": seed + i, "winner": done["winner"],
+                            "reason": done["reason"], "rounds": done["round"], "roles": done.get("roles", {}), "resumed": True})
+        else:
+            todo.append(i)
+    return results, todo
+
+
+def new_game(cls: type[SocialGame], engine: str, i: int, specs: list[SeatSpec], *, seed: int, log: Path | None,
+             models: dict[str, Any], model: str | None = None, names: list[str] | None = None,
+             options: dict[str, Any] | None = None, snapshots: bool = False, max_tokens: int = 200,
+             last: dict[str, Any] | None = None) -> SocialGame:
+    """Game ``i`` of a batch, ready to run: continued from ``last`` (its last snapshot) when given, else dealt afresh."""
+    seats_now = build_seats(specs, default_model=model, models=models, max_tokens=max_tokens)
+    if last is not None:  # an unfinished game with snapshots: continue from its last step
+        return cls.restore(last, seats=seats_now, log_path=log, snapshots=True)
+    return cls(seats_now, names=names, seed=seed + i, game_id=game_id(engine, seed, i), log_path=log,
+               snapshots=snapshots, options=options)
+
+
+def batch_report(engine: str, players: int, seats: str, folder: Path | None, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The win table over ``results`` (sorted by seed, in place); writes ``summary.json`` into ``folder``."""
+    results.sort(key=lambda r: r["seed"])
+    report = {"engine": engine, "players": players, "seats": seats, "out": str(folder) if folder else None, **win_table(results)}
+    report["results"] = results
+    if folder:
+        (folder / "summary.json").write_text(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=1))
+    return report
+
+
 def simulate(
     engine: str,
     *,
@@ -150,28 +192,16 @@ def simulate(
                               names=names, concurrency=concurrency, max_tokens=max_tokens)
     folder = _run_folder(out)
     models: dict[str, Any] = {}
-    results: list[dict[str, Any]] = []
-    todo: list[int] = []
-    for i in range(games):
-        gid = f"{engine}-{seed + i:06d}"
-        done = _finished(folder / f"{gid}.jsonl") if folder else None
-        if done is not None:
-            results.append({"game_id": gid, "engine": engine, "seed": seed + i, "winner": done["winner"],
-                            "reason": done["reason"], "rounds": done["round"], "roles": done.get("roles", {}), "resumed": True})
-            if progress:
-                progress(results[-1])
-        else:
-            todo.append(i)
+    results, todo = finished_games(engine, folder, games, seed)
+    if progress:
+        for result in results:
+            progress(result)
 
     async def one(i: int) -> dict[str, Any]:
-        gid = f"{engine}-{seed + i:06d}"
-        seats_now = build_seats(specs, default_model=model, models=models, max_tokens=max_tokens)
-        log = folder / f"{gid}.jsonl" if folder else None
+        log = folder / f"{game_id(engine, seed, i)}.jsonl" if folder else None
         last = _last_snapshot(log) if (log and snapshots) else None
-        if last is not None:  # an unfinished game with snapshots: continue from its last step
-            game = cls.restore(last, seats=seats_now, log_path=log, snapshots=True)
-        else:
-            game = cls(seats_now, names=names, seed=seed + i, game_id=gid, log_path=log, snapshots=snapshots, options=options)
+        game = new_game(cls, engine, i, specs, seed=seed, log=log, models=models, model=model, names=names,
+                        options=options, snapshots=snapshots, max_tokens=max_tokens, last=last)
         if on_game:
             on_game(game)
         result = await game.run()
@@ -194,12 +224,7 @@ def simulate(
         return list(await asyncio.gather(*(gated(i) for i in todo)))
 
     results.extend(asyncio.run(run_all()))
-    results.sort(key=lambda r: r["seed"])
-    report = {"engine": engine, "players": n, "seats": seats, "out": str(folder) if folder else None, **win_table(results)}
-    report["results"] = results
-    if folder:
-        (folder / "summary.json").write_text(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=1))
-    return report
+    return batch_report(engine, n, seats, folder, results)
 
 
 class GameInterrupted(KeyboardInterrupt):
