@@ -6,12 +6,25 @@ Each mechanic module holds its own sheet (``gm.systems.d20.Dnd5eSheet``, ``degre
 """
 from __future__ import annotations
 
-from .systems import MECHANICS, PACK_SYSTEMS, CharacterError, RollPlan, Sheet, find_character, load_character, parse_character, ready_characters
-from .systems._sheets import DATA  # noqa: F401
+from .systems import CHARACTERS_DIR as DATA  # noqa: F401
+from .systems import (
+    MECHANICS,
+    PACK_SYSTEMS,
+    CharacterError,
+    RollPlan,
+    Sheet,
+    find_character,
+    load_character,
+    parse_character,
+    ready_characters,
+)
 from .systems.d20 import Dnd5eSheet
-from .systems.degrees import RANKS as PF2_RANKS, Pf2eSheet  # noqa: F401
-from .systems.percentile import DERIVED as COC_DERIVED, Coc7eSheet  # noqa: F401
-from .systems.trait import CORE as SWADE_CORE, SwadeSheet  # noqa: F401
+from .systems.degrees import RANKS as PF2_RANKS  # noqa: F401
+from .systems.degrees import Pf2eSheet
+from .systems.percentile import DERIVED as COC_DERIVED  # noqa: F401
+from .systems.percentile import Coc7eSheet
+from .systems.trait import CORE as SWADE_CORE  # noqa: F401
+from .systems.trait import SwadeSheet
 
 __all__ = [
     "CharacterError", "RollPlan", "Sheet", "Dnd5eSheet", "Coc7eSheet", "Pf2eSheet", "SwadeSheet",

@@ -294,6 +294,33 @@ def read_yaml(path: str | os.PathLike, *, what: str = "YAML file") -> Any:
     return _bound_depth(p, value)
 
 
+def yaml_line(text: str, loc: tuple | list) -> int | None:
+    """The 1-based line of a key path (``("monsters", "goblin", "hp")``) in a YAML text, or None.
+
+    For pointing a validation error at its line; the deepest key found is used when the path
+    runs out early, and text that is not YAML gives None.
+    """
+    try:
+        node = yaml.compose(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == str(part):
+                    line, node = key.start_mark.line + 1, value
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
 # ---------------------------------------------------------------- pydantic
 
 _FIXES = {

@@ -21,17 +21,26 @@ mechanic       packs       the fight
 ``trait``      swade       action deck with jokers, Shaken, wounds, Bennies, soak, the Wild Die
 =============  ==========  ===================================================================
 
-A new mechanic is one module with the same names (``build_pc``, ``build_foe``,
-``roll_initiative``, ``sort_key``, ``new_round``, ``start_turn``, ``end_turn``, ``ACTIONS`` ...)
-and one line in ``RULES``.
+A new mechanic is one module with the same names and one line in ``RULES``:
+
+- building: ``build_pc``, ``build_foe``, ``DEFAULT_SKILLS`` (an attack's skill when a stat block
+  names none), ``RANGE_FEET`` (feet per range unit of its stat blocks);
+- the round: ``roll_initiative``, ``sort_key``, ``new_round``, ``REORDER_EACH_ROUND``,
+  ``opening`` (what happens before the first turn: an ambush, a Sanity roll), ``start_turn``,
+  ``end_turn``, ``may_interrupt``, ``INTERRUPT_USES_TURN``;
+- acting: ``ACTIONS``, ``TARGETED``, ``FREE_ACTIONS`` (optional), ``damage``, ``heal``, ``save``;
+- reading: ``health``, ``hp_text``, ``initiative_text``; the tactics' ``reach_left``,
+  ``longest_range``, ``worth_striking``;
+- contests: ``contest_plan`` (a combatant's roll for a check) and ``contest`` (who wins).
 """
 from __future__ import annotations
 
 from . import d20, degrees, percentile, trait
-from ._combat import Combat, pack_rules, rules_for
+from ._combat import Combat, pack_rules
+from ._common import can_act
 from ._data import (BLOCKS, Coc7eBlock, Dnd5eBlock, Encounter, FoeRef, Gear, Pf2eBlock, SwadeBlock, encounter_for,
                     find_monster, list_encounters, load_encounter, load_monster_file, load_monsters, monster_block, party_gear)
-from ._model import Action, Attack, CombatError, Combatant, CombatEvent, Condition, OnHit
+from ._model import RULES, Action, Attack, CombatError, Combatant, CombatEvent, Condition, OnHit, rules_for
 from ._opposed import ContestRoll, Contestant, OpposedResult, beats_passive, contestant, opposed, percentile_winner
 from ._start import combatant_from_sheet, monster, start_combat, start_encounter
 from ._tactics import Decide, candidate_actions, choose_npc_action
@@ -39,11 +48,12 @@ from .d20 import long_rest, short_rest
 from .percentile import SkillRoll, push_roll, sanity_roll, skill_roll, spend_luck
 
 # The registry: a mechanic's name → its combat rules. The keys are gm.systems.MECHANICS's.
-RULES = {"d20": d20, "degrees": degrees, "percentile": percentile, "trait": trait}
+# (The dict lives in ``_model``, which every rules module imports; it is filled here.)
+RULES.update({"d20": d20, "degrees": degrees, "percentile": percentile, "trait": trait})
 
 __all__ = [
     "RULES", "rules_for", "pack_rules",
-    "Combat", "Combatant", "CombatEvent", "Action", "Attack", "Condition", "OnHit", "CombatError",
+    "Combat", "Combatant", "CombatEvent", "Action", "Attack", "Condition", "OnHit", "CombatError", "can_act",
     "start_combat", "start_encounter", "combatant_from_sheet", "monster",
     "choose_npc_action", "candidate_actions", "Decide",
     "opposed", "contestant", "Contestant", "ContestRoll", "OpposedResult", "beats_passive", "percentile_winner",

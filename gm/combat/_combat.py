@@ -12,10 +12,12 @@ import uuid
 from functools import lru_cache
 from typing import Any, Callable, Literal
 
+import rulesets
 from pydantic import BaseModel, Field, ValidationError
 
 from ._common import INCAPACITATED, can_act, distance, event
-from ._model import Action, CombatError, Combatant, CombatEvent
+from ._model import Action, CombatError, Combatant, CombatEvent, rules_for
+from ._tactics import choose_npc_action
 
 __all__ = ["Combat", "rules_for", "pack_rules"]
 
@@ -25,18 +27,7 @@ COMBAT_VERSION = 1
 @lru_cache(maxsize=16)
 def pack_rules(pack: str):
     """The loaded rule-set pack (cached: the rules read check names and abilities from it)."""
-    import rulesets
-
     return rulesets.load(pack)
-
-
-def rules_for(system: str):
-    """The combat rules module of a mechanic (``d20``, ``degrees``, ``percentile``, ``trait``)."""
-    from . import RULES
-
-    if system not in RULES:
-        raise CombatError(f"no combat rules for system {system!r}; use one of {', '.join(RULES)}")
-    return RULES[system]
 
 
 class Combat(BaseModel):
@@ -124,7 +115,7 @@ class Combat(BaseModel):
         parts = []
         for i, name in enumerate(self.order):
             c = self.combatants[name]
-            init = c.card or ("-" if self.system == "trait" or c.initiative is None else f"{c.initiative:g}")
+            init = self.rules.initiative_text(c)
             mark = "▶ " if i == self.turn and not self.over else ""
             gone = "" if c.status == "up" else f", {c.status}"
             parts.append(f"{mark}{name} {init} ({c.hp_text()}{gone})")
@@ -225,7 +216,7 @@ class Combat(BaseModel):
                     self.order = sorted(self.order, key=lambda n: self.rules.sort_key(self.combatants[n]))
                     events.append(event(self, "GM", "order", "Order: " + self.order_text().split(": ", 1)[1]))
             c = self.current
-            if c.status in ("dead", "fled") or (c.acted_round == self.round and self.system == "trait"):
+            if c.status in ("dead", "fled") or (c.acted_round == self.round and self.rules.INTERRUPT_USES_TURN):
                 continue
             events += self.rules.start_turn(self, c, self.rng(rng))
             c.acted_round = self.round
@@ -245,8 +236,6 @@ class Combat(BaseModel):
         Args:
             decide: the hook for a model-made choice (see ``choose_npc_action``); None uses the rules.
         """
-        from ._tactics import choose_npc_action
-
         c = self.current
         if c.is_player:
             raise CombatError(f"it is {c.name}'s turn and a player plays {c.name}; ask them what they do")

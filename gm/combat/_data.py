@@ -11,6 +11,7 @@ Every mistake is one ``FileProblem`` line naming the file, the line and the key.
 """
 from __future__ import annotations
 
+from difflib import get_close_matches
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -18,11 +19,13 @@ from typing import Any, Literal
 import d20
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from rulesets import FileProblem, read_yaml, validation_problem
+import rulesets
+from rulesets import FileProblem, UnknownName, read_yaml, validation_problem, yaml_line
 
-from ..systems import system_of
-from ..systems._base import ability_key
-from ._model import Attack
+from ..dice import BadDice, die_size
+from ..systems import ability_key, system_of
+from ._combat import pack_rules
+from ._model import Attack, CombatError, rules_for
 
 __all__ = ["Dnd5eBlock", "Pf2eBlock", "Coc7eBlock", "SwadeBlock", "BLOCKS", "Encounter", "FoeRef", "Gear",
            "load_monsters", "load_monster_file", "monster_block", "find_monster", "load_encounter", "list_encounters", "encounter_for",
@@ -31,9 +34,6 @@ __all__ = ["Dnd5eBlock", "Pf2eBlock", "Coc7eBlock", "SwadeBlock", "BLOCKS", "Enc
 DATA = Path(__file__).resolve().parent.parent / "data"
 MONSTERS = DATA / "monsters"
 ENCOUNTERS = DATA / "encounters"
-# How many feet one unit of a stat block's ranges / speed is, per system.
-RANGE_FEET = {"d20": 1, "degrees": 1, "percentile": 3, "trait": 6}  # coc7e yards; swade tabletop inches
-SPEED_FEET = {"d20": 1, "degrees": 1, "percentile": 5, "trait": 6}  # coc7e MOV; swade Pace
 
 
 class _Block(BaseModel):
@@ -175,14 +175,8 @@ def _dice_ok(expr: str) -> bool:
         return False
 
 
-def _line_of(text: str, loc: tuple) -> int | None:
-    from ..systems._sheets import _line_of as line_of
-
-    return line_of(text, loc)
-
-
 def _problem(path: Path, text: str, loc: tuple, problem: str, fix: str) -> FileProblem:
-    return FileProblem(path, problem, fix, line=_line_of(text, loc), key=".".join(str(p) for p in loc))
+    return FileProblem(path, problem, fix, line=yaml_line(text, loc), key=".".join(str(p) for p in loc))
 
 
 def _read(path: Path, what: str) -> tuple[Any, str]:
@@ -197,13 +191,17 @@ def _validate(model: type[BaseModel], data: Any, path: Path, text: str) -> Any:
         return model.model_validate(data)
     except ValidationError as exc:
         loc = tuple(exc.errors()[0].get("loc", ()))
-        raise validation_problem(path, exc, line=_line_of(text, loc)) from None
+        raise validation_problem(path, exc, line=yaml_line(text, loc)) from None
 
 
 def _check_attacks(attacks: list[Attack], system: str, ruleset, path: Path, text: str, at: tuple) -> None:
-    """Resolve skill / save names; convert ranges to feet; every damage must be dice."""
-    from rulesets import UnknownName
+    """Resolve skill / save names; convert ranges to feet; every damage must be dice.
 
+    An attack without a skill rolls the system's default for its kind (coc7e Fighting
+    (Brawl) / Firearms (Handgun), swade Fighting / Shooting); ranges are in the system's
+    units (coc7e yards, swade inches) and become feet.
+    """
+    rules = rules_for(system)
     for i, atk in enumerate(attacks):
         where = (*at, i)
         probe = atk.damage.lower().replace("db", "0").replace("str", "1d6")
@@ -222,15 +220,12 @@ def _check_attacks(attacks: list[Attack], system: str, ruleset, path: Path, text
                 atk.skill = resolved
             else:
                 atk.on_hit.save = resolved
-        if system in ("percentile", "trait") and atk.skill is None:
-            atk.skill = ("fighting_brawl" if atk.kind == "melee" else "firearms_handgun") if system == "percentile" else (
-                "fighting" if atk.kind == "melee" else "shooting")
-        atk.range = [r * RANGE_FEET[system] for r in atk.range]
+        if atk.skill is None:
+            atk.skill = rules.DEFAULT_SKILLS.get(atk.kind)
+        atk.range = [r * rules.RANGE_FEET for r in atk.range]
 
 
 def _resolve_keys(mapping: dict[str, Any], ruleset, path: Path, text: str, at: tuple, abilities: bool = False) -> dict[str, Any]:
-    from rulesets import UnknownName
-
     out = {}
     for key, value in mapping.items():
         if abilities:
@@ -265,8 +260,6 @@ def _finish_block(block: _Block, system: str, ruleset, path: Path, text: str, at
         if block.damage_bonus is not None and not _dice_ok(block.damage_bonus.replace("+", "", 1) if block.damage_bonus.startswith("+") else block.damage_bonus):
             raise _problem(path, text, (*at, "damage_bonus"), f"{block.damage_bonus!r} is not a damage bonus", "write 0, -1, +1d4 or +1d6")
     elif isinstance(block, SwadeBlock):
-        from ..dice import BadDice, die_size
-
         block.attributes = _resolve_keys(block.attributes, ruleset, path, text, (*at, "attributes"), abilities=True)
         block.skills = _resolve_keys(block.skills, ruleset, path, text, (*at, "skills"))
         for field in ("attributes", "skills"):
@@ -284,8 +277,6 @@ def _finish_block(block: _Block, system: str, ruleset, path: Path, text: str, at
 
 def load_monster_file(path: str | Path, ruleset=None) -> dict[str, _Block]:
     """Stat blocks from one YAML file: ``{ruleset: <pack>, monsters: {id: block}}``, validated for the pack's system."""
-    import rulesets
-
     path = Path(path)
     data, text = _read(path, "monster file")
     pack_name = data.get("ruleset")
@@ -309,8 +300,6 @@ def load_monster_file(path: str | Path, ruleset=None) -> dict[str, _Block]:
 
 @lru_cache(maxsize=16)
 def _shipped(pack: str) -> dict[str, _Block]:
-    from ._combat import pack_rules
-
     path = MONSTERS / f"{pack}.yaml"
     if not path.is_file():
         return {}
@@ -324,10 +313,6 @@ def load_monsters(pack: str) -> dict[str, _Block]:
 
 def find_monster(pack: str, monster: str) -> tuple[str, _Block]:
     """(id, stat block) of a shipped monster by id or name (any case); a one-line error otherwise."""
-    from difflib import get_close_matches
-
-    from ._model import CombatError
-
     blocks = _shipped(pack)
     key = monster.strip().lower().replace(" ", "_")
     for mid, block in blocks.items():
@@ -346,16 +331,10 @@ def monster_block(pack: str, monster: str) -> _Block:
 
 def load_encounter(name_or_path: str | Path, ruleset=None) -> Encounter:
     """An encounter by id (``ambush``) or a YAML file; its monsters must exist in the pack."""
-    from difflib import get_close_matches
-
-    from ._combat import pack_rules
-
     path = Path(name_or_path)
     if not path.suffix:
         path = ENCOUNTERS / f"{name_or_path}.yaml"
     if not path.is_file():
-        from ._model import CombatError
-
         raise CombatError(f"encounter {str(name_or_path)!r} not found; use one of {', '.join(e.id for e in list_encounters()) or 'none'} or a .yaml file")
     data, text = _read(path, "encounter")
     data.setdefault("id", path.stem)
@@ -388,8 +367,6 @@ def encounter_for(scenario) -> Encounter | None:
 
 @lru_cache(maxsize=16)
 def _gear(pack: str) -> dict[str, Gear]:
-    from ._combat import pack_rules
-
     path = ENCOUNTERS / "gear" / f"{pack}.yaml"
     if not path.is_file():
         return {}

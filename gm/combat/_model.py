@@ -5,6 +5,7 @@ mid-fight. Distances are feet everywhere (a stat block's ranges are converted on
 """
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,7 +14,8 @@ from rulesets import VgmError
 
 from ..dice import Roll
 
-__all__ = ["CombatError", "OnHit", "Attack", "Condition", "Combatant", "Action", "CombatEvent", "Side", "Status"]
+__all__ = ["CombatError", "OnHit", "Attack", "Condition", "Combatant", "Action", "CombatEvent", "Side", "Status",
+           "RULES", "rules_for"]
 
 Side = Literal["party", "foes"]
 Status = Literal["up", "down", "dead", "fled"]
@@ -24,6 +26,18 @@ class CombatError(VgmError):
 
     The message is one line with the reason and what to do instead; the fight is unchanged.
     """
+
+
+# The registry: a mechanic's name → its combat rules module. It lives at the bottom of the
+# package because every rules module builds these records; ``gm/combat/__init__.py`` fills it.
+RULES: dict[str, ModuleType] = {}
+
+
+def rules_for(system: str) -> ModuleType:
+    """The combat rules module of a mechanic (``d20``, ``degrees``, ``percentile``, ``trait``)."""
+    if system not in RULES:
+        raise CombatError(f"no combat rules for system {system!r}; use one of {', '.join(RULES)}")
+    return RULES[system]
 
 
 class OnHit(BaseModel):
@@ -170,10 +184,8 @@ class Combatant(BaseModel):
             (a for a in self.attacks if a.name.lower().startswith(key)), None)
 
     def hp_text(self) -> str:
-        if self.system == "trait":
-            return f"{'Shaken, ' if self.shaken else ''}{self.wounds} wound{'s' if self.wounds != 1 else ''}"
-        temp = f" +{self.temp_hp} temp" if self.temp_hp else ""
-        return f"{self.hp}/{self.max_hp} HP{temp}"
+        """``31/31 HP`` (``+5 temp``), or in swade ``Shaken, 1 wound``: as the system counts health."""
+        return rules_for(self.system).hp_text(self)
 
     def status_text(self) -> str:
         conds = ", ".join(c.label() for c in self.conditions)

@@ -25,11 +25,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..dice import Roll, natural, percentile, trait_roll
-from ..systems import RollPlan
-from ..systems.degrees import DEGREES, degree
-from ..systems.percentile import SUCCESS_LEVELS, success_level
-from ._model import CombatError, Combatant
+from ..dice import Roll
+from ..systems import MECHANICS, RollPlan, system_of
+from ._model import CombatError, Combatant, rules_for
 
 __all__ = ["Contestant", "ContestRoll", "OpposedResult", "opposed", "contestant", "beats_passive", "percentile_winner"]
 
@@ -101,17 +99,7 @@ def contestant(who: Combatant | Any, check: str, pack=None, *, passive: bool = F
     if isinstance(who, Combatant):
         check_id = pack.resolve(check) if pack is not None else check
         name = pack.checks[check_id].name if pack is not None and check_id in pack.checks else check_id
-        raw = who.checks.get(check_id)
-        if who.system == "percentile":
-            plan = RollPlan(system=who.system, check=check_id, check_name=name, value=int(raw or 0), why=f"{name} {raw or 0}%")
-        elif who.system == "trait":
-            from ..dice import die_size
-
-            sides, step = die_size(str(raw or "d4-2"))
-            plan = RollPlan(system=who.system, check=check_id, check_name=name, die=f"d{sides}", modifier=step,
-                            wild=who.wild_card, why=f"{name} {raw or 'd4-2 (unskilled)'}")
-        else:
-            plan = RollPlan(system=who.system, check=check_id, check_name=name, modifier=int(raw or 0), why=f"{name} {int(raw or 0):+d}")
+        plan = rules_for(who.system).contest_plan(who, check_id, name)
         return Contestant(who=who.name, plan=plan, passive=passive, advantage=advantage, modifier=modifier)
     if pack is None:
         raise CombatError(f"a contest for the sheet of {getattr(who, 'name', who)!r} needs the pack to read it")
@@ -142,8 +130,6 @@ def percentile_winner(level_a: int, level_b: int, value_a: int, value_b: int,
 
 
 def _system(system: Any) -> str:
-    from ..systems import MECHANICS, system_of
-
     if isinstance(system, str) and system in MECHANICS:
         return system
     name = system_of(system)
@@ -152,91 +138,14 @@ def _system(system: Any) -> str:
     return name
 
 
-def _d20_side(c: Contestant, rng: random.Random) -> ContestRoll:
-    mod = c.plan.modifier + c.modifier
-    if c.passive:
-        total = 10 + mod + 5 * max(-1, min(1, c.advantage))
-        edge = {1: " + 5 (advantage)", -1: " - 5 (disadvantage)"}.get(max(-1, min(1, c.advantage)), "")
-        return ContestRoll(who=c.who, check=c.plan.check, check_name=f"passive {c.plan.check_name}", total=total,
-                           breakdown=f"passive 10 {mod:+d}{edge} = {total}")
-    expr = c.plan.expression(max(-1, min(1, c.advantage)))
-    if c.modifier:
-        expr += f"{c.modifier:+d}"
-    from ..dice import roll
-
-    r = roll(expr, rng)
-    return ContestRoll(who=c.who, check=c.plan.check, check_name=c.plan.check_name, total=r.total, roll=r, breakdown=r.breakdown)
-
-
-def _percentile_side(c: Contestant, rng: random.Random) -> ContestRoll:
-    r = percentile(bonus=max(0, c.advantage), penalty=max(0, -c.advantage), rng=rng)
-    value = max(0, (c.plan.value or 0) + c.modifier)
-    level = success_level(r.total, value)
-    return ContestRoll(who=c.who, check=c.plan.check, check_name=c.plan.check_name, total=r.total, roll=r, level=level,
-                       level_name=SUCCESS_LEVELS[level], value=value, breakdown=f"{r.breakdown} vs {value}%: {SUCCESS_LEVELS[level]}")
-
-
-def _trait_side(c: Contestant, rng: random.Random) -> ContestRoll:
-    r = trait_roll(c.plan.die or "d4", c.plan.modifier + c.modifier, wild=c.plan.wild, rng=rng)
-    snake = c.plan.wild and len(r.faces) >= 2 and r.faces[0] == 1 and r.faces[1] == 1
-    return ContestRoll(who=c.who, check=c.plan.check, check_name=c.plan.check_name, total=r.total, roll=r,
-                       level=-1 if snake else None, level_name="snake eyes" if snake else "", breakdown=r.breakdown + (" (snake eyes)" if snake else ""))
-
-
 def opposed(system: Any, a: Contestant, b: Contestant, rng: random.Random | None = None,
             ties: Literal["skill", "defender", "attacker"] = "skill") -> OpposedResult:
     """Resolve a contest between ``a`` (who acts) and ``b`` (who resists); see the module table.
+
+    Each mechanic's rules module decides it (its ``contest``).
 
     Args:
         system: a mechanic (``"d20"``) or a pack (``"dnd5e"``, a loaded pack).
         ties: percentile only: equal success levels go to the higher skill, the defender or the attacker.
     """
-    rng = rng or random.Random()
-    system = _system(system)
-    if system == "d20":
-        ra, rb = _d20_side(a, rng), _d20_side(b, rng)
-        tie = ra.total == rb.total
-        if b.passive:
-            won = beats_passive(ra.total, rb.total)
-            rule = "meeting a passive score is enough"
-        else:
-            won = ra.total > rb.total
-            rule = "a tie leaves things as they were" if tie else "higher total wins"
-        winner = a.who if won else b.who
-        text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {rb.total}: {winner} wins" + (f" ({rule})" if tie else "")
-        return OpposedResult(system=system, a=ra, b=rb, winner=winner, tie=tie, rule=rule, text=text)
-    if system == "degrees":
-        ra = _d20_side(a.model_copy(update={"passive": False, "advantage": 0}), rng)
-        dc = 10 + b.plan.modifier + b.modifier
-        rb = ContestRoll(who=b.who, check=b.plan.check, check_name=f"{b.plan.check_name} DC", total=dc,
-                         breakdown=f"DC 10 {b.plan.modifier + b.modifier:+d} = {dc}")
-        step = degree(ra.total, dc, natural(ra.roll) if ra.roll else None)
-        ra.level, ra.level_name = step, DEGREES[step]
-        winner = a.who if step > 0 else b.who
-        text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {dc}: {DEGREES[step]}"
-        return OpposedResult(system=system, a=ra, b=rb, winner=winner, tie=ra.total == dc, raises=1 if step == 2 else 0,
-                             rule="meeting the DC succeeds; 10 over is critical", text=text)
-    if system == "percentile":
-        ra, rb = _percentile_side(a, rng), _percentile_side(b, rng)
-        side, rule = percentile_winner(ra.level, rb.level, ra.value or 0, rb.value or 0, ties)
-        winner = a.who if side == "a" else b.who if side == "b" else None
-        tie = max(ra.level, 0) == max(rb.level, 0)
-        text = f"{a.who}'s {ra.check_name} ({ra.level_name}) vs {b.who}'s {rb.check_name} ({rb.level_name}): " + (f"{winner} wins" if winner else "no winner")
-        if tie and winner is not None or winner is None:
-            text += f" ({rule})"
-        return OpposedResult(system=system, a=ra, b=rb, winner=winner, tie=tie, rule=rule, text=text)
-    if system == "trait":
-        ra, rb = _trait_side(a, rng), _trait_side(b, rng)
-        if ra.level == -1:
-            winner, raises, rule = b.who, 0, "snake eyes: the actor fails"
-        elif ra.total < 4:
-            winner, raises, rule = b.who, 0, "the actor needs at least 4"
-        elif rb.total >= ra.total:
-            winner, raises, rule = b.who, (rb.total - ra.total) // 4, "the defender wins by meeting the actor's total"
-        else:
-            winner, raises, rule = a.who, (ra.total - rb.total) // 4, "the actor beat the defender's total"
-        tie = ra.total == rb.total
-        tail = f" with {raises} raise{'s' if raises != 1 else ''}" if raises else ""
-        text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {rb.total}: {winner} wins{tail}" + (f" ({rule})" if tie or ra.total < 4 or ra.level == -1 else "")
-        return OpposedResult(system=system, a=ra, b=rb, winner=winner, tie=tie, raises=raises, rule=rule, text=text)
-    raise CombatError(f"no opposed rolls for system {system!r}")  # pragma: no cover - _system checked it
+    return rules_for(_system(system)).contest(a, b, rng or random.Random(), ties)

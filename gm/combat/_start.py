@@ -8,10 +8,10 @@ from typing import Any, Iterable
 from pydantic import ValidationError
 
 from ..systems import Sheet, parse_character, system_of
-from ._combat import Combat, pack_rules, rules_for
+from ._combat import Combat, pack_rules
 from ._common import can_act, event
 from ._data import BLOCKS, Encounter, FoeRef, Gear, encounter_for, find_monster, load_encounter, monster_block, party_gear
-from ._model import CombatError, Combatant, CombatEvent
+from ._model import CombatError, Combatant, rules_for
 
 __all__ = ["start_combat", "start_encounter", "combatant_from_sheet", "monster"]
 
@@ -86,46 +86,6 @@ def _unique(combatants: list[Combatant]) -> dict[str, Combatant]:
     return seen
 
 
-def _ambush(combat: Combat, rng: random.Random) -> list[CombatEvent]:
-    """dnd5e surprise: the foes' lowest Stealth against each character's passive Perception."""
-    from ..dice import roll
-    from ._opposed import beats_passive
-
-    out, totals = [], []
-    for c in combat.standing("foes"):
-        mod = int(c.checks.get("stealth", 0))
-        r = roll(f"1d20{mod:+d}" if mod else "1d20", rng)
-        totals.append(r.total)
-        out.append(event(combat, c, "stealth", f"{c.name} lies in wait: Stealth {r.total}", rolls=[r]))
-    if not totals:
-        return out
-    lowest = min(totals)
-    for c in combat.standing("party"):
-        passive = c.passive_perception or 10 + int(c.checks.get("perception", 0))
-        if beats_passive(lowest, passive):
-            c.add("surprised", rounds=1, tick="end")
-            out.append(event(combat, c, "surprise", f"{c.name} is surprised (passive Perception {passive} vs Stealth {lowest}) and loses the first turn"))
-        else:
-            out.append(event(combat, c, "surprise", f"{c.name} spots the ambush (passive Perception {passive} vs Stealth {lowest})"))
-    return out
-
-
-def _sanity(combat: Combat, rng: random.Random) -> list[CombatEvent]:
-    """coc7e: seeing each kind of horror once costs a Sanity roll."""
-    from .percentile import sanity_roll
-
-    out: list[CombatEvent] = []
-    seen: dict[str, Combatant] = {}
-    for foe in combat.standing("foes"):
-        if foe.sanity_loss and foe.monster not in seen:
-            seen[foe.monster or foe.name] = foe
-    for foe in seen.values():
-        for pc in combat.standing("party"):
-            if pc.sanity is not None:
-                out += sanity_roll(pc, foe.sanity_loss, rng, combat, source=f"the sight of {foe.name}")
-    return out
-
-
 def start_combat(pack: Any, party_sheets: Iterable[Any], foes: Iterable[Any], rng: random.Random | None = None, *,
                  seed: int | None = None, distance: int = 30, ambush: bool = False, sanity: bool = True,
                  gear: dict[str, Gear | dict] | None = None) -> Combat:
@@ -163,10 +123,7 @@ def start_combat(pack: Any, party_sheets: Iterable[Any], foes: Iterable[Any], rn
     rng = combat.rng(rng)
     events = rules.roll_initiative(combat, rng)
     combat.order = sorted(combat.combatants, key=lambda n: rules.sort_key(combat.combatants[n]))
-    if ambush and system == "d20":
-        events += _ambush(combat, rng)
-    if sanity and system == "percentile":
-        events += _sanity(combat, rng)
+    events += rules.opening(combat, rng, ambush=ambush, sanity=sanity)
     events.append(event(combat, "GM", "order", "Initiative: " + combat.order_text().split(": ", 1)[1]))
     first = combat.current
     events += rules.start_turn(combat, first, rng)

@@ -28,9 +28,7 @@ FLEE_BELOW = 0.25
 
 def _reach_left(combat: "Combat", c: Combatant) -> int:
     """How far ``c`` can still go this turn before attacking."""
-    if combat.system == "degrees":
-        return c.speed if c.actions_left >= 2 and not c.has("grabbed", "restrained") else 0
-    return max(0, c.move_budget - c.moved)
+    return combat.rules.reach_left(c)
 
 
 def _usable(combat: "Combat", c: Combatant, t: Combatant, atk: Attack) -> bool:
@@ -39,16 +37,11 @@ def _usable(combat: "Combat", c: Combatant, t: Combatant, atk: Attack) -> bool:
         return dist - max(atk.reach, 5) <= _reach_left(combat, c)
     if not atk.range:
         return True
-    longest = {"d20": max(atk.range), "degrees": atk.range[0] * 6, "percentile": atk.range[0] * 4, "trait": max(atk.range)}[combat.system]
-    return dist <= longest
+    return dist <= combat.rules.longest_range(atk)
 
 
 def _worth_striking(combat: "Combat", c: Combatant, atk: Attack) -> bool:
-    if combat.system != "degrees":
-        return True
-    from .degrees import multiple_attack_penalty
-
-    return multiple_attack_penalty(c.attacks_made, atk.agile) > -10
+    return combat.rules.worth_striking(c, atk)
 
 
 def _order(combat: "Combat", c: Combatant) -> list[Combatant]:

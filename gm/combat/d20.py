@@ -16,11 +16,15 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
-from ._common import INCAPACITATED, approach, average, dice, distance, double_dice, event, move, pick_attack, spend, tick
+from ..systems import RollPlan
+from ._common import (INCAPACITATED, approach, average, dice, distance, double_dice, event, move,
+                      move_left, pick_attack, spend, tick)
+from ._common import hp_text, initiative_text  # noqa: F401 - part of the rules protocol, read by Combat
 from ._model import Attack, CombatError, Combatant, CombatEvent
+from ._opposed import Contestant, ContestRoll, OpposedResult, beats_passive, contestant, opposed
 
 if TYPE_CHECKING:
     from ._combat import Combat
@@ -29,6 +33,9 @@ SYSTEM = "d20"
 FREE_ACTIONS = {"move", "stand"}  # movement needs no action, only feet
 REORDER_EACH_ROUND = False
 TARGETED = {"attack", "grapple"}
+INTERRUPT_USES_TURN = False  # no one acts out of turn
+DEFAULT_SKILLS: dict[str, str] = {}  # an attack rolls its own bonus, not a skill
+RANGE_FEET = 1  # stat block ranges are in feet
 ABILITY_SAVES = ("strength_save", "dexterity_save")
 _ATTACKED_WITH_ADVANTAGE = ("restrained", "stunned", "paralyzed", "unconscious", "blinded", "petrified")
 _OWN_DISADVANTAGE = ("poisoned", "frightened", "blinded", "restrained", "prone")
@@ -110,6 +117,32 @@ def may_interrupt(combat: "Combat", c: Combatant) -> bool:
 
 def health(c: Combatant) -> float:
     return c.hp / c.max_hp if c.max_hp else 0.0
+
+
+def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
+    """Before the first turn: foes lying in ambush may surprise the party."""
+    return _ambush(combat, rng) if ambush else []
+
+
+def _ambush(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
+    """Surprise: the foes' lowest Stealth against each character's passive Perception."""
+    out, totals = [], []
+    for c in combat.standing("foes"):
+        mod = int(c.checks.get("stealth", 0))
+        r = roll(f"1d20{mod:+d}" if mod else "1d20", rng)
+        totals.append(r.total)
+        out.append(event(combat, c, "stealth", f"{c.name} lies in wait: Stealth {r.total}", rolls=[r]))
+    if not totals:
+        return out
+    lowest = min(totals)
+    for c in combat.standing("party"):
+        passive = c.passive_perception or 10 + int(c.checks.get("perception", 0))
+        if beats_passive(lowest, passive):
+            c.add("surprised", rounds=1, tick="end")
+            out.append(event(combat, c, "surprise", f"{c.name} is surprised (passive Perception {passive} vs Stealth {lowest}) and loses the first turn"))
+        else:
+            out.append(event(combat, c, "surprise", f"{c.name} spots the ambush (passive Perception {passive} vs Stealth {lowest})"))
+    return out
 
 
 def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
@@ -395,8 +428,6 @@ def flee(combat, a, action, rng):
 
 def hide(combat, a, action, rng):
     """Stealth against each enemy's passive Perception (meeting it is enough, as against a DC)."""
-    from ._opposed import beats_passive
-
     _take_action(a, "Hide")
     mod = int(a.checks.get("stealth", 0))
     r = roll(f"1d20{mod:+d}" if mod else "1d20", rng)
@@ -410,8 +441,6 @@ def hide(combat, a, action, rng):
 
 def grapple(combat, a, action, rng):
     """Athletics against the target's better of Athletics / Acrobatics; a tie leaves things as they are."""
-    from ._opposed import contestant, opposed
-
     t = combat.get(action.target)
     _use_attack(a, "a grapple")
     out = approach(combat, a, t, 5)
@@ -427,8 +456,6 @@ def grapple(combat, a, action, rng):
 
 def escape(combat, a, action, rng):
     """Break a grapple: the better of Athletics / Acrobatics against the grappler's Athletics."""
-    from ._opposed import contestant, opposed
-
     cond = a.condition("grappled")
     if cond is None:
         raise CombatError(f"{a.name} is not grappled")
@@ -488,3 +515,57 @@ def long_rest(c: Combatant) -> list[CombatEvent]:
 
 def expected_damage(c: Combatant, atk: Attack) -> float:
     return average(atk.damage)
+
+
+# ---------------------------------------------------------------- what the fight and the tactics read
+
+# hp_text, initiative_text (imported from ._common): hit points, and the initiative rolled.
+reach_left = move_left  # how far a creature can still go before it attacks
+
+
+def longest_range(atk: Attack) -> int:
+    """The farthest a ranged attack reaches (its long range, with disadvantage)."""
+    return max(atk.range)
+
+
+def worth_striking(c: Combatant, atk: Attack) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------- opposed rolls
+
+
+def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
+    """The roll a combatant makes in a contest: d20 + its modifier for the check."""
+    raw = c.checks.get(check_id)
+    return RollPlan(system=SYSTEM, check=check_id, check_name=name, modifier=int(raw or 0), why=f"{name} {int(raw or 0):+d}")
+
+
+def contest_side(c: Contestant, rng: random.Random) -> ContestRoll:
+    """One side's d20 roll, or its passive score (10 + modifier, ±5 for advantage)."""
+    mod = c.plan.modifier + c.modifier
+    if c.passive:
+        total = 10 + mod + 5 * max(-1, min(1, c.advantage))
+        edge = {1: " + 5 (advantage)", -1: " - 5 (disadvantage)"}.get(max(-1, min(1, c.advantage)), "")
+        return ContestRoll(who=c.who, check=c.plan.check, check_name=f"passive {c.plan.check_name}", total=total,
+                           breakdown=f"passive 10 {mod:+d}{edge} = {total}")
+    expr = c.plan.expression(max(-1, min(1, c.advantage)))
+    if c.modifier:
+        expr += f"{c.modifier:+d}"
+    r = roll(expr, rng)
+    return ContestRoll(who=c.who, check=c.plan.check, check_name=c.plan.check_name, total=r.total, roll=r, breakdown=r.breakdown)
+
+
+def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["skill", "defender", "attacker"] = "skill") -> OpposedResult:
+    """Both roll d20 + modifier, higher wins, a tie keeps things as they are; ``a`` wins by meeting a passive score."""
+    ra, rb = contest_side(a, rng), contest_side(b, rng)
+    tie = ra.total == rb.total
+    if b.passive:
+        won = beats_passive(ra.total, rb.total)
+        rule = "meeting a passive score is enough"
+    else:
+        won = ra.total > rb.total
+        rule = "a tie leaves things as they were" if tie else "higher total wins"
+    winner = a.who if won else b.who
+    text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {rb.total}: {winner} wins" + (f" ({rule})" if tie else "")
+    return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=tie, rule=rule, text=text)

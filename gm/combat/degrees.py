@@ -17,12 +17,16 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
+from ..systems import RollPlan
 from ..systems.degrees import DEGREES, degree
 from ._common import approach, dice, distance, event, move, pick_attack, spend, tick
+from ._common import hp_text, initiative_text  # noqa: F401 - part of the rules protocol, read by Combat
 from ._model import Attack, CombatError, Combatant, CombatEvent
+from ._opposed import Contestant, ContestRoll, OpposedResult
+from .d20 import contest_side
 
 if TYPE_CHECKING:
     from ._combat import Combat
@@ -30,6 +34,9 @@ if TYPE_CHECKING:
 SYSTEM = "degrees"
 REORDER_EACH_ROUND = False
 TARGETED = {"attack", "strike", "demoralize", "trip", "grapple"}
+INTERRUPT_USES_TURN = False  # no one acts out of turn
+DEFAULT_SKILLS: dict[str, str] = {}  # a Strike rolls its own bonus, not a skill
+RANGE_FEET = 1  # stat block range increments are in feet
 ACTIONS_PER_TURN = 3
 MAP = (0, -5, -10)
 MAP_AGILE = (0, -4, -8)
@@ -107,6 +114,11 @@ def may_interrupt(combat: "Combat", c: Combatant) -> bool:
 
 def health(c: Combatant) -> float:
     return c.hp / c.max_hp if c.max_hp else 0.0
+
+
+def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
+    """Nothing happens before the first turn (Stealth for initiative is not modelled)."""
+    return []
 
 
 def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
@@ -392,3 +404,46 @@ def flee(combat, a, action, rng):
 
 ACTIONS = {"attack": strike, "strike": strike, "stride": stride, "move": stride, "step": step, "stand": stand,
            "demoralize": demoralize, "trip": trip, "grapple": grapple, "flee": flee}
+
+
+# ---------------------------------------------------------------- what the fight and the tactics read
+
+# hp_text, initiative_text (imported from ._common): hit points, and the Perception rolled.
+
+
+def reach_left(c: Combatant) -> int:
+    """How far ``c`` can go before a Strike: one Stride, if two actions are left and it is not held."""
+    return c.speed if c.actions_left >= 2 and not c.has("grabbed", "restrained") else 0
+
+
+def longest_range(atk: Attack) -> int:
+    """The farthest a ranged Strike reaches: six range increments."""
+    return atk.range[0] * 6
+
+
+def worth_striking(c: Combatant, atk: Attack) -> bool:
+    """Not once the multiple attack penalty reaches -10 (-8 with an agile weapon is still worth it)."""
+    return multiple_attack_penalty(c.attacks_made, atk.agile) > -10
+
+
+# ---------------------------------------------------------------- opposed rolls
+
+
+def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
+    """The roll a combatant makes in a contest: d20 + its modifier for the check."""
+    raw = c.checks.get(check_id)
+    return RollPlan(system=SYSTEM, check=check_id, check_name=name, modifier=int(raw or 0), why=f"{name} {int(raw or 0):+d}")
+
+
+def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["skill", "defender", "attacker"] = "skill") -> OpposedResult:
+    """``a`` rolls against ``b``'s DC (10 + modifier); meeting it succeeds, the degree is reported."""
+    ra = contest_side(a.model_copy(update={"passive": False, "advantage": 0}), rng)
+    dc = 10 + b.plan.modifier + b.modifier
+    rb = ContestRoll(who=b.who, check=b.plan.check, check_name=f"{b.plan.check_name} DC", total=dc,
+                     breakdown=f"DC 10 {b.plan.modifier + b.modifier:+d} = {dc}")
+    step = degree(ra.total, dc, natural(ra.roll) if ra.roll else None)
+    ra.level, ra.level_name = step, DEGREES[step]
+    winner = a.who if step > 0 else b.who
+    text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {dc}: {DEGREES[step]}"
+    return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=ra.total == dc, raises=1 if step == 2 else 0,
+                         rule="meeting the DC succeeds; 10 over is critical", text=text)

@@ -23,15 +23,17 @@ from __future__ import annotations
 import math
 import random
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
 from ..dice import Roll, percentile, roll
 from ..systems import RollPlan
-from ..systems.percentile import SUCCESS_LEVELS, success_level
-from ._common import approach, dice, distance, event, max_dice, move, pick_attack, spend, tick
+from ..systems.percentile import SUCCESS_LEVELS, Coc7eSheet, success_level
+from ._common import approach, dice, distance, event, max_dice, move, move_left, pick_attack, spend, tick
+from ._common import hp_text, initiative_text  # noqa: F401 - part of the rules protocol, read by Combat
 from ._model import Attack, CombatError, Combatant, CombatEvent
+from ._opposed import Contestant, ContestRoll, OpposedResult, opposed, percentile_winner
 
 if TYPE_CHECKING:
     from ._combat import Combat
@@ -40,6 +42,9 @@ SYSTEM = "percentile"
 FREE_ACTIONS = {"move"}  # movement needs no action, only feet
 REORDER_EACH_ROUND = False
 TARGETED = {"attack"}
+INTERRUPT_USES_TURN = False  # no one acts out of turn
+DEFAULT_SKILLS = {"melee": "fighting_brawl", "ranged": "firearms_handgun"}  # an attack without a skill rolls these
+RANGE_FEET = 3  # stat block ranges are in yards
 NEEDED = {"regular": 1, "hard": 2, "extreme": 3}
 NO_PUSH = ("sanity", "luck")
 
@@ -92,8 +97,6 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
 
 def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
     """A foe from a coc7e stat block (skills not listed take the rules' base values)."""
-    from ..systems.percentile import Coc7eSheet
-
     chars = block.characteristics
     sheet = Coc7eSheet.model_validate({"name": name, "ruleset": pack.name, "characteristics": chars, "skills": block.skills})
     checks = _percent_checks(sheet, pack)
@@ -136,6 +139,24 @@ def may_interrupt(combat: "Combat", c: Combatant) -> bool:
 
 def health(c: Combatant) -> float:
     return c.hp / c.max_hp if c.max_hp else 0.0
+
+
+def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
+    """Before the first turn: seeing each kind of horror once costs the party a Sanity roll."""
+    return _sanity(combat, rng) if sanity else []
+
+
+def _sanity(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
+    out: list[CombatEvent] = []
+    seen: dict[str, Combatant] = {}
+    for foe in combat.standing("foes"):
+        if foe.sanity_loss and foe.monster not in seen:
+            seen[foe.monster or foe.name] = foe
+    for foe in seen.values():
+        for pc in combat.standing("party"):
+            if pc.sanity is not None:
+                out += sanity_roll(pc, foe.sanity_loss, rng, combat, source=f"the sight of {foe.name}")
+    return out
 
 
 def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
@@ -201,8 +222,6 @@ def _response(t: Combatant, options: dict) -> str:
 
 def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
     """A melee attack against a dodge or a fight-back, or a shot (see ``shoot``)."""
-    from ._opposed import Contestant, opposed
-
     t = combat.get(action.target)
     atk = pick_attack(a, action.attack, distance(a, t))
     if atk.kind == "ranged":
@@ -366,6 +385,50 @@ def flee(combat, a, action, rng):
 
 
 ACTIONS = {"attack": attack, "dodge": dodge, "move": move_action, "flee": flee}
+
+
+# ---------------------------------------------------------------- what the fight and the tactics read
+
+# hp_text, initiative_text (imported from ._common): hit points, and DEX.
+reach_left = move_left  # how far a creature can still go before it attacks
+
+
+def longest_range(atk: Attack) -> int:
+    """The farthest a firearm reaches: four times its base range (extreme)."""
+    return atk.range[0] * 4
+
+
+def worth_striking(c: Combatant, atk: Attack) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------- opposed rolls
+
+
+def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
+    """The roll a combatant makes in a contest: d100 against its skill."""
+    raw = c.checks.get(check_id)
+    return RollPlan(system=SYSTEM, check=check_id, check_name=name, value=int(raw or 0), why=f"{name} {raw or 0}%")
+
+
+def contest_side(c: Contestant, rng: random.Random) -> ContestRoll:
+    r = percentile(bonus=max(0, c.advantage), penalty=max(0, -c.advantage), rng=rng)
+    value = max(0, (c.plan.value or 0) + c.modifier)
+    level = success_level(r.total, value)
+    return ContestRoll(who=c.who, check=c.plan.check, check_name=c.plan.check_name, total=r.total, roll=r, level=level,
+                       level_name=SUCCESS_LEVELS[level], value=value, breakdown=f"{r.breakdown} vs {value}%: {SUCCESS_LEVELS[level]}")
+
+
+def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["skill", "defender", "attacker"] = "skill") -> OpposedResult:
+    """Both roll d100; the higher success level wins; equal levels go by ``ties`` (see ``percentile_winner``)."""
+    ra, rb = contest_side(a, rng), contest_side(b, rng)
+    side, rule = percentile_winner(ra.level, rb.level, ra.value or 0, rb.value or 0, ties)
+    winner = a.who if side == "a" else b.who if side == "b" else None
+    tie = max(ra.level, 0) == max(rb.level, 0)
+    text = f"{a.who}'s {ra.check_name} ({ra.level_name}) vs {b.who}'s {rb.check_name} ({rb.level_name}): " + (f"{winner} wins" if winner else "no winner")
+    if tie and winner is not None or winner is None:
+        text += f" ({rule})"
+    return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=tie, rule=rule, text=text)
 
 
 # ---------------------------------------------------------------- Sanity, Luck and pushing (in a fight or out of one)

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import random
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, die_size, roll, trait_roll
-from ._common import approach, distance, event, move, pick_attack, spend, tick
+from ..systems import RollPlan
+from ..systems.trait import SwadeSheet
+from ._common import approach, distance, event, move, move_left, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
+from ._opposed import Contestant, ContestRoll, OpposedResult, contestant, opposed
 
 if TYPE_CHECKING:
     from ._combat import Combat
@@ -33,6 +36,9 @@ SYSTEM = "trait"
 FREE_ACTIONS = {"move"}  # movement needs no action, only Pace
 REORDER_EACH_ROUND = True
 TARGETED = {"attack", "grapple"}
+INTERRUPT_USES_TURN = True  # a joker who acted out of turn is passed over when the order reaches it
+DEFAULT_SKILLS = {"melee": "fighting", "ranged": "shooting"}  # an attack without a skill rolls these
+RANGE_FEET = 6  # stat block ranges are in tabletop inches
 TN = 4
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 SUITS = ["♣", "♦", "♥", "♠"]  # low to high, for ties
@@ -96,8 +102,6 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
 
 def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
     """A foe from a swade stat block; Wild Cards get 2 Bennies unless it says otherwise."""
-    from ..systems.trait import SwadeSheet
-
     sheet = SwadeSheet.model_validate({"name": name, "ruleset": pack.name, "wild_card": block.wild_card,
                                        "attributes": block.attributes, "skills": block.skills})
     parry, tough = _derived(block.attributes, block.skills)
@@ -267,7 +271,7 @@ def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[C
     snake = _snake_eyes(a, r)
     hit = not snake and r.total >= tn
     raises = (r.total - tn) // 4 if hit else 0
-    verdict = "critical failure (snake eyes)" if snake else "miss" if not hit else ("hit" + (f" with a raise" if raises == 1 else f" with {raises} raises" if raises else ""))
+    verdict = "critical failure (snake eyes)" if snake else "miss" if not hit else ("hit" + (" with a raise" if raises == 1 else f" with {raises} raises" if raises else ""))
     out.append(event(combat, a, "attack", f"{a.name} attacks {t.name} with {atk.name}: {r.total} vs {tn_text}, {verdict}" + (f" ({', '.join(why)})" if why else ""),
                      target=t, rolls=rolls, hit=hit))
     if hit:
@@ -367,8 +371,6 @@ def defend(combat, a, action, rng):
 
 def grapple(combat, a, action, rng):
     """Athletics against Athletics: the target is Entangled; with a raise, Bound."""
-    from ._opposed import contestant, opposed
-
     t = combat.get(action.target)
     spend(a, 1, "a grapple")
     out = approach(combat, a, t, 5)
@@ -395,3 +397,68 @@ def flee(combat, a, action, rng):
 
 
 ACTIONS: dict[str, Any] = {"attack": attack, "grapple": grapple, "defend": defend, "move": move_action, "flee": flee}
+
+
+# ---------------------------------------------------------------- what the fight and the tactics read
+
+
+def hp_text(c: Combatant) -> str:
+    """Health as Shaken and wounds: ``Shaken, 1 wound``."""
+    return f"{'Shaken, ' if c.shaken else ''}{c.wounds} wound{'s' if c.wounds != 1 else ''}"
+
+
+def initiative_text(c: Combatant) -> str:
+    """The action card dealt, ``-`` before the deal."""
+    return c.card or "-"
+
+
+reach_left = move_left  # how far a creature can still go before it attacks (its Pace)
+
+
+def longest_range(atk: Attack) -> int:
+    """The farthest a ranged attack reaches (long range, at -4)."""
+    return max(atk.range)
+
+
+def worth_striking(c: Combatant, atk: Attack) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------- opposed rolls
+
+
+def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
+    """The roll a combatant makes in a contest: its trait die (and the Wild Die for a Wild Card); unskilled d4-2."""
+    raw = c.checks.get(check_id)
+    sides, step = die_size(str(raw or "d4-2"))
+    return RollPlan(system=SYSTEM, check=check_id, check_name=name, die=f"d{sides}", modifier=step,
+                    wild=c.wild_card, why=f"{name} {raw or 'd4-2 (unskilled)'}")
+
+
+def contest_side(c: Contestant, rng: random.Random) -> ContestRoll:
+    r = trait_roll(c.plan.die or "d4", c.plan.modifier + c.modifier, wild=c.plan.wild, rng=rng)
+    snake = c.plan.wild and len(r.faces) >= 2 and r.faces[0] == 1 and r.faces[1] == 1
+    return ContestRoll(who=c.who, check=c.plan.check, check_name=c.plan.check_name, total=r.total, roll=r,
+                       level=-1 if snake else None, level_name="snake eyes" if snake else "", breakdown=r.breakdown + (" (snake eyes)" if snake else ""))
+
+
+def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["skill", "defender", "attacker"] = "skill") -> OpposedResult:
+    """``a`` needs at least 4; ``b`` must meet or beat ``a``'s total (ties to ``b``); raises count from the loser's total."""
+    ra, rb = contest_side(a, rng), contest_side(b, rng)
+    if ra.level == -1:
+        winner, raises, rule = b.who, 0, "snake eyes: the actor fails"
+    elif ra.total < 4:
+        winner, raises, rule = b.who, 0, "the actor needs at least 4"
+    elif rb.total >= ra.total:
+        winner, raises, rule = b.who, (rb.total - ra.total) // 4, "the defender wins by meeting the actor's total"
+    else:
+        winner, raises, rule = a.who, (ra.total - rb.total) // 4, "the actor beat the defender's total"
+    tie = ra.total == rb.total
+    tail = f" with {raises} raise{'s' if raises != 1 else ''}" if raises else ""
+    text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {rb.total}: {winner} wins{tail}" + (f" ({rule})" if tie or ra.total < 4 or ra.level == -1 else "")
+    return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=tie, raises=raises, rule=rule, text=text)
+
+
+def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
+    """Nothing happens before the first turn: the deal is the initiative."""
+    return []

@@ -31,13 +31,24 @@ from typing import Any, Protocol, runtime_checkable
 from ..dice import Roll
 from ..table import RollRecord, Scenario
 from . import d20, degrees, percentile, trait
-from ._base import CharacterError, Difficulty, RollPlan, Sheet, UnknownMechanic
+from ._base import (
+    MECHANICS,
+    PACK_SYSTEMS,
+    CharacterError,
+    Difficulty,
+    RollPlan,
+    Sheet,
+    UnknownMechanic,
+    ability_key,
+    system_of,
+)
+from ._sheets import DATA as CHARACTERS_DIR
 from ._sheets import find_character, load_character, parse_character, ready_characters
 
 __all__ = [
     "Mechanic", "MECHANICS", "PACK_SYSTEMS", "mechanic_for", "system_of",
     "CharacterError", "UnknownMechanic", "Difficulty", "RollPlan", "Sheet",
-    "find_character", "load_character", "parse_character", "ready_characters",
+    "find_character", "load_character", "parse_character", "ready_characters", "ability_key", "CHARACTERS_DIR",
     "choose_difficulty", "make_roll", "player_roll", "judge", "roll_hint", "record",
 ]
 
@@ -85,30 +96,13 @@ class Mechanic(Protocol):
 
 
 # The registry: a mechanic's name → its module. A new mechanic is one line here.
-MECHANICS: dict[str, Mechanic] = {
+# (The dict lives in ``_base``, which every mechanic module imports; it is filled here.)
+MECHANICS.update({
     "d20": d20,
     "percentile": percentile,
     "degrees": degrees,
     "trait": trait,
-}
-
-# The shipped packs, which do not (yet) say ``system:`` themselves.
-PACK_SYSTEMS: dict[str, str] = {"dnd5e": "d20", "coc7e": "percentile", "pf2e": "degrees", "swade": "trait"}
-
-
-def system_of(pack: Any) -> str | None:
-    """The mechanic name a pack plays, or None.
-
-    ``pack`` is a pack name or a loaded pack; the pack's own ``system`` (or ``rules.system``)
-    wins over ``PACK_SYSTEMS``. Anything else with a ``system`` (a sheet, a plan) gives it.
-    """
-    declared = getattr(pack, "system", None)
-    rules = getattr(pack, "rules", None)
-    if not declared and isinstance(rules, dict):
-        declared = rules.get("system")
-    if declared:
-        return str(declared)
-    return PACK_SYSTEMS.get(pack if isinstance(pack, str) else getattr(pack, "name", None) or "")
+})
 
 
 def mechanic_for(system_or_pack: Any) -> Mechanic:

@@ -3,15 +3,18 @@
 ``RollPlan`` and ``Difficulty`` carry their mechanic's name (``system``) and ask the registry
 for the mechanic when they print (``plan.expression()``, ``difficulty.label(plan)``), so the
 records stay plain data that a session file can store and reload.
+
+The registry dict itself (``MECHANICS``) is defined here, at the bottom of the package, because
+every mechanic module builds on this one; ``gm/systems/__init__.py`` fills it.
 """
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rulesets import VgmError
+from rulesets import UnknownName, VgmError
 
 from ..dice import BadDice
 
@@ -22,6 +25,36 @@ class CharacterError(VgmError):
 
 class UnknownMechanic(VgmError):
     """A rule system (or pack) with no mechanic in ``gm.systems.MECHANICS``."""
+
+
+# The registry: a mechanic's name → its module (filled by gm/systems/__init__.py).
+MECHANICS: dict[str, Any] = {}
+
+# The shipped packs, which do not (yet) say ``system:`` themselves.
+PACK_SYSTEMS: dict[str, str] = {"dnd5e": "d20", "coc7e": "percentile", "pf2e": "degrees", "swade": "trait"}
+
+
+def system_of(pack: Any) -> str | None:
+    """The mechanic name a pack plays, or None.
+
+    ``pack`` is a pack name or a loaded pack; the pack's own ``system`` (or ``rules.system``)
+    wins over ``PACK_SYSTEMS``. Anything else with a ``system`` (a sheet, a plan) gives it.
+    """
+    declared = getattr(pack, "system", None)
+    rules = getattr(pack, "rules", None)
+    if not declared and isinstance(rules, dict):
+        declared = rules.get("system")
+    if declared:
+        return str(declared)
+    return PACK_SYSTEMS.get(pack if isinstance(pack, str) else getattr(pack, "name", None) or "")
+
+
+def _mechanic(system: str) -> Any:
+    """The mechanic module of a system name (the records below hold only the name)."""
+    try:
+        return MECHANICS[system]
+    except KeyError:
+        raise UnknownMechanic(f"no dice mechanic for {system!r}; use a system ({', '.join(MECHANICS)})") from None
 
 
 class RollPlan(BaseModel):
@@ -39,17 +72,13 @@ class RollPlan(BaseModel):
     @field_validator("system")
     @classmethod
     def _known(cls, value: str) -> str:
-        from . import MECHANICS
-
         if value not in MECHANICS:
             raise ValueError(f"{value!r} is not a mechanic; use one of {', '.join(MECHANICS)}")
         return value
 
     def expression(self, advantage: int = 0) -> str:
         """The dice as a player would write them (``1d20+5``, ``2d20kh1+5``, ``1d100``, ``d8 + wild d6``)."""
-        from . import mechanic_for
-
-        return mechanic_for(self.system).expression(self, advantage)
+        return _mechanic(self.system).expression(self, advantage)
 
 
 class Difficulty(BaseModel):
@@ -65,9 +94,7 @@ class Difficulty(BaseModel):
 
     def label(self, plan: RollPlan | None = None) -> str | None:
         """``DC 15``, ``Hard (30)`` (with the character's target), ``TN 4 (-2)``."""
-        from . import mechanic_for
-
-        return mechanic_for(self.system).label(self, plan)
+        return _mechanic(self.system).label(self, plan)
 
 
 class Sheet(BaseModel):
@@ -124,8 +151,6 @@ def ability_key(ruleset, key: str) -> str | None:
 
 def check_def(ruleset, check_id: str):
     """The pack's CheckDef for an id (``lore:sailing`` included), or a one-line error."""
-    from rulesets import UnknownName
-
     try:
         return ruleset.check(check_id)
     except UnknownName:

@@ -11,7 +11,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ._base import CharacterError, Sheet, ability_key
+from rulesets import UnknownName, yaml_line
+
+from ._base import MECHANICS, CharacterError, Sheet, ability_key, system_of
 
 DATA = Path(__file__).parent.parent / "data" / "characters"
 
@@ -22,8 +24,6 @@ def sheet_class(ruleset, data: dict[str, Any], source: str) -> type[Sheet]:
     ``system:`` is taken out of ``data`` only when the pack itself has no mechanic, as a sheet
     for a known pack has no such field.
     """
-    from . import MECHANICS, system_of
-
     system = system_of(ruleset)
     if system in MECHANICS:
         return MECHANICS[system].sheet
@@ -35,33 +35,8 @@ def sheet_class(ruleset, data: dict[str, Any], source: str) -> type[Sheet]:
     raise CharacterError(f"{source}: no sheet shape for rule set {ruleset.name!r}; add 'system: {'|'.join(MECHANICS)}' to the sheet")
 
 
-def _line_of(text: str, loc: tuple) -> int | None:
-    """The 1-based line of a key path in a YAML text, so a sheet error can point at it."""
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if key.value == str(part):
-                    line, node = key.start_mark.line + 1, value
-                    break
-            else:
-                return line
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
-
-
 def parse_character(data: Any, ruleset, source: str = "<sheet>", text: str | None = None) -> Sheet:
     """Validate a sheet mapping against its rule set; names of checks/abilities resolve to ids."""
-    from rulesets import UnknownName
-
     if not isinstance(data, dict):
         raise CharacterError(f"{source}: a character sheet is a mapping (name:, abilities: ...); see gm/data/characters/ for examples")
     data = dict(data)
@@ -71,7 +46,7 @@ def parse_character(data: Any, ruleset, source: str = "<sheet>", text: str | Non
     cls = sheet_class(ruleset, data, source)
 
     def where(loc: tuple) -> str:
-        line = _line_of(text, loc) if text else None
+        line = yaml_line(text, loc) if text else None
         return f"{source}{f':{line}' if line else ''}: {'.'.join(str(p) for p in loc)}"
 
     # Resolve ability and check names to the pack's ids before validation, so "WIS",
