@@ -116,7 +116,7 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 
 @step("adjudicate", needs_model=lambda args: args.get("mode", "retrieval") != "retrieval")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
-               similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True):
+               similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -132,6 +132,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         recent: table lines shown to the model before the acting line.
         max_tokens: the answer is one short JSON object.
         shots: show the worked answers (``prompts/adjudicate_shots.yaml``) before the question.
+        always_roll: never answer ``no_roll``/``impossible`` — MOE asks *which* check a GM called
+            at a moment where one was called, so there "no roll" can only be wrong.
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
@@ -145,7 +147,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         pack, options = state.pack, state.options
         speaker, line = acting_turn(state.instance)
         index = options.get("check_index") or CheckIndex.for_pack(pack)
-        vote = index.vote(line, k=k)
+        vote = index.vote(line, k=k, exclude=set(DECISIONS) if always_roll else None)
         hints = [c for c in options.get("hint_checks", []) if c in pack.checks]
         checks = list(dict.fromkeys([*hints, *vote.candidates(candidates)]))[: max(candidates, len(hints))]
         record = StepRecord(name="adjudicate", parsed={
