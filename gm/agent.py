@@ -121,6 +121,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         """
         started = time.perf_counter()
         self._on_mechanics = on_mechanics
+        self._history = [*getattr(self, "_history", [])[-19:], self.session.model_dump_json()]
         text = checked_line(text)
         low = text.lower()
         if low.startswith("/roll"):
@@ -187,6 +188,32 @@ class GameMaster(PlayerRolls, SessionSetup):
         only = [found.model_copy(update={"keywords": [], "checks": [check_id]})] if found else []
         scene = self.scenario.model_copy(update={"secrets": only})
         return choose_difficulty(plan.system, check_id, text, scene, set(self.session.revealed))
+
+    def undo(self) -> bool:
+        """Take back the last input and everything the GM did with it (the host's undo); saved.
+
+        The long-session memory keeps what it was told: only the session and the fight go back.
+        """
+        if not getattr(self, "_history", None):
+            return False
+        path = self.session.path
+        self.session = type(self.session).model_validate_json(self._history.pop())
+        self.session.path = path
+        self.save()
+        return True
+
+    async def aregenerate(self, **listeners: Any) -> GMReply | None:
+        """Undo the last input and play it again: same line, fresh words (and, past the undo, the same dice)."""
+        last = next((t for t in reversed(self.session.turns)), None)
+        if last is None or not self.undo():
+            return None
+        return await self.astep(last.player if last.player in self.session.players else last.character or "", last.text, **listeners)
+
+    def regenerate(self, **listeners: Any) -> GMReply | None:
+        """Synchronous ``aregenerate``."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(self.aregenerate(**listeners))
 
     def _hear(self, said: Turn) -> None:
         self.session.log.append(said)

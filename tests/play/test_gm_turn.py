@@ -197,3 +197,15 @@ def test_sentences_split_with_abbreviations_in_mind():
 def test_splitting_never_loses_or_invents_words(words):
     text = " ".join(words)
     assert " ".join(split_sentences(text)).split() == text.split()
+
+
+def test_the_host_can_undo_and_regenerate_the_last_reply(tmp_path):
+    model = ScriptedModel(replies=["The water laps at the pews as you move, cold and quiet in the dark.",
+                                   "Your fingers find slick stone and a thread of cold air under the altar's lip."])
+    g = GameMaster("dnd5e", "drowned_chapel", model, memory=False, seed=2, session_path=tmp_path / "s.json")
+    first = g.step("Brisa", "I search the altar for a hidden catch")
+    again = g.regenerate()
+    assert again.narration != first.narration and [r.total for r in again.rolls] == [r.total for r in first.rolls]
+    assert len(g.session.turns) == 1
+    assert g.undo() and g.session.turns == [] and len(g.session.log) == 1
+    assert json.loads((tmp_path / "s.json").read_text())["turns"] == []
