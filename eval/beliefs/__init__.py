@@ -1,16 +1,24 @@
 """Belief scoring (MafiaScope): first-order accuracy and recall, calibration, second order,
 vote coupling and belief dynamics, each with a cluster bootstrap over games.
 
-``score_path("../shared/data/mafiascope")`` imports and scores a folder of games.
+``score_path("../shared/data/mafiascope")`` imports and scores a folder of games. Game logs
+(MafiaScope's layout and ours) are read by ``load_games``; ``seen_by`` says which events a
+seat could see.
 """
 from ._bootstrap import cluster_bootstrap
 from ._compare import compare_paths, compare_probe_logs
+from ._data import BeliefGame, Vote, entries, is_evil, norm_role, position, resolve
 from ._fork import ForkError, find_snapshot, fork_game
-from ._data import BeliefGame, Vote, is_evil, norm_role
-from ._metrics import attitude_from_guess, brier, ece, reliability_bins
+from ._logs import (PROBE_LOG_SUFFIX, ImportError_, complete_prefix, count_moves, event_positions, games_from_events,
+                    load_games, load_mafiascope_game, load_vgm_game, read_jsonl, repair_record, seen_by)
+from ._metrics import attitude_from_guess, brier, calibration_rows, ece, reliability_bins
 from ._report import plot_report, score_games, score_path
 
 __all__ = [
-    "BeliefGame", "ForkError", "compare_paths", "compare_probe_logs", "Vote", "find_snapshot", "fork_game", "attitude_from_guess", "brier", "cluster_bootstrap", "ece", "is_evil", "norm_role",
-    "plot_report", "reliability_bins", "score_games", "score_path",
+    "BeliefGame", "Vote", "entries", "is_evil", "norm_role", "position", "resolve",
+    "load_games", "load_mafiascope_game", "load_vgm_game", "games_from_events", "read_jsonl", "ImportError_",
+    "PROBE_LOG_SUFFIX", "complete_prefix", "repair_record", "count_moves", "seen_by", "event_positions",
+    "compare_paths", "compare_probe_logs", "ForkError", "find_snapshot", "fork_game",
+    "attitude_from_guess", "brier", "calibration_rows", "cluster_bootstrap", "ece", "reliability_bins",
+    "plot_report", "score_games", "score_path",
 ]

@@ -1,4 +1,5 @@
-"""Importer for Mafia logs with private probes: MafiaScope's own layout and ours.
+"""Mafia (and Avalon) logs with private probes, MafiaScope's own layout and ours: reading them,
+and which events a seat could see.
 
 MafiaScope writes one folder per game: ``game.jsonl`` (events with ``kind``: ``setup`` with
 ``players[{name, role, ...}]``, ``intro`` / ``day_discuss`` / ``day_vote`` messages with
@@ -20,12 +21,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gm.social import visible_to
 from pipelines.llm.structured import parse_as
-from pipelines.probes import ANSWER_SHAPES, ProbeRecord
-from pipelines.probes._answers import dump_answer
+from pipelines.probes import ANSWER_SHAPES, ProbeRecord, dump_answer, setup_players
 from rulesets import FileProblem, VgmError, read_jsonl as _read_jsonl, validation_problem
 
-from eval.beliefs._data import BeliefGame, Vote
+from ._data import BeliefGame, Vote
 
 PROBE_LOG_SUFFIX = ".probes.jsonl"
 # probe ids in MafiaScope's configs → the answer shape we validate them with
@@ -148,8 +149,6 @@ def games_from_events(events: list[dict[str, Any]], probes: list[ProbeRecord], w
     setup = next((e for e in events if e.get("kind") == "setup"), None)
     if setup is None:
         raise ImportError_(f"{where}: no 'setup' event with the players and roles; is this a game log?")
-    from pipelines.probes._events import setup_players
-
     seated = setup_players(setup)
     players = [n for n, _ in seated]
     roles = dict(seated)
@@ -274,3 +273,39 @@ def load_games(path: str | Path) -> list[BeliefGame]:
     if not games:
         raise ImportError_(f"{path}: no games found; expected <game>/game.jsonl(.gz) + introspection.jsonl(.gz), or <game>.jsonl + <game>{PROBE_LOG_SUFFIX}")
     return games
+
+
+# -- who saw what ---------------------------------------------------------------------
+def seen_by(event: dict[str, Any], agent: str | None, game: BeliefGame) -> bool:
+    """Could ``agent`` see this event? ``None`` is the moderator, who sees everything.
+
+    Our logs say so on each event (``private``, read by ``gm.social.visible_to``); in
+    MafiaScope's, the role table is the moderator's and a night action is its actor's (a
+    Mafia pick, every Mafia's).
+    """
+    if agent is None:
+        return True
+    if "private" in event:
+        return visible_to(event, agent)
+    kind = str(event.get("kind", ""))
+    if kind == "setup":
+        return False
+    if kind.startswith("night_") and event.get("player"):
+        if kind == "night_mafia":
+            return game.evil(agent)
+        return event.get("player") == agent
+    return True
+
+
+def event_positions(events: list[dict[str, Any]]) -> list[tuple[int, float]]:
+    """Each event's place in time: its public key, or just after the last public message of its round."""
+    out, last = [], {}
+    for e in events:
+        rnd = int(e.get("round", 0) or 0)
+        seq = e.get("public_msg_seq", e.get("msg_seq"))
+        if seq is not None and not e.get("private"):
+            last[rnd] = float(seq)
+            out.append((rnd, float(seq)))
+        else:
+            out.append((rnd, float(seq) + 0.5 if seq is not None else last.get(rnd, 0.0) + 0.5))
+    return out

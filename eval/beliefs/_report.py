@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from eval.beliefs import _metrics as m
-from eval.beliefs._bootstrap import B_DEFAULT, SEED_DEFAULT, cluster_bootstrap
-from eval.beliefs._data import BeliefGame
+from . import _metrics as m
+from ._bootstrap import B_DEFAULT, SEED_DEFAULT, cluster_bootstrap
+from ._data import BeliefGame
+from ._logs import load_games
 
 
 def _fig(per_game: list[np.ndarray], stat, b: int, seed: int, **extra: Any) -> dict[str, Any]:
@@ -221,8 +222,6 @@ def plot_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
 
 def score_path(path: str | Path, *, b: int = B_DEFAULT, seed: int = SEED_DEFAULT, plots: str | Path | None = None) -> dict[str, Any]:
     """Import every game under ``path`` (MafiaScope or ours), score it, optionally write plots."""
-    from eval.mafiascope import load_games
-
     games = load_games(path)
     report = score_games(games, b=b, seed=seed)
     report["source_path"] = str(path)

@@ -7,12 +7,12 @@ Common use::
     instances, counts = build_tasks(sessions)        # no model needed
 """
 from .avalon_logs import load_avalon_log
-from .importers import InMindDataError, load_released, load_sessions, session_from_released
+from .importers import load_released, load_sessions, session_from_released
 from .masking import Masked, Span, find_spans, mask, replace_seats, seat_spans
 from .metrics import baseline_match, exact_match, fill_correct, role_scores, score_fills, top_k, weighted_game_score
 from .report import build_report, report_tables
 from .runner import count_tasks, run_inmind
-from .session import EndPhase, GameState, MissionResult, Proposal, Round, Session, StrategyNote, Utterance, Vote
+from .session import EndPhase, GameState, InMindDataError, MissionResult, Proposal, Round, Session, StrategyNote, Utterance, Vote
 from .tasks import MODES, ROUND_WEIGHTS, SETTINGS, TASKS, TaskInstance, build_tasks, round_weights
 
 __all__ = [

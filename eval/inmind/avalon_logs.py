@@ -24,8 +24,7 @@ from gm.social.events import read_log
 from rulesets import FileProblem, read_json, read_jsonl, read_text
 
 from . import roles as _roles
-from .importers import InMindDataError
-from .session import SYSTEM, EndPhase, GameState, MissionResult, Proposal, Round, Session, StrategyNote, Utterance, Vote
+from .session import SYSTEM, EndPhase, GameState, InMindDataError, MissionResult, Proposal, Round, Session, StrategyNote, Utterance, Vote
 
 
 def _read_traces(path: Path) -> list[dict[str, Any]]:

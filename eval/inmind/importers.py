@@ -14,15 +14,12 @@ from rulesets import FileProblem, VgmError, read_json
 
 from . import roles as _roles
 from ._system_lines import read_end, read_state
-from .session import SYSTEM, Round, Session, StrategyNote, Utterance
+from .avalon_logs import load_avalon_log
+from .session import SYSTEM, InMindDataError, Round, Session, StrategyNote, Utterance
 
 _TASK = re.compile(r"^task([1-9])$")
 TRACES_SUFFIX = ".traces.jsonl"
 _MODE_FROM_NAME = re.compile(r"(observer|participant)", re.IGNORECASE)
-
-
-class InMindDataError(VgmError):
-    """A session file that does not follow the InMind-Avalon schema."""
 
 
 def _need(obj: Any, key: str, where: str, kind: type = dict) -> Any:
@@ -152,8 +149,6 @@ def load_sessions(source: str | Path) -> list[Session]:
         if path.name.endswith(TRACES_SUFFIX):
             continue  # read together with its game log
         if path.suffix == ".jsonl":
-            from .avalon_logs import load_avalon_log
-
             traces = path.with_name(path.stem + TRACES_SUFFIX)
             try:
                 sessions.append(load_avalon_log(path, traces if traces.is_file() else None))

@@ -11,8 +11,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rulesets import VgmError
+
 Mode = Literal["observer", "participant"]
 SYSTEM = "system"
+
+
+class InMindDataError(VgmError):
+    """A session file (released InMind-Avalon JSON, or one of our Avalon logs) that does not make a session."""
 
 
 class Utterance(BaseModel):

@@ -170,7 +170,7 @@ def test_avalon_game_is_probed_with_the_avalon_set(tmp_path, respond):
     from gm.avalon import AvalonGame
     from gm.social import ScriptedSeat
 
-    from eval.mafiascope import load_games
+    from eval.beliefs import load_games
 
     game = AvalonGame([ScriptedSeat("random") for _ in range(6)], seed=2, game_id="av", log_path=tmp_path / "av.jsonl")
     runner = attach_probes(game, "avalon", ScriptedModel(responder=respond), tmp_path / "av.probes.jsonl")

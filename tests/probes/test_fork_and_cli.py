@@ -5,7 +5,7 @@ import pytest
 from typer.testing import CliRunner
 
 from eval.beliefs import ForkError, find_snapshot, fork_game
-from eval.mafiascope import load_games
+from eval.beliefs import load_games
 from pipelines.llm import ScriptedModel
 
 

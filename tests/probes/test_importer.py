@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from eval.mafiascope import ImportError_, complete_prefix, load_games
+from eval.beliefs import ImportError_, complete_prefix, load_games
 from eval.beliefs import score_path
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mafiascope"

@@ -3,13 +3,16 @@
 A timeline slider walks the steps at which the chosen agent was probed. Beside the game feed
 (in the impersonate view, only the events that agent saw), its latest role guesses stand next
 to the true roles, and a reliability plot shows how well its confidence matched reality.
-Games and probes are read by ``eval.mafiascope``; the metrics are ``eval.beliefs``' own.
+Games, probes and who saw which event come from ``eval.beliefs``, and so do the metrics.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import math
+import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +20,8 @@ from typing import Any
 
 import gradio as gr
 
+from eval.beliefs import (PROBE_LOG_SUFFIX, brier, calibration_rows, ece, entries, event_positions, load_mafiascope_game,
+                          load_vgm_game, norm_role, position, read_jsonl, reliability_bins, resolve, seen_by)
 from rulesets import VgmError
 
 from ._common import AppContext, esc, turns_html
@@ -39,23 +44,16 @@ _PRIVATE: list[Path] = []
 def _plot_path() -> Path:
     """A fresh file name in this server's own temp folder (mode 0700, removed at exit)."""
     if not _PRIVATE or not _PRIVATE[0].is_dir():
-        import atexit
-        import shutil
-
         folder = Path(tempfile.mkdtemp(prefix="vgm-beliefs-"))
         _PRIVATE[:] = [folder]
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
     fd, name = tempfile.mkstemp(prefix="calibration-", suffix=".png", dir=_PRIVATE[0])
-    import os
-
     os.close(fd)
     return Path(name)
 
 
 def find_games(path: str | Path) -> list[GameEntry]:
     """MafiaScope game folders and our ``<game>.jsonl`` + ``<game>.probes.jsonl`` pairs under ``path``."""
-    from eval.mafiascope import PROBE_LOG_SUFFIX, load_mafiascope_game, load_vgm_game, read_jsonl
-
     path = Path(path)
     if not path.exists():
         raise VgmError(f"{path}: no such file or folder; give a folder of game logs with probes")
@@ -82,38 +80,6 @@ def find_games(path: str | Path) -> list[GameEntry]:
     return found
 
 
-def _positions(events: list[dict]) -> list[tuple[int, float]]:
-    """Each event's place in time: its public key, or just after the last public message of its round."""
-    out, last = [], {}
-    for e in events:
-        rnd = int(e.get("round", 0) or 0)
-        seq = e.get("public_msg_seq", e.get("msg_seq"))
-        if seq is not None and not e.get("private"):
-            last[rnd] = float(seq)
-            out.append((rnd, float(seq)))
-        else:
-            out.append((rnd, float(seq) + 0.5 if seq is not None else last.get(rnd, 0.0) + 0.5))
-    return out
-
-
-def seen_by(event: dict, agent: str | None, game) -> bool:
-    """Could ``agent`` see this event? ``None`` is the moderator, who sees everything."""
-    if agent is None:
-        return True
-    if "private" in event:  # our logs say so explicitly (gm.social.events)
-        from gm.social import visible_to
-
-        return visible_to(event, agent)
-    kind = str(event.get("kind", ""))
-    if kind == "setup":
-        return False  # the role table is the moderator's
-    if kind.startswith("night_") and event.get("player"):  # MafiaScope night actions are the actor's (and the Mafia's)
-        if kind == "night_mafia":
-            return game.evil(agent)
-        return event.get("player") == agent
-    return True
-
-
 def event_turn(event: dict) -> dict:
     """An event as a line of the feed: who spoke, and what (or what happened)."""
     kind = str(event.get("kind", ""))
@@ -128,21 +94,17 @@ def event_turn(event: dict) -> dict:
 
 def agent_steps(game, agent: str) -> list[tuple[int, float]]:
     """The moments the agent was probed, in order (round-end probes last in their round)."""
-    from eval.beliefs._data import position
-
     return sorted({position(p.round, p.public_msg_seq) for p in game.probes if p.player == agent})
 
 
 def feed(entry: GameEntry, agent: str | None, upto: tuple[int, float], impersonate: bool) -> list[dict]:
     viewer = agent if impersonate else None
-    return [event_turn(e) for e, pos in zip(entry.events, _positions(entry.events))
+    return [event_turn(e) for e, pos in zip(entry.events, event_positions(entry.events))
             if pos <= upto and seen_by(e, viewer, entry.game)]
 
 
 def latest_probes(game, agent: str, upto: tuple[int, float]) -> dict[str, Any]:
     """The agent's latest answer to each probe at or before ``upto``."""
-    from eval.beliefs._data import position
-
     out: dict[str, Any] = {}
     for p in sorted((p for p in game.probes if p.player == agent), key=lambda p: (position(p.round, p.public_msg_seq), p.probe_seq)):
         if position(p.round, p.public_msg_seq) <= upto:
@@ -152,8 +114,6 @@ def latest_probes(game, agent: str, upto: tuple[int, float]) -> dict[str, Any]:
 
 def belief_rows(game, agent: str, upto: tuple[int, float], show_truth: bool) -> list[list]:
     """The agent's role guesses about every player next to the truth (hidden when ``show_truth`` is off)."""
-    from eval.beliefs._data import entries, norm_role, resolve
-
     rec = latest_probes(game, agent, upto).get("role_assessment") or latest_probes(game, agent, upto).get("role_beliefs")
     guesses: dict[str, dict] = {}
     if rec is not None and rec.parse_ok:
@@ -176,13 +136,10 @@ def belief_rows(game, agent: str, upto: tuple[int, float], show_truth: bool) -> 
 
 def calibration_plot(game, agent: str | None, path: str | Path) -> tuple[Path, str]:
     """Reliability diagram: the game's villager-side guesses, and the agent's own when it is on that side."""
-    import matplotlib
+    import matplotlib  # lazy: only the plot needs it, and it is slow to import
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from eval.beliefs import brier, ece, reliability_bins
-    from eval.beliefs._metrics import calibration_rows
 
     series = [("all villager-side seats", calibration_rows(game), "tab:blue")]
     if agent:
