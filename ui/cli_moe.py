@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-moe_app = typer.Typer(help="MOE (Tachikuma): import datasets, run and compare prompting pipelines, report CF/SF.", no_args_is_help=True)
+from eval.cluster._cli import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
+
+moe_app = typer.Typer(cls=ClusterGuard, help="MOE (Tachikuma): import datasets, run and compare prompting pipelines, report CF/SF.", no_args_is_help=True)
 console = Console()
 
 
@@ -169,8 +171,13 @@ def run_cmd(
     metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
     prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
+    cluster: str | None = cluster_option(),
+    ray_address: str | None = ray_address_option(),
+    base_url: list[str] | None = base_url_option(),
+    endpoint_concurrency: int | None = endpoint_concurrency_option(),
 ) -> None:
     """Run one pipeline; writes predictions.jsonl as it goes and resumes after a kill."""
+    from eval.cluster import from_cli
     from eval.moe.report import build_report
     from eval.moe.runner import run_moe
 
@@ -178,8 +185,9 @@ def run_cmd(
 
     folder = out or Path("runs") / pipeline
     check_metric(metric)
-    with RichReporter() as reporter:
-        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting)
+    spec = from_cli("moe run", cluster, ray_address, base_url, endpoint_concurrency)
+    with (spec.reporter() if spec else RichReporter()) as reporter:
+        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, cluster=spec)
     report = build_report([done], baseline=None, metric=metric)
     _print_report(report, as_json, f"MOE run {done}")
     _exit_on_errors(report, allow_errors)
@@ -198,8 +206,13 @@ def compare_cmd(
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
     metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
     prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
+    cluster: str | None = cluster_option(),
+    ray_address: str | None = ray_address_option(),
+    base_url: list[str] | None = base_url_option(),
+    endpoint_concurrency: int | None = endpoint_concurrency_option(),
 ) -> None:
     """Run several pipelines on the same instances; print the paper-style table and save a bar chart."""
+    from eval.cluster import from_cli
     from eval.moe.report import build_report
     from eval.moe.runner import compare_moe
 
@@ -208,8 +221,9 @@ def compare_cmd(
 
     names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else list(COMPARE_DEFAULT)
     check_metric(metric)
-    with RichReporter() as reporter:
-        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting)
+    spec = from_cli("moe compare", cluster, ray_address, base_url, endpoint_concurrency)
+    with (spec.reporter() if spec else RichReporter()) as reporter:
+        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, cluster=spec)
     report = build_report([out], metric=metric)
     _write_outputs(report, out)
     _print_report(report, as_json, f"MOE compare ({out})")

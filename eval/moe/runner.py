@@ -347,21 +347,23 @@ async def close_model(model: Any) -> None:
 def run_moe(
     pipeline: str, data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
     concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, prompting: str = "faithful",
+    cluster: Any = None,
 ) -> Path:
     """``vgm moe run``: one pipeline into one run folder; returns the folder."""
     return compare_moe([pipeline], data, out, model=model, limit=limit, concurrency=concurrency, train=train,
-                       reporter=reporter, single=True, prompting=prompting)[load_pipeline(pipeline).name]
+                       reporter=reporter, single=True, prompting=prompting, cluster=cluster)[load_pipeline(pipeline).name]
 
 
 def compare_moe(
     pipelines: list[str], data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
     concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, single: bool = False,
-    prompting: str = "faithful", options: dict[str, Any] | None = None,
+    prompting: str = "faithful", options: dict[str, Any] | None = None, cluster: Any = None,
 ) -> dict[str, Path]:
     """``vgm moe compare``: every pipeline into ``out/<pipeline>``; returns pipeline → folder.
 
     Every option, the output folders and the data file are checked before a model starts or
-    a byte is written.
+    a byte is written. ``cluster`` (an ``eval.cluster.ClusterSpec``) runs the instances on Ray
+    workers; this process still writes every folder.
     """
     built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
     out = Path(out)
@@ -375,6 +377,11 @@ def compare_moe(
     load_moe(data_path(data), limit=limit)  # a bad data file stops here, before a model server starts
     if train:
         load_moe(train)
+    if cluster is not None:
+        from eval.cluster import run_moe as run_on_cluster
+
+        return run_on_cluster(pipelines, data, folders, spec=cluster, model=model, limit=limit, concurrency=concurrency,
+                              train=train, reporter=reporter, options=options, prompting=prompting)
     chat = open_model(model) if needs_model else None
 
     async def go() -> dict[str, Path]:
