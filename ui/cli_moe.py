@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from eval.cluster._cli import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
+from eval.cluster import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
 
 moe_app = typer.Typer(cls=ClusterGuard, help="MOE (Tachikuma): import datasets, run and compare prompting pipelines, report CF/SF.", no_args_is_help=True)
 console = Console()
@@ -187,7 +187,7 @@ def run_cmd(
     check_metric(metric)
     spec = from_cli("moe run", cluster, ray_address, base_url, endpoint_concurrency)
     with (spec.reporter() if spec else RichReporter()) as reporter:
-        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, cluster=spec)
+        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=spec.run_moe if spec else None)
     report = build_report([done], baseline=None, metric=metric)
     _print_report(report, as_json, f"MOE run {done}")
     _exit_on_errors(report, allow_errors)
@@ -223,7 +223,7 @@ def compare_cmd(
     check_metric(metric)
     spec = from_cli("moe compare", cluster, ray_address, base_url, endpoint_concurrency)
     with (spec.reporter() if spec else RichReporter()) as reporter:
-        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, cluster=spec)
+        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=spec.run_moe if spec else None)
     report = build_report([out], metric=metric)
     _write_outputs(report, out)
     _print_report(report, as_json, f"MOE compare ({out})")

@@ -14,8 +14,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-avalon_app = typer.Typer(help="Avalon moderated by the GM: play a seat, simulate games, check real game logs.", no_args_is_help=True)
-mafia_app = typer.Typer(help="Mafia moderated by the GM: play a seat, simulate games.", no_args_is_help=True)
+from eval.cluster import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
+
+avalon_app = typer.Typer(cls=ClusterGuard, help="Avalon moderated by the GM: play a seat, simulate games, check real game logs.", no_args_is_help=True)
+mafia_app = typer.Typer(cls=ClusterGuard, help="Mafia moderated by the GM: play a seat, simulate games.", no_args_is_help=True)
 console = Console()
 
 SEATS_HELP = "one kind for every seat, or a comma list per seat: scripted, scripted:random, scripted:heuristic, llm, llm:<model>"
@@ -66,9 +68,16 @@ def _print_report(report: dict[str, Any], as_json: bool) -> None:
 
 def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int,
               model: Optional[str], options: dict, as_json: bool, probes: Optional[str], probe_model: Optional[str],
-              snapshots: bool, concurrency: int, max_tokens: int) -> None:
+              snapshots: bool, concurrency: int, max_tokens: int, spec: Any = None) -> None:
     from gm.social.runner import check_simulate, simulate
 
+    if spec is not None:  # --cluster ray: each game a shard; this process writes the folder
+        from eval.cluster import simulate as simulate_on_cluster
+
+        report = simulate_on_cluster(engine, spec=spec, games=games, seats=seats, players=players, out=out, seed=seed, model=model,
+                                     options=options, probes=probes, probe_model=probe_model, snapshots=snapshots,
+                                     concurrency=concurrency, max_tokens=max_tokens, show_progress=True, transient=as_json)
+        return _print_report(report, as_json)
     check_simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, options=options,
                    concurrency=concurrency, max_tokens=max_tokens)  # before the progress bar or any file
     hook = _probe_hook(probes, probe_model, out)
@@ -129,10 +138,17 @@ def avalon_simulate(
     concurrency: int = typer.Option(1, "--concurrency", help="games played at once"),
     max_tokens: int = typer.Option(200, "--max-tokens", help="token cap per LLM move"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+    cluster: Optional[str] = cluster_option(),
+    ray_address: Optional[str] = ray_address_option(),
+    base_url: Optional[list[str]] = base_url_option(),
+    endpoint_concurrency: Optional[int] = endpoint_concurrency_option(),
 ) -> None:
     """Play a batch of Avalon games; prints the win-rate table."""
+    from eval.cluster import from_cli
+
+    spec = from_cli("avalon simulate", cluster, ray_address, base_url, endpoint_concurrency)
     _simulate("avalon", games, seats, players, out, seed, model, _avalon_options(discussion, speeches, early, roles),
-              as_json, probes, probe_model, snapshots, concurrency, max_tokens)
+              as_json, probes, probe_model, snapshots, concurrency, max_tokens, spec)
 
 
 @avalon_app.command("play")
@@ -223,10 +239,17 @@ def mafia_simulate(
     concurrency: int = typer.Option(1, "--concurrency"),
     max_tokens: int = typer.Option(200, "--max-tokens"),
     as_json: bool = typer.Option(False, "--json"),
+    cluster: Optional[str] = cluster_option(),
+    ray_address: Optional[str] = ray_address_option(),
+    base_url: Optional[list[str]] = base_url_option(),
+    endpoint_concurrency: Optional[int] = endpoint_concurrency_option(),
 ) -> None:
     """Play a batch of Mafia games; prints the win-rate table."""
+    from eval.cluster import from_cli
+
+    spec = from_cli("mafia simulate", cluster, ray_address, base_url, endpoint_concurrency)
     _simulate("mafia", games, seats, players, out, seed, model, _mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds),
-              as_json, probes, probe_model, snapshots, concurrency, max_tokens)
+              as_json, probes, probe_model, snapshots, concurrency, max_tokens, spec)
 
 
 @mafia_app.command("play")

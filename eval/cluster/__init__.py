@@ -51,5 +51,17 @@ def run_inmind(*args: Any, **kwargs: Any):
     return run(*args, **kwargs)
 
 
-__all__ = ["SUPPORTED", "ClusterError", "ClusterSpec", "Endpoint", "from_cli", "parse_endpoints", "refusal",
+_CLI = ("ClusterGuard", "cluster_option", "ray_address_option", "base_url_option", "endpoint_concurrency_option")
+
+
+def __getattr__(name: str) -> Any:
+    """The CLI's option factories and command group (``_cli``, which imports typer) on first use."""
+    if name in _CLI:
+        from . import _cli
+
+        return getattr(_cli, name)
+    raise AttributeError(f"module 'eval.cluster' has no attribute {name!r}")
+
+
+__all__ = [*_CLI, "SUPPORTED", "ClusterError", "ClusterSpec", "Endpoint", "from_cli", "parse_endpoints", "refusal",
            "run_moe", "simulate", "fork", "run_inmind"]

@@ -136,9 +136,14 @@ def plan_model(text: str | None, resources: Resources) -> ModelPlan:
 
 
 def _timeout() -> float | None:
-    from pipelines.llm._env import env_number
-
-    return env_number("VGM_TIMEOUT", float, None, "300")
+    """``$VGM_TIMEOUT`` seconds per model request (None: the client's default), read on the driver."""
+    raw = os.environ.get("VGM_TIMEOUT", "").strip()
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise ClusterError(f"VGM_TIMEOUT={raw!r} is not a number; set e.g. VGM_TIMEOUT=300 or unset it") from None
 
 
 # ---- actors ---------------------------------------------------------------------------------------

@@ -58,6 +58,12 @@ class ClusterSpec:
 
         return ClusterProgress()
 
+    def run_moe(self, *args: Any, **kwargs: Any) -> Any:
+        """``eval.moe.runner.run_pipelines`` on this cluster (what ``compare_moe(run_with=...)`` takes)."""
+        from ._moe import run_moe
+
+        return run_moe(*args, spec=self, **kwargs)
+
 
 def _parse_endpoint_file(path: Path, default: int) -> list[Endpoint]:
     from rulesets import read_text

@@ -16,7 +16,7 @@ from ._stream import Display, Item, Shard
 class ClusterProgress(Display):
     """Rich bars: ``shards`` first, then one bar per pipeline or unit of work."""
 
-    def __init__(self, console: Console | None = None, transient: bool = False) -> None:
+    def __init__(self, console: Console | None = None, transient: bool = False, label: str = "shards") -> None:
         self.progress = Progress(
             TextColumn("[bold]{task.fields[name]:<14}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
@@ -28,9 +28,10 @@ class ClusterProgress(Display):
         self.retried = 0
         self.finished = 0
         self.total = 0
+        self.label = label
 
     def __enter__(self) -> "ClusterProgress":
-        self.tasks["shards"] = self.progress.add_task("shards", total=None, name="shards", info="")  # first row
+        self.tasks["shards"] = self.progress.add_task("shards", total=None, name=self.label, info="")  # first row
         self.progress.start()
         return self
 
@@ -59,7 +60,7 @@ class ClusterProgress(Display):
     def shards_start(self, total: int) -> None:
         self.total = total
         if "shards" not in self.tasks:
-            self.tasks["shards"] = self.progress.add_task("shards", total=None, name="shards", info="")
+            self.tasks["shards"] = self.progress.add_task("shards", total=None, name=self.label, info="")
         self.progress.update(self.tasks["shards"], total=total, completed=0)
         self._shard_info()
 

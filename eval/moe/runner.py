@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -347,23 +348,24 @@ async def close_model(model: Any) -> None:
 def run_moe(
     pipeline: str, data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
     concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, prompting: str = "faithful",
-    cluster: Any = None,
+    run_with: Callable[..., dict[str, Path]] | None = None,
 ) -> Path:
     """``vgm moe run``: one pipeline into one run folder; returns the folder."""
     return compare_moe([pipeline], data, out, model=model, limit=limit, concurrency=concurrency, train=train,
-                       reporter=reporter, single=True, prompting=prompting, cluster=cluster)[load_pipeline(pipeline).name]
+                       reporter=reporter, single=True, prompting=prompting, run_with=run_with)[load_pipeline(pipeline).name]
 
 
 def compare_moe(
     pipelines: list[str], data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
     concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, single: bool = False,
-    prompting: str = "faithful", options: dict[str, Any] | None = None, cluster: Any = None,
+    prompting: str = "faithful", options: dict[str, Any] | None = None, run_with: Callable[..., dict[str, Path]] | None = None,
 ) -> dict[str, Path]:
     """``vgm moe compare``: every pipeline into ``out/<pipeline>``; returns pipeline → folder.
 
     Every option, the output folders and the data file are checked before a model starts or
-    a byte is written. ``cluster`` (an ``eval.cluster.ClusterSpec``) runs the instances on Ray
-    workers; this process still writes every folder.
+    a byte is written. ``run_with`` runs the checked request instead of this process, with
+    ``run_pipelines``' arguments and a model *string* (``eval.cluster``'s Ray driver:
+    ``ClusterSpec.run_moe``); it too must write every folder from this process.
     """
     built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
     out = Path(out)
@@ -377,11 +379,9 @@ def compare_moe(
     load_moe(data_path(data), limit=limit)  # a bad data file stops here, before a model server starts
     if train:
         load_moe(train)
-    if cluster is not None:
-        from eval.cluster import run_moe as run_on_cluster
-
-        return run_on_cluster(pipelines, data, folders, spec=cluster, model=model, limit=limit, concurrency=concurrency,
-                              train=train, reporter=reporter, options=options, prompting=prompting)
+    if run_with is not None:
+        return run_with(pipelines, data, folders, model=model, limit=limit, concurrency=concurrency, train=train,
+                        reporter=reporter, options=options, prompting=prompting)
     chat = open_model(model) if needs_model else None
 
     async def go() -> dict[str, Path]:
