@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-inmind_app = typer.Typer(help="InMind: reasoning-style profiles and the four Avalon tasks (player identification, reflection alignment, trace attribution, role inference).", no_args_is_help=True)
+from eval.cluster import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
+
+inmind_app = typer.Typer(cls=ClusterGuard, help="InMind: reasoning-style profiles and the four Avalon tasks (player identification, reflection alignment, trace attribution, role inference).", no_args_is_help=True)
 console = Console()
 
 DATA_HELP = "A folder of InMind-Avalon session files (N-observer.json / N-participant.json), or one file."
@@ -84,23 +86,35 @@ def run_cmd(
     dynamic: str = typer.Option("full", "--dynamic", help="Trace attribution and role inference: full (each round sees the log so far) or summary (its own summary of earlier rounds, round by round)."),
     profile: Path = typer.Option(None, "--profile", help="A text file with the subject's profile, used instead of building one (Stage 1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    cluster: str = cluster_option(),
+    ray_address: str = ray_address_option(),
+    base_url: list[str] = base_url_option(),
+    endpoint_concurrency: int = endpoint_concurrency_option(),
 ) -> None:
     """Stage 1 (profile from observer games) then the chosen tasks; answers are saved as they arrive."""
     import os
 
+    from eval.cluster import from_cli
     from eval.inmind.runner import run_inmind
 
     from rulesets import read_text
 
+    cluster_spec = from_cli("inmind run", cluster, ray_address, base_url, endpoint_concurrency)
     spec = model or os.environ.get("VGM_MODEL") or "local"
     profile_text = read_text(profile, what="profile text file", free_text=True) if profile is not None else None
-    progress = _LazyProgress(as_json)  # shown from the first answer: an error before it is one line, no bar
-    try:
-        summary = asyncio.run(
-            run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=progress.update)
-        )
-    finally:
-        progress.stop()
+    if cluster_spec is not None:  # --cluster ray: instances as shards; this process writes the folder
+        from eval.cluster import run_inmind as run_on_cluster
+
+        summary = run_on_cluster(data, out, spec=cluster_spec, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic,
+                                 settings=[x.strip() for x in settings.split(",")] if settings else None, show_progress=True, transient=as_json)
+    else:
+        progress = _LazyProgress(as_json)  # shown from the first answer: an error before it is one line, no bar
+        try:
+            summary = asyncio.run(
+                run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=progress.update)
+            )
+        finally:
+            progress.stop()
     if as_json:
         typer.echo(summary.model_dump_json(indent=1))
         return

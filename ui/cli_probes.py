@@ -13,8 +13,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from eval.cluster import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
+
 console = Console()
-probes_app = typer.Typer(help="Private belief probes: show and check probe sets, compare probe logs.", no_args_is_help=True)
+probes_app = typer.Typer(cls=ClusterGuard, help="Private belief probes: show and check probe sets, compare probe logs.", no_args_is_help=True)
 
 
 def _pct(x: Optional[float]) -> str:
@@ -164,14 +166,26 @@ def fork_command(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="folder for fork logs (default <log folder>/forks)"),
     seed: int = typer.Option(1, "--seed", help="fork i reseeds its randomness with seed+i"),
     as_json: bool = typer.Option(False, "--json"),
+    cluster: Optional[str] = cluster_option(),
+    ray_address: Optional[str] = ray_address_option(),
+    base_url: Optional[list[str]] = base_url_option(),
+    endpoint_concurrency: Optional[int] = endpoint_concurrency_option(),
 ) -> None:
     """Counterfactual replay: re-simulate a game N times from one step; prints the outcome distribution."""
     import asyncio
 
     from eval.beliefs import fork_game
+    from eval.cluster import from_cli
     from gm.social.events import parse_key
 
-    report = asyncio.run(fork_game(log, parse_key(at), n, out_dir=out, before=before, probes=probes, model=model, seed=seed))
+    spec = from_cli("mafia fork", cluster, ray_address, base_url, endpoint_concurrency)
+    if spec is not None:  # --cluster ray: one fork per shard; this process writes the fork logs
+        from eval.cluster import fork
+
+        report = fork(log, parse_key(at), n, spec=spec, out_dir=out, before=before, probes=probes, model=model, seed=seed,
+                      show_progress=True, transient=as_json)
+    else:
+        report = asyncio.run(fork_game(log, parse_key(at), n, out_dir=out, before=before, probes=probes, model=model, seed=seed))
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False, indent=1))
         return

@@ -12,7 +12,7 @@ from typing import Any
 from rulesets import VgmError
 
 # The commands that take --cluster ray (as `vgm <group> <command>` names them).
-SUPPORTED = ("moe run", "moe compare", "avalon simulate", "mafia simulate", "mafia fork", "inmind run")
+SUPPORTED = ("moe run", "moe compare", "avalon simulate", "mafia simulate", "mafia fork", "avalon fork", "inmind run")
 KINDS = ("ray",)
 OFF = ("", "none", "off", "local", "no")
 DEFAULT_ENDPOINT_CONCURRENCY = 8

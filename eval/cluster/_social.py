@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from rulesets import VgmError
 
 from ._connect import connect
 from ._models import Resources, close_worker_model, open_worker_model, plan_model
@@ -237,10 +236,10 @@ def fork(
 
         with ClusterProgress(transient=transient, label="forks") as bars:
             return fork(log, at, n, spec=spec, out_dir=out_dir, before=before, probes=probes, model=model, seed=seed, display=bars)
-    from eval.beliefs import find_snapshot
+    from eval.beliefs import ForkError, find_snapshot
 
     if n < 1:
-        raise VgmError(f"--n {n}: give 1 or more forks")
+        raise ForkError(f"--n {n}: give 1 or more re-simulations")
     log = Path(log)
     key, snap = find_snapshot(log, at, before=before)
     _games().engine_class(snap.get("engine", ""))
