@@ -6,7 +6,11 @@ area's imports never slow down or break another's. Add an export as one line in 
 from importlib import import_module
 
 _LAZY = {
-    # social deduction (issue 6)
+    # social deduction (issue 6): the games by name, and their engines
+    "GAMES": "gm.games",
+    "Game": "gm.games",
+    "simulate": "gm.games",
+    "play": "gm.games",
     "AvalonGame": "gm.avalon",
     "MafiaGame": "gm.mafia",
     "SocialGame": "gm.social",

@@ -69,7 +69,7 @@ def _print_report(report: dict[str, Any], as_json: bool) -> None:
 def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int,
               model: Optional[str], options: dict, as_json: bool, probes: Optional[str], probe_model: Optional[str],
               snapshots: bool, concurrency: int, max_tokens: int, spec: Any = None) -> None:
-    from gm.social.runner import check_simulate, simulate
+    from gm.games import check_simulate, simulate
 
     if spec is not None:  # --cluster ray: each game a shard; this process writes the folder
         from eval.cluster import simulate as simulate_on_cluster
@@ -93,7 +93,7 @@ def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: 
 def _play(engine: str, seat: Optional[int], players: Optional[int], model: Optional[str], others: Optional[str],
           out: Path, seed: Optional[int], options: dict, probes: Optional[str], probe_model: Optional[str],
           snapshots: bool, max_tokens: int, as_json: bool) -> None:
-    from gm.social.runner import play
+    from gm.games import play
 
     result = play(engine, seat=seat, players=players, model=model, others=others, out=out, seed=seed, options=options,
                   on_game=_probe_hook(probes, probe_model, out), snapshots=snapshots, max_tokens=max_tokens)

@@ -7,14 +7,16 @@ parent and branch point, so forks can be scored, listed and forked again like an
 from __future__ import annotations
 
 import copy
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pipelines.llm as llm  # get_model is looked up per call, so a caller or a test may swap it
+from gm.games import GAMES
+from pipelines.probes import attach_probes, load_probe_set
 from rulesets import VgmError, read_jsonl
 
-from eval.beliefs._data import position
+from ._data import position
 
 
 class ForkError(VgmError):
@@ -51,15 +53,9 @@ def find_snapshot(log: str | Path, at: tuple[int, int], *, before: bool = False)
 
 
 def _engine_class(name: str):
-    if name == "mafia":
-        from gm.mafia import MafiaGame
-
-        return MafiaGame
-    if name == "avalon":
-        from gm.avalon import AvalonGame
-
-        return AvalonGame
-    raise ForkError(f"cannot fork a {name!r} game; only mafia and avalon logs have snapshots")
+    if name not in GAMES:
+        raise ForkError(f"cannot fork a {name!r} game; only {' and '.join(sorted(GAMES))} logs have snapshots")
+    return GAMES[name].engine
 
 
 async def fork_game(
@@ -81,9 +77,6 @@ async def fork_game(
         model: replace every LLM seat's model with this model string.
         seed: fork ``i`` draws its future randomness from ``seed + i``.
     """
-    from pipelines.llm import get_model
-    from pipelines.probes import attach_probes, load_probe_set
-
     if n < 1:
         raise ForkError(f"--n {n}: give 1 or more re-simulations")
     log = Path(log)
@@ -93,7 +86,7 @@ async def fork_game(
     probe_set = load_probe_set(probes.removesuffix(":batched") if isinstance(probes, str) else probes) if probes else None
     models: dict[str, Any] = {}
     if model:
-        shared = get_model(model)
+        shared = llm.get_model(model)
         models = {s.get("model", ""): shared for s in snap["seats"] if s.get("kind") == "llm"}
     out_dir = Path(out_dir) if out_dir else log.parent / "forks"  # made only once every argument is known to be good
     if out_dir.exists() and not out_dir.is_dir():

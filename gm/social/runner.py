@@ -1,6 +1,7 @@
-"""Batches of games (``simulate``) and a game with a person in one seat (``play``).
+"""What running games needs, whatever the game: batches resumed from their logs, a game at the terminal.
 
-A batch writes one ``<game_id>.jsonl`` log per game and one line per finished game to
+``gm.games.simulate`` (a batch) and ``gm.games.play`` (a person in one seat) are built from
+these pieces; this module names no game, so every engine can build on ``gm.social``. A batch writes one ``<game_id>.jsonl`` log per game and one line per finished game to
 ``results.jsonl`` as it goes; run it again with the same folder and seed and it skips the
 games already finished. With ``snapshots=True`` an unfinished game continues from its last
 step; without, it is played again from the start.
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +19,7 @@ from rulesets import FileProblem, VgmError, read_jsonl
 
 from .events import read_log
 from .game import SocialGame
-from .seats import SeatSpec, build_seats, parse_seats
-
-DEFAULT_PLAYERS = {"avalon": 6, "mafia": 7}
-
-
-def engine_class(engine: str) -> type[SocialGame]:
-    if engine == "avalon":
-        from gm.avalon import AvalonGame
-
-        return AvalonGame
-    if engine == "mafia":
-        from gm.mafia import MafiaGame
-
-        return MafiaGame
-    raise VgmError(f"unknown game {engine!r}; use avalon or mafia")
+from .seats import ScriptedSeat, SeatSpec, build_seats
 
 
 def _finished(path: Path) -> dict[str, Any] | None:
@@ -46,7 +33,7 @@ def _finished(path: Path) -> dict[str, Any] | None:
     return next((e for e in reversed(events) if e["kind"] == "game_over"), None)
 
 
-def _last_snapshot(log: Path) -> dict[str, Any] | None:
+def last_snapshot(log: Path) -> dict[str, Any] | None:
     """The last complete snapshot of an unfinished game (a torn last line is skipped)."""
     path = log.with_suffix(".snapshots.jsonl")
     if not path.is_file():
@@ -62,29 +49,9 @@ def _last_snapshot(log: Path) -> dict[str, Any] | None:
     return last
 
 
-def check_simulate(engine: str, *, games: int = 100, seats: str = "scripted", players: int | None = None,
-                   out: str | Path | None = None, seed: int = 0, options: dict[str, Any] | None = None,
-                   names: list[str] | None = None, concurrency: int = 1, max_tokens: int = 200) -> tuple[int, list[SeatSpec]]:
-    """Every ``simulate`` argument checked before anything is written; returns (players, seat specs)."""
-    cls = engine_class(engine)
-    if games < 1:
-        raise VgmError(f"--games {games}: give 1 or more games")
-    if concurrency < 1:
-        raise VgmError(f"--concurrency {concurrency}: give 1 or more games at once")
-    n = players if players is not None else DEFAULT_PLAYERS[engine]
-    specs = parse_seats(seats, n)
-    if any(s.kind == "human" for s in specs):
-        raise VgmError("simulate has no human seats; use `play` to take a seat yourself")
-    check_options(cls, n, names=names, seed=seed, options=options, max_tokens=max_tokens)
-    _run_folder(out, create=False)
-    return n, specs
-
-
 def check_options(cls: type[SocialGame], n: int, *, names: list[str] | None, seed: int, options: dict[str, Any] | None,
                   max_tokens: int) -> None:
     """Every rule option, the player count and the names, checked on a throw-away game before anything is written."""
-    from .seats import ScriptedSeat
-
     if max_tokens < 1:
         raise VgmError(f"--max-tokens {max_tokens}: give 1 or more")
     if n < 1:
@@ -92,7 +59,7 @@ def check_options(cls: type[SocialGame], n: int, *, names: list[str] | None, see
     cls([ScriptedSeat() for _ in range(n)], names=names, seed=seed, options=options)
 
 
-def _run_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
+def log_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
     """The log folder: an existing file there, or a folder that cannot be made, is one line."""
     if not out:
         return None
@@ -107,9 +74,13 @@ def _run_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
     return folder
 
 
+# The names eval/cluster (in progress) reads; remove once it uses the public ones.
+_last_snapshot, _run_folder = last_snapshot, log_folder
+
+
 def win_table(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Win counts and rates with 95% Wilson intervals (scipy), and how games ended."""
-    from scipy.stats import binomtest
+    from scipy.stats import binomtest  # lazy: scipy is slow to import and only the summary needs it
 
     n = len(results)
     wins = Counter(r["winner"] for r in results)
@@ -165,81 +136,17 @@ def batch_report(engine: str, players: int, seats: str, folder: Path | None, res
     return report
 
 
-def simulate(
-    engine: str,
-    *,
-    games: int = 100,
-    seats: str = "scripted",
-    players: int | None = None,
-    out: str | Path | None = None,
-    seed: int = 0,
-    model: str | None = None,
-    options: dict[str, Any] | None = None,
-    names: list[str] | None = None,
-    snapshots: bool = False,
-    concurrency: int = 1,
-    max_tokens: int = 200,
-    on_game: Callable[[SocialGame], None] | None = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
-    """Play ``games`` games; returns the win table plus every game's result.
-
-    ``on_game(game)`` runs before each game starts (e.g. to attach probes); ``progress(result)``
-    after each game ends.
-    """
-    cls = engine_class(engine)
-    n, specs = check_simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, options=options,
-                              names=names, concurrency=concurrency, max_tokens=max_tokens)
-    folder = _run_folder(out)
-    models: dict[str, Any] = {}
-    results, todo = finished_games(engine, folder, games, seed)
-    if progress:
-        for result in results:
-            progress(result)
-
-    async def one(i: int) -> dict[str, Any]:
-        log = folder / f"{game_id(engine, seed, i)}.jsonl" if folder else None
-        last = _last_snapshot(log) if (log and snapshots) else None
-        game = new_game(cls, engine, i, specs, seed=seed, log=log, models=models, model=model, names=names,
-                        options=options, snapshots=snapshots, max_tokens=max_tokens, last=last)
-        if on_game:
-            on_game(game)
-        result = await game.run()
-        if folder:
-            with (folder / "results.jsonl").open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(result, ensure_ascii=False) + "\n")
-        if progress:
-            progress(result)
-        return result
-
-    async def run_all() -> list[dict[str, Any]]:
-        if concurrency <= 1:
-            return [await one(i) for i in todo]
-        gate = asyncio.Semaphore(concurrency)
-
-        async def gated(i: int) -> dict[str, Any]:
-            async with gate:
-                return await one(i)
-
-        return list(await asyncio.gather(*(gated(i) for i in todo)))
-
-    results.extend(asyncio.run(run_all()))
-    return batch_report(engine, n, seats, folder, results)
-
-
 class GameInterrupted(KeyboardInterrupt):
     """Ctrl-C during a game with a person at the table; ``str()`` says where the log so far is."""
 
 
-def _run_at_the_terminal(game: SocialGame, log: Path | None) -> dict[str, Any]:
+def run_at_the_terminal(game: SocialGame, log: Path | None) -> dict[str, Any]:
     """``game.run()`` where Ctrl-C stops the game at once, even while ``input()`` waits.
 
     ``asyncio.run`` turns the first Ctrl-C into a task cancellation that a blocking ``input()``
     never sees, and the second into a traceback from its cleanup; here the first one ends the
     game, the log is closed, and further Ctrl-Cs during the cleanup are ignored.
     """
-    import signal
-
     loop = asyncio.new_event_loop()
     main = loop.create_task(game.run())
     try:
@@ -266,52 +173,3 @@ def _run_at_the_terminal(game: SocialGame, log: Path | None) -> dict[str, Any]:
         raise GameInterrupted(f"game stopped; {where}") from None
     finally:
         loop.close()
-
-
-def play(
-    engine: str,
-    *,
-    seat: int | None = None,
-    players: int | None = None,
-    model: str | None = None,
-    others: str | None = None,
-    out: str | Path | None = "runs/social",
-    seed: int | None = None,
-    options: dict[str, Any] | None = None,
-    names: list[str] | None = None,
-    snapshots: bool = False,
-    max_tokens: int = 200,
-    input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], None] = print,
-    on_game: Callable[[SocialGame], None] | None = None,
-) -> dict[str, Any]:
-    """One game with a person in ``seat`` (1-based; random when None), LLM seats elsewhere.
-
-    ``others`` overrides the other seats (e.g. ``"scripted"``); the log goes to ``out``.
-    """
-    cls = engine_class(engine)
-    n = players if players is not None else DEFAULT_PLAYERS[engine]
-    check_options(cls, n, names=names, seed=0, options=options, max_tokens=max_tokens)
-    import random
-
-    seed = random.randrange(2**31) if seed is None else seed
-    where = (seat - 1) if seat else random.Random(seed).randrange(n)
-    if not 0 <= where < n:
-        raise VgmError(f"--seat {seat} is outside 1..{n}")
-    specs = parse_seats(others if others is not None else "llm", n)
-    specs[where] = SeatSpec("human")
-    folder = _run_folder(out, create=False)
-    seats = build_seats(specs, default_model=model, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens)
-    gid = f"{engine}-play-{seed}"
-    game = cls(seats, names=names, seed=seed, game_id=gid, log_path=folder / f"{gid}.jsonl" if folder else None,
-               snapshots=snapshots, options=options)
-    if on_game:
-        on_game(game)
-    log = folder / f"{gid}.jsonl" if folder else None
-    result = _run_at_the_terminal(game, log)
-    human = seats[where]
-    human.show_news()  # the last events (vote, result, game over) the person has not seen yet
-    result["you"] = game.names[where]
-    result["your_role"] = game.roles[game.names[where]]
-    result["log"] = str(folder / f"{gid}.jsonl") if folder else None
-    return result

@@ -185,7 +185,7 @@ def world(tmp_path_factory):
                                 "answers": [{"character": "Jester", "skill": "perception"}]}) + "\n")
     pred = root / "pred.jsonl"
     pred.write_text(json.dumps({"id": "x1", "prediction": [{"character": "Jester", "skill": "perception"}]}) + "\n")
-    from gm.social.runner import simulate
+    from gm.games import simulate
 
     simulate("avalon", games=1, out=root / "avalon", snapshots=True)
     log = next(p for p in (root / "avalon").glob("avalon-*.jsonl") if ".snapshots" not in p.name)

@@ -4,7 +4,7 @@ import json
 from typer.testing import CliRunner
 
 from gm.social import read_log
-from gm.social.runner import simulate
+from gm.games import simulate
 from ui.cli import app
 
 
