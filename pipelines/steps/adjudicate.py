@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, Vote
+from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, ImpossibleSense, Vote
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..state import PipelineState, StepRecord
@@ -116,7 +116,8 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 
 @step("adjudicate", needs_model=lambda args: args.get("mode", "retrieval") != "retrieval")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
-               similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False):
+               similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
+               impossible_at: float = 0.6):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -134,6 +135,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         shots: show the worked answers (``prompts/adjudicate_shots.yaml``) before the question.
         always_roll: never answer ``no_roll``/``impossible`` — MOE asks *which* check a GM called
             at a moment where one was called, so there "no roll" can only be wrong.
+        impossible_at: a line the pooled impossible-act classifier (``ImpossibleSense``) rates at
+            least this likely is refused whatever the vote says (1.0 turns it off).
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
@@ -160,6 +163,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         choice = vote.top if vote.top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
         if hints and choice == NO_ROLL and not use_model:
             choice = hints[0]  # the scene has something to find right where they act
+        unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or ImpossibleSense.from_packs())(line)
+        record.parsed["p_impossible"] = round(unlikely, 3)
+        if unlikely >= impossible_at:
+            choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled
         if use_model and state.model is not None:
             ids = [NO_ROLL, *checks, IMPOSSIBLE] if mode == "model" or len(leading) < 2 else leading
             messages = [

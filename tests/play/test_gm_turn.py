@@ -209,3 +209,15 @@ def test_the_host_can_undo_and_regenerate_the_last_reply(tmp_path):
     assert len(g.session.turns) == 1
     assert g.undo() and g.session.turns == [] and len(g.session.log) == 1
     assert json.loads((tmp_path / "s.json").read_text())["turns"] == []
+
+
+def test_acts_no_roll_can_make_succeed_are_refused_even_when_the_vote_is_unsure():
+    from pipelines.check_index import ImpossibleSense
+
+    sense = ImpossibleSense.from_packs()
+    assert sense("I flap my arms and fly up to the clock tower") > 0.6
+    assert sense("I lift the whole cathedral over my head") > 0.6
+    assert sense("I climb the rope up to the hayloft") < 0.4
+    assert sense("What does the innkeeper look like?") < 0.4
+    result = asyncio.run(adjudicate(mode="retrieval").run(instance("I flap my arms and fly up to the clock tower"), None, pack=DND, check_index=INDEX))
+    assert result.decision == "impossible" and result.steps[0].parsed["p_impossible"] > 0.6
