@@ -13,16 +13,15 @@ rate_app = typer.Typer(help="Blind human rating studies of GM utterances (Tachik
 console = Console()
 
 
-def _links(base_url: str, raters: list[dict]) -> list[dict]:
-    return [{**r, "link": f"{base_url.rstrip('/')}/?token={r['token']}"} for r in raters]
+def _say(line: str) -> None:
+    console.print(line, soft_wrap=True, highlight=False, markup=False)
 
 
 def _print_links(rows: list[dict]) -> None:
     # Plain lines, never folded by a table, so a link can be copied whole.
     width = max((len(r["name"]) for r in rows), default=0)
     for r in rows:
-        console.print(f"{r['name']:<{width}}  {r['done']:>3}/{r['total']} rated, {r['skipped']} skipped  {r['link']}",
-                      soft_wrap=True, highlight=False)
+        _say(f"{r['name']:<{width}}  {r['done']:>3}/{r['total']} rated, {r['skipped']} skipped  {r['link']}")
 
 
 @rate_app.command("create")
@@ -35,85 +34,128 @@ def create(
     mode: str = typer.Option("score", "--mode", help="score (1-5 on three factors), ab (pick the better of two), or both."),
     raters: Optional[str] = typer.Option(None, "--raters", help="Comma-separated rater names to add now, e.g. alice,bob."),
     seed: int = typer.Option(0, "--seed"),
-    base_url: str = typer.Option("http://127.0.0.1:7860", "--base-url", help="Where `vgm ui` will be reachable, for the links."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="The public address raters will reach (e.g. behind a proxy); "
+                                           "without it links use the host and port `vgm ui` serves on."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing study file."),
+    crowd: Optional[str] = typer.Option(None, "--crowd", help="Open enrollment for a crowd platform: prolific or generic."),
+    quota: Optional[int] = typer.Option(None, "--quota", help="With --crowd: how many participants the open link enrolls."),
+    completion_code: Optional[str] = typer.Option(None, "--completion-code", help="With --crowd: the code shown after the last item."),
+    redirect: Optional[str] = typer.Option(None, "--redirect", help="With --crowd: where the end page sends participants "
+                                           "({code} is replaced; Prolific's completion page by default)."),
+    attention: int = typer.Option(0, "--attention", help="Attention items to mix in blind (from gold checks; obvious answer)."),
+    consent: Optional[Path] = typer.Option(None, "--consent", help="A consent form (Markdown) raters accept before the first item."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Build a blind study from saved MOE runs with GM utterances (+gm pipelines)."""
-    from eval.ratings import StudyError, build_study
-    from eval.ratings._store import check_rater_names
+    from eval.ratings import (
+        StudyError,
+        build_study,
+        check_rater_names,
+        crowd_settings,
+        read_consent,
+    )
 
     # everything a user can get wrong is checked before a byte is written
     names = check_rater_names([x for x in (raters or "").split(",") if x.strip()])
     if n < 1:
         raise StudyError(f"--n {n}: sample 1 or more contexts")
+    if crowd is None:
+        for flag, value in (("--quota", quota), ("--completion-code", completion_code), ("--redirect", redirect)):
+            if value is not None:
+                raise StudyError(f"{flag} needs --crowd prolific or --crowd generic (open enrollment)")
+    settings = crowd_settings(crowd, quota=quota, completion_code=completion_code, redirect=redirect) if crowd else None
+    consent_text = read_consent(consent) if consent is not None else None
+    if attention < 0:
+        raise StudyError(f"--attention {attention}: give 0 or more attention items")
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
+        raise StudyError(f"--base-url {base_url[:80]!r}: give a full address, e.g. https://study.example.org")
     if mode not in ("score", "ab", "both"):
         raise StudyError(f"--mode {mode!r}: use score, ab or both")
     if out.is_dir():
         raise StudyError(f"-o {out} is a folder; give a file name for the study, e.g. -o {out}/study.db")
     if out.exists() and not overwrite:
         raise StudyError(f"{out} already exists; pick another -o path or pass --overwrite")
-    study, admin_token, summary = build_study(
-        [*from_, *(more or [])], out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite
+    study, _, summary = build_study(
+        [*from_, *(more or [])], out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite,
+        attention=attention, crowd=settings, consent=consent_text, base_url=base_url,
     )
     admin = study.owner()
     for name in names:
         admin.add_rater(name)
-    rows = _links(base_url, admin.raters())
+    links = study.links()
+    rows = links["raters"]
     result = {
         "study": str(summary.path), "contexts": summary.contexts, "items": summary.items, "mode": summary.mode,
-        "conditions": summary.conditions, "skipped_runs": summary.skipped_runs,
-        "admin_link": f"{base_url.rstrip('/')}/?token={admin_token}", "raters": [{"name": r["name"], "link": r["link"]} for r in rows],
+        "conditions": summary.conditions, "skipped_runs": summary.skipped_runs, "attention_items": summary.attention,
+        "admin_link": links["admin"], "raters": [{"name": r["name"], "link": r["link"]} for r in rows],
+        "enroll_link": links["enroll"], "enroll_link_with_ids": links["enroll_with_ids"],
+        "crowd": None if settings is None else {"platform": settings.platform, "quota": settings.quota,
+                                                "completion_code": settings.completion_code, "redirect": settings.redirect},
+        "consent": consent_text is not None,
     }
     if as_json:
         typer.echo(json.dumps(result, indent=1))
         return
-    console.print(f"[bold]{summary.path}[/]: {summary.contexts} contexts, {summary.items} {summary.mode} items, "
-                  f"conditions: {', '.join(summary.conditions)}")
+    items = f"{summary.items} {summary.mode} items" + (f" ({summary.attention} of them attention items)" if summary.attention else "")
+    console.print(f"[bold]{summary.path}[/]: {summary.contexts} contexts, {items}, conditions: {', '.join(summary.conditions)}")
     for name, why in summary.skipped_runs.items():
         console.print(f"[yellow]left out {name}[/]: {why}")
-    console.print(f"admin link (keep it private): {result['admin_link']}", soft_wrap=True, highlight=False)
+    if settings is not None:
+        quota_text = f"up to {settings.quota} participants" if settings.quota else "no quota"
+        _say(f"open enrollment ({settings.platform}): {quota_text}; completion code {settings.completion_code or '-'}; "
+             f"end page sends them to {settings.redirect or '(nowhere: they close the page)'}")
+    if consent_text is not None:
+        _say(f"consent form: {consent} (asked before the first item)")
+    _say(f"admin link (keep it private): {links['admin']}")
+    if links["enroll"]:
+        _say(f"enrollment link: {links['enroll']}")
     if rows:
         _print_links(rows)
-    console.print(f"serve it with: vgm ui --study {summary.path}")
+    where = "" if base_url else " (links use 127.0.0.1:7860 until then; it prints them for the port it serves)"
+    console.print(f"serve it with: vgm ui --study {summary.path}{where}", highlight=False)
 
 
 @rate_app.command("add-rater")
 def add_rater(
     study_path: Path = typer.Argument(..., help="The study file."),
     names: List[str] = typer.Argument(..., help="One or more rater names."),
-    base_url: str = typer.Option("http://127.0.0.1:7860", "--base-url"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Address for the links (default: the study's, or where `vgm ui` served it)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Add raters and print each one's personal link."""
     from eval.ratings import Study
 
-    admin = Study.open(study_path).owner()
+    study = Study.open(study_path)
+    admin = study.owner()
     added = [admin.add_rater(name) for name in names]
-    rows = [{"name": r.name, "link": f"{base_url.rstrip('/')}/?token={r.token}"} for r in added]
+    base = study.base_url(base_url)
+    rows = [{"name": r.name, "link": f"{base}/?token={r.token}"} for r in added]
     if as_json:
         typer.echo(json.dumps(rows, indent=1))
         return
     for r in rows:
-        console.print(f"{r['name']}: {r['link']}")
+        _say(f"{r['name']}: {r['link']}")
 
 
 @rate_app.command("links")
 def links(
     study_path: Path = typer.Argument(..., help="The study file."),
-    base_url: str = typer.Option("http://127.0.0.1:7860", "--base-url"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Address for the links (default: the study's, or where `vgm ui` served it)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Every rater's link and progress, and the admin link."""
+    """Every rater's link and progress, the admin link and the open enrollment link."""
     from eval.ratings import Study
 
     study = Study.open(study_path)
-    rows = _links(base_url, study.owner().raters())
-    admin_link = f"{base_url.rstrip('/')}/?token={study.admin_token()}"
+    links = study.links(base_url)
+    rows = links["raters"]
     if as_json:
-        typer.echo(json.dumps({"admin_link": admin_link, "raters": rows}, indent=1))
+        typer.echo(json.dumps({"admin_link": links["admin"], "enroll_link": links["enroll"],
+                               "enroll_link_with_ids": links["enroll_with_ids"], "raters": rows}, indent=1))
         return
-    console.print(f"admin link: {admin_link}", soft_wrap=True, highlight=False)
+    _say(f"admin link: {links['admin']}")
+    if links["enroll"]:
+        _say(f"enrollment link ({links['platform']}): {links['enroll']}")
     _print_links(rows)
 
 
@@ -122,17 +164,32 @@ def report(
     study_path: Path = typer.Argument(..., help="The study file."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Write every rating as CSV here."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the bar chart (PNG) here."),
+    exclude_failed_attention: bool = typer.Option(False, "--exclude-failed-attention",
+                                                  help="Leave raters who failed an attention item out of the statistics."),
+    too_fast: float = typer.Option(3.0, "--too-fast", help="Flag raters whose median seconds per item is below this."),
+    exclude_too_fast: bool = typer.Option(False, "--exclude-too-fast", help="Leave the too-fast raters out of the statistics."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry scores."""
-    from eval.ratings import CRITERIA, Study, export_csv, plot_report, study_report
-    from eval.ratings._report import check_output
+    """Mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry scores; per rater:
+    median time per item, attention pass rate, flags."""
+    from eval.ratings import (
+        CRITERIA,
+        Study,
+        StudyError,
+        check_output,
+        export_csv,
+        plot_report,
+        study_report,
+    )
 
     admin = Study.open(study_path).owner()
     for what, path in (("CSV file", csv), ("plot file", plot)):
         if path:
             check_output(path, what)  # before any work: a bad path is one line, not a half-done report
-    rep = study_report(admin)
+    if not (too_fast >= 0 and too_fast < 1e6):
+        raise StudyError(f"--too-fast {too_fast}: give a number of seconds, e.g. --too-fast 3")
+    rep = study_report(admin, exclude_failed_attention=exclude_failed_attention, too_fast=too_fast,
+                       exclude_too_fast=exclude_too_fast)
     if csv:
         export_csv(admin, csv)
     if plot:
@@ -141,7 +198,8 @@ def report(
         typer.echo(json.dumps(rep.to_dict(), indent=1))
         return
     labels = {c.id: c.label for c in CRITERIA}
-    console.print(f"[bold]{rep.name}[/]: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters")
+    console.print(f"[bold]{rep.name}[/]: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters"
+                  + (f" ({len(rep.excluded)} left out)" if rep.excluded else ""))
     if rep.ratings or not rep.choices:  # an A/B-only study has no scores to tabulate
         table = Table(title="mean score (1-5) per condition, 95% CI (bootstrap over contexts)")
         table.add_column("condition")
@@ -171,9 +229,41 @@ def report(
             half = 1.96 * (b.se or 0)
             bt.add_row(b.condition, f"{b.score:+.2f}", f"[{b.score - half:+.2f}, {b.score + half:+.2f}]", f"{b.wins:g}", str(b.comparisons))
         console.print(bt)
+    _print_rater_stats(rep)
     for what, path in (("CSV", csv), ("plot", plot)):
         if path:
             console.print(f"{what}: {path}")
+
+
+def _print_rater_stats(rep) -> None:
+    """Per rater: answers, median seconds per item, attention passed, flags; then what the exclusion options would do."""
+    if not rep.rater_stats:
+        return
+    crowd = any(r.participant_id for r in rep.rater_stats)
+    table = Table(title=f"raters (too fast: median under {rep.too_fast_seconds:g} s per item)")
+    for col in ("rater", *(["participant"] if crowd else []), "rated", "median s/item", "attention passed", "flags"):
+        table.add_column(col, justify="left" if col in ("rater", "participant", "flags") else "right",
+                         no_wrap=col in ("rater", "participant"), min_width=24 if col == "participant" else None)
+    for r in rep.rater_stats:
+        rate = "-" if not r.attention_answered else f"{r.attention_passed}/{r.attention_answered} ({100 * r.attention_pass_rate:.0f}%)"
+        flags = ", ".join(f for f, on in (("failed attention", r.failed_attention), ("too fast", r.too_fast),
+                                           ("completed", r.completed), ("left out", r.excluded)) if on)
+        table.add_row(r.rater, *([r.participant_id or "-"] if crowd else []), str(r.answered),
+                      "-" if r.median_seconds is None else f"{r.median_seconds:.1f}", rate, flags or "-")
+    console.print(table)
+    if rep.attention_items:
+        answered = [r for r in rep.rater_stats if r.attention_answered]
+        passed = sum(r.attention_passed for r in answered)
+        total = sum(r.attention_answered for r in answered)
+        overall = f"{passed}/{total} attention answers passed" if total else "no attention item answered yet"
+        failed = rep.failed_attention
+        if rep.exclude_failed_attention:
+            console.print(f"attention items: {rep.attention_items}; {overall}; left out of the statistics: "
+                          f"{', '.join(failed) or 'nobody'} (--exclude-failed-attention)", highlight=False, soft_wrap=True)
+        else:
+            hint = "; add --exclude-failed-attention to leave them out" if failed else ""
+            console.print(f"attention items: {rep.attention_items}; {overall}; failed: {', '.join(failed) or 'nobody'}{hint}",
+                          highlight=False, soft_wrap=True)
 
 
 def ui(
@@ -183,11 +273,12 @@ def ui(
     model: Optional[str] = typer.Option(None, "--model", help="Model for the Play tab (default: VGM_MODEL or local)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (loopback by default)."),
     port: int = typer.Option(7860, "--port"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="The public address of this server (e.g. behind a proxy), for the printed links."),
 ) -> None:
-    """Serve the web app (Rate, Play, Compare, Beliefs) on 127.0.0.1."""
+    """Serve the web app (Rate, Play, Compare, Beliefs) on 127.0.0.1; with --study, print its admin and enrollment links."""
     from ui.web import serve
 
-    serve(host=host, port=port, study=study, runs_dir=runs, logs_dir=logs, model=model, announce=console.print)
+    serve(host=host, port=port, study=study, runs_dir=runs, logs_dir=logs, model=model, announce=_say, base_url=base_url)
 
 
 def register(app: typer.Typer) -> None:

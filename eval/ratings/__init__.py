@@ -4,23 +4,54 @@
     alice = Study.open("study.db").admin(admin_token).add_rater("alice")
     Study.open("study.db").rater(alice.token).submit(item_id, 4, 5, 3)
     report = study_report(Study.open("study.db").admin(admin_token))
+
+A crowd study (``build_study(..., crowd=crowd_settings("prolific", quota=200, completion_code="C0DE"),
+attention=4, consent=read_consent("consent.md"))``) has an open enrollment link: ``Study.enroll``
+issues each participant a private token, ``RaterView.complete`` gives the completion code after the
+last item, and ``study_report(..., exclude_failed_attention=True)`` leaves out raters who failed an
+attention item.
 """
-from ._build import HUMAN, REFERENCE_FIELDS, BuildSummary, build_study, load_run, reference_of
+from ._build import (
+    HUMAN,
+    REFERENCE_FIELDS,
+    BuildSummary,
+    attention_items,
+    build_study,
+    load_run,
+    reference_of,
+)
 from ._criteria import CRITERIA, CRITERION_IDS, Criterion
+from ._crowd import (
+    ATTENTION,
+    COMMENT_MAX,
+    PLATFORMS,
+    CrowdSettings,
+    EnrollmentRefused,
+    Participant,
+    attention_passed,
+    crowd_settings,
+    participant_from,
+    read_consent,
+)
 from ._report import (
     BTScore,
     MeanCI,
+    RaterStats,
     StudyReport,
     bradley_terry,
+    check_output,
     export_csv,
+    iso_time,
     krippendorff_alpha,
     mean_ci,
     plot_report,
+    rater_stats,
     study_report,
 )
 from ._store import (
     AccessDenied,
     AdminView,
+    Completion,
     InvalidRating,
     ItemView,
     Progress,
@@ -29,13 +60,17 @@ from ._store import (
     RatingRow,
     Study,
     StudyError,
+    check_rater_name,
+    check_rater_names,
 )
 
 __all__ = [
-    "HUMAN", "REFERENCE_FIELDS", "BuildSummary", "build_study", "load_run", "reference_of",
+    "HUMAN", "REFERENCE_FIELDS", "BuildSummary", "attention_items", "build_study", "load_run", "reference_of",
+    "ATTENTION", "COMMENT_MAX", "PLATFORMS", "CrowdSettings", "EnrollmentRefused", "Participant", "attention_passed", "crowd_settings",
+    "participant_from", "read_consent",
     "CRITERIA", "CRITERION_IDS", "Criterion",
-    "BTScore", "MeanCI", "StudyReport", "bradley_terry", "export_csv", "krippendorff_alpha", "mean_ci",
-    "plot_report", "study_report",
-    "AccessDenied", "AdminView", "InvalidRating", "ItemView", "Progress", "Rater", "RaterView", "RatingRow",
-    "Study", "StudyError",
+    "BTScore", "MeanCI", "RaterStats", "StudyReport", "bradley_terry", "check_output", "export_csv", "iso_time", "krippendorff_alpha",
+    "mean_ci", "plot_report", "rater_stats", "study_report",
+    "AccessDenied", "AdminView", "Completion", "InvalidRating", "ItemView", "Progress", "Rater", "RaterView", "RatingRow",
+    "Study", "StudyError", "check_rater_name", "check_rater_names",
 ]

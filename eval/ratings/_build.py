@@ -15,7 +15,9 @@ from pathlib import Path
 
 from eval.moe import RunFolder, RunFolderError, load_moe
 from pipelines.records import MoeInstance
+from rulesets import VgmError
 
+from ._crowd import ATTENTION, CrowdSettings
 from ._store import Study, StudyError
 
 HUMAN = "human"
@@ -46,6 +48,79 @@ class BuildSummary:
     conditions: list[str]
     mode: str
     skipped_runs: dict[str, str] = field(default_factory=dict)
+    attention: int = 0
+
+
+# Attention items: a GM line plainly wrong for the scene (someone not at the table, an action nobody
+# took), built from the instance's gold checks. Names and actions are the project's own inventions.
+OUTSIDERS = ("Brother Osk", "Lady Vantree", "Old Tobbin", "Sergeant Hask", "Widow Pell", "Captain Mirelle")
+FAR_ACTIONS = (
+    "swim across the flooded moat",
+    "calm the horses on the ship's deck",
+    "climb the frozen bell tower",
+    "haggle with the ferryman at the river gate",
+)
+ATTENTION_MAX_SCORE = 2
+"""An attention score item passes when groundedness and factual correctness are at most this."""
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def _check_names(ruleset: str) -> dict[str, str]:
+    """Check id -> display name for a pack; empty when the pack cannot be loaded."""
+    try:
+        import rulesets
+
+        return {cid: c.name for cid, c in rulesets.load(ruleset).checks.items()}
+    except VgmError:  # an unknown pack only loses the nicer names
+        return {}
+
+
+def attention_items(chosen: list[str], instances: dict[str, tuple[MoeInstance, dict]], k: int, mode: str,
+                    rng: random.Random) -> list[dict]:
+    """``k`` attention items over the study's contexts, one per context with gold checks.
+
+    A score item shows a GM line that is plainly wrong for the scene: it calls on someone who is
+    not at the table for a check that fits no one's action; its obvious answer is groundedness and
+    factual correctness at most 2. An A/B item puts the gold line (the real GM's, or one made from
+    the gold checks) against such a line; its obvious answer is the gold side. With ``mode="both"``
+    the kinds alternate.
+    """
+    candidates = [iid for iid in chosen if instances[iid][0].answers]
+    if k > len(candidates):
+        raise StudyError(
+            f"--attention {k}: this study's {len(chosen)} contexts can make at most {len(candidates)} attention items "
+            f"(one per context with gold checks); lower --attention or raise --n")
+    items = []
+    for n, iid in enumerate(sorted(rng.sample(candidates, k))):
+        inst, raw = instances[iid]
+        seen = " ".join([*(f"{t.speaker} {t.text}" for t in inst.context), *(inst.characters or [])]).lower()
+        outsider = next((o for o in OUTSIDERS if o.lower() not in seen and o.split()[-1].lower() not in seen), "Brother Osk")
+        action = next((a for a in FAR_ACTIONS if not any(w in seen for w in a.split()[-2:])), FAR_ACTIONS[0])
+        names = _check_names(inst.ruleset)
+        gold = {a.skill for a in inst.answers}
+        others = sorted(c for c in names if c not in gold) or ["swimming"]
+        wrong = rng.choice(others)
+        word = names.get(wrong, wrong.replace("_", " "))
+        bad = f"{outsider}, make {_article(word)} {word} check to {action}."
+        bad_checks = [{"character": outsider, "skill": wrong}]
+        kind = mode if mode in ("score", "ab") else ("score" if n % 2 == 0 else "ab")
+        if kind == "score":
+            items.append({"kind": "score", "instance_id": iid, "condition": ATTENTION, "utterance": bad, "checks": bad_checks,
+                          "attention": True, "expect": {"max": {"groundedness": ATTENTION_MAX_SCORE, "factual": ATTENTION_MAX_SCORE}}})
+            continue
+        first = inst.answers[0]
+        gold_word = names.get(first.skill, first.skill.replace("_", " "))
+        good = reference_of(raw, inst) or f"{first.character}, give me {_article(gold_word)} {gold_word} check."
+        good_checks = [a.model_dump() for a in inst.answers]
+        good_side = "a" if rng.random() < 0.5 else "b"
+        (ta, ca), (tb, cb) = ((good, good_checks), (bad, bad_checks)) if good_side == "a" else ((bad, bad_checks), (good, good_checks))
+        items.append({"kind": "ab", "instance_id": iid, "condition": ATTENTION, "utterance": ta, "checks": ca,
+                      "condition_b": ATTENTION, "utterance_b": tb, "checks_b": cb, "attention": True,
+                      "expect": {"choice": good_side}})
+    return items
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -119,24 +194,33 @@ def build_study(
     seed: int = 0,
     name: str | None = None,
     overwrite: bool = False,
+    attention: int = 0,
+    crowd: CrowdSettings | None = None,
+    consent: str | None = None,
+    base_url: str | None = None,
 ) -> tuple[Study, str, BuildSummary]:
     """Sample ``n`` contexts that every run answered, and make blind items from them.
 
     ``mode``: ``score`` (each utterance rated 1-5 on the three factors), ``ab`` (every pair
     of conditions on one context: pick the better, for Bradley-Terry) or ``both``.
+    ``attention``: how many attention items (``attention_items``) to mix in, blind.
+    ``crowd``, ``consent``, ``base_url``: open enrollment, a consent form, the public address (``Study.create``).
+    Items are stored in a seeded random order, so not even an item's id hints at its condition.
     Returns the study, its admin token and a summary.
     """
     if mode not in ("score", "ab", "both"):
         raise StudyError(f"mode {mode!r}: use score, ab or both")
     if n < 1:
         raise StudyError("--n must be at least 1")
+    if attention < 0:
+        raise StudyError(f"--attention {attention}: give 0 or more attention items")
     if not runs:
         raise StudyError("give at least one run folder with --from runs/NAME")
     loaded = [load_run(p) for p in runs]
     names: set[str] = set()
     for run in loaded:  # two folders named alike (a/x, b/x) still need distinct conditions
         base, k = run.name, 2
-        while run.name in names or run.name == HUMAN:
+        while run.name in names or run.name in (HUMAN, ATTENTION):
             run.name, k = f"{base}-{k}", k + 1
         names.add(run.name)
     skipped = {r.name: "no GM utterances (use a +gm pipeline, e.g. tbs_gm)" for r in loaded if not r.utterances}
@@ -195,11 +279,17 @@ def build_study(
                     "kind": "ab", "instance_id": iid, "condition": a, "utterance": ta, "checks": ca,
                     "condition_b": b, "utterance_b": tb, "checks_b": cb,
                 })
+    checks = attention_items(chosen, instances, attention, mode, random.Random(f"{seed}:attention")) if attention else []
+    items += checks
+    rng.shuffle(items)
     sources = {r.name: {"path": str(r.path), **{k: r.meta.get(k) for k in ("pipeline", "model") if k in r.meta}} for r in usable}
     if include_human:
         sources[HUMAN] = {"path": "data reference (the real GM's next line)"}
+    if checks:
+        sources[ATTENTION] = {"path": "attention items built from the gold checks (not a condition)"}
     study, admin_token = Study.create(
-        out, contexts, items, name=name or Path(out).stem, seed=seed, sources=sources, overwrite=overwrite
+        out, contexts, items, name=name or Path(out).stem, seed=seed, sources=sources, overwrite=overwrite,
+        crowd=crowd, consent=consent, base_url=base_url,
     )
-    summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped)
+    summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped, attention=len(checks))
     return study, admin_token, summary

@@ -1,4 +1,5 @@
-"""The study report: mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry.
+"""The study report: mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry,
+and per rater: median time per item, attention pass rate, a too-fast flag.
 
 The statistics come from libraries: ``eval.stats`` (cluster bootstrap over contexts) and
 ``scipy.stats`` for the intervals, ``krippendorff``
@@ -10,7 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+import statistics
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +72,79 @@ class BTScore:
     comparisons: int
 
 
+TOO_FAST_SECONDS = 3.0
+"""Default floor: a rater whose median time per item is below it is flagged (reading a scene takes longer)."""
+GAP_MAX_SECONDS = 3600.0
+
+
+@dataclass
+class RaterStats:
+    """How one rater worked: answers, median seconds per item, attention checks, flags."""
+
+    rater: str
+    participant_id: str | None
+    source: str
+    answered: int
+    skipped: int
+    median_seconds: float | None
+    attention_answered: int
+    attention_passed: int
+    completed: bool
+    too_fast: bool = False
+    excluded: bool = False
+
+    @property
+    def attention_pass_rate(self) -> float | None:
+        return self.attention_passed / self.attention_answered if self.attention_answered else None
+
+    @property
+    def failed_attention(self) -> bool:
+        """Failed at least one attention item."""
+        return self.attention_passed < self.attention_answered
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "attention_pass_rate": self.attention_pass_rate, "failed_attention": self.failed_attention}
+
+
+def iso_time(ts: float | None) -> str:
+    """A stored epoch time as ISO-8601 in UTC with milliseconds, e.g. ``2025-05-01T14:03:07.250+00:00``."""
+    if ts is None:
+        return ""
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")
+
+
+def seconds_per_item(rows: list[RatingRow], start: float | None = None) -> list[float]:
+    """One rater's time on each answered item: the stored seconds (the page measures them on the
+    server), else the gap since that rater's previous answer (or ``start``) when under an hour."""
+    out, previous = [], start
+    for r in sorted(rows, key=lambda r: r.created_at):
+        if r.seconds is not None:
+            out.append(r.seconds)
+        elif previous is not None and 0 <= r.created_at - previous < GAP_MAX_SECONDS:
+            out.append(r.created_at - previous)
+        previous = r.created_at
+    return out
+
+
+def rater_stats(admin: AdminView, rows: list[RatingRow] | None = None, too_fast: float = TOO_FAST_SECONDS) -> list[RaterStats]:
+    """Per rater: answered and skipped items, median seconds per item, attention items passed, too-fast flag."""
+    rows = admin.ratings(include_skipped=True) if rows is None else rows
+    out = []
+    for r in admin.raters():
+        mine = [x for x in rows if x.rater == r["name"]]
+        answered = [x for x in mine if not x.skipped]
+        times = seconds_per_item(answered, r.get("consented_at") or r.get("created_at"))
+        median = float(statistics.median(times)) if times else None
+        checks = [x for x in answered if x.attention]
+        out.append(RaterStats(
+            rater=r["name"], participant_id=r.get("participant_id"), source=r.get("source") or "invited",
+            answered=len(answered), skipped=sum(x.skipped for x in mine), median_seconds=median,
+            attention_answered=len(checks), attention_passed=sum(bool(x.attention_passed) for x in checks),
+            completed=r.get("completed_at") is not None, too_fast=median is not None and median < too_fast,
+        ))
+    return out
+
+
 @dataclass
 class StudyReport:
     """Everything ``vgm rate report`` prints; ``to_dict()`` is the ``--json`` form."""
@@ -84,9 +160,26 @@ class StudyReport:
     bradley_terry: list[BTScore] = field(default_factory=list)
     baseline: str | None = None
     paired: dict[str, dict[str, dict]] = field(default_factory=dict)  # condition -> criterion -> PairedTest.as_dict()
+    rater_stats: list[RaterStats] = field(default_factory=list)
+    attention_items: int = 0
+    too_fast_seconds: float = TOO_FAST_SECONDS
+    exclude_failed_attention: bool = False
+    exclude_too_fast: bool = False
+    excluded: list[str] = field(default_factory=list)  # raters left out of the statistics
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["rater_stats"] = [r.to_dict() for r in self.rater_stats]
+        return out
+
+    @property
+    def failed_attention(self) -> list[str]:
+        """Raters who failed at least one attention item."""
+        return [r.rater for r in self.rater_stats if r.failed_attention]
+
+    @property
+    def too_fast(self) -> list[str]:
+        return [r.rater for r in self.rater_stats if r.too_fast]
 
     def mean_of(self, condition: str, criterion: str) -> MeanCI | None:
         return next((m for m in self.means if m.condition == condition and m.criterion == criterion), None)
@@ -233,16 +326,30 @@ def paired_against(rows: list[RatingRow], conditions: list[str], baseline: str |
     return baseline, out
 
 
-def study_report(admin: AdminView) -> StudyReport:
-    """Compute the report from every stored (non-skipped) rating."""
-    rows = admin.ratings()
+def study_report(admin: AdminView, *, exclude_failed_attention: bool = False, too_fast: float = TOO_FAST_SECONDS,
+                 exclude_too_fast: bool = False) -> StudyReport:
+    """Compute the report from every stored (non-skipped) rating.
+
+    Attention items never enter the statistics; they give each rater's pass rate. With
+    ``exclude_failed_attention`` the raters who failed any attention item are left out of the
+    means, agreement and Bradley-Terry (and ``exclude_too_fast`` does the same for raters whose
+    median time per item is under ``too_fast`` seconds).
+    """
+    every = admin.ratings(include_skipped=True)
+    stats = rater_stats(admin, every, too_fast)
+    drop = {r.rater for r in stats if (exclude_failed_attention and r.failed_attention) or (exclude_too_fast and r.too_fast)}
+    for r in stats:
+        r.excluded = r.rater in drop
+    rows = [r for r in every if not r.skipped and not r.attention and r.rater not in drop]
     summary = admin.summary()
     conditions = summary["conditions"]
     score_rows = [r for r in rows if r.kind == "score"]
     ab_rows = [r for r in rows if r.kind == "ab"]
     report = StudyReport(
         name=summary["name"], raters=len({r.rater for r in rows}), ratings=len(score_rows), choices=len(ab_rows),
-        conditions=conditions,
+        conditions=conditions, rater_stats=stats, attention_items=summary.get("attention_items", 0),
+        too_fast_seconds=too_fast, exclude_failed_attention=exclude_failed_attention, exclude_too_fast=exclude_too_fast,
+        excluded=sorted(drop),
     )
     for cond in conditions:
         for crit in CRITERION_IDS:
@@ -260,17 +367,33 @@ def study_report(admin: AdminView) -> StudyReport:
     return report
 
 
+def _cell(text: str | None) -> str:
+    """Free text from a rater, safe to open in a spreadsheet: a leading ``= + - @`` would start a formula."""
+    text = text or ""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+CSV_COLUMNS = ["rater", "item_id", "instance_id", "kind", "condition", "condition_b", *CRITERION_IDS,
+               "choice", "skipped", "seconds", "created_at", "updated_at",
+               "participant_id", "attention", "attention_passed", "comment"]
+
+
 def export_csv(admin: AdminView, path: str | Path | None = None) -> str:
-    """Every rating as CSV (one row per rater x item); written to ``path`` when given."""
+    """Every rating as CSV (one row per rater x item, times in ISO-8601 UTC); written to ``path`` when given.
+
+    Attention items are rows too (``attention`` 1, ``attention_passed`` 1/0), so nothing is hidden
+    from the owner; their ``condition`` is ``attention``.
+    """
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerow(["rater", "item_id", "instance_id", "kind", "condition", "condition_b", *CRITERION_IDS,
-                     "choice", "skipped", "seconds", "created_at", "updated_at"])
+    writer.writerow(CSV_COLUMNS)
     for r in admin.ratings(include_skipped=True):
         writer.writerow([r.rater, r.item_id, r.instance_id, r.kind, r.condition, r.condition_b or "",
                          *[r.scores.get(c) if r.scores.get(c) is not None else "" for c in CRITERION_IDS],
                          r.choice or "", int(r.skipped), "" if r.seconds is None else f"{r.seconds:.1f}",
-                         f"{r.created_at:.3f}", f"{r.updated_at:.3f}"])
+                         iso_time(r.created_at), iso_time(r.updated_at),
+                         r.participant_id or "", int(r.attention),
+                         "" if r.attention_passed is None else int(r.attention_passed), _cell(r.comment)])
     text = buf.getvalue()
     if path is not None:
         _write_atomic(check_output(path, "CSV file"), text.encode("utf-8"), "CSV file")

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from rulesets import VgmError
-
 from ._criteria import AB_CHOICES, CRITERION_IDS, SCORE_MAX, SCORE_MIN
+from ._crowd import COMMENT_MAX, CrowdSettings, Participant, attention_passed
+from ._errors import AccessDenied, EnrollmentRefused, InvalidRating, StudyError  # noqa: F401  (re-exported)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+DEFAULT_BASE_URL = "http://127.0.0.1:7860"
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -70,20 +71,35 @@ CREATE TABLE IF NOT EXISTS ratings (
 );
 """
 
+# Schema 2 (crowd studies) adds these columns; a schema-1 file gets them when opened.
+_ADDED_COLUMNS = {
+    "raters": [
+        ("source", "TEXT NOT NULL DEFAULT 'invited' CHECK (source IN ('invited', 'enrolled'))"),
+        ("participant_id", "TEXT"),  # the platform's id (PROLIFIC_PID, workerId, ...), recorded once
+        ("platform_study_id", "TEXT"),
+        ("session_id", "TEXT"),
+        ("consented_at", "REAL"),
+        ("completed_at", "REAL"),
+    ],
+    "items": [
+        ("attention", "INTEGER NOT NULL DEFAULT 0 CHECK (attention IN (0, 1))"),
+        ("expect_json", "TEXT"),  # an attention item's obvious answer
+    ],
+    "ratings": [
+        ("comment", f"TEXT CHECK (comment IS NULL OR length(comment) <= {COMMENT_MAX})"),
+    ],
+}
+_INDEXES = "CREATE UNIQUE INDEX IF NOT EXISTS raters_participant ON raters (participant_id) WHERE participant_id IS NOT NULL;"
 
-class StudyError(VgmError):
-    """A study file that is missing, not a study, or asked for something it does not hold."""
 
-
-class AccessDenied(VgmError):
-    """A wrong or missing token. Carries no detail about what exists, on purpose."""
-
-    def __init__(self) -> None:
-        super().__init__("access denied: open the personal link you were given (it carries ?token=...)")
-
-
-class InvalidRating(VgmError):
-    """A rating the study refuses: a score outside 1-5, an unknown item, the wrong kind of answer."""
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Add the schema-2 columns a table lacks (inside the caller's transaction)."""
+    for table, columns in _ADDED_COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for name, decl in columns:
+            if name not in have:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+    conn.execute(_INDEXES)
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,17 @@ class Rater:
     id: int
     name: str
     token: str
+    source: str = "invited"  # or "enrolled" through the open link
+    participant_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What the end page shows a participant who rated every item."""
+
+    code: str | None
+    finish_url: str | None
+    total: int
 
 
 @dataclass(frozen=True)
@@ -135,6 +162,10 @@ class RatingRow:
     seconds: float | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    attention: bool = False
+    attention_passed: bool | None = None  # for an attention item: gave its obvious answer
+    comment: str | None = None
+    participant_id: str | None = None
 
 
 def new_token() -> str:
@@ -196,11 +227,17 @@ class Study:
         seed: int = 0,
         sources: dict | None = None,
         overwrite: bool = False,
+        crowd: CrowdSettings | None = None,
+        consent: str | None = None,
+        base_url: str | None = None,
     ) -> tuple["Study", str]:
         """Write a new study file; returns it and the owner's admin token.
 
         ``contexts``: ``{instance_id, ruleset, turns: [{speaker, text}]}``.
-        ``items``: ``{kind, instance_id, condition, utterance, checks, [condition_b, utterance_b, checks_b]}``.
+        ``items``: ``{kind, instance_id, condition, utterance, checks, [condition_b, utterance_b, checks_b],
+        [attention, expect]}``.
+        ``crowd``: open enrollment (``CrowdSettings``); ``consent``: a consent form (Markdown) every
+        rater accepts before the first item; ``base_url``: where raters reach the app, for links.
         """
         path = Path(path)
         if path.is_dir():
@@ -225,6 +262,7 @@ class Study:
         try:
             conn.executescript(_SCHEMA)
             conn.execute("BEGIN")
+            _upgrade(conn)
             meta = {
                 "schema": SCHEMA_VERSION,
                 "name": name,
@@ -233,6 +271,13 @@ class Study:
                 "created_at": str(time.time()),
                 "sources": json.dumps(sources or {}),
             }
+            if crowd is not None:
+                meta["crowd"] = crowd.to_json()
+                meta["enroll_key"] = new_token()
+            if consent:
+                meta["consent"] = consent
+            if base_url:
+                meta["base_url"] = base_url.rstrip("/")
             conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
             ctx_ids = {}
             for ctx in contexts:
@@ -243,8 +288,8 @@ class Study:
                 ctx_ids[ctx["instance_id"]] = cur.lastrowid
             for item in items:
                 conn.execute(
-                    "INSERT INTO items (kind, context_id, condition, utterance, checks_json, condition_b, utterance_b, checks_b_json)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO items (kind, context_id, condition, utterance, checks_json, condition_b, utterance_b,"
+                    " checks_b_json, attention, expect_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         item["kind"],
                         ctx_ids[item["instance_id"]],
@@ -254,6 +299,8 @@ class Study:
                         item.get("condition_b"),
                         item.get("utterance_b"),
                         json.dumps(item.get("checks_b") or [], ensure_ascii=False) if item["kind"] == "ab" else None,
+                        int(bool(item.get("attention"))),
+                        json.dumps(item["expect"]) if item.get("expect") else None,
                     ),
                 )
             conn.execute("COMMIT")
@@ -287,7 +334,19 @@ class Study:
             row = None
         if row is None:
             raise StudyError(f"{path}: not a rating study file; make one with `vgm rate create`")
+        if row["value"] != SCHEMA_VERSION:
+            study._upgrade_file(row["value"])
         return study
+
+    def _upgrade_file(self, found: str) -> None:
+        """Bring an older study file up to this schema (new columns only; no rating changes)."""
+        try:
+            with self._write() as conn:
+                _upgrade(conn)
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+        except sqlite3.Error as exc:
+            raise StudyError(f"{self.path}: a schema-{found} study that cannot be upgraded here ({exc}); "
+                             "open it where the file is writable") from None
 
     # -- access ------------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
@@ -301,14 +360,121 @@ class Study:
 
     def rater(self, token: str | None) -> "RaterView":
         """The view of the rater holding ``token``; any other token gets ``AccessDenied``."""
-        if not token or not isinstance(token, str):
+        if not token or not isinstance(token, str) or len(token) > 200:
             raise AccessDenied()
         with self._read() as conn:
-            row = conn.execute("SELECT id, name, token FROM raters WHERE token = ?", (token,)).fetchone()
+            row = conn.execute("SELECT id, name, token, source, participant_id FROM raters WHERE token = ?", (token,)).fetchone()
         # compare_digest keeps the check constant-time once a row is found.
         if row is None or not hmac.compare_digest(row["token"], token):
             raise AccessDenied()
-        return RaterView(self, Rater(row["id"], row["name"], row["token"]))
+        return RaterView(self, _rater_of(row))
+
+    # -- crowd: open enrollment, consent, links ------------------------------------------
+    def crowd(self) -> CrowdSettings | None:
+        """The study's crowd settings; None for a study whose raters are all invited by name."""
+        return CrowdSettings.from_json(self._meta("crowd"))
+
+    def consent_text(self) -> str | None:
+        """The consent form (Markdown) raters accept before their first item, if the study has one."""
+        return self._meta("consent")
+
+    def enroll_key(self) -> str | None:
+        """The secret in the open enrollment link (``/enroll/<key>``); None without ``--crowd``."""
+        return self._meta("enroll_key")
+
+    def check_enroll_key(self, key) -> CrowdSettings:
+        """The crowd settings if ``key`` opens this study's enrollment, else ``EnrollmentRefused('closed')``."""
+        expected = self.enroll_key()
+        crowd = self.crowd()
+        if not expected or crowd is None or not isinstance(key, str) or not hmac.compare_digest(expected, key[:200]):
+            raise EnrollmentRefused("closed", "this enrollment link is not valid; check the link you were given")
+        return crowd
+
+    @staticmethod
+    def _same_session(row: sqlite3.Row, who: Participant) -> bool:
+        return row["session_id"] == who.session_id and row["platform_study_id"] == who.study_id
+
+    def returning(self, key, who: Participant) -> Rater | None:
+        """The rater a returning participant already is (same id, same platform session), without writing.
+
+        None for a newcomer; ``EnrollmentRefused('reused')`` when the id already has a session from
+        another platform session.
+        """
+        self.check_enroll_key(key)
+        if not who.participant_id:
+            return None
+        with self._read() as conn:
+            row = conn.execute("SELECT * FROM raters WHERE participant_id = ?", (who.participant_id,)).fetchone()
+        if row is None:
+            return None
+        if not self._same_session(row, who):
+            raise EnrollmentRefused("reused", "this participant id already takes part in this study from another "
+                                              "session; go back to your first session's page")
+        return _rater_of(row)
+
+    def enroll(self, key, who: Participant, *, consent: bool = False) -> tuple[Rater, bool]:
+        """Issue a private rater token to a participant arriving by the open link; ``(rater, resumed)``.
+
+        One write transaction decides everything: a returning participant (same id, same session)
+        gets their own rater back; a new one needs the consent form accepted (when there is one)
+        and a free place under the quota. A refusal writes nothing.
+        """
+        crowd = self.check_enroll_key(key)
+        needs_consent = bool(self.consent_text())
+        now = time.time()
+        with self._write() as conn:
+            if who.participant_id:
+                row = conn.execute("SELECT * FROM raters WHERE participant_id = ?", (who.participant_id,)).fetchone()
+                if row is not None:
+                    if not self._same_session(row, who):
+                        raise EnrollmentRefused("reused", "this participant id already takes part in this study from "
+                                                          "another session; go back to your first session's page")
+                    return _rater_of(row), True
+            if needs_consent and consent is not True:
+                raise EnrollmentRefused("consent", "to take part, read the consent form and tick 'I agree'")
+            enrolled = conn.execute("SELECT COUNT(*) FROM raters WHERE source = 'enrolled'").fetchone()[0]
+            if crowd.quota is not None and enrolled >= crowd.quota:
+                raise EnrollmentRefused("full", f"all {crowd.quota} places in this study are taken; thank you for your interest")
+            number = enrolled + 1
+            while conn.execute("SELECT 1 FROM raters WHERE name = ?", (f"P{number:04d}",)).fetchone():
+                number += 1
+            token = new_token()
+            cur = conn.execute(
+                "INSERT INTO raters (name, token, created_at, source, participant_id, platform_study_id, session_id, consented_at)"
+                " VALUES (?, ?, ?, 'enrolled', ?, ?, ?, ?)",
+                (f"P{number:04d}", token, now, who.participant_id, who.study_id, who.session_id,
+                 now if needs_consent else None),
+            )
+        return Rater(cur.lastrowid, f"P{number:04d}", token, "enrolled", who.participant_id), False
+
+    def base_url(self, explicit: str | None = None, served: str | None = None) -> str:
+        """Where raters reach the app: ``explicit``, else the ``--base-url`` given at creation, else
+        ``served`` (the address being served now), else the address ``vgm ui`` last served this study
+        on, else ``http://127.0.0.1:7860``."""
+        for value in (explicit, self._meta("base_url"), served, self._meta("served_url")):
+            if value:
+                return value.rstrip("/")
+        return DEFAULT_BASE_URL
+
+    def record_served_url(self, url: str) -> None:
+        """Remember where ``vgm ui`` serves this study, so ``vgm rate links`` prints the real host and port."""
+        with self._write() as conn:
+            conn.execute("INSERT INTO meta VALUES ('served_url', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                         (url.rstrip("/"),))
+
+    def links(self, base_url: str | None = None) -> dict:
+        """The admin link, the open enrollment link (with and without Prolific's parameters) and each rater's link."""
+        base = self.base_url(base_url)
+        key, crowd = self.enroll_key(), self.crowd()
+        enroll = f"{base}/enroll/{key}" if key and crowd else None
+        platform_link = None
+        if enroll and crowd.platform == "prolific":
+            platform_link = enroll + "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+        elif enroll:
+            platform_link = enroll + "?PID=<participant id>"
+        raters = [{**r, "link": f"{base}/?token={r['token']}"} for r in self.owner().raters()]
+        return {"base_url": base, "admin": f"{base}/?token={self.admin_token()}", "enroll": enroll,
+                "enroll_with_ids": platform_link, "platform": crowd.platform if crowd else None, "raters": raters}
 
     def admin(self, token: str | None) -> "AdminView":
         """The owner's view; only the admin token printed at creation opens it."""
@@ -361,6 +527,24 @@ class Study:
             utterance_b=row["utterance_b"],
             checks_b=json.loads(row["checks_b_json"]) if row["checks_b_json"] else None,
         )
+
+
+def _rater_of(row: sqlite3.Row) -> Rater:
+    return Rater(row["id"], row["name"], row["token"], row["source"], row["participant_id"])
+
+
+def _comment(value) -> str | None:
+    """A rater's optional note on an item: text up to ``COMMENT_MAX`` characters; empty is none."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidRating("comment: give text")
+    text = value.replace("\r\n", "\n").strip()
+    if len(text) > COMMENT_MAX:
+        raise InvalidRating(f"comment: at most {COMMENT_MAX} characters (this one has {len(text)})")
+    if any(not (ch.isprintable() or ch in "\n\t") for ch in text):
+        raise InvalidRating("comment: plain text only")
+    return text or None
 
 
 ITEM_ID_MAX = 2**62
@@ -481,7 +665,62 @@ class RaterView:
             **{c: row[c] for c in CRITERION_IDS},
             "choice": row["choice"],
             "skipped": bool(row["skipped"]),
+            "comment": row["comment"],
         }
+
+    def can_skip(self, item_id: int) -> bool:
+        """Whether skipping leads anywhere: another item is still unanswered or skipped."""
+        item_id = item_id_of(item_id)
+        with self.study._read() as conn:
+            open_items = conn.execute(
+                "SELECT COUNT(*) FROM items i WHERE i.id != ? AND NOT EXISTS"
+                " (SELECT 1 FROM ratings x WHERE x.rater_id = ? AND x.item_id = i.id AND x.skipped = 0)",
+                (item_id, self.rater.id),
+            ).fetchone()[0]
+        return open_items > 0
+
+    # -- consent and completion ----------------------------------------------------------
+    def needs_consent(self) -> bool:
+        """True while the study has a consent form this rater has not accepted (no item is shown or stored before)."""
+        if not self.study.consent_text():
+            return False
+        with self.study._read() as conn:
+            row = conn.execute("SELECT consented_at FROM raters WHERE id = ?", (self.rater.id,)).fetchone()
+        return row is None or row["consented_at"] is None
+
+    def consent(self) -> None:
+        """Record that this rater accepted the consent form (once; accepting again changes nothing)."""
+        with self.study._write() as conn:
+            conn.execute("UPDATE raters SET consented_at = ? WHERE id = ? AND consented_at IS NULL", (time.time(), self.rater.id))
+
+    def finished(self) -> bool:
+        """Every item answered (skipped ones count only once answered)."""
+        p = self.progress()
+        return p.done >= p.total
+
+    def completion(self) -> Completion | None:
+        """The end page's code and link, once every item is answered; None before."""
+        if not self.finished():
+            return None
+        crowd = self.study.crowd()
+        return Completion(crowd.completion_code if crowd else None, crowd.finish_url() if crowd else None, self.progress().total)
+
+    def complete(self) -> Completion:
+        """Mark this rater's session complete and return the code and link for the end page.
+
+        Refused with ``EnrollmentRefused('unfinished')`` (and nothing written) while any item is
+        unanswered or only skipped; completing twice keeps the first time.
+        """
+        with self.study._write() as conn:
+            total = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+            done = conn.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = ? AND skipped = 0", (self.rater.id,)).fetchone()[0]
+            if done < total:
+                left = total - done
+                raise EnrollmentRefused("unfinished", f"{left} item{'s' if left != 1 else ''} still to rate; "
+                                                      "the completion code comes after the last one")
+            conn.execute("UPDATE raters SET completed_at = ? WHERE id = ? AND completed_at IS NULL", (time.time(), self.rater.id))
+        crowd = self.study.crowd()
+        return Completion(crowd.completion_code if crowd else None, crowd.finish_url() if crowd else None, total)
 
     def my_ratings(self) -> list[dict]:
         with self.study._read() as conn:
@@ -489,12 +728,16 @@ class RaterView:
         return [self.my_rating(i) for i in ids]
 
     def _store(self, item_id: int, *, kind: str, scores: dict | None = None, choice: str | None = None,
-               skipped: bool = False, seconds: float | None = None) -> None:
+               skipped: bool = False, seconds: float | None = None, comment: str | None = None) -> None:
         item_id = item_id_of(item_id)
         seconds = _seconds(seconds)
+        comment = _comment(comment)
         now = time.time()
         scores = scores or {}
         with self.study._write() as conn:  # BEGIN IMMEDIATE: the checks below and the write are one transaction
+            if conn.execute("SELECT 1 FROM meta WHERE key = 'consent'").fetchone() and conn.execute(
+                    "SELECT consented_at FROM raters WHERE id = ?", (self.rater.id,)).fetchone()[0] is None:
+                raise EnrollmentRefused("consent", "accept the consent form first (open /consent with your link's token)")
             row = conn.execute("SELECT kind, condition FROM items WHERE id = ?", (item_id,)).fetchone()
             if row is None:
                 raise InvalidRating(f"item {item_id} is not in this study")
@@ -507,35 +750,37 @@ class RaterView:
                 want = "pick a, b or tie" if row["kind"] == "ab" else "give the three scores"
                 raise InvalidRating(f"item {item_id} is a {row['kind']} item: {want}")
             conn.execute(
-                "INSERT INTO ratings (rater_id, item_id, condition, naturalness, groundedness, factual, choice, skipped, seconds, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO ratings (rater_id, item_id, condition, naturalness, groundedness, factual, choice, skipped, seconds,"
+                " created_at, updated_at, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (rater_id, item_id) DO UPDATE SET naturalness = excluded.naturalness,"
                 " groundedness = excluded.groundedness, factual = excluded.factual, choice = excluded.choice,"
-                " skipped = excluded.skipped, seconds = excluded.seconds, updated_at = excluded.updated_at",
+                " skipped = excluded.skipped, seconds = excluded.seconds, updated_at = excluded.updated_at,"
+                " comment = excluded.comment",
                 (
                     self.rater.id, item_id, row["condition"],
                     scores.get("naturalness"), scores.get("groundedness"), scores.get("factual"),
-                    choice, int(skipped), seconds, now, now,
+                    choice, int(skipped), seconds, now, now, comment,
                 ),
             )
 
-    def submit(self, item_id: int, naturalness, groundedness, factual, *, seconds: float | None = None) -> None:
-        """Store (or replace) this rater's three scores for a single-utterance item."""
+    def submit(self, item_id: int, naturalness, groundedness, factual, *, seconds: float | None = None,
+               comment: str | None = None) -> None:
+        """Store (or replace) this rater's three scores for a single-utterance item, with an optional comment."""
         scores = {
             "naturalness": _check_score("naturalness", naturalness),
             "groundedness": _check_score("groundedness", groundedness),
             "factual": _check_score("factual", factual),
         }
-        self._store(item_id, kind="score", scores=scores, seconds=seconds)
+        self._store(item_id, kind="score", scores=scores, seconds=seconds, comment=comment)
 
-    def choose(self, item_id: int, choice: str, *, seconds: float | None = None) -> None:
-        """Store this rater's pick for an A/B item: ``a``, ``b`` or ``tie``."""
+    def choose(self, item_id: int, choice: str, *, seconds: float | None = None, comment: str | None = None) -> None:
+        """Store this rater's pick for an A/B item: ``a``, ``b`` or ``tie``, with an optional comment."""
         if not isinstance(choice, str):
             raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
         choice = choice.strip().lower()
         if choice not in AB_CHOICES:
             raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
-        self._store(item_id, kind="ab", choice=choice, seconds=seconds)
+        self._store(item_id, kind="ab", choice=choice, seconds=seconds, comment=comment)
 
     def skip(self, item_id: int) -> None:
         """Mark an item skipped; it comes back once every other item is answered."""
@@ -590,12 +835,15 @@ class AdminView:
         with self.study._read() as conn:
             total = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
             rows = conn.execute(
-                "SELECT r.id, r.name, r.token, COUNT(x.item_id) FILTER (WHERE x.skipped = 0) AS done,"
+                "SELECT r.*, COUNT(x.item_id) FILTER (WHERE x.skipped = 0) AS done,"
                 " COUNT(x.item_id) FILTER (WHERE x.skipped = 1) AS skipped, MAX(x.updated_at) AS last"
                 " FROM raters r LEFT JOIN ratings x ON x.rater_id = r.id GROUP BY r.id ORDER BY r.id"
             ).fetchall()
         return [
-            {"name": r["name"], "token": r["token"], "done": r["done"], "skipped": r["skipped"], "total": total, "last": r["last"]}
+            {"name": r["name"], "token": r["token"], "done": r["done"], "skipped": r["skipped"], "total": total, "last": r["last"],
+             "source": r["source"], "participant_id": r["participant_id"], "study_id": r["platform_study_id"],
+             "session_id": r["session_id"], "created_at": r["created_at"], "consented_at": r["consented_at"],
+             "completed_at": r["completed_at"]}
             for r in rows
         ]
 
@@ -604,7 +852,13 @@ class AdminView:
             n_items = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
             kinds = dict(conn.execute("SELECT kind, COUNT(*) FROM items GROUP BY kind").fetchall())
             n_ratings = conn.execute("SELECT COUNT(*) FROM ratings WHERE skipped = 0").fetchone()[0]
-            conditions = sorted({r[0] for r in conn.execute("SELECT condition FROM items UNION SELECT condition_b FROM items WHERE condition_b IS NOT NULL")})
+            conditions = sorted({r[0] for r in conn.execute(
+                "SELECT condition FROM items WHERE attention = 0 UNION SELECT condition_b FROM items"
+                " WHERE condition_b IS NOT NULL AND attention = 0")})
+            n_attention = conn.execute("SELECT COUNT(*) FROM items WHERE attention = 1").fetchone()[0]
+            enrolled = conn.execute("SELECT COUNT(*) FROM raters WHERE source = 'enrolled'").fetchone()[0]
+            completed = conn.execute("SELECT COUNT(*) FROM raters WHERE completed_at IS NOT NULL").fetchone()[0]
+        crowd = self.study.crowd()
         return {
             "name": self.study.name,
             "items": n_items,
@@ -612,13 +866,20 @@ class AdminView:
             "ab_items": kinds.get("ab", 0),
             "ratings": n_ratings,
             "conditions": conditions,
+            "attention_items": n_attention,
             "sources": json.loads(self.study._meta("sources") or "{}"),
+            "crowd": None if crowd is None else crowd.platform,
+            "quota": None if crowd is None else crowd.quota,
+            "enrolled": enrolled,
+            "completed": completed,
+            "consent": bool(self.study.consent_text()),
         }
 
     def ratings(self, include_skipped: bool = False) -> list[RatingRow]:
         with self.study._read() as conn:
             rows = conn.execute(
-                "SELECT x.*, r.name AS rater, i.kind, i.condition_b, c.instance_id FROM ratings x"
+                "SELECT x.*, r.name AS rater, r.participant_id, i.kind, i.condition_b, i.attention, i.expect_json,"
+                " c.instance_id FROM ratings x"
                 " JOIN raters r ON r.id = x.rater_id JOIN items i ON i.id = x.item_id JOIN contexts c ON c.id = i.context_id"
                 + ("" if include_skipped else " WHERE x.skipped = 0")
                 + " ORDER BY x.created_at, x.rater_id, x.item_id"
@@ -629,6 +890,10 @@ class AdminView:
                 condition=r["condition"], condition_b=r["condition_b"],
                 scores={c: r[c] for c in CRITERION_IDS}, choice=r["choice"], skipped=bool(r["skipped"]),
                 seconds=r["seconds"], created_at=r["created_at"], updated_at=r["updated_at"],
+                attention=bool(r["attention"]),
+                attention_passed=None if r["skipped"] or not r["attention"] else attention_passed(
+                    json.loads(r["expect_json"] or "null"), {c: r[c] for c in CRITERION_IDS}, r["choice"]),
+                comment=r["comment"], participant_id=r["participant_id"],
             )
             for r in rows
         ]

@@ -64,7 +64,7 @@ def test_missing_score_is_flagged_not_stored(live_study, browser):
     page.locator("#rate-progress").get_by_text("0 rated").wait_for(timeout=20000)
     page.locator("#score-naturalness").get_by_label("3", exact=True).check()
     page.locator("#rate-submit").click()
-    page.locator("#rate-status").get_by_text("give a score for").wait_for(timeout=20000)
+    page.locator("#rate-alert").get_by_text("give a score for").wait_for(timeout=20000)
     assert live_study["study"].rater(token).my_ratings() == []
     page.close()
 

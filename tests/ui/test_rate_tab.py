@@ -38,7 +38,7 @@ def test_ab_submit_without_a_pick_is_refused(ab_study):
     tab = _tab(study)
     item = tab.on_load(token)[tab.item_id]
     out = tab._submit(token, item, 0.0, None, None, None, None)
-    assert "pick A, B or tie" in out[tab.status]
+    assert "pick A, B or tie" in out[tab.alert]
     assert study.rater(token).my_ratings() == []
 
 
@@ -46,7 +46,7 @@ def test_page_handlers_refuse_a_token_they_were_not_given(study, raters):
     tab = _tab(study)
     item = tab.on_load(raters[0].token)[tab.item_id]
     out = tab._submit("forged", item, 0.0, "5", "5", "5", None)
-    assert "access denied" in out[tab.status] and out[tab.rater_panel]["visible"] is False
+    assert "access denied" in out[tab.status]["value"] and out[tab.rater_panel]["visible"] is False
     assert study.owner().ratings() == []
     assert "access denied" in tab._refresh(raters[0].token)[tab.admin_summary]  # a rater is not the owner
     assert tab._csv(raters[0].token) is None

@@ -13,9 +13,9 @@ from fastapi import FastAPI
 
 from eval.ratings import Study
 
-from ._api import rate_router
+from ._api import page_router, rate_router
 from ._common import CSS, AppContext
-from ._rate import RateTab
+from ._rate import RATE_CSS, RATE_HEAD, RATE_JS, RateTab
 
 
 def build_blocks(ctx: AppContext) -> gr.Blocks:
@@ -26,7 +26,7 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
 
     with gr.Blocks(title="virtual-gm", analytics_enabled=False) as blocks:
         token = gr.State(None)
-        gr.Markdown("## virtual-gm", elem_id="vgm-title")
+        title = gr.Markdown("## virtual-gm", elem_id="vgm-title")
         with gr.Tabs(elem_id="vgm-tabs"):
             rate = RateTab(ctx, token)
             play = PlayTab(ctx, token)
@@ -40,7 +40,7 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
         def on_load(request: gr.Request):
             tok = request.query_params.get("token") if request else None
             role = ctx.role(tok)
-            updates = {token: tok, **rate.on_load(tok)}
+            updates = {token: tok, **rate.on_load(tok), title: gr.update(visible=role != "rater")}
             for tab in owner_tabs:
                 updates[tab.tab] = gr.update(visible=role == "admin")
                 if role == "admin":
@@ -49,7 +49,7 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
                 updates[rate.tab] = gr.update(visible=True)
             return updates
 
-        outputs = [token, rate.tab, *rate.load_outputs]
+        outputs = [token, title, rate.tab, *rate.load_outputs]
         for tab in owner_tabs:
             outputs += [tab.tab, *tab.load_outputs]
         blocks.load(on_load, None, outputs, api_visibility="private")
@@ -73,6 +73,7 @@ def create_app(
     )
     app = FastAPI(title="virtual-gm", docs_url=None, redoc_url=None, openapi_url=None)
     app.include_router(rate_router(ctx))
+    app.include_router(page_router(ctx))  # /enroll/<key>, /consent, /complete: before the page takes "/"
 
     @app.get("/healthz")
     def healthz() -> dict:
@@ -80,13 +81,46 @@ def create_app(
 
     blocks = build_blocks(ctx)
     blocks.queue(default_concurrency_limit=8)
-    app = gr.mount_gradio_app(app, blocks, path="/", css=CSS, footer_links=[], ssr_mode=False)
+    app = gr.mount_gradio_app(app, blocks, path="/", css=CSS + RATE_CSS, js=RATE_JS, head=RATE_HEAD, footer_links=[], ssr_mode=False)
     app.state.vgm = ctx
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 7860, announce=None, **kwargs) -> None:
-    """Run the app until interrupted (``vgm ui``). Only loopback unless ``host`` says otherwise."""
+def served_url(host: str, port: int) -> str:
+    """The address people reach the app at: a wildcard host (0.0.0.0, ::) becomes this machine's name."""
+    import socket
+
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.getfqdn() or socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def study_announcement(study: Study, base_url: str) -> list[str]:
+    """What ``vgm ui --study`` prints: the admin link, the open enrollment link, the invited raters' links."""
+    links = study.links(base_url)
+    lines = [f"admin link (keep it private): {links['admin']}"]
+    if links["enroll"]:
+        lines.append(f"enrollment link ({links['platform']}): {links['enroll']}")
+        if links["platform"] == "prolific":
+            lines.append(f"  with Prolific's URL parameters: {links['enroll_with_ids']}")
+        else:
+            lines.append("  add the platform's participant id as ?PID=... (workerId= and participant_id= work too)")
+    invited = [r for r in links["raters"] if r["source"] == "invited"]
+    for r in invited[:20]:
+        lines.append(f"{r['name']}: {r['link']}")
+    if len(invited) > 20:
+        lines.append(f"... and {len(invited) - 20} more raters: vgm rate links {study.path}")
+    return lines
+
+
+def serve(host: str = "127.0.0.1", port: int = 7860, announce=None, base_url: str | None = None, **kwargs) -> None:
+    """Run the app until interrupted (``vgm ui``). Only loopback unless ``host`` says otherwise.
+
+    With a study, ``announce`` gets the study's links on the address actually served (``base_url``
+    when the app sits behind another address), and the study remembers it for ``vgm rate links``.
+    """
     import socket
 
     import uvicorn
@@ -99,8 +133,15 @@ def serve(host: str = "127.0.0.1", port: int = 7860, announce=None, **kwargs) ->
         except OSError:
             raise VgmError(f"{host}:{port} is already in use; pass another --port (e.g. --port {port + 1})") from None
     app = create_app(**kwargs)
+    url = served_url(host, port)
+    study = app.state.vgm.study
+    if study is not None:
+        study.record_served_url(url)
     if announce:
-        announce(f"virtual-gm web app on http://{host}:{port}/  (Ctrl+C stops it)")
+        announce(f"virtual-gm web app on {url}/  (Ctrl+C stops it)")
+        if study is not None:
+            for line in study_announcement(study, study.base_url(base_url, served=url)):
+                announce(line)
     # A longer keep-alive than uvicorn's 5 s: a busy rater's browser or script reuses its
     # connection instead of racing the server closing it.
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
