@@ -26,6 +26,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from eval.beliefs import score_path
+from eval.inmind import build_tasks, load_sessions, top_k
+from eval.inmind.baseline import similarity_ranking
+from eval.moe import SAMPLE, build_report, compare_moe, load_moe
+from eval.moe.importers import import_source
+from eval.moe.run_folder import check_writable
+from eval.moe.runner import COMPARE_DEFAULT
+from pipelines import load_pipeline
 from rulesets import VgmError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,9 +142,6 @@ def _num(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
 
 def _moe_data(root: Path, out: Path) -> tuple[Path, Path | None, str]:
     """(test file, train file, description): CRD3 imported and split by episode, else the shipped sample."""
-    from eval.moe import SAMPLE
-    from eval.moe.importers import import_source
-
     crd3 = root / "crd3"
     if not crd3.is_dir():
         return SAMPLE, None, f"the shipped sample ({SAMPLE.name}; no CRD3 under {root}), leave-one-out statistics"
@@ -144,7 +149,6 @@ def _moe_data(root: Path, out: Path) -> tuple[Path, Path | None, str]:
     written = {"train": data.with_name("crd3.train.jsonl"), "test": data.with_name("crd3.test.jsonl")}
     if not all(p.is_file() for p in written.values()):
         report, written = import_source("crd3", crd3, data, split="80/10/10", seed=0)
-    from eval.moe import load_moe
 
     n_train, n_test = len(load_moe(written["train"])), len(load_moe(written["test"]))
     return written["test"], written["train"], (f"CRD3 campaign 2 from {crd3} (imported to {data.relative_to(out)}), split 80/10/10 by episode: "
@@ -154,10 +158,6 @@ def _moe_data(root: Path, out: Path) -> tuple[Path, Path | None, str]:
 def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: int | None, reporter: Any = None,
               pipelines: list[str] | None = None) -> Part:
     """Table 2 on the data present (faithful prompting, formulas (1)-(6))."""
-    from eval.moe import build_report, compare_moe
-    from eval.moe.runner import COMPARE_DEFAULT
-    from pipelines import load_pipeline
-
     started = time.perf_counter()
     test, train, described = _moe_data(root, out)
     names = list(COMPARE_DEFAULT if pipelines is None else pipelines)
@@ -218,9 +218,6 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
 
 def inmind(out: Path, root: Path) -> Part:
     """Task counts and the embedding baseline of player identification on the InMind sessions present."""
-    from eval.inmind import build_tasks, load_sessions, top_k
-    from eval.inmind.baseline import similarity_ranking
-
     started = time.perf_counter()
     folder = root / "inmind"
     if not folder.is_dir():
@@ -278,8 +275,6 @@ def inmind(out: Path, root: Path) -> Part:
 
 def mafiascope(out: Path, root: Path, *, quick: bool) -> Part:
     """Calibration and over-prediction on the MafiaScope logs present (no model)."""
-    from eval.beliefs import score_path
-
     started = time.perf_counter()
     folder = root / "mafiascope"
     if not folder.is_dir():
@@ -337,8 +332,6 @@ def reproduce(out: str | Path, *, model: str | None = "local:small", quick: bool
         limit: MOE test instances (overrides ``quick``'s).
         pipelines: MOE pipelines (default: the paper's eight, knn and oracle_char).
     """
-    from eval.moe.run_folder import check_writable
-
     out = Path(out)
     root = Path(data) if data else default_data_root()
     if limit is not None and limit < 1:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .combat import Combat, CombatError, CombatEvent, encounter_for, load_encounter, start_encounter
-from .combat._common import can_act
+from .combat import Combat, CombatError, CombatEvent, can_act, encounter_for, load_encounter, start_encounter
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "read_action", "player_acts", "fight_lines", "FightAction"]

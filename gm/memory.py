@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from pipelines.records import Turn
+from rulesets import VgmError
 
 __all__ = ["Memory", "Memo", "count_tokens"]
 
@@ -66,7 +67,6 @@ class Memory:
             from pipelines.embeddings import MiniLMEmbedding
 
             embedding = MiniLMEmbedding()
-        from rulesets import VgmError
 
         settings = Settings(anonymized_telemetry=False, allow_reset=False)
         try:

@@ -20,6 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+import rulesets
+
 NO_ROLL = "no_roll"
 IMPOSSIBLE = "impossible"
 DECISIONS = (NO_ROLL, IMPOSSIBLE)
@@ -96,7 +98,7 @@ class CheckIndex:
     def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, temperature: float = 0.05,
                  centre_weight: float = 0.4) -> None:
         if embed is None:
-            from .embeddings import embed as minilm
+            from .embeddings import embed as minilm  # lazy: the ONNX MiniLM (and chromadb) load on first use
 
             embed = minilm
         self.embed = embed
@@ -165,10 +167,10 @@ class ImpossibleSense:
     """
 
     def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, strength: float = 1.0) -> None:
-        from scipy.optimize import minimize
+        from scipy.optimize import minimize  # lazy: scipy is slow to import and only training needs it
 
         if embed is None:
-            from .embeddings import embed as minilm
+            from .embeddings import embed as minilm  # lazy: the ONNX MiniLM (and chromadb) load on first use
 
             embed = minilm
         self.embed = embed
@@ -200,14 +202,10 @@ class ImpossibleSense:
     @classmethod
     def from_packs(cls) -> "ImpossibleSense":
         """Trained on every TRPG pack that can be loaded (shipped and ``VGM_RULESETS_PATH``), once per process."""
-        import rulesets
-
         names = tuple(sorted(n for n in rulesets.available() if rulesets.load(n).kind == "trpg"))
         return _sense(names)
 
 
 @lru_cache(maxsize=2)
 def _sense(names: tuple[str, ...]) -> ImpossibleSense:
-    import rulesets
-
     return ImpossibleSense([pair for name in names for pair in pack_examples(rulesets.load(name))])

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+import rulesets
 from rulesets import VgmError
 
 from .llm import ChatModel, ModelError
@@ -94,8 +95,6 @@ class Pipeline:
             A ``PipelineResult``; a model failure is in ``error``, the steps done so far kept.
         """
         if pack is None:
-            import rulesets
-
             pack = rulesets.load(instance.ruleset)
         if model is None and self.needs_model:
             raise ModelError(f"pipeline {self.name!r} needs a model; pass --model (e.g. local:small)")

@@ -110,7 +110,7 @@ class ContextIndex:
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         if self.embedder is None:
-            from .embeddings import embed
+            from .embeddings import embed  # lazy: the ONNX MiniLM (and chromadb) load on first use
 
             return np.asarray(embed(texts), dtype=float)
         vectors = np.asarray(self.embedder(texts), dtype=float)

@@ -12,6 +12,7 @@ from ._loader import BUILTIN_DIR, ENV_VAR, available, find_pack, load, load_path
 from ._models import AbilityDef, CheckDef, FamilyDef, PackFile, RoleDef, SetupDef
 from ._normalize import loose_key, raw_key
 from ._problems import PackError, UnknownName
+from ._report import describe, describe_ruleset, lineup_text, pack_summaries, resolve_report
 from ._ruleset import RuleSet
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "available", "load", "load_path", "find_pack", "search_dirs", "BUILTIN_DIR", "ENV_VAR",
     "RuleSet", "CheckDef", "AbilityDef", "FamilyDef", "RoleDef", "SetupDef", "PackFile",
     "raw_key", "loose_key",
+    "pack_summaries", "describe", "describe_ruleset", "lineup_text", "resolve_report",
     "FileProblem", "TornTail", "JsonlReader", "read_text", "read_json", "read_yaml", "read_jsonl",
     "read_model_file", "validation_problem", "yaml_line",
 ]

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 import rulesets
-from rulesets._report import describe, lineup_text, pack_summaries, resolve_report
+from rulesets import describe, lineup_text, pack_summaries, resolve_report
 
 rulesets_app = typer.Typer(help="Rule-set packs: list them, show one, resolve a check or role name.", no_args_is_help=True)
 console = Console()

@@ -19,7 +19,7 @@ Embedder = Callable[[list[str]], np.ndarray]
 
 
 def default_embedder() -> Embedder:
-    from pipelines.embeddings import embed
+    from pipelines.embeddings import embed  # lazy: the ONNX MiniLM (and chromadb) load on first use
 
     return embed
 

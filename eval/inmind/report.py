@@ -25,7 +25,7 @@ def _ci(by_game: dict[str, list[float]]) -> dict[str, float | None]:
     if not values:
         return {"value": None, "low": None, "high": None, "n": 0}
     try:
-        from eval.stats import cluster_bootstrap_ci
+        from eval.stats import cluster_bootstrap_ci  # lazy: eval.stats imports scipy
 
         interval = cluster_bootstrap_ci(by_game)
         return {"value": interval.value, "low": interval.low, "high": interval.high, "n": len(values)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import rulesets
 from rulesets import VgmError
 
 #: Relaxed scoring groups (InMind 4.5): who knows what, not the exact role.
@@ -20,8 +21,6 @@ class UnknownRole(VgmError):
 
 @lru_cache(maxsize=1)
 def _pack():
-    import rulesets
-
     return rulesets.load("avalon")
 
 

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rulesets import VgmError
+
 from . import roles as _roles
 from .masking import Masked, find_spans, mask
 from .render import Labels, game_text, roles_text
@@ -203,8 +205,6 @@ def build_tasks(sessions: list[Session], tasks: list[str] | None = None, *, poli
     tasks = list(tasks or TASKS)
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
-        from rulesets import VgmError
-
         raise VgmError(f"unknown InMind task {unknown[0]!r}; choose from {', '.join(TASKS)} or 'all'")
     participant = [s for s in sessions if s.mode == "participant"]
     report = BuildReport(sessions={"observer": sum(s.mode == "observer" for s in sessions), "participant": len(participant)}, mask_policy=policy)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -136,8 +137,6 @@ def write_moe(instances: Iterable[MoeInstance], path: str | Path) -> int:
 
 def describe_dataset(path: str | Path) -> dict:
     """What ``vgm moe validate`` prints: counts per rule set, top skills, context length."""
-    from collections import Counter
-
     instances = load_moe(path)
     by_rules: dict[str, Counter] = {}
     counts: Counter = Counter()

@@ -38,6 +38,8 @@ from typing import Any
 
 from rulesets import FileProblem, VgmError, read_jsonl
 
+from .dataset import data_path  # a run.json may name "sample": the shipped sample
+
 PREDICTIONS = "predictions.jsonl"
 META = "run.json"
 METRICS = "metrics.json"
@@ -162,8 +164,6 @@ class RunFolder:
 
     def data_file(self) -> Path:
         """The data file the run was made on (run.json's ``data``), found as recorded or beside the folder."""
-        from .dataset import data_path  # "sample" names the shipped sample
-
         meta = self.meta()
         for key in DATA_KEYS:
             value = meta.get(key)

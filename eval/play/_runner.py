@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from gm.agent import GameMaster
+from pipelines.llm import get_model
 from rulesets import VgmError
 
 from ._cases import PlayCase
@@ -49,8 +51,6 @@ def case_seed(seed: int, case_id: str) -> int:
 
 
 def _default_gm(case: PlayCase, model: Any, seed: int) -> Any:
-    from gm.agent import GameMaster
-
     return GameMaster(case.ruleset, case.to_scenario(), model, pipeline=PIPELINE,
                       characters=[case.character], memory=False, seed=seed)
 
@@ -58,8 +58,6 @@ def _default_gm(case: PlayCase, model: Any, seed: int) -> Any:
 def _shared_model(model: Any) -> Any:
     """A model string resolved once, so every case shares one client (and one local server)."""
     if model is None or isinstance(model, str):
-        from pipelines.llm import get_model
-
         return get_model(model)
     return model
 

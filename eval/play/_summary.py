@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
+from rich import box
+from rich.table import Table
 
 import rulesets
 
@@ -255,9 +257,6 @@ def summarize(cases: list[PlayCase], records: Iterable[dict[str, Any]]) -> Summa
 
 def format_summary(summary: Summary, title: str = "play eval"):
     """A rich ``Table``: one row for all cases, one per rule set (shares in %)."""
-    from rich import box
-    from rich.table import Table
-
     pct = lambda x: "–" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     sec = lambda x: "–" if x is None else f"{x:.1f}"  # noqa: E731
     table = Table(title=title, box=box.SIMPLE_HEAD,

@@ -20,7 +20,7 @@ from rulesets import VgmError
 
 from .ask import Ask
 from .events import Event, EventLog, view_for
-from .seats import LlmSeat, ScriptedSeat, Seat
+from .seats import LlmSeat, ScriptedSeat, Seat, SeatSpec, build_seats
 
 Listener = Callable[[Event, "SocialGame"], Any]
 
@@ -285,8 +285,6 @@ class SocialGame:
         if snapshot.get("engine") != cls.engine:
             raise VgmError(f"snapshot is a {snapshot.get('engine')!r} game, not {cls.engine!r}")
         if seats is None:
-            from .seats import SeatSpec, build_seats
-
             specs = []
             for s in snapshot["seats"]:
                 if s["kind"] == "scripted":

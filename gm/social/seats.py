@@ -241,7 +241,7 @@ def build_seats(
         else:
             name = spec.arg or default_model or "local"
             if name not in models:
-                from pipelines.llm import get_model
+                from pipelines.llm import get_model  # lazy, like complete_json above
 
                 models[name] = get_model(name)
             seats.append(LlmSeat(models[name], model_spec=name, max_tokens=max_tokens))

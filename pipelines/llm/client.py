@@ -26,6 +26,7 @@ import aiohttp
 
 from ._types import Message, ModelError, Reply, Usage
 from .cache import ResponseCache, UsageLog, cache_disabled_by_env, request_key, shared_cache, shared_usage_log
+from .tokens import count_tokens
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
 
@@ -358,8 +359,6 @@ class OpenAICompatModel(ClientModel):
             cached_tokens=int(details.get("cached_tokens") or 0),
         )
         if not raw_usage:
-            from .tokens import count_tokens
-
             usage.prompt_tokens, usage.completion_tokens = count_tokens(messages), count_tokens(text)
         return text, usage
 
@@ -457,8 +456,6 @@ async def stream_complete(model: Any, messages: list[Message], on_token, *, step
         return await stream_complete_fallback(model, messages, on_token, step=step, params=params)
     usage.latency_s = round(time.perf_counter() - started, 4)
     if not usage.prompt_tokens:
-        from .tokens import count_tokens
-
         usage.prompt_tokens, usage.completion_tokens = count_tokens(messages), count_tokens(text)
     if key is not None:
         model.cache.put(key, model.cache_id, {"text": text, "usage": usage.model_dump(include={"prompt_tokens", "completion_tokens", "cached_tokens"})})

@@ -11,6 +11,7 @@ from typing import Any
 
 from ._types import Message, ModelError, Usage
 from .client import ClientModel, Retryable
+from .tokens import count_tokens
 
 
 class LangChainModel(ClientModel):
@@ -42,8 +43,6 @@ class LangChainModel(ClientModel):
         usage = Usage(prompt_tokens=int(meta.get("input_tokens") or 0), completion_tokens=int(meta.get("output_tokens") or 0),
                       cached_tokens=int(details.get("cache_read") or 0))
         if not meta:
-            from .tokens import count_tokens
-
             usage.prompt_tokens, usage.completion_tokens = count_tokens(messages), count_tokens(text)
         return text, usage
 

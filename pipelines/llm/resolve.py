@@ -17,6 +17,7 @@ from ._env import env_number
 from ._types import ChatModel, ModelError
 from .cache import redact
 from .client import OpenAICompatModel, Retryable
+from .local import ALIASES, WEIGHTS, installed_path
 from .scripted import ScriptedModel
 
 DEFAULT_MODEL = "local"
@@ -40,8 +41,6 @@ def parse_spec(spec: str | None = None) -> ModelSpec:
     text = (spec or os.environ.get("VGM_MODEL") or DEFAULT_MODEL).strip()
     kind, _, rest = text.partition(":")
     if kind == "local":
-        from .local import ALIASES, WEIGHTS
-
         if not rest or text in WEIGHTS or text in ALIASES:
             return ModelSpec("local", text, ALIASES.get(text, text if rest else "local"))
         if rest.endswith(".gguf") or "/" in rest or rest.startswith("~"):
@@ -101,8 +100,6 @@ class _CredentialedModel(OpenAICompatModel):
 
 def local_model_path(target: str) -> Path:
     """The GGUF file for a local target: an installed model or a path the user gave."""
-    from .local import WEIGHTS, installed_path
-
     if target in WEIGHTS:
         return installed_path(target)
     path = Path(target).expanduser()
@@ -115,8 +112,6 @@ def local_model_path(target: str) -> Path:
 
 
 def _local_cache_id(target: str, path: Path) -> str:
-    from .local import WEIGHTS
-
     if target in WEIGHTS:
         return f"gguf:sha256:{WEIGHTS[target].sha256}"
     st = path.stat()
@@ -133,7 +128,7 @@ class LocalModel(OpenAICompatModel):
     hint = "the local model server stopped or is overloaded; see the log under ~/.cache/virtual-gm/logs"
 
     def __init__(self, name: str, path: Path, *, cache_id: str, threads: int | None = None, **options: Any) -> None:
-        from .serve import ServerConfig
+        from .serve import ServerConfig  # lazy: the server module (its exit hook) loads only for a local model
 
         self.config = ServerConfig.for_model(path, threads=threads)
         options.setdefault("concurrency", self.config.parallel)
@@ -177,8 +172,6 @@ def cache_identity(spec: str, *, base_url: str | None = None) -> str:
     """The cache identity a model string's answers are stored under (starts nothing)."""
     parsed = parse_spec(spec)
     if parsed.kind == "local":
-        from .local import WEIGHTS
-
         if parsed.target in WEIGHTS:
             return f"gguf:sha256:{WEIGHTS[parsed.target].sha256}"
         return _local_cache_id(parsed.target, local_model_path(parsed.target))
@@ -190,8 +183,6 @@ def cache_identity(spec: str, *, base_url: str | None = None) -> str:
 
 def identity_label(identity: str) -> str:
     """A cache identity as a person reads it: the model string for the embedded models."""
-    from .local import WEIGHTS
-
     for key, weights in WEIGHTS.items():
         if identity == f"gguf:sha256:{weights.sha256}":
             return key

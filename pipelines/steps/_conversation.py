@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from rulesets import VgmError
+
 from ..llm import Message, ModelError, Usage, parse_as
 from ..records import Check, MoeInstance
 from ..state import PipelineState, StepRecord
@@ -37,8 +39,6 @@ def prompt_text(name: str, options: dict[str, Any] | None = None) -> str:
 def _shipped_prompt(name: str) -> str:
     path = PROMPTS / f"{name}.txt"
     if not path.is_file():
-        from rulesets import VgmError
-
         raise VgmError(f"no prompt file {path}; known prompts: {', '.join(p.stem for p in sorted(PROMPTS.glob('*.txt')))}")
     return path.read_text(encoding="utf-8").strip()
 

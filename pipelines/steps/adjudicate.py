@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from rulesets import VgmError
+
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, ImpossibleSense, Vote
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -142,8 +144,6 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
     """
     if mode not in ("hybrid", "retrieval", "model"):
-        from rulesets import VgmError
-
         raise VgmError(f"adjudicate: mode {mode!r} is not hybrid, retrieval or model")
 
     async def run(state: PipelineState) -> PipelineState:
