@@ -1,0 +1,284 @@
+"""The shared table without a browser: links guard everything, one GM turn at a time, every page
+hears the same events, the host's notes are saved and outlive an undo, and a room reopens."""
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from eval.ratings import AccessDenied
+from gm.agent import GameMaster
+from gm.combat import Combat
+from pipelines.llm import ScriptedModel
+from rulesets import VgmError
+from ui.web import Seats, TableRoom, create_table_app, links_path
+from ui.web._table_app import event_stream
+
+WORDS = "Steel rings against steel as the goblins scatter through the bracken and the mule brays."
+
+
+def ambush(tmp_path, name="room.json", **kw):
+    model = ScriptedModel(replies=[WORDS], repeat_last=True)
+    return GameMaster("dnd5e", "ambush", model, memory=False, seed=3, session_path=tmp_path / name, **kw)
+
+
+@pytest.fixture
+def room(tmp_path):
+    return TableRoom.open(ambush(tmp_path))
+
+
+def tokens(room):
+    return {seat: link.split("token=")[1] for seat, link in room.links("http://t").items()}
+
+
+# ----- links and access ---------------------------------------------------------------------
+
+
+def test_every_seat_has_its_own_private_link_kept_beside_the_session(room, tmp_path):
+    t = tokens(room)
+    assert set(t) == {"host", "Ilya Thorncastle", "Brisa Tallowmere", "Oskar Venn"}
+    assert len(set(t.values())) == 4 and all(len(v) >= 20 for v in t.values())
+    assert room.seat(t["Brisa Tallowmere"]).character == "Brisa Tallowmere" and room.seat(t["host"]).role == "host"
+    path = links_path(tmp_path / "room.json")
+    assert path == tmp_path / "room.links.json" and path.stat().st_mode & 0o077 == 0  # only the owner can read it
+
+
+@pytest.mark.parametrize("bad", [None, "", "not-a-token", "x" * 500])
+def test_a_wrong_token_gets_access_denied_from_every_route_and_nothing_else(room, bad):
+    with pytest.raises(AccessDenied):
+        room.view(bad)
+    client = TestClient(create_table_app(room))
+    page = client.get("/", params={"token": bad} if bad is not None else {})
+    assert page.status_code == 403 and "access denied" in page.text
+    assert "Goblin" not in page.text and "Ambush" not in page.text and "Brisa" not in page.text
+    assert client.get("/api/state", params={"token": bad}).json() == {"error": "access denied"}
+    assert client.get("/api/events", params={"token": bad}).status_code == 403
+    for path, body in [("/api/act", {"text": "I attack"}), ("/api/undo", {}), ("/api/regenerate", {}),
+                       ("/api/notes", {"notes": ["x"]}), ("/api/renew", {"seat": "Brisa"})]:
+        r = client.post(path, json={"token": bad, **body})
+        assert r.status_code == 403 and r.json() == {"error": "access denied"}, path
+    assert room.gm.scenario.notes[0].startswith("The goblins flee")  # nothing changed
+
+
+def test_a_player_cannot_do_what_only_the_host_does(room):
+    brisa = tokens(room)["Brisa Tallowmere"]
+    for act in (room.undo, room.regenerate, lambda t: room.set_notes(t, ["mine now"]), lambda t: room.renew_link(t, "Oskar")):
+        with pytest.raises(AccessDenied):
+            act(brisa)
+    view = room.view(brisa)
+    assert "notes" not in view and "links" not in view and "can_undo" not in view  # GM-only notes stay with the host
+    assert "The goblins flee" not in json.dumps(view)
+    host = room.view(tokens(room)["host"], "http://t")
+    assert host["notes"][0].startswith("The goblins flee") and host["links"]["Oskar Venn"].startswith("http://t/?token=")
+
+
+def test_a_revoked_link_is_denied_at_once_and_the_new_one_works(room):
+    t = tokens(room)
+    new = room.renew_link(t["host"], "oskar", "http://t")
+    with pytest.raises(AccessDenied):
+        room.view(t["Oskar Venn"])
+    assert room.view(new.split("token=")[1])["you"]["character"] == "Oskar Venn"
+    assert room.view(t["Brisa Tallowmere"])  # the others keep theirs
+    with pytest.raises(VgmError, match="no seat 'Zed'"):
+        room.renew_link(t["host"], "Zed")
+
+
+def test_revoke_from_the_command_line_reaches_a_running_room(room, tmp_path):
+    from ui.cli import app
+
+    old = tokens(room)["Brisa Tallowmere"]
+    time.sleep(0.01)
+    result = CliRunner().invoke(app, ["table", "revoke", str(tmp_path / "room.json"), "Brisa", "--base-url", "http://h:9"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Brisa Tallowmere: http://h:9/?token=")
+    with pytest.raises(AccessDenied):
+        room.view(old)
+    listed = CliRunner().invoke(app, ["table", "links", str(tmp_path / "room.json")])
+    assert listed.exit_code == 0 and listed.output.splitlines()[0].startswith("host: http://127.0.0.1:7861/?token=")
+    missing = CliRunner().invoke(app, ["table", "links", str(tmp_path / "none.json")])
+    assert missing.exit_code != 0 and "serve the room once" in missing.output
+
+
+def test_an_event_stream_ends_with_denied_when_its_link_is_revoked(room):
+    t = tokens(room)
+
+    async def follow():
+        out = []
+        async for chunk in event_stream(room, t["Oskar Venn"], room.seq):
+            out.append(chunk)
+            if chunk.startswith("retry"):
+                await asyncio.to_thread(room.act, t["Brisa Tallowmere"], "/roll 1d20")  # as the server does
+            elif "event: done" in chunk:
+                room.renew_link(t["host"], "Oskar")
+        return "".join(out)
+
+    text = asyncio.run(asyncio.wait_for(follow(), 10))
+    assert "event: said" in text and "/roll 1d20" in text and "event: done" in text
+    assert text.rstrip().endswith('data: {"error": "access denied"}')
+
+
+# ----- turns ------------------------------------------------------------------------------------
+
+
+def test_a_player_acts_as_their_own_character_and_everyone_hears_it_in_order(room):
+    t = tokens(room)
+    start = room.seq
+    out = room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
+    assert out["character"] == "Brisa Tallowmere" and out["narration"] == WORDS
+    kinds = [e["kind"] for e in room.events_since(start)[0]]
+    assert kinds == ["busy", "said", "mechanics", "token", "done"]
+    said = room.events_since(start)[0][1]
+    assert said["who"] == "Brisa Tallowmere" and said["text"] == "I attack the nearest goblin"
+    state = room.view(t["Oskar Venn"])
+    assert state["turn"] == "Oskar Venn" and state["fight"] and state["round"] == 1
+    assert {o["name"]: o["hp"] for o in state["order"]}["Goblin 1"] == "1/7 HP"
+    assert state["log"][-1] == {"speaker": "GM", "text": WORDS}
+    assert json.loads(Path(room.gm.session.path).read_text())["combat"]["order"]  # saved after the action
+
+
+def test_out_of_turn_is_one_line_for_the_player_and_nothing_for_the_others(room):
+    t = tokens(room)
+    before, start = room.gm.session.model_dump_json(), room.seq
+    client = TestClient(create_table_app(room))
+    r = client.post("/api/act", json={"token": t["Oskar Venn"], "text": "I attack the nearest goblin"})
+    assert r.status_code == 400 and r.json()["error"].startswith("it is Brisa Tallowmere's turn")
+    assert "\n" not in r.json()["error"]
+    assert [e["kind"] for e in room.events_since(start)[0]] == ["busy", "idle"]  # the line is never shown
+    assert room.gm.session.model_dump_json() == before
+    assert not room.undo(t["host"])  # a refused line leaves nothing to undo
+
+
+def test_players_roll_and_check_from_their_seat(room):
+    t = tokens(room)
+    out = room.act(t["Oskar Venn"], "/roll 2d6+1")  # a free roll: anyone, any time
+    assert out["lines"][0].startswith("[roll] Oskar Venn: 2d6")
+    assert room.view(t["Brisa Tallowmere"])["log"][-1]["text"].startswith("/roll 2d6+1")
+    assert not room.can_regenerate()  # the last thing said was a roll, not a GM reply
+    checked = room.act(t["Brisa Tallowmere"], "/check perception")
+    assert any(line.startswith("[roll] Brisa Tallowmere — Perception") for line in checked["lines"])
+    with pytest.raises(VgmError, match="/check"):
+        room.act(t["Oskar Venn"], "/check basket weaving")
+
+
+def test_the_host_may_speak_for_any_character(room):
+    host = tokens(room)["host"]
+    assert room.act(host, "I attack the nearest goblin", character="Brisa")["character"] == "Brisa Tallowmere"
+    with pytest.raises(VgmError, match="no character 'Zed'"):
+        room.act(host, "I hide", character="Zed")
+
+
+def test_turns_are_served_one_at_a_time(tmp_path):
+    """Two players send at once: the second waits, and its events never mix with the first's."""
+    inside, most = [0], [0]
+
+    def slow(step, messages):
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.15)
+        inside[0] -= 1
+        return "Water drips from the cracked bell while the old keeper watches you."
+
+    gm = GameMaster("dnd5e", "drowned_chapel", ScriptedModel(responder=slow), memory=False, seed=1, session_path=tmp_path / "c.json")
+    room = TableRoom.open(gm)
+    t = tokens(room)
+    start = room.seq
+    results, errors = [], []
+
+    def play(seat, line):
+        try:
+            results.append(room.act(t[seat], line))
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(seat, line)) for seat, line in
+               [("Brisa Tallowmere", "I look under the altar"), ("Oskar Venn", "I pray quietly by the door"),
+                ("Ilya Thorncastle", "I sit on a pew")]]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    assert not errors and len(results) == 3 and most[0] == 1
+    kinds = [e["kind"] for e in room.events_since(start)[0]]
+    turns = "".join("[" if k == "busy" else "]" if k == "done" else "" for k in kinds)
+    assert turns == "[][][]"  # each turn opens and closes before the next begins
+    assert len(room.gm.session.turns) == 3
+
+
+# ----- the host ---------------------------------------------------------------------------------
+
+
+def test_undo_and_regenerate_reach_everyone(tmp_path):
+    model = ScriptedModel(by_step={"narrate": [WORDS, "Bowstrings thrum in the beech shade while Tamsin ducks low."]},
+                          replies=[WORDS], repeat_last=True)
+    room = TableRoom.open(GameMaster("dnd5e", "ambush", model, memory=False, seed=3, session_path=tmp_path / "r.json"))
+    t = tokens(room)
+    first = room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
+    assert room.view(t["host"])["can_regenerate"]
+    start = room.seq
+    again = room.regenerate(t["host"])
+    assert again["lines"] == first["lines"] and again["narration"] != first["narration"]  # same dice, new words
+    heard = room.events_since(start)[0]
+    assert heard[1]["kind"] == "said" and heard[1]["regenerated"] and heard[-1]["kind"] == "done"
+    log = room.view(t["Oskar Venn"])["log"]
+    assert log[-1]["text"] == again["narration"] and WORDS not in [x["text"] for x in log]
+    assert room.undo(t["host"])
+    assert room.events_since(room.seq - 1)[0][0]["kind"] == "undo"
+    state = room.view(t["Oskar Venn"])
+    assert state["turn"] == "Brisa Tallowmere" and "I attack the nearest goblin" not in [x["text"] for x in state["log"]]
+    assert Combat.from_json(json.loads((tmp_path / "r.json").read_text())["combat"]).current.name == "Brisa Tallowmere"
+    with pytest.raises(VgmError, match="nothing to regenerate"):
+        room.regenerate(t["host"])
+
+
+def test_the_host_edits_the_scene_notes_saved_and_kept_through_an_undo(room, tmp_path):
+    t = tokens(room)
+    room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
+    kept = room.set_notes(t["host"], "The goblins fight to the death.\n\n   Tamsin   lies about the guild.  ")
+    assert kept == ["The goblins fight to the death.", "Tamsin lies about the guild."]
+    assert json.loads((tmp_path / "room.json").read_text())["scenario"]["notes"] == kept
+    assert room.events_since(room.seq - 1)[0][0]["kind"] == "notes"
+    assert room.undo(t["host"])
+    assert room.gm.scenario.notes == kept
+    assert json.loads((tmp_path / "room.json").read_text())["scenario"]["notes"] == kept
+    assert "Tamsin lies" in " ".join(room.gm.scenario.hidden_texts(set()))  # the narration guard knows them
+    with pytest.raises(VgmError, match="one short line"):
+        room.set_notes(t["host"], ["x" * 3000])
+    client = TestClient(create_table_app(room))
+    r = client.post("/api/notes", json={"token": t["host"], "notes": ["A", "B"]})
+    assert r.json() == {"ok": True, "notes": ["A", "B"]}
+    assert client.post("/api/notes", json={"token": t["host"], "notes": 7}).status_code == 400
+
+
+def test_a_room_reopens_from_its_session_file_with_the_same_links(room, tmp_path):
+    t = tokens(room)
+    room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
+    room.close()
+    again = TableRoom.open(GameMaster.resume(tmp_path / "room.json", ScriptedModel(replies=[WORDS], repeat_last=True), memory=False))
+    assert tokens(again) == t
+    state = again.view(t["Oskar Venn"])
+    assert state["turn"] == "Oskar Venn" and state["log"][-1]["text"] == WORDS
+    fresh = TableRoom.open(again.gm, new_links=True)
+    with pytest.raises(AccessDenied):
+        fresh.view(t["Oskar Venn"])
+
+
+def test_a_damaged_links_file_is_one_line(tmp_path):
+    bad = tmp_path / "room.links.json"
+    bad.write_text("{not json")
+    with pytest.raises(VgmError, match="not a links file of a vgm table; delete it"):
+        Seats(bad, ["Brisa"])
+
+
+def test_the_page_shows_the_sheet_rows_the_terminal_shows(room):
+    from gm.sheet_view import sheet_rows
+
+    state = room.view(tokens(room)["Brisa Tallowmere"])
+    brisa = next(p for p in state["party"] if p["name"] == "Brisa Tallowmere")
+    assert brisa["rows"] == [list(r) for r in sheet_rows(room.gm.sheet("Brisa"), room.gm.ruleset)]
+    assert brisa["hp"] == "21/21 HP" and brisa["summary"].startswith("Brisa Tallowmere — halfling rogue")
