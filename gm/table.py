@@ -6,7 +6,6 @@ exactly where play stopped — including the dice, which are drawn from ``(seed,
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import uuid
@@ -14,11 +13,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipelines.records import Check, Turn
-from rulesets import VgmError
+from rulesets import FileProblem, UnknownName, VgmError, read_json, read_yaml
 
 __all__ = [
     "ScenarioError", "SessionError", "NPC", "Secret", "Scenario", "load_scenario", "list_scenarios",
@@ -111,9 +109,12 @@ class Scenario(BaseModel):
         return "\n".join(lines)
 
 
-def _yaml_error(path: Path, exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    return f"{path}{f':{mark.line + 1}' if mark else ''}: not valid YAML ({getattr(exc, 'problem', None) or 'syntax error'})"
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, and False for a name the file system refuses (too long, say)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # ENAMETOOLONG; a NUL byte in the name
+        return False
 
 
 def _validate(model: type[BaseModel], data: Any, error: type[VgmError], path: Path, fix: str):
@@ -131,13 +132,15 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
     path = Path(name_or_path)
     if not path.suffix:
         path = SCENARIOS / f"{name_or_path}.yaml"
-    if not path.is_file():
+    if not _is_file(path):
         known = ", ".join(s.id for s in list_scenarios())
-        raise ScenarioError(f"scenario {str(name_or_path)!r} not found; use one of {known} or a .yaml file")
+        name = str(name_or_path)
+        shown = repr(name if len(name) <= 80 else name[:80] + "…")
+        raise ScenarioError(f"scenario {shown} not found; use one of {known} or a .yaml file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ScenarioError(_yaml_error(path, exc) + "; fix the file") from None
+        data = read_yaml(path, what="scenario")
+    except FileProblem as problem:
+        raise ScenarioError(str(problem)) from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario is a mapping (id, ruleset, title, scene, opening, ...)")
     data.setdefault("id", path.stem)
@@ -145,8 +148,6 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
     if ruleset is not None:
         if scenario.ruleset != ruleset.name:
             raise ScenarioError(f"{path}: scenario is for {scenario.ruleset!r}, the table plays {ruleset.name!r}; pick a {ruleset.name} scenario (`vgm play --list`)")
-        from rulesets import UnknownName
-
         for i, secret in enumerate(scenario.secrets):
             try:
                 secret.checks = [ruleset.resolve(c) for c in secret.checks]
@@ -249,13 +250,14 @@ class Session(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> "Session":
+        """A session saved by ``save``; a missing or damaged file is one ``SessionError`` line."""
         path = Path(path)
-        if not path.is_file():
+        if not _is_file(path):
             raise SessionError(f"session file {path} not found; give the path printed when the game started")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise SessionError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); the file is damaged, start a new game") from None
+            data = read_json(path, what="session file")
+        except FileProblem as problem:
+            raise SessionError(str(problem)) from None
         session = _validate(cls, data, SessionError, path, "this is not a vgm play session file")
         session.path = str(path)
         return session

@@ -6,7 +6,7 @@
     rulesets.load("avalon").resolve_role("梅林")  # -> "merlin"
 """
 from ._errors import VgmError
-from ._io import (FileProblem, JsonlReader, TornTail, read_json, read_jsonl, read_model_file, read_text,
+from ._io import (FileProblem, JsonlReader, TornTail, parse_yaml, read_json, read_jsonl, read_model_file, read_text,
                   read_yaml, validation_problem, yaml_line)
 from ._loader import BUILTIN_DIR, ENV_VAR, available, find_pack, load, load_path, search_dirs
 from ._models import AbilityDef, CheckDef, FamilyDef, PackFile, RoleDef, SetupDef
@@ -22,5 +22,5 @@ __all__ = [
     "raw_key", "loose_key",
     "pack_summaries", "describe", "describe_ruleset", "lineup_text", "resolve_report",
     "FileProblem", "TornTail", "JsonlReader", "read_text", "read_json", "read_yaml", "read_jsonl",
-    "read_model_file", "validation_problem", "yaml_line",
+    "read_model_file", "validation_problem", "yaml_line", "parse_yaml",
 ]

@@ -277,7 +277,13 @@ def read_yaml(path: str | os.PathLike, *, what: str = "YAML file") -> Any:
     bad encodings are each one ``FileProblem`` naming the file and line.
     """
     p = Path(path)
-    text = read_text(p, what=what)
+    return parse_yaml(read_text(p, what=what), p)
+
+
+def parse_yaml(text: str, path: str | os.PathLike) -> Any:
+    """``read_yaml`` for text already read (``read_text``), when the caller needs the text too
+    (say, to point an error at a line with ``yaml_line``); ``path`` is named in the problems."""
+    p = Path(path)
     try:
         value = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as dup:

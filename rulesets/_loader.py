@@ -9,9 +9,9 @@ import difflib
 import os
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
+from ._io import FileProblem, read_yaml
 from ._models import PackFile
 from ._normalize import raw_key
 from ._problems import PackError, UnknownName
@@ -51,49 +51,13 @@ def available() -> list[str]:
     return sorted(pack_files())
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (YAML would keep the last silently)."""
-
-
-def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            line = key_node.start_mark.line + 1
-            raise _DuplicateKey(key, line, seen[key])
-        seen[key] = key_node.start_mark.line + 1
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key, line: int, first: int) -> None:
-        self.key, self.line, self.first = key, line, first
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
-
-
 def read_pack(path: Path) -> RuleSet:
     """Parse, validate and index one pack file; every fault becomes a one-line ``PackError``."""
     f = str(path)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except _DuplicateKey as dup:
-        raise PackError(f"{f}:{dup.line}", str(dup.key), f"given twice (first on line {dup.first})",
-                        "keep one entry per id; merge the two") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{f}:{mark.line + 1}" if mark else f
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-        if context and start is not None and mark is not None and start.line != mark.line:
-            problem += f", {context} that starts on line {start.line + 1}"
-        raise PackError(where, "", f"malformed YAML ({problem})",
-                        "fix the indentation, brackets or quoting there (quote text containing ': ' or ' #')") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(f, "", f"cannot read the file ({exc.__class__.__name__})",
-                        "make it a readable UTF-8 text file") from None
+        data = read_yaml(path, what="rule-set pack")
+    except FileProblem as problem:  # syntax, a key given twice, encoding, depth: as the one reader says it
+        raise PackError(f"{f}:{problem.line}" if problem.line else f, problem.key, problem.problem, problem.fix) from None
     if not isinstance(data, dict):
         raise PackError(f, "", "the file is not a mapping of keys",
                         "start it with `title:`, `kind:` and the pack's sections") from None

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 import rulesets
 from gm.characters import CharacterError, find_character, ready_characters
 from gm.table import Scenario, ScenarioError, load_scenario
-from rulesets import UnknownName, VgmError
+from rulesets import FileProblem, UnknownName, VgmError, parse_yaml, read_text
 
 __all__ = ["CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs"]
 
@@ -111,23 +111,11 @@ def _case_lines(text: str) -> dict[int, int]:
 def _read(path: Path) -> tuple[Any, str]:
     if not path.exists():
         raise CaseError(f"{path}: no such case file; give a YAML file of play-eval cases ({SHAPE_HINT})")
-    if not path.is_file():
-        raise CaseError(f"{path}: is a folder, not a case file; give a YAML file of play-eval cases")
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CaseError(f"{path}: not UTF-8 text (bad byte at offset {exc.start}); save the file as UTF-8") from None
-    except OSError as exc:
-        raise CaseError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
-    try:
-        return yaml.safe_load(text), text
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise CaseError(f"{where}: not valid YAML ({_one_line(problem)}); fix the file") from None
-    except RecursionError:
-        raise CaseError(f"{path}: nested too deeply to be a case file; {SHAPE_HINT}") from None
+        text = read_text(path, what="case file")
+        return parse_yaml(text, path), text
+    except FileProblem as problem:  # the one reader's line, with a syntax error still called "not valid YAML"
+        raise CaseError(str(problem).replace("malformed YAML", "not valid YAML", 1)) from None
 
 
 def load_cases(path: str | Path) -> list[PlayCase]:

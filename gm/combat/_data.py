@@ -20,7 +20,7 @@ import d20
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
 import rulesets
-from rulesets import FileProblem, UnknownName, read_yaml, validation_problem, yaml_line
+from rulesets import FileProblem, UnknownName, parse_yaml, read_text, validation_problem, yaml_line
 
 from ..dice import BadDice, die_size
 from ..systems import ability_key, system_of
@@ -180,10 +180,11 @@ def _problem(path: Path, text: str, loc: tuple, problem: str, fix: str) -> FileP
 
 
 def _read(path: Path, what: str) -> tuple[Any, str]:
-    data = read_yaml(path, what=what)
+    text = read_text(path, what=what)
+    data = parse_yaml(text, path)
     if not isinstance(data, dict):
         raise FileProblem(path, f"a {what} is a mapping", "see gm/data/ for the shape")
-    return data, path.read_text(encoding="utf-8")
+    return data, text
 
 
 def _validate(model: type[BaseModel], data: Any, path: Path, text: str) -> Any:

@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from rulesets import UnknownName, yaml_line
+from rulesets import FileProblem, UnknownName, parse_yaml, read_text, yaml_line
 
 from ._base import MECHANICS, CharacterError, Sheet, ability_key, system_of
 
@@ -94,13 +93,11 @@ def load_character(path: str | Path, ruleset) -> Sheet:
     path = Path(path)
     if not path.is_file():
         raise CharacterError(f"character file {path} not found; give a YAML sheet (see gm/data/characters/)")
-    text = path.read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise CharacterError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', None) or 'syntax error'}); fix the indentation or quoting") from None
+        text = read_text(path, what="character sheet")
+        data = parse_yaml(text, path)
+    except FileProblem as problem:  # the one reader's line, with a syntax error still called "not valid YAML"
+        raise CharacterError(str(problem).replace("malformed YAML", "not valid YAML", 1)) from None
     return parse_character(data, ruleset, str(path), text)
 
 

@@ -152,23 +152,12 @@ NAME_OK = {
 }
 # Cases that fail because of the MOE engineer's pending work (from a run of this suite; see issue 13).
 MOE_PENDING: set[str] = set()  # none left: the four found on the first run pass with the MOE engineer's fixes
-# Cases whose reader lives in files outside this change (issue 13 lists them for their owners).
-ELSEWHERE = {
-    **{f"file:rulesets-{c}-{k}": "rulesets/_loader.py reads pack files with its own yaml call (deep nesting, huge ints)"
-       for c in ("show", "resolve") for k in ("deep", "deep_line", "huge_int")},
-    **{f"file:play-{c}-{k}": "gm/table.py and gm/characters.py read scenario and session files with their own calls"
-       for c in ("scenario", "resume") for k in ("latin1", "binary", "gzip", "utf16", "deep", "deep_line", "torn_char", "huge_int")},
-    "name:play-scenario-long": "gm/table.py looks a scenario name up as a file without catching ENAMETOOLONG",
-    "file:play-eval-huge_int": "eval/play reads case files with json.loads",
-}
 
 
 def _marks(case: str, moe: bool) -> list:
     """``case`` is ``file:<slot>-<kind>`` or ``name:<slot>-<kind>``."""
     if moe and case in MOE_PENDING:
         return [pytest.mark.xfail(strict=False, reason=MOE_REASON)]
-    if case in ELSEWHERE:
-        return [pytest.mark.xfail(strict=False, reason=f"not yet on the one reader: {ELSEWHERE[case]}")]
     return []
 
 # ------------------------------------------------------------------ fixtures
