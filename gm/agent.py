@@ -35,7 +35,7 @@ from .characters import RollPlan, ready_characters
 from .clues import fits, reaching_for
 from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
-from .fight import end_turn_after, fight_lines, is_attack, linked_fight, npc_turns, opening_fight, player_acts, read_action, story_of, whose_turn
+from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .pending import PlayerRolls
 from .reply import GMReply
@@ -224,7 +224,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if self.session.combat is not None:
             fight = Combat.from_json(self.session.combat)
             return (None, []) if fight.over else (fight, [])
-        if self.scenario.encounter and is_attack(text) and not text.startswith("/"):
+        if not text.startswith("/") and starts_fight(self.scenario, text):
             fight = linked_fight(self.scenario, self.sheets, self.session.seed)
             return fight, list(fight.log) + npc_turns(fight)
         return None, []

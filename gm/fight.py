@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .combat import Combat, CombatError, CombatEvent, can_act, encounter_for, load_encounter, start_encounter
+from .combat import Combat, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .table import Scenario
 
-__all__ = ["opening_fight", "linked_fight", "is_attack", "read_action", "player_acts", "fight_lines", "FightAction"]
+__all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "player_acts", "fight_lines", "FightAction"]
 
-ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing|shoot|fire at|fire my|punch|kick|charge|smash|cut down|bash|lunge|thrust|smite|shank|club|tackle|open fire|loose an arrow|let fly)\b", re.I)
+ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club|tackle|open fire|loose an arrow at)\b", re.I)
+# Who a fight can be with, beyond the foes' and NPCs' own names.
+_FOE_WORDS = r"enem(y|ies)|foes?|him|her|them|it|thugs?|guards?|bandits?|monsters?|creatures?|beasts?|thing"
 _KINDS = [
     ("dodge", re.compile(r"\b(dodge|take the dodge|defend myself|duck and weave|go defensive|full defen[cs]e)\b", re.I)),
     ("flee", re.compile(r"\b(flee|run away|retreat|bolt|escape into|make a run for)\b", re.I)),
@@ -50,6 +52,19 @@ def linked_fight(scenario: Scenario, sheets: list[Any], seed: int) -> Combat:
 
 def is_attack(text: str) -> bool:
     return bool(ATTACK.search(text))
+
+
+def starts_fight(scenario: Scenario, text: str) -> bool:
+    """An attack on someone the scene's fight is with ("I shoot the cultist", "I attack him"),
+    not a word like "hit the road"; only scenes that name a fight (``encounter:``) can start one."""
+    if not scenario.encounter or not is_attack(text):
+        return False
+    enc = load_encounter(scenario.encounter)
+    names = [f.name or monster_block(enc.ruleset, f.monster).name for f in enc.foes] + [f.monster.replace("_", " ") for f in enc.foes]
+    names += [n.name for n in scenario.npcs]
+    words = {w for name in names for w in re.findall(r"[a-z]{3,}", name.lower())} - {"the", "and"}
+    who = "|".join([*(re.escape(w) for w in sorted(words)), _FOE_WORDS])
+    return bool(re.search(rf"\b({who})s?\b", text, re.I))
 
 
 def _named(combat: Combat, actor: str, text: str) -> str | None:

@@ -119,7 +119,7 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 @step("adjudicate", needs_model=lambda args: args.get("mode", "retrieval") != "retrieval")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
-               impossible_at: float = 0.6):
+               impossible_at: float = 1.0):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -138,7 +138,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         always_roll: never answer ``no_roll``/``impossible`` — MOE asks *which* check a GM called
             at a moment where one was called, so there "no roll" can only be wrong.
         impossible_at: a line the pooled impossible-act classifier (``ImpossibleSense``) rates at
-            least this likely is refused whatever the vote says (1.0 turns it off).
+            least this likely is refused whatever the vote says. Off (1.0) by default: at 0.6 it
+            caught one more impossible act on the dev cases but refused four ordinary acts on the
+            held-out ones (docs/play.md).
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
