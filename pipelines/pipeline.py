@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 import rulesets
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_yaml
 
 from .llm import ChatModel, ModelError
 from .records import MoeInstance
@@ -124,9 +123,9 @@ def _read_spec(path: Path) -> PipelineSpec:
     if not path.is_file():
         raise PipelineSpecError(f"pipeline spec {path} not found; give a name from `vgm moe pipelines` or a .yaml path")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise PipelineSpecError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix the file") from None
+        data = read_yaml(path, what="pipeline spec")
+    except FileProblem as problem:  # the one reader's line, with a syntax error still called "not valid YAML"
+        raise PipelineSpecError(str(problem).replace("malformed YAML", "not valid YAML", 1)) from None
     if not isinstance(data, dict):
         raise PipelineSpecError(f"{path}: expected a mapping with 'name' and 'steps'")
     data.setdefault("name", path.stem)

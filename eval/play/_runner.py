@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from gm.agent import GameMaster
 from pipelines.llm import get_model
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 from ._cases import PlayCase
 from ._summary import Summary, summarize
@@ -101,23 +101,14 @@ def read_decisions(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.is_file():
         return []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise RunError(f"{path}: not UTF-8 text; move it away to start the run afresh") from None
     by_id: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):  # killed mid-write: that case is played again
-                continue
-            raise RunError(f"{path}:{number}: not valid JSON; fix or remove that line to resume") from None
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-            raise RunError(f"{path}:{number}: a decision line is an object with an `id`; fix or remove that line to resume")
-        by_id[record["id"]] = record
+    try:  # a last line killed mid-write is skipped: that case is played again
+        for number, record in read_jsonl(path, what="decisions file", on_torn="ignore").numbered():
+            if not isinstance(record.get("id"), str):
+                raise RunError(f"{path}:{number}: a decision line is an object with an `id`; fix or remove that line to resume")
+            by_id[record["id"]] = record
+    except FileProblem as problem:
+        raise RunError(f"{problem} (or move the file away to start the run afresh)") from None
     return list(by_id.values())
 
 
