@@ -35,7 +35,7 @@ def serve(
     """Open a shared table: one private join link per character plus a host link; Ctrl+C closes it (saved)."""
     from gm.agent import GameMaster
     from pipelines.llm import get_model
-    from ui.web import TableRoom, serve_table
+    from ui.web import TableRoom, check_address, serve_table
 
     from .cli_play import _default_model
 
@@ -43,6 +43,7 @@ def serve(
         raise VgmError(f"--memory {memory!r}: use minilm, hashing or off")
     if not 0 < port < 65536:
         raise VgmError(f"--port {port}: use a port from 1 to 65535")
+    check_address(host, port)
     mem = False if memory == "off" else memory
     _say("setting the table…")
     if resume is not None:
@@ -54,7 +55,7 @@ def serve(
         chosen = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
         gm = GameMaster(ruleset, scenario, get_model(model or _default_model()), characters=chosen,
                         memory="minilm" if memory is None else mem, seed=seed, session_path=save)
-    room = TableRoom.open(gm, new_links=new_links)
+    room = TableRoom.open(gm, new_links=new_links or resume is None)  # a new room never inherits old links
     serve_table(room, host=host, port=port, announce=_say, base_url=base_url)
 
 

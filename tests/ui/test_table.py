@@ -271,8 +271,12 @@ def test_a_room_reopens_from_its_session_file_with_the_same_links(room, tmp_path
 def test_a_damaged_links_file_is_one_line(tmp_path):
     bad = tmp_path / "room.links.json"
     bad.write_text("{not json")
-    with pytest.raises(VgmError, match="not a links file of a vgm table; delete it"):
+    with pytest.raises(VgmError, match=r"room.links.json: not a links file of a vgm table \(.*\); delete it and serve again") as caught:
         Seats(bad, ["Brisa"])
+    assert "\n" not in str(caught.value)
+    bad.write_text('{"tokens": {"host": "short"}}')
+    with pytest.raises(VgmError, match="not a links file"):
+        Seats(bad)
 
 
 def test_the_page_shows_the_sheet_rows_the_terminal_shows(room):
@@ -282,3 +286,18 @@ def test_the_page_shows_the_sheet_rows_the_terminal_shows(room):
     brisa = next(p for p in state["party"] if p["name"] == "Brisa Tallowmere")
     assert brisa["rows"] == [list(r) for r in sheet_rows(room.gm.sheet("Brisa"), room.gm.ruleset)]
     assert brisa["hp"] == "21/21 HP" and brisa["summary"].startswith("Brisa Tallowmere — halfling rogue")
+
+
+def test_a_busy_port_or_a_foreign_host_is_one_line_before_the_table_is_set():
+    import socket
+
+    from ui.web import check_address
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(VgmError, match=f"127.0.0.1:{port} is already in use; pass another --port"):
+            check_address("127.0.0.1", port)
+    with pytest.raises(VgmError, match="cannot listen on 8.8.8.8"):
+        check_address("8.8.8.8", port)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.ratings import AccessDenied
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_json
 
 __all__ = ["AccessDenied", "Seat", "Seats", "TableRoom", "links_path"]
 
@@ -76,13 +76,14 @@ class Seats:
 
     def _read(self) -> None:
         assert self.path is not None
+        bad = f"{self.path}: not a links file of a vgm table; delete it and serve again (new links are made)"
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            tokens = data["tokens"]
-            if not isinstance(tokens, dict) or not all(isinstance(v, str) and v for v in tokens.values()):
-                raise ValueError
-        except (OSError, ValueError, KeyError, TypeError):
-            raise VgmError(f"{self.path}: not a links file of a vgm table; delete it and serve again (new links are made)") from None
+            data = read_json(self.path, what="links file")
+        except FileProblem as exc:
+            raise VgmError(f"{self.path}: not a links file of a vgm table ({exc.problem}); delete it and serve again (new links are made)") from None
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        if not isinstance(tokens, dict) or not tokens or not all(isinstance(v, str) and 16 <= len(v) <= 200 for v in tokens.values()):
+            raise VgmError(bad)
         self.tokens = dict(tokens)
         self._mtime = self.path.stat().st_mtime
 
@@ -113,7 +114,10 @@ class Seats:
         if not token or not isinstance(token, str) or len(token) > 200:
             raise AccessDenied()
         with self._lock:
-            self._fresh()
+            try:
+                self._fresh()
+            except VgmError:  # the links file was damaged while the room is served: nobody gets in
+                raise AccessDenied() from None
             for name, held in self.tokens.items():
                 if hmac.compare_digest(held.encode(), token.encode()):
                     return Seat(HOST) if name == HOST else Seat("player", name)

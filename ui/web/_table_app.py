@@ -31,7 +31,7 @@ from rulesets import VgmError
 from ._table import AccessDenied, TableRoom
 from ._table_page import DENIED, PAGE
 
-__all__ = ["create_table_app", "event_stream", "serve_table"]
+__all__ = ["check_address", "create_table_app", "event_stream", "serve_table"]
 
 log = logging.getLogger("vgm.table")
 PING_S = 15.0  # a comment line this often keeps proxies and browsers from closing a quiet stream
@@ -209,24 +209,32 @@ def create_table_app(room: TableRoom) -> FastAPI:
     return app
 
 
+def check_address(host: str, port: int) -> None:
+    """One line, before anything slow, when ``host:port`` cannot be listened on."""
+    import errno
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a closed room's port is free again at once
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise VgmError(f"{host}:{port} is already in use; pass another --port (e.g. --port {port + 1})") from None
+            raise VgmError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); give --host an address of this machine (127.0.0.1, 0.0.0.0)") from None
+
+
 def serve_table(room: TableRoom, host: str = "127.0.0.1", port: int = 7861, announce=None, base_url: str | None = None) -> None:
     """Serve one room until interrupted (``vgm table serve``); ``announce`` gets the links.
 
     Only loopback unless ``host`` says otherwise. ``base_url`` is the address players reach
     (when the room sits behind a proxy or a tunnel); by default the served one.
     """
-    import socket
-
     import uvicorn
 
     from ._app import served_url
 
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a closed room's port is free again at once
-        try:
-            probe.bind((host, port))
-        except OSError:
-            raise VgmError(f"{host}:{port} is already in use; pass another --port (e.g. --port {port + 1})") from None
+    check_address(host, port)
     app = create_table_app(room)
     url = (base_url or served_url(host, port)).rstrip("/")
     if announce:
