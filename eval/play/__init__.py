@@ -6,7 +6,8 @@
     print(summary.balanced_roll_accuracy, summary.right_check)
 
 ``DEV_CASES`` is the development set; ``HELDOUT_CASES`` is kept aside and scored only at the
-end, so the GM is not tuned to one set.
+end, so the GM is not tuned to one set; ``FINAL_CASES`` is a fresh set written apart from both,
+scored once at the very end.
 """
 from pathlib import Path
 
@@ -20,11 +21,12 @@ from ._summary import (
 CASES_DIR = Path(__file__).parent / "cases"
 DEV_CASES = CASES_DIR / "dev.yaml"
 HELDOUT_CASES = CASES_DIR / "heldout.yaml"
+FINAL_CASES = CASES_DIR / "final.yaml"
 
 __all__ = [
     "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs",
     "PIPELINE", "RunError", "case_seed", "decide", "outcome_of", "read_decisions", "run_cases",
     "ECHO_OVERLAP", "MIN_NARRATION_WORDS", "PROMPT_TELLTALES", "CaseScore", "Summary", "format_summary",
     "is_echo", "narration_problem", "prompt_text", "score_case", "summarize",
-    "CASES_DIR", "DEV_CASES", "HELDOUT_CASES",
+    "CASES_DIR", "DEV_CASES", "HELDOUT_CASES", "FINAL_CASES",
 ]

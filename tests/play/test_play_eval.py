@@ -14,7 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from eval.play import (
-    DEV_CASES, HELDOUT_CASES, CaseError, load_cases, narration_problem, outcome_of, parse_cases, read_decisions,
+    DEV_CASES, FINAL_CASES, HELDOUT_CASES, CaseError, load_cases, narration_problem, outcome_of, parse_cases, read_decisions,
     run_cases, summarize,
 )
 from pipelines.records import Check
@@ -328,7 +328,7 @@ def test_cli_bad_case_file_is_a_vgm_error(tmp_path):
 
 # ----- the shipped sets -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [DEV_CASES, HELDOUT_CASES], ids=["dev", "heldout"])
+@pytest.mark.parametrize("path", [DEV_CASES, HELDOUT_CASES, FINAL_CASES], ids=["dev", "heldout", "final"])
 def test_shipped_case_sets_load_and_have_the_promised_mix(path):
     cases = load_cases(path)
     assert len(cases) >= 64
