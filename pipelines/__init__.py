@@ -10,11 +10,11 @@ from .records import Check, MoeInstance, Turn
 from .state import PipelineResult, PipelineState, StepRecord
 from .statistic import SkillStats
 from .steps import chain, registered_steps, step
-from .pipeline import DEFAULT_COMPARE, Pipeline, PipelineSpec, PipelineSpecError, available_pipelines, load_pipeline
+from .pipeline import DEFAULT_COMPARE, PAPER_PIPELINES, Pipeline, PipelineSpec, PipelineSpecError, available_pipelines, load_pipeline
 
 __all__ = [
     "Check", "MoeInstance", "Turn",
     "PipelineResult", "PipelineState", "StepRecord", "SkillStats",
     "chain", "registered_steps", "step",
-    "DEFAULT_COMPARE", "Pipeline", "PipelineSpec", "PipelineSpecError", "available_pipelines", "load_pipeline",
+    "DEFAULT_COMPARE", "PAPER_PIPELINES", "Pipeline", "PipelineSpec", "PipelineSpecError", "available_pipelines", "load_pipeline",
 ]

@@ -158,11 +158,12 @@ def load_pipeline(name_or_path: str) -> Pipeline:
     raise PipelineSpecError(f"unknown pipeline {name_or_path!r}; available: {', '.join(available_pipelines())} (or <name>_gm, or a .yaml path)")
 
 
+# The pipelines of the paper's table (Tachikuma Table 2, with its two floors first), in its order.
+PAPER_PIPELINES = ("last_speaker", "statistic", "template", "template_zcot", "char_skill", "tbs", "tbs_zcot", "tbs_statistic")
+DEFAULT_COMPARE = list(PAPER_PIPELINES)  # what `vgm moe compare` runs when not told
+
+
 def available_pipelines() -> list[str]:
-    """Shipped spec names, in the order the paper's table lists them."""
-    order = ["last_speaker", "statistic", "template", "template_zcot", "char_skill", "tbs", "tbs_zcot", "tbs_statistic"]
+    """Shipped spec names, the paper's first in its order (``PAPER_PIPELINES``), then the rest."""
     found = sorted(p.stem for p in SPECS.glob("*.yaml"))
-    return [n for n in order if n in found] + [n for n in found if n not in order]
-
-
-DEFAULT_COMPARE = ["last_speaker", "statistic", "template", "template_zcot", "char_skill", "tbs", "tbs_zcot", "tbs_statistic"]
+    return [n for n in PAPER_PIPELINES if n in found] + [n for n in found if n not in PAPER_PIPELINES]

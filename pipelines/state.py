@@ -66,9 +66,19 @@ class PipelineState:
     utterance: str | None = None
     decision: str | None = None  # adjudicate: "roll", "no_roll" or "impossible"
     steps: list[StepRecord] = field(default_factory=list)
+    record: StepRecord | None = None  # the running step's record: ``chain`` opens it, the step fills it in
     options: dict[str, Any] = field(default_factory=dict)
     completed: bool = False  # a step may end the chain early
     error: str | None = None
+
+    def step_record(self, name: str) -> StepRecord:
+        """The record of the step now running (the one ``chain`` opened), for the step to fill in.
+
+        A step run on its own, outside a chain, gets a fresh record here that nothing keeps.
+        """
+        if self.record is None:
+            self.record = StepRecord(name=name)
+        return self.record
 
     @property
     def usage(self) -> Usage:

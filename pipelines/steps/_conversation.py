@@ -187,9 +187,11 @@ async def ask(
     reply = await state.model.complete(messages, step=name, max_tokens=max_tokens, temperature=temperature, json_schema=strict_schema)
     usage = usage + reply.usage
     raw = reply.text
+    record = state.step_record(name)
     if schema is None:
         state.messages = messages + [{"role": "assistant", "content": raw}]
-        return raw.strip(), StepRecord(name=name, raw=raw, parsed=raw.strip(), usage=usage)
+        record.raw, record.parsed, record.usage = raw, raw.strip(), usage
+        return raw.strip(), record
     value, _, error = parse_as(raw, schema)
     if error is not None and state.options.get("retry", True):
         again = messages + [
@@ -201,8 +203,9 @@ async def ask(
         raw = reply.text
         value, _, error = parse_as(raw, schema)
     state.messages = messages + [{"role": "assistant", "content": raw}]
-    parsed = value.model_dump() if isinstance(value, BaseModel) else value
-    return value, StepRecord(name=name, raw=raw, parsed=parsed, parse_ok=error is None, usage=usage, error=error)
+    record.raw, record.parsed, record.usage = raw, value.model_dump() if isinstance(value, BaseModel) else value, usage
+    record.parse_ok, record.error = error is None, error
+    return value, record
 
 
 def enum_or_string(values: list[str]) -> dict[str, Any]:

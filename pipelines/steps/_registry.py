@@ -1,17 +1,20 @@
 """Step registry: ``@step("pre_char")`` names a step factory so a spec file can use it.
 
 A step factory takes its configuration as keyword arguments and returns an
-``async def run(state) -> state``. ``chain`` composes steps and is itself a step.
+``async def run(state) -> state``. ``chain`` composes steps and is itself a step; like
+inspect_ai's ``Chain`` it keeps the record of each named step it runs (``state.steps``), so a
+step only fills in ``state.step_record(name)`` — its raw answer, what it read, its cost.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rulesets import VgmError
 
-from ..state import PipelineState
+from ..state import PipelineState, StepRecord
 
 Step = Callable[[PipelineState], Awaitable[PipelineState]]
 StepFactory = Callable[..., Step]
@@ -34,10 +37,16 @@ def step(name: str, *, needs_model: bool | Callable[[dict[str, Any]], bool] = Tr
     """
 
     def register(factory: StepFactory) -> StepFactory:
-        _REGISTRY[name] = factory
+        @functools.wraps(factory)
+        def named(*args: Any, **kwargs: Any) -> Step:
+            made = factory(*args, **kwargs)
+            made.step_name = name  # type: ignore[attr-defined]  # chain keeps a record under this name
+            return made
+
+        named.step_name = name  # type: ignore[attr-defined]
+        _REGISTRY[name] = named
         _NEEDS_MODEL[name] = needs_model
-        factory.step_name = name  # type: ignore[attr-defined]
-        return factory
+        return named
 
     return register
 
@@ -65,13 +74,23 @@ def make_step(name: str, args: dict[str, Any] | None = None, *, where: str = "sp
 
 
 def chain(*steps: Step) -> Step:
-    """Run steps in order over one state; stops early when a step marks the state completed."""
+    """Run steps in order over one state; stops early when a step marks the state completed.
+
+    Before each named (registered) step the chain opens its ``StepRecord``; when the step
+    returns, the record joins ``state.steps``. A step that raises leaves no record (the
+    pipeline keeps the ones before it). Unnamed steps, such as a nested chain, keep their own.
+    """
 
     async def run(state: PipelineState) -> PipelineState:
         for each in steps:
             if state.completed:
                 break
+            name = getattr(each, "step_name", None)
+            state.record = StepRecord(name=name) if name else None
             state = await each(state)
+            if name and state.record is not None:
+                state.steps.append(state.record)
+            state.record = None
         return state
 
     return run

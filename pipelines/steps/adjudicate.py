@@ -25,7 +25,7 @@ from rulesets import VgmError
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, ImpossibleSense, Vote
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
-from ..state import PipelineState, StepRecord
+from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
 
@@ -155,10 +155,11 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         vote = index.vote(line, k=k, exclude=set(DECISIONS) if always_roll else None)
         hints = [c for c in options.get("hint_checks", []) if c in pack.checks]
         checks = list(dict.fromkeys([*hints, *vote.candidates(candidates)]))[: max(candidates, len(hints))]
-        record = StepRecord(name="adjudicate", parsed={
+        record = state.step_record("adjudicate")
+        record.parsed = {
             "vote": {lab: round(s, 3) for lab, s in sorted(vote.scores.items(), key=lambda kv: -kv[1])[:5]},
             "nearest": [(n.label, n.text, round(n.similarity, 3)) for n in vote.neighbours[:3]],
-        })
+        }
         use_model = mode == "model" or (mode == "hybrid" and not _confident(vote, share, similarity))
         # hybrid: the model only settles a close call between the vote's two leading labels
         leading = [lab for lab in vote.ranked() if lab in (*DECISIONS, *checks)][:2]
@@ -198,7 +199,6 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             who = who_rolls(speaker, line, state.instance)
             state.decision = "roll"
             state.checks = [Check(character=who, skill=choice)] if who else []
-        state.steps.append(record)
         return state
 
     return run

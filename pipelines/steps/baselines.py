@@ -13,7 +13,7 @@ checks whole, so a GM utterance can be written from them (the gold condition of 
 from __future__ import annotations
 
 from ..records import Check
-from ..state import PipelineState, StepRecord
+from ..state import PipelineState
 from ..statistic import SkillStats
 from ._conversation import candidates, is_gm, resolve_character
 from ._registry import step
@@ -45,7 +45,7 @@ def last_speaker():
     async def run(state: PipelineState) -> PipelineState:
         who = last_non_gm_speaker(state)
         state.actors = [who] if who else []
-        state.steps.append(StepRecord(name="last_speaker", parsed=state.actors))
+        state.step_record("last_speaker").parsed = state.actors
         return state
 
     return run
@@ -62,7 +62,7 @@ def statistic_char():
             names = [latest] + [n for n in names if n != latest]
         who = _stats(state).top_character(state.instance.ruleset, names, exclude=_exclude(state)) or latest
         state.actors = [who] if who else []
-        state.steps.append(StepRecord(name="statistic_char", parsed=state.actors))
+        state.step_record("statistic_char").parsed = state.actors
         return state
 
     return run
@@ -80,7 +80,7 @@ def statistic_skill():
             if skill:
                 checks.append(Check(character=who, skill=skill))
         state.checks = checks
-        state.steps.append(StepRecord(name="statistic_skill", parsed=[c.model_dump() for c in checks]))
+        state.step_record("statistic_skill").parsed = [c.model_dump() for c in checks]
         return state
 
     return run
@@ -92,7 +92,7 @@ def oracle_char():
 
     async def run(state: PipelineState) -> PipelineState:
         state.actors = list(dict.fromkeys(c.character for c in state.instance.answers))
-        state.steps.append(StepRecord(name="oracle_char", parsed=state.actors))
+        state.step_record("oracle_char").parsed = state.actors
         return state
 
     return run
@@ -105,7 +105,7 @@ def gold_checks():
     async def run(state: PipelineState) -> PipelineState:
         state.checks = list(state.instance.answers)
         state.actors = list(dict.fromkeys(c.character for c in state.checks))
-        state.steps.append(StepRecord(name="gold_checks", parsed=[c.model_dump() for c in state.checks]))
+        state.step_record("gold_checks").parsed = [c.model_dump() for c in state.checks]
         return state
 
     return run
@@ -140,8 +140,8 @@ def knn_skill(k: int = 1):
             if chosen:
                 checks.append(Check(character=who, skill=chosen))
         state.checks = checks
-        state.steps.append(StepRecord(name="knn_skill", parsed={"checks": [c.model_dump() for c in checks],
-                                                                "neighbours": [[o.id, round(sim, 3)] for sim, o in neighbours]}))
+        state.step_record("knn_skill").parsed = {"checks": [c.model_dump() for c in checks],
+                                                 "neighbours": [[o.id, round(sim, 3)] for sim, o in neighbours]}
         return state
 
     return run

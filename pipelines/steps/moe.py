@@ -191,9 +191,7 @@ async def _names_step(state: PipelineState, name: str, prompt: str, zcot: bool, 
         state, name, _instruction(state, prompt, zcot), NamesAnswer,
         strict_schema=_names_schema(state, allowed, zcot, most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
     )
-    names = _read_names(answer, state, record, keep_unknown=keep_unknown)
-    state.steps.append(record)
-    return names
+    return _read_names(answer, state, record, keep_unknown=keep_unknown)
 
 
 async def _checks_step(state: PipelineState, name: str, prompt: str, zcot: bool, max_tokens: int, *, allowed: list[str], most: int | None, **fields: Any) -> tuple[list[Check], StepRecord]:
@@ -202,7 +200,6 @@ async def _checks_step(state: PipelineState, name: str, prompt: str, zcot: bool,
         state, name, _instruction(state, prompt, zcot, **fields), ChecksAnswer,
         strict_schema=_checks_schema(state, allowed, zcot, most), max_tokens=max_tokens + (ZCOT_TOKENS if zcot else 0),
     )
-    state.steps.append(record)
     return _read_checks(answer, state, record, keep_repeats=faithful(state)), record
 
 
@@ -308,7 +305,6 @@ def gm_utterance(prompt: str = "gm", max_tokens: int = 160):
             None, max_tokens=max_tokens,
         )
         state.utterance = text or None
-        state.steps.append(record)
         return state
 
     return run
