@@ -148,8 +148,10 @@ class LocalModel(OpenAICompatModel):
         from .serve import running
 
         server = running(self.config)
-        if server is None or not server.alive():
+        if server is None or not server.alive() or not server.base_url:  # a borrowed server going away has no address
             server = await asyncio.to_thread(self.server)
+        if not server.base_url:
+            raise Retryable("the local model server has no address yet")
         self.base_url = f"{server.base_url}/v1"
         return self.base_url
 
