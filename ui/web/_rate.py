@@ -424,7 +424,7 @@ class RateTab:
             return {**self._denied(""), **hidden_admin,
                     self.status: gr.update(visible=True, value=f"Before the first item, please read the consent form and accept it: "
                                                               f"[open the consent form](/consent?token={quote(token, safe='')})")}
-        welcome = f"Welcome back, {view.name}." if view.progress().done else f"Welcome, {view.name}."
+        welcome = "Welcome back." if view.progress().done else "Welcome."
         return {**self._show_item(view, view.next_item(), welcome), **hidden_admin}
 
     # -- events ------------------------------------------------------------------------
