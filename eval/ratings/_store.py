@@ -896,6 +896,9 @@ class AdminView:
             n_attention = conn.execute("SELECT COUNT(*) FROM items WHERE attention = 1").fetchone()[0]
             enrolled = conn.execute("SELECT COUNT(*) FROM raters WHERE source = 'enrolled'").fetchone()[0]
             completed = conn.execute("SELECT COUNT(*) FROM raters WHERE completed_at IS NOT NULL").fetchone()[0]
+            finished = conn.execute(
+                "SELECT COUNT(*) FROM (SELECT rater_id FROM ratings WHERE skipped = 0 GROUP BY rater_id HAVING COUNT(*) >= ?)",
+                (n_items,)).fetchone()[0] if n_items else 0
         crowd = self.study.crowd()
         return {
             "name": self.study.name,
@@ -909,7 +912,8 @@ class AdminView:
             "crowd": None if crowd is None else crowd.platform,
             "quota": None if crowd is None else crowd.quota,
             "enrolled": enrolled,
-            "completed": completed,
+            "completed": completed,  # took the completion code (the end page or /complete)
+            "finished": finished,  # answered every item
             "consent": bool(self.study.consent_text()),
         }
 

@@ -78,3 +78,75 @@ def test_owner_adds_a_rater_from_the_page(study, raters):
     assert out[tab.new_rater] == "" and "frank" in [r[0] for r in out[tab.raters_df]]
     assert "access denied" in tab._add_rater(raters[0].token, "mallory")[tab.admin_summary]
     assert "mallory" not in [r["name"] for r in study.owner().raters()]
+
+
+@pytest.fixture
+def crowd_study(tmp_path, demo_runs):
+    from eval.ratings import crowd_settings
+
+    s, admin_token, _ = build_study(demo_runs, tmp_path / "crowd.db", n=2, attention=1, consent="# Consent\n\nOK?",
+                                    crowd=crowd_settings("prolific", quota=5, completion_code="C0DE1234"))
+    return s, admin_token
+
+
+def _enroll(study, k):
+    from eval.ratings import Participant
+
+    return study.enroll(study.enroll_key(), Participant(f"{k:024x}", "5" * 24, f"{k + 99:024x}"), consent=True)[0].token
+
+
+def test_the_last_item_cannot_be_skipped_and_the_end_page_has_the_code_and_no_buttons(crowd_study):
+    study, _ = crowd_study
+    token = _enroll(study, 1)
+    tab = _tab(study)
+    shown = tab.on_load(token)
+    for _ in range(4):
+        assert shown[tab.skip_btn]["visible"] is True
+        shown = tab._submit(token, shown[tab.item_id], 0.0, "3", "3", "3", None, "")
+    assert shown[tab.skip_btn]["visible"] is False  # the fifth and last item: skipping leads nowhere
+    refused = tab._skip(token, shown[tab.item_id])
+    assert "last item" in refused[tab.alert] and study.rater(token).progress().skipped == 0
+    end = tab._submit(token, shown[tab.item_id], 0.0, "3", "3", "3", None, "a comment")
+    assert end[tab.rater_panel]["visible"] is False and end[tab.end_panel]["visible"] is True  # Submit/Skip go with the panel
+    assert 'id="vgm-code">C0DE1234<' in end[tab.end] and f"/complete?token={token}" in end[tab.end]
+    assert next(r for r in study.owner().raters() if r["source"] == "enrolled")["completed_at"] is not None
+    again = tab.on_load(token)  # coming back later: the same end page
+    assert again[tab.end_panel]["visible"] is True and "C0DE1234" in again[tab.end]
+
+
+def test_no_code_is_shown_before_the_end(crowd_study):
+    study, _ = crowd_study
+    token = _enroll(study, 2)
+    tab = _tab(study)
+    shown = tab.on_load(token)
+    assert "C0DE1234" not in str(shown) and shown[tab.end_panel]["visible"] is False
+
+
+def test_an_invited_rater_is_sent_to_the_consent_form_first(crowd_study):
+    study, _ = crowd_study
+    token = study.owner().add_rater("lab").token
+    tab = _tab(study)
+    shown = tab._denied("") | tab.on_load(token)
+    assert f"/consent?token={token}" in shown[tab.status]["value"] and shown[tab.rater_panel]["visible"] is False
+    assert shown[tab.item_id] is None and shown[tab.context] == ""
+
+
+def test_owner_dashboard_shows_enrollment_attention_and_can_leave_failures_out(crowd_study):
+    study, admin_token = crowd_study
+    tab = _tab(study)
+    for k, attentive in ((1, True), (2, False)):
+        token = _enroll(study, k)
+        view = study.rater(token)
+        while (item := view.next_item()) is not None:
+            wrong_line = "Brother Osk" in item.utterance or "Lady Vantree" in item.utterance
+            view.submit(item.id, *((3, 1, 1) if wrong_line and attentive else (4, 4, 4)), seconds=8.0)
+    shown = tab.on_load(admin_token)
+    summary = shown[tab.admin_summary]
+    assert "Open enrollment (prolific): **2** of 5 places taken, **2** finished all items, 0 took the completion code" in summary
+    assert "1 rater(s) failed one: P0002" in summary
+    rows = {r[0]: r for r in shown[tab.raters_df]}
+    assert rows["P0001"][4] == "1/1" and rows["P0002"][4] == "0/1" and "failed attention" in rows["P0002"][6]
+    assert rows["P0001"][5] == "8.0" and rows["P0001"][7] == f"{1:024x}"
+    left_out = tab._refresh(admin_token, True)
+    assert "left out of the statistics: P0002" in left_out[tab.admin_summary]
+    assert "left out" in {r[0]: r for r in left_out[tab.raters_df]}["P0002"][6]

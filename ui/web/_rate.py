@@ -244,7 +244,7 @@ def admin_tables(ctx: AppContext, exclude_failed_attention: bool = False) -> tup
         st = stats.get(r["name"])
         attention = f"{st.attention_passed}/{st.attention_answered}" if st and st.attention_answered else "-"
         flags = ", ".join(f for f, on in (("failed attention", st and st.failed_attention), ("too fast", st and st.too_fast),
-                                           ("completed", r["completed_at"] is not None), ("left out", st and st.excluded)) if on)
+                                           ("finished", r["done"] >= r["total"]), ("left out", st and st.excluded)) if on)
         median = f"{st.median_seconds:.1f}" if st and st.median_seconds is not None else "-"
         raters.append([r["name"], r["done"], r["skipped"], r["total"], attention, median, flags or "-",
                        r["participant_id"] or "-", f"/?token={r['token']}",
@@ -258,7 +258,8 @@ def admin_tables(ctx: AppContext, exclude_failed_attention: bool = False) -> tup
     if summary["crowd"]:
         quota = f" of {summary['quota']}" if summary["quota"] else ""
         lines.append(f"Open enrollment ({summary['crowd']}): **{summary['enrolled']}**{quota} places taken, "
-                     f"**{summary['completed']}** completed. Link: `/enroll/{ctx.study.enroll_key()}`")
+                     f"**{summary['finished']}** finished all items, {summary['completed']} took the completion code. "
+                     f"Link: `/enroll/{ctx.study.enroll_key()}`")
     if report.attention_items:
         failed = report.failed_attention
         lines.append(f"Attention items: {report.attention_items}; "
