@@ -159,7 +159,7 @@ def profile_shard(common: dict[str, Any], sessions: list[Any], keys: list[str]) 
             await close_worker_model(model)
 
     for result in stream_async(produce):
-        yield Item(key=PROFILE_KEY, value=result, rows=cache.drain() if cache else [])
+        yield Item(key=PROFILE_KEY, value=result, rows=cache.drain() if cache is not None else [])
 
 
 def inmind_shard(common: dict[str, Any], payload: dict[str, Any], keys: list[str]) -> Iterator[Item]:
@@ -174,7 +174,7 @@ def inmind_shard(common: dict[str, Any], payload: dict[str, Any], keys: list[str
             async with gate:
                 record, _ = await answer_record(model, inst, common["profile"], game, common["baselines"].get(inst.session))
             if inst.id in wanted:
-                emit(Item(key=inst.id, value=record, rows=cache.drain() if cache else []))
+                emit(Item(key=inst.id, value=record, rows=cache.drain() if cache is not None else []))
             return record
 
         try:

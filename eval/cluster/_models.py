@@ -313,6 +313,13 @@ class WorkerCache(ResponseCache):
             rows, self._new = self._new, []
         return rows
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._mem)
+
+    def __bool__(self) -> bool:
+        return True  # an empty cache is still a cache
+
     def close(self) -> None:
         pass
 

@@ -161,7 +161,7 @@ def moe_shard(common: dict[str, Any], instances: list[MoeInstance], keys: list[s
             async with gate:
                 for name in sorted(wanted[instance.id], key=order.index):
                     record = await run_one(pipelines[name], instance, model, common["opts"])
-                    emit(Item(key=f"{name}{SEP}{instance.id}", value=record, rows=cache.drain() if cache else []))
+                    emit(Item(key=f"{name}{SEP}{instance.id}", value=record, rows=cache.drain() if cache is not None else []))
 
         try:
             await asyncio.gather(*(one(i) for i in instances if i.id in wanted))

@@ -31,15 +31,20 @@ class ClusterProgress(Display):
         self.label = label
 
     def __enter__(self) -> "ClusterProgress":
-        self.tasks["shards"] = self.progress.add_task("shards", total=None, name=self.label, info="")  # first row
-        self.progress.start()
-        return self
+        return self  # the bars appear with the first unit of work: an error before it is one line alone
 
     def __exit__(self, *exc: Any) -> None:
-        self.progress.stop()
+        if "shards" in self.tasks:
+            self.progress.stop()
+
+    def _show(self) -> None:
+        if "shards" not in self.tasks:
+            self.tasks["shards"] = self.progress.add_task("shards", total=None, name=self.label, info="")  # the first row
+            self.progress.start()
 
     # -- instances (the MOE Reporter protocol, and any other unit) -----------------------------
     def start(self, name: str, total: int, done: int) -> None:
+        self._show()
         self.fails[name] = 0
         self.tasks[name] = self.progress.add_task(name, total=total, completed=done, name=name, info="")
 
@@ -59,8 +64,7 @@ class ClusterProgress(Display):
     # -- shards (the driver's Display) ---------------------------------------------------------
     def shards_start(self, total: int) -> None:
         self.total = total
-        if "shards" not in self.tasks:
-            self.tasks["shards"] = self.progress.add_task("shards", total=None, name=self.label, info="")
+        self._show()
         self.progress.update(self.tasks["shards"], total=total, completed=0)
         self._shard_info()
 

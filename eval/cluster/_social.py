@@ -121,10 +121,17 @@ def simulate(
         from ._progress import ClusterProgress
 
         with ClusterProgress(transient=transient) as bars:
-            bars.start("games", games, 0)
+            started: list[bool] = []
+
+            def count(result: dict[str, Any]) -> None:
+                if not started:
+                    bars.start("games", games, 0)
+                    started.append(True)
+                bars.count("games")
+
             return simulate(engine, spec=spec, games=games, seats=seats, players=players, out=out, seed=seed, model=model,
                             options=options, names=names, snapshots=snapshots, concurrency=concurrency, max_tokens=max_tokens,
-                            probes=probes, probe_model=probe_model, display=bars, progress=lambda result: bars.count("games"))
+                            probes=probes, probe_model=probe_model, display=bars, progress=count)
     games_api = _games()
     check_simulate, finished_games, game_id = games_api.check_simulate, games_api.finished_games, games_api.game_id
     n, specs = check_simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, options=options,
