@@ -47,8 +47,25 @@ class PipelineResult(BaseModel):
         return sum(len(s.dropped) for s in self.steps)
 
 
+class StepLog:
+    """What ``chain`` needs of a state: ``steps`` (the records kept), ``record`` (the running
+    step's, which ``chain`` opens) and ``completed``; a step fills its record in through here."""
+
+    steps: list[StepRecord]
+    record: StepRecord | None
+
+    def step_record(self, name: str) -> StepRecord:
+        """The record of the step now running (the one ``chain`` opened), for the step to fill in.
+
+        A step run on its own, outside a chain, gets a fresh record here that nothing keeps.
+        """
+        if self.record is None:
+            self.record = StepRecord(name=name)
+        return self.record
+
+
 @dataclass
-class PipelineState:
+class PipelineState(StepLog):
     """The mutable state a chain of steps works on.
 
     ``messages`` is the single conversation: the shared prefix (rules + table log) first, then
@@ -70,15 +87,6 @@ class PipelineState:
     options: dict[str, Any] = field(default_factory=dict)
     completed: bool = False  # a step may end the chain early
     error: str | None = None
-
-    def step_record(self, name: str) -> StepRecord:
-        """The record of the step now running (the one ``chain`` opened), for the step to fill in.
-
-        A step run on its own, outside a chain, gets a fresh record here that nothing keeps.
-        """
-        if self.record is None:
-            self.record = StepRecord(name=name)
-        return self.record
 
     @property
     def usage(self) -> Usage:

@@ -1,6 +1,7 @@
-"""InMind (seed 000): the profile prompt (Stage 1) and the four task steps (Stage 2)."""
+"""InMind (seed 000): the profile prompt (Stage 1) and the four task steps (Stage 2), as registered steps."""
 from .steps import (
     Fills,
+    InMindState,
     ProfileResult,
     Ranking,
     RoleMap,
@@ -11,6 +12,8 @@ from .steps import (
     infer_roles,
     messages_for,
     rank_players,
+    run_step,
 )
 
-__all__ = ["Fills", "ProfileResult", "Ranking", "RoleMap", "build_profile", "chained_game", "fill_reflection", "fill_trace", "infer_roles", "messages_for", "rank_players"]
+__all__ = ["Fills", "InMindState", "ProfileResult", "Ranking", "RoleMap", "build_profile", "chained_game", "fill_reflection",
+           "fill_trace", "infer_roles", "messages_for", "rank_players", "run_step"]
