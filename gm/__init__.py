@@ -23,8 +23,16 @@ _LAZY = {
     "GMReply": "gm.agent",
     "Session": "gm.table",
     "Scenario": "gm.table",
+    "load_scenario": "gm.table",
     "Memory": "gm.memory",
     "roll": "gm.dice",
+    # rule systems (one module per mechanic) and combat
+    "MECHANICS": "gm.systems",
+    "mechanic_for": "gm.systems",
+    "load_character": "gm.systems",
+    "Combat": "gm.combat",
+    "start_combat": "gm.combat",
+    "start_encounter": "gm.combat",
 }
 
 

@@ -1,0 +1,1 @@
+"""Every user interface: the ``vgm`` command line (``ui.cli``: ``app``, ``main``) and the web app (``ui.web``)."""
