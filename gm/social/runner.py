@@ -74,10 +74,6 @@ def log_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
     return folder
 
 
-# The names eval/cluster (in progress) reads; remove once it uses the public ones.
-_last_snapshot, _run_folder = last_snapshot, log_folder
-
-
 def win_table(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Win counts and rates with 95% Wilson intervals (scipy), and how games ended."""
     from scipy.stats import binomtest  # lazy: scipy is slow to import and only the summary needs it
