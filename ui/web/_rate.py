@@ -136,6 +136,7 @@ RATE_CSS = """
 #score-panel fieldset .wrap label, #ab-choice .wrap label {justify-content:center;padding:5px 4px !important;min-height:34px;margin:0 !important}
 #score-panel fieldset.vgm-active {outline:3px solid #1d4ed8;outline-offset:-2px;background:#eff6ff}
 #rate-comment textarea, #rate-comment input {font-size:14px}
+#rate-comment textarea::placeholder {color:#6b7280;opacity:1}
 .vgm-alert {color:#991b1b;background:#fef2f2;border:1px solid #fca5a5;border-radius:6px;padding:6px 10px;font-weight:600;font-size:14px}
 #rate-buttons {gap:8px !important;flex-wrap:nowrap !important}
 #rate-buttons > * {min-width:0 !important;flex:1 1 0 !important}
