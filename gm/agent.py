@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -37,6 +36,7 @@ from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
+from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
@@ -45,39 +45,6 @@ from .table import RollRecord, TurnRecord, list_scenarios
 __all__ = ["GameMaster", "GMReply", "EmptyInput", "split_speaker", "catalogue", "contradicts", "MAX_LINE"]
 
 PROMPTS = Path(__file__).parent / "data" / "prompts"
-MAX_LINE = 1000  # characters: a table line, not a document
-
-
-class EmptyInput(VgmError):
-    """The player pressed Enter without saying anything."""
-
-
-_NAME_LIKE = re.compile(r"^[A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}$")
-
-
-def split_speaker(line: str, names: list[str]) -> tuple[str | None, str]:
-    """``"Jester: I search the altar"`` → ("Jester", "I search the altar").
-
-    A known name, or anything that looks like a name ("Zed:"), is split off — so an unknown
-    name becomes an "unknown character" error rather than words spoken by someone else.
-    """
-    m = re.match(r"^\s*([^:]{1,40}?)\s*:\s*(.*)$", line, re.S)
-    if m and (m.group(1).strip().lower() in {n.lower() for n in names} or _NAME_LIKE.match(m.group(1).strip())):
-        return m.group(1).strip(), m.group(2).strip()
-    return None, line.strip()
-
-
-def checked_line(text: str | None) -> str:
-    """The player's line, or a one-line ``VgmError`` for what a table cannot take."""
-    text = (text or "").strip()
-    if not text:
-        raise EmptyInput("nothing was said; type what your character does (or /roll 1d20, /quit)")
-    if any("\ud800" <= ch <= "\udfff" for ch in text):
-        raise VgmError("that line has bytes that are not UTF-8 text; retype it (the game is saved)")
-    if len(text) > MAX_LINE:
-        raise VgmError(f"that line is {len(text):,} characters; say it in under {MAX_LINE} (the game is saved)")
-    return text
-
 
 class GameMaster(PlayerRolls, SessionSetup):
     """An AI Game Master for one table (set-up and arguments: ``gm.session_setup.SessionSetup``)."""
@@ -119,9 +86,16 @@ class GameMaster(PlayerRolls, SessionSetup):
         ``on_token`` gets the narration as it is written; ``on_mechanics`` gets the reply so far
         (rolls, fight, notes; no words yet) just before, so a screen can show the dice first.
         """
+        self._history = [*getattr(self, "_history", [])[-19:], self.session.model_dump_json()]
+        try:
+            return await self._astep(player, text, on_token, on_mechanics)
+        except BaseException:
+            self._history.pop()  # a refused line changed nothing: nothing to undo
+            raise
+
+    async def _astep(self, player: str, text: str, on_token, on_mechanics) -> GMReply:
         started = time.perf_counter()
         self._on_mechanics = on_mechanics
-        self._history = [*getattr(self, "_history", [])[-19:], self.session.model_dump_json()]
         text = checked_line(text)
         low = text.lower()
         if low.startswith("/roll"):
@@ -189,6 +163,15 @@ class GameMaster(PlayerRolls, SessionSetup):
         scene = self.scenario.model_copy(update={"secrets": only})
         return choose_difficulty(plan.system, check_id, text, scene, set(self.session.revealed))
 
+    @property
+    def can_undo(self) -> bool:
+        return bool(getattr(self, "_history", None))
+
+    @property
+    def can_regenerate(self) -> bool:
+        """The last thing said at the table is the GM's answer to the last turn (not a free roll since)."""
+        return self.can_undo and bool(self.session.turns) and self.session.log[-1].text == self.session.turns[-1].narration
+
     def undo(self) -> bool:
         """Take back the last input and everything the GM did with it (the host's undo); saved.
 
@@ -204,7 +187,7 @@ class GameMaster(PlayerRolls, SessionSetup):
 
     async def aregenerate(self, **listeners: Any) -> GMReply | None:
         """Undo the last input and play it again: same line, fresh words (and, past the undo, the same dice)."""
-        last = next((t for t in reversed(self.session.turns)), None)
+        last = self.session.turns[-1] if self.can_regenerate else None
         if last is None or not self.undo():
             return None
         return await self.astep(last.player if last.player in self.session.players else last.character or "", last.text, **listeners)

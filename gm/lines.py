@@ -1,0 +1,43 @@
+"""What a player types, before the GM looks at it: who is speaking, and whether a table can take the line."""
+from __future__ import annotations
+
+import re
+
+from rulesets import VgmError
+
+__all__ = ["EmptyInput", "MAX_LINE", "checked_line", "split_speaker"]
+
+MAX_LINE = 1000  # characters: a table line, not a document
+
+
+class EmptyInput(VgmError):
+    """The player pressed Enter without saying anything."""
+
+
+_NAME_LIKE = re.compile(r"^[A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}$")
+
+
+def split_speaker(line: str, names: list[str]) -> tuple[str | None, str]:
+    """``"Jester: I search the altar"`` → ("Jester", "I search the altar").
+
+    A known name, or anything that looks like a name ("Zed:"), is split off — so an unknown
+    name becomes an "unknown character" error rather than words spoken by someone else.
+    """
+    m = re.match(r"^\s*([^:]{1,40}?)\s*:\s*(.*)$", line, re.S)
+    if m and (m.group(1).strip().lower() in {n.lower() for n in names} or _NAME_LIKE.match(m.group(1).strip())):
+        return m.group(1).strip(), m.group(2).strip()
+    return None, line.strip()
+
+
+def checked_line(text: str | None) -> str:
+    """The player's line, or a one-line ``VgmError`` for what a table cannot take."""
+    text = (text or "").strip()
+    if not text:
+        raise EmptyInput("nothing was said; type what your character does (or /roll 1d20, /quit)")
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise VgmError("that line has bytes that are not UTF-8 text; retype it (the game is saved)")
+    if len(text) > MAX_LINE:
+        raise VgmError(f"that line is {len(text):,} characters; say it in under {MAX_LINE} (the game is saved)")
+    return text
+
+
