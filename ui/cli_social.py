@@ -20,6 +20,18 @@ avalon_app = typer.Typer(cls=ClusterGuard, help="Avalon moderated by the GM: pla
 mafia_app = typer.Typer(cls=ClusterGuard, help="Mafia moderated by the GM: play a seat, simulate games.", no_args_is_help=True)
 console = Console()
 
+PERSONAS_HELP = "Big-Five personas for the LLM seats: 'seeded' (from each game's seed) or a YAML/JSON file {name: {O, C, E, A, N}}"
+
+
+def _with_personas(options: dict, personas: Optional[str]) -> dict:
+    """``options`` plus ``personas`` (checked now: a bad file is one line before any game or file)."""
+    if personas is None:
+        return options
+    from gm.social.personas import load_personas
+
+    return {**options, "personas": load_personas(personas)}
+
+
 SEATS_HELP = "one kind for every seat, or a comma list per seat: scripted, scripted:random, scripted:heuristic, llm, llm:<model>"
 
 
@@ -132,6 +144,7 @@ def avalon_simulate(
     speeches: Optional[int] = typer.Option(None, "--speeches", help="cap on speeches per proposal"),
     early: Optional[bool] = typer.Option(None, "--early/--no-early", help="early assassination (default: the pack's rule)"),
     roles: Optional[str] = typer.Option(None, "--roles", help="line-up override, comma list of roles"),
+    personas: Optional[str] = typer.Option(None, "--personas", help=PERSONAS_HELP),
     probes: Optional[str] = typer.Option(None, "--probes", help="probe set (default, cheap or a YAML file)"),
     probe_model: Optional[str] = typer.Option(None, "--probe-model", help="model answering probes (default: each seat's own)"),
     snapshots: bool = typer.Option(False, "--snapshots", help="write a snapshot after every step (for forks)"),
@@ -147,7 +160,8 @@ def avalon_simulate(
     from eval.cluster import from_cli
 
     spec = from_cli("avalon simulate", cluster, ray_address, base_url, endpoint_concurrency)
-    _simulate("avalon", games, seats, players, out, seed, model, _avalon_options(discussion, speeches, early, roles),
+    _simulate("avalon", games, seats, players, out, seed, model,
+              _with_personas(_avalon_options(discussion, speeches, early, roles), personas),
               as_json, probes, probe_model, snapshots, concurrency, max_tokens, spec)
 
 
@@ -233,6 +247,7 @@ def mafia_simulate(
     abstain: Optional[bool] = typer.Option(None, "--abstain/--no-abstain", help="may a voter name nobody"),
     rounds: Optional[int] = typer.Option(None, "--discussion-rounds", help="speeches per player per day (0 = none)"),
     max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="end with no winner after this many rounds"),
+    personas: Optional[str] = typer.Option(None, "--personas", help=PERSONAS_HELP),
     probes: Optional[str] = typer.Option(None, "--probes", help="probe set (default, cheap or a YAML file)"),
     probe_model: Optional[str] = typer.Option(None, "--probe-model"),
     snapshots: bool = typer.Option(False, "--snapshots", help="write a snapshot after every step (for forks)"),
@@ -248,7 +263,8 @@ def mafia_simulate(
     from eval.cluster import from_cli
 
     spec = from_cli("mafia simulate", cluster, ray_address, base_url, endpoint_concurrency)
-    _simulate("mafia", games, seats, players, out, seed, model, _mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds),
+    _simulate("mafia", games, seats, players, out, seed, model,
+              _with_personas(_mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds), personas),
               as_json, probes, probe_model, snapshots, concurrency, max_tokens, spec)
 
 

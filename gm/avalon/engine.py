@@ -104,7 +104,7 @@ class AvalonGame(SocialGame):
         t = self.table
         await self.emit("setup", to=[], engine="avalon", seed=self.seed,
                         players=[{"name": p, "seat": i + 1, "role": self.roles[p], "team": self.team_of(p),
-                                  **self.seats[p].spec()} for i, p in enumerate(self.names)],
+                                  **self.seats[p].spec(), **self.persona_fields(p)} for i, p in enumerate(self.names)],
                         lineup=list(t.lineup), team_sizes=list(t.team_sizes), fails_required=list(t.fails_required),
                         rules={"max_rejections": t.max_rejections, "missions_to_win": t.missions_to_win,
                                "early_assassination": self.allow_early, "assassin_may_target_evil": self.may_target_evil})

@@ -101,7 +101,7 @@ class MafiaGame(SocialGame):
         t = self.table
         await self.emit("setup", to=[], engine="mafia", seed=self.seed,
                         players=[{"name": p, "seat": i + 1, "role": self.roles[p], "team": t.team[self.roles[p]],
-                                  **self.seats[p].spec()} for i, p in enumerate(self.names)],
+                                  **self.seats[p].spec(), **self.persona_fields(p)} for i, p in enumerate(self.names)],
                         lineup=list(t.lineup), rules=self.rules_stated())
         for p in self.names:  # before the first public event, so no seat is ever asked (or probed) without it
             seen = self.table.sees.get(self.roles[p], ())

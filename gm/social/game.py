@@ -20,6 +20,7 @@ from rulesets import VgmError
 
 from .ask import Ask
 from .events import Event, EventLog, view_for
+from .personas import persona_text, resolve_personas, trait_vector
 from .seats import LlmSeat, ScriptedSeat, Seat, SeatSpec, build_seats
 
 Listener = Callable[[Event, "SocialGame"], Any]
@@ -82,6 +83,7 @@ class SocialGame:
         else:
             self._snap_path = None
         self._configure()
+        self.personas = resolve_personas(self.options.get("personas"), self.names, self.seed)  # a bad persona: no log yet
         if not _restoring:
             self._deal()
         self.log = EventLog(log_path)  # after any option or deal error: a bad option leaves no empty log
@@ -163,6 +165,16 @@ class SocialGame:
             out[name] = value
         return out
 
+    # ---- personas -------------------------------------------------------------------
+    def persona_of(self, name: str) -> dict[str, Any] | None:
+        """The seat's Big-Five persona; only LLM seats have one (scripted and human seats ignore personas)."""
+        return self.personas.get(name) if isinstance(self.seats.get(name), LlmSeat) else None
+
+    def persona_fields(self, name: str) -> dict[str, Any]:
+        """``{"personality": {O, C, E, A, N}}`` for the setup event when the seat has a persona, else ``{}``."""
+        persona = self.persona_of(name)
+        return {"personality": trait_vector(persona)} if persona else {}
+
     # ---- what a seat sees ---------------------------------------------------------
     def seat_view(self, name: str) -> list[Event]:
         return view_for(self.log.events, name)
@@ -178,8 +190,12 @@ class SocialGame:
         """System prompt (rules, role, night knowledge) + the seat's view of the log, as text."""
         lines = [line for e in self.seat_view(name) if (line := self.render(e, name))]
         log = "\n".join(lines) if lines else "(nothing has happened yet)"
+        system = self.system_prompt(name)
+        persona = self.persona_of(name)
+        if persona:  # this seat's own persona only
+            system += "\n\n" + persona_text(persona)
         return [
-            {"role": "system", "content": self.system_prompt(name)},
+            {"role": "system", "content": system},
             {"role": "user", "content": f"The game so far, as you saw it:\n{log}"},
         ]
 
