@@ -113,6 +113,12 @@ def print_belief_report(r: dict[str, Any]) -> None:
     t.add_row("return rate (flips back to an abandoned suspect)", _pct(r["return_rate"]["value"]), _ci(r["return_rate"]), str(r["return_rate"]["n"]))
     console.print(t)
 
+    if r.get("role_beliefs"):
+        rb = r["role_beliefs"]
+        tp, br, top = rb["true_role_probability"], rb["brier"], rb["top_role_accuracy"]
+        console.print(f"Role beliefs (distributions, villager side): probability on the true role {_pct(tp['value'])} {_ci(tp)} "
+                      f"(base rate {_pct(tp['chance'])}); multi-class Brier {_num(br['value'])} {_ci(br, False)} "
+                      f"(base rate {_num(br['base_rate'])}); top role right {_pct(top['value'])} (n={tp['n']})")
     if r.get("personality_mae"):
         pm = r["personality_mae"]
         console.print(f"Big Five attribution: mean absolute error {_num(pm['value'], 1)} {_ci(pm, False)} points "

@@ -31,7 +31,7 @@ from ._data import BeliefGame, Vote
 PROBE_LOG_SUFFIX = ".probes.jsonl"
 # probe ids in MafiaScope's configs → the answer shape we validate them with
 SHAPE_OF = {
-    "role_assessment": "role_assessment", "role_beliefs": "role_assessment",
+    "role_assessment": "role_assessment", "role_beliefs": "role_beliefs",
     "suspicion_ranking": "suspicion_ranking", "social_map": "social_map",
     "planned_action": "planned_action", "personality_profile": "personality", "personality": "personality",
 }

@@ -15,6 +15,11 @@ the cluster bootstrap resamples games and reapplies ``stat``. Definitions follow
   neutral); Mafia-Mafia pairs excluded. Over-prediction ratio = predicted suspects / actual suspects.
 * vote coupling: a vote lands on the top suspect of the voter's latest suspicion ranking taken
   before that vote (chance = 1 / alive others); also inside the voter's committed-Mafia set.
+* role beliefs (``role_beliefs``: a weight on every role per player, normalised to sum 1 over
+  named roles, Unknown dropped): villager-side answers about alive others; the probability put on
+  the true role (chance = the base-rate forecast's, i.e. the true role's share of the alive others'
+  role multiset), multi-class Brier over the game's roles (base-rate forecast as the baseline), and
+  top-role accuracy.
 * dynamics: consecutive suspicion rankings of one seat; L1 between the two vectors renormalised
   on their common alive support; top-suspect flips (pairs whose old top suspect died excluded);
   returns = flips onto a suspect that was top before.
@@ -111,6 +116,54 @@ def mean_col(col: int):
         return float(rows[:, col].mean()) if len(rows) else None
 
     return stat
+
+
+# -- role beliefs (distributions) ----------------------------------------------------------
+RB_COLS = ("round", "p_true", "p_true_chance", "brier", "brier_chance", "top_correct")
+
+
+def _distribution(beliefs: Any) -> dict[str, float] | None:
+    """Weights → canonical role → probability (Unknown dropped); None when nothing is left."""
+    if not isinstance(beliefs, dict):
+        return None
+    out: dict[str, float] = {}
+    for role, w in beliefs.items():
+        try:
+            w = float(w)
+        except (TypeError, ValueError):
+            continue
+        canon = norm_role(role)
+        if canon != "Unknown" and w > 0:
+            out[canon] = out.get(canon, 0.0) + w
+    total = sum(out.values())
+    return {r: w / total for r, w in out.items()} if total > 0 else None
+
+
+def _multi_brier(p: dict[str, float], truth: str, roles: list[str]) -> float:
+    return sum((p.get(r, 0.0) - (1.0 if r == truth else 0.0)) ** 2 for r in set(roles) | set(p) | {truth})
+
+
+def role_belief_rows(game: BeliefGame, probe_id: str = "role_beliefs") -> np.ndarray:
+    """One row per (villager-side ``role_beliefs`` answer, alive other player it gives a distribution for)."""
+    rows = []
+    game_roles = sorted({game.role(p) for p in game.players})
+    for rec, others in _villager_answers(game, probe_id):
+        true_roles = [game.role(o) for o in others]
+        base = {r: true_roles.count(r) / len(others) for r in set(true_roles)}
+        seen: set[str] = set()
+        for e in entries(rec.answer_parsed):
+            target = resolve(e.get("player"), game.players)
+            if target is None or target in seen or target not in others:
+                continue
+            seen.add(target)
+            p = _distribution(e.get("beliefs"))
+            if p is None:
+                continue
+            truth = game.role(target)
+            top = max(p, key=lambda r: p[r])
+            rows.append((rec.round, p.get(truth, 0.0), base.get(truth, 0.0), _multi_brier(p, truth, game_roles),
+                         _multi_brier(base, truth, game_roles), float(top == truth)))
+    return _arr(rows, len(RB_COLS))
 
 
 # -- calibration -----------------------------------------------------------------------

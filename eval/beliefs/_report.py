@@ -141,6 +141,14 @@ def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED
     pers = [m.personality_rows(g) for g in games]
     if any(len(x) for x in pers):  # only logs that record each seat's generating Big Five
         report["personality_mae"] = _fig(pers, m.mean_col(0), b, seed, baseline_always_50=m.mean_col(1)(np.vstack([x for x in pers if len(x)])))
+    rb = [m.role_belief_rows(g) for g in games]
+    if any(len(x) for x in rb):  # only games probed with role_beliefs
+        pooled_rb = np.vstack([x for x in rb if len(x)])
+        report["role_beliefs"] = {
+            "true_role_probability": _fig(rb, m.mean_col(1), b, seed, chance=m.mean_col(2)(pooled_rb)),
+            "brier": _fig(rb, m.mean_col(3), b, seed, base_rate=m.mean_col(4)(pooled_rb)),
+            "top_role_accuracy": _fig(rb, m.mean_col(5), b, seed),
+        }
     for side, v in (("innocent", 0), ("mafia", 1)):
         sub = _only(vc, lambda x, v=v: m.select(x, 0, v))
         top = _only(sub, lambda x: x[~np.isnan(x[:, 1])] if len(x) else x)

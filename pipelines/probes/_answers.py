@@ -171,9 +171,53 @@ class PersonalityProfile(RootModel[list[BigFive]]):
         return _unwrap_list(v)
 
 
+class RoleBelief(_Loose):
+    player: str
+    beliefs: dict[str, float]  # role → weight (0-100 or 0-1); normalised when scored
+    reason: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "beliefs" in data:
+            return data
+        for alt in ("probs", "probabilities", "distribution", "roles"):
+            if isinstance(data.get(alt), dict):
+                return {**data, "beliefs": data[alt]}
+        role = data.get("guessed_role", data.get("role"))
+        if role not in (None, ""):  # a role_assessment-style entry: all its confidence on the named role
+            return {**data, "beliefs": {str(role): data.get("confidence", 100)}}
+        return data
+
+    @field_validator("beliefs", mode="before")
+    @classmethod
+    def _weights(cls, v: Any) -> Any:
+        if not isinstance(v, dict):
+            return v
+        out = {}
+        for role, w in v.items():
+            w = _number(w)
+            if isinstance(w, (int, float)) and not isinstance(w, bool):
+                out[str(role).strip()] = max(0.0, float(w))
+        return out
+
+
+class RoleBeliefs(RootModel[list[RoleBelief]]):
+    """First-order beliefs as a distribution: for each player, a weight on every role (MafiaScope's ``role_beliefs``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, v: Any) -> Any:
+        if isinstance(v, dict) and v and all(isinstance(x, dict) and "player" not in x for x in v.values()) \
+                and not any(isinstance(x, list) for x in v.values()):
+            return [{"player": k, "beliefs": b} for k, b in v.items()]  # {"Alex": {"Mafia": 60, ...}, ...}
+        return _unwrap_list(v)
+
+
 # name in the YAML ``answer:`` field → the shape; ``json`` takes any JSON, ``text`` no parsing.
 ANSWER_SHAPES: dict[str, Any] = {
     "role_assessment": RoleAssessment,
+    "role_beliefs": RoleBeliefs,
     "suspicion_ranking": SuspicionRanking,
     "social_map": SocialMap,
     "planned_action": PlannedAction,

@@ -41,6 +41,9 @@ def probe_reply(step: str | None, messages: list[dict]) -> str:
     if pid == "role_assessment":
         return json.dumps([{"player": p, "guessed_role": ["Mafia", "Villager", "Unknown", "Doctor"][(h >> i) % 4],
                             "confidence": (h >> (2 * i)) % 101, "reason": "x"} for i, p in enumerate(players)])
+    if pid == "role_beliefs":
+        return json.dumps([{"player": p, "beliefs": {"Mafia": (h >> i) % 60, "Doctor": 10, "Villager": 30}}
+                           for i, p in enumerate(players)])
     if pid == "suspicion_ranking":
         return json.dumps([{"player": p, "score": (h >> (3 * i)) % 100} for i, p in enumerate(players)])
     if pid == "social_map":

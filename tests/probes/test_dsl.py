@@ -11,10 +11,10 @@ def _set(*probes):
 def test_builtin_default_and_cheap_sets_load():
     assert {"default", "cheap"} <= set(builtin_sets())
     default = load_probe_set("default")
-    assert default.ids() == ["role_assessment", "suspicion_ranking", "social_map", "planned_action", "personality"]
+    assert default.ids() == ["role_assessment", "role_beliefs", "suspicion_ranking", "social_map", "planned_action", "personality"]
     assert load_probe_set("cheap").ids() == ["suspicion_ranking"]
     # social_map chains this step's role assessment, which runs before it
-    assert ("prev", "role_assessment") in default.probes[2].chains()
+    assert ("prev", "role_assessment") in default.probes[3].chains()
 
 
 def test_unknown_placeholder_names_the_probe():

@@ -119,7 +119,7 @@ async def test_batched_mode_one_call_per_seat_same_answers_shape(respond):
     await runner.on_event(SETUP, game)
     recs = await runner.on_event(speech(1, "Ann"), game)
     assert len(model.requests) == 2  # one call per seat
-    assert {r.probe_id for r in recs if r.player == "Ann"} == {"role_assessment", "suspicion_ranking", "social_map", "planned_action", "personality"}
+    assert {r.probe_id for r in recs if r.player == "Ann"} == {"role_assessment", "role_beliefs", "suspicion_ranking", "social_map", "planned_action", "personality"}
     assert all(r.batched and r.parse_ok for r in recs)
 
 
