@@ -190,8 +190,9 @@ def _write_lock(path: Path) -> threading.Lock:
 class Study:
     """A study file. Open it with ``Study.open(path)``; make one with ``Study.create``."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, keep_open: bool = False):
         self.path = Path(path)
+        self.keep_open = keep_open
         self._fixed: dict[str, str | None] = {}
         self._items: list[int] | None = None
         self._keeper: sqlite3.Connection | None = None
@@ -199,13 +200,17 @@ class Study:
     # -- connections -------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         # One short-lived connection per operation: cheap in SQLite, and it keeps threads
-        # (Gradio workers, HTTP handlers) from sharing a cursor. One idle connection stays open
-        # beside them: closing the last connection to a WAL file checkpoints it (6 ms and an fsync),
-        # which every write paid before.
-        if self._keeper is None:
+        # (Gradio workers, HTTP handlers) from sharing a cursor. A server (``keep_open``) keeps one
+        # idle connection beside them: closing the last connection to a WAL file checkpoints it
+        # (6 ms and an fsync), which every write paid before. ``close()`` (also at exit) lets the
+        # last checkpoint fold the WAL back into the study file.
+        if self.keep_open and self._keeper is None:
+            import atexit
+
             keeper = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             keeper.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # attaches it to the WAL; no lock stays
             self._keeper = keeper
+            atexit.register(self.close)
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout = 30000")
@@ -215,6 +220,12 @@ class Study:
         # and tripled p95 latency under 30 concurrent raters (bench/rating_load.py).
         conn.execute("PRAGMA synchronous = NORMAL")
         return conn
+
+    def close(self) -> None:
+        """Close the idle connection a server keeps (the study stays usable; the next call opens what it needs)."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.close()
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -352,12 +363,15 @@ class Study:
         return study, admin_token
 
     @classmethod
-    def open(cls, path: str | Path) -> "Study":
-        """Open an existing study; a missing or foreign file fails with one line."""
+    def open(cls, path: str | Path, keep_open: bool = False) -> "Study":
+        """Open an existing study; a missing or foreign file fails with one line.
+
+        ``keep_open``: for a long-running server, keep one idle connection so writes stay cheap.
+        """
         path = Path(path)
         if not path.is_file():
             raise StudyError(f"{path}: no such study file; make one with `vgm rate create --from runs/A runs/B -o {path}`")
-        study = cls(path)
+        study = cls(path, keep_open=keep_open)
         try:
             with study._read() as conn:
                 row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()

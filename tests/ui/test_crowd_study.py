@@ -327,3 +327,16 @@ def test_cli_creates_a_crowd_study_and_the_report_shows_attention(tmp_path, demo
     assert rep["excluded"] == ["P0002"] and rep["raters"] == 1 and bad.finished()
     links = runner.invoke(app, ["rate", "links", "c.db", "--json"])
     assert json.loads(links.output)["enroll_link"].endswith(s.enroll_key())
+
+
+def test_a_server_keeps_one_idle_connection_and_folds_the_wal_back_when_closed(crowd):
+    from pathlib import Path
+
+    server = Study.open(crowd.path, keep_open=True)
+    rater, _ = server.enroll(server.enroll_key(), who(1), consent=True)
+    view = server.rater(rater.token)
+    view.submit(view.next_item().id, 4, 4, 4)
+    assert Path(f"{crowd.path}-wal").exists()  # held open between requests: writes skip the checkpoint
+    server.close()
+    assert not Path(f"{crowd.path}-wal").exists()  # the last connection folded it into the study file
+    assert len(Study.open(crowd.path).owner().ratings()) == 1

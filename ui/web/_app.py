@@ -65,7 +65,7 @@ def create_app(
 ) -> FastAPI:
     """The served application: the rating API under ``/api/rate`` and the page at ``/``."""
     ctx = AppContext(
-        study=Study.open(study) if study else None,
+        study=Study.open(study, keep_open=True) if study else None,
         runs_dir=Path(runs_dir),
         logs_dir=Path(logs_dir) if logs_dir else None,
         model=model,

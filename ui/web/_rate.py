@@ -5,6 +5,7 @@ the storage layer (not this page) decides what a token may read or write.
 """
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from pathlib import Path
@@ -50,6 +51,7 @@ KEYS_HTML = (
 )
 
 
+@functools.cache
 def _howto_html() -> str:
     from markdown_it import MarkdownIt
 
