@@ -506,11 +506,18 @@ class Study:
                 return value.rstrip("/")
         return DEFAULT_BASE_URL
 
-    def record_served_url(self, url: str) -> None:
-        """Remember where ``vgm ui`` serves this study, so ``vgm rate links`` prints the real host and port."""
-        with self._write() as conn:
-            conn.execute("INSERT INTO meta VALUES ('served_url', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                         (url.rstrip("/"),))
+    def record_served_url(self, url: str) -> bool:
+        """Remember where ``vgm ui`` serves this study, so ``vgm rate links`` prints the real host and port.
+
+        False (and nothing else happens) when the file cannot be written, e.g. a read-only copy.
+        """
+        try:
+            with self._write() as conn:
+                conn.execute("INSERT INTO meta VALUES ('served_url', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                             (url.rstrip("/"),))
+        except sqlite3.Error:
+            return False
+        return True
 
     def links(self, base_url: str | None = None) -> dict:
         """The admin link, the open enrollment link (with and without Prolific's parameters) and each rater's link."""

@@ -249,7 +249,7 @@ def end_page(code: str | None, finish_url: str | None, total: int) -> HTMLRespon
     if code:
         parts.append(f'<p>Your completion code: <span class="code" id="vgm-code">{esc(code)}</span></p>')
     if finish_url:
-        parts.append(f'<p><a class="button" id="vgm-finish" href="{esc(finish_url)}">Return to your study platform</a></p>')
+        parts.append(f'<p><a class="button" id="vgm-finish" rel="noreferrer" href="{esc(finish_url)}">Return to your study platform</a></p>')
     else:
         parts.append("<p>You can close this page.</p>")
     return page("All done", f'<div class="card">{"".join(parts)}</div>', reason="done")

@@ -104,7 +104,7 @@ def end_html(view: RaterView, token: str) -> str:
         parts.append(f'<p>Your completion code: <span class="vgm-code" id="vgm-code">{esc(done.code)}</span></p>')
     if done is not None and done.finish_url:
         href = f"/complete?token={quote(token, safe='')}"
-        parts.append(f'<p><a class="vgm-finish" id="vgm-finish" href="{esc(href)}">Finish and return to your study platform</a></p>')
+        parts.append(f'<p><a class="vgm-finish" id="vgm-finish" rel="noreferrer" href="{esc(href)}">Finish and return to your study platform</a></p>')
     else:
         parts.append("<p>Your answers are saved; you can close this page.</p>")
     return f'<div class="vgm-end">{"".join(parts)}</div>'
