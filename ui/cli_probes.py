@@ -162,11 +162,30 @@ def score_command(
     _score(path, as_json, plots, b, seed)
 
 
+def _print_comparison(report: dict[str, Any]) -> None:
+    """Both arms' outcome shares side by side, the difference POST − PRE with its CI, and Fisher's p."""
+    post, pre = report["arms"]["post"], report["arms"]["pre"]
+    console.print(f"[bold]{post['n']} + {pre['n']} forks of {report['parent']} at R{report['at'][0]}.{report['at'][1]}[/bold] "
+                  f"(POST: the step kept; PRE: the step re-drawn)")
+    for field, title in (("winner", "winner"), ("first_elimination", "first elimination after the fork")):
+        t = Table(title=title)
+        for c in ("outcome", "POST [95% CI]", "PRE [95% CI]", "POST − PRE [95% CI]", "Fisher p"):
+            t.add_column(c, justify="left" if c == "outcome" else "right")
+        for row in report["comparison"][field]:
+            a, b = row["post"], row["pre"]
+            diff = f"{row['difference']:+.1%} {_ci({'ci': row['difference_ci95']})}" if row["difference"] is not None else "–"
+            t.add_row(row["outcome"], f"{a['k']}/{a['n']} {_pct(a['rate'])} {_ci({'ci': a['ci95']})}",
+                      f"{b['k']}/{b['n']} {_pct(b['rate'])} {_ci({'ci': b['ci95']})}", diff, _num(row["fisher_p"]))
+        console.print(t)
+    console.print(report["note"])
+
+
 def fork_command(
     log: Path = typer.Argument(..., help="a game log recorded with --snapshots (<game>.jsonl)"),
     at: str = typer.Option(..., "--at", help="branch point ROUND.SEQ, e.g. 1.7"),
     n: int = typer.Option(5, "--n", help="number of re-simulations"),
     before: bool = typer.Option(False, "--before", help="branch just before the step (it is re-drawn) instead of after"),
+    compare: bool = typer.Option(False, "--compare", help="run both arms (PRE: the step re-drawn, POST: kept), N forks each, and compare them: Wilson CIs, the difference with its CI, Fisher's exact p"),
     probes: Optional[str] = typer.Option(None, "--probes", help="probe set to run in each fork (cheap keeps it affordable)"),
     model: Optional[str] = typer.Option(None, "--model", help="model for every LLM seat (default: the recorded ones)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="folder for fork logs (default <log folder>/forks)"),
@@ -183,15 +202,30 @@ def fork_command(
     from eval.beliefs import fork_game
     from eval.cluster import from_cli
     from gm.social.events import parse_key
+    from rulesets import VgmError
 
     spec = from_cli("mafia fork", cluster, ray_address, base_url, endpoint_concurrency)
-    if spec is not None:  # --cluster ray: one fork per shard; this process writes the fork logs
-        from eval.cluster import fork
+    if compare and before:
+        raise VgmError("--compare runs both arms (PRE and POST); leave out --before")
 
-        report = fork(log, parse_key(at), n, spec=spec, out_dir=out, before=before, probes=probes, model=model, seed=seed,
-                      show_progress=True, transient=as_json)
-    else:
-        report = asyncio.run(fork_game(log, parse_key(at), n, out_dir=out, before=before, probes=probes, model=model, seed=seed))
+    def one_arm(arm_before: bool) -> dict:
+        if spec is not None:  # --cluster ray: one fork per shard; this process writes the fork logs
+            from eval.cluster import fork
+
+            return fork(log, parse_key(at), n, spec=spec, out_dir=out, before=arm_before, probes=probes, model=model, seed=seed,
+                        show_progress=True, transient=as_json)
+        return asyncio.run(fork_game(log, parse_key(at), n, out_dir=out, before=arm_before, probes=probes, model=model, seed=seed))
+
+    if compare:
+        from eval.beliefs import with_comparison
+
+        report = with_comparison(one_arm(False), one_arm(True))
+        if as_json:
+            typer.echo(json.dumps(report, ensure_ascii=False, indent=1))
+        else:
+            _print_comparison(report)
+        return
+    report = one_arm(before)
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False, indent=1))
         return

@@ -8,7 +8,7 @@ seat could see.
 from ._bootstrap import cluster_bootstrap
 from ._compare import compare_paths, compare_probe_logs
 from ._data import BeliefGame, Vote, entries, is_evil, norm_role, position, resolve
-from ._fork import ForkError, find_snapshot, fork_game
+from ._fork import ForkError, arm_comparison, compare_arms, find_snapshot, fork_compare, fork_game, wilson_interval, with_comparison
 from ._logs import (PROBE_LOG_SUFFIX, ImportError_, complete_prefix, count_moves, event_positions, games_from_events,
                     load_games, load_mafiascope_game, load_vgm_game, read_jsonl, repair_record, seen_by)
 from ._metrics import attitude_from_guess, brier, calibration_rows, ece, reliability_bins
@@ -18,7 +18,8 @@ __all__ = [
     "BeliefGame", "Vote", "entries", "is_evil", "norm_role", "position", "resolve",
     "load_games", "load_mafiascope_game", "load_vgm_game", "games_from_events", "read_jsonl", "ImportError_",
     "PROBE_LOG_SUFFIX", "complete_prefix", "repair_record", "count_moves", "seen_by", "event_positions",
-    "compare_paths", "compare_probe_logs", "ForkError", "find_snapshot", "fork_game",
+    "compare_paths", "compare_probe_logs", "ForkError", "find_snapshot", "fork_game", "fork_compare", "arm_comparison", "compare_arms", "wilson_interval",
+    "with_comparison",
     "attitude_from_guess", "brier", "calibration_rows", "cluster_bootstrap", "ece", "reliability_bins",
     "plot_report", "score_games", "score_path",
 ]

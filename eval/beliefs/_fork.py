@@ -120,3 +120,66 @@ async def fork_game(
         "first_elimination": {k: v / n for k, v in firsts.most_common()},
         "forks": forks,
     }
+
+
+# -- comparing the two arms ---------------------------------------------------------------------
+def wilson_interval(k: int, n: int) -> tuple[float, float] | None:
+    """95% Wilson score interval for k successes in n.
+
+    statsmodels (``proportion_confint(method="wilson")``, ``confint_proportions_2indep(method="newcomb")``)
+    is not installed here, and one dependency for two formulas is not worth it: scipy's
+    ``binomtest(...).proportion_ci(method="wilson")`` is the same interval.
+    """
+    if n <= 0:
+        return None
+    from scipy.stats import binomtest  # lazy: scipy is slow to import
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def arm_comparison(k_post: int, n_post: int, k_pre: int, n_pre: int) -> dict[str, Any]:
+    """POST vs PRE for one outcome: rates with Wilson CIs, the difference POST − PRE with Newcombe's
+    hybrid score CI (method 10 of Newcombe 1998, built from the two Wilson intervals), and Fisher's
+    exact two-sided p (scipy.stats.fisher_exact) on the 2×2 table."""
+    from scipy.stats import fisher_exact
+
+    p1 = k_post / n_post if n_post else None
+    p2 = k_pre / n_pre if n_pre else None
+    ci1, ci2 = wilson_interval(k_post, n_post), wilson_interval(k_pre, n_pre)
+    diff = diff_ci = None
+    if ci1 and ci2:
+        diff = p1 - p2
+        (l1, u1), (l2, u2) = ci1, ci2
+        diff_ci = [diff - ((p1 - l1) ** 2 + (u2 - p2) ** 2) ** 0.5, diff + ((u1 - p1) ** 2 + (p2 - l2) ** 2) ** 0.5]
+    p_value = float(fisher_exact([[k_post, n_post - k_post], [k_pre, n_pre - k_pre]])[1]) if n_post and n_pre else None
+    return {"post": {"k": k_post, "n": n_post, "rate": p1, "ci95": list(ci1) if ci1 else None},
+            "pre": {"k": k_pre, "n": n_pre, "rate": p2, "ci95": list(ci2) if ci2 else None},
+            "difference": diff, "difference_ci95": diff_ci, "fisher_p": p_value}
+
+
+def compare_arms(post: dict[str, Any], pre: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Every outcome (winner, first elimination) seen in either arm, compared POST vs PRE."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for field, key in (("winner", "winner"), ("first_elimination", "first_elimination")):
+        a = Counter(str(f[key]) for f in post["forks"])
+        b = Counter(str(f[key]) for f in pre["forks"])
+        out[field] = [{"outcome": v, **arm_comparison(a[v], len(post["forks"]), b[v], len(pre["forks"]))}
+                      for v in sorted(set(a) | set(b), key=lambda v: -(a[v] + b[v]))]
+    return out
+
+
+async def fork_compare(log: str | Path, at: tuple[int, int], n: int = 5, **kwargs: Any) -> dict[str, Any]:
+    """Both arms at step ``at`` (PRE: the step re-drawn; POST: the step kept), ``n`` forks each, and
+    their comparison (``compare_arms``). Arguments as ``fork_game``."""
+    post = await fork_game(log, at, n, before=False, **kwargs)
+    pre = await fork_game(log, at, n, before=True, **kwargs)
+    return with_comparison(post, pre)
+
+
+def with_comparison(post: dict[str, Any], pre: dict[str, Any]) -> dict[str, Any]:
+    """The report of a two-arm fork from the two one-arm reports."""
+    return {"parent": post["parent"], "log": post["log"], "at": post["at"], "n": post["n"], "arms": {"post": post, "pre": pre},
+            "comparison": compare_arms(post, pre),
+            "note": "difference = POST - PRE; 95% CIs: Wilson per arm, Newcombe hybrid score for the difference; "
+                    "p: Fisher's exact test, two-sided; no correction across outcomes"}
