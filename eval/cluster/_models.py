@@ -5,28 +5,25 @@ string is one line before any task starts):
 
 * ``scripted:<file>``: the file's text travels with the plan; every shard reads the script
   from its start (a script's replies cannot follow the order of a run split over machines).
-* ``openai:<m>``: the endpoints (``--base-url`` pool, else ``OPENAI_BASE_URL``) and an
-  ``EndpointPool`` actor that leases request slots, so no endpoint ever has more than its
-  limit in flight, whichever workers ask.
+* ``openai:<m>``: the endpoints (``--base-url`` pool, else ``OPENAI_BASE_URL``); the run's
+  ``RunServices`` actor leases request slots, so no endpoint ever has more than its limit in
+  flight, whichever workers ask.
 * ``local`` / ``local:small`` / ``local:/x.gguf``: a ``ServerRegistry`` actor that starts one
   ``NodeServer`` actor per node on first use; it runs the llama.cpp server there, and every
   task on that node talks to it.
 
-The response cache stays correct when shared: workers never open SQLite. They read through
-a ``CacheReader`` actor on the driver's node (read-only) and keep new answers in memory;
-each item carries its new rows back, and the driver writes them.
+The response cache stays correct when shared: workers never open SQLite. When the driver's
+cache already holds answers of the model, they look them up through ``RunServices`` on the
+driver's node (read-only); new answers stay in the worker's memory, each item carries its new
+rows back, and the driver writes them.
 """
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import os
-import sqlite3
 import tempfile
 import threading
-import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +32,7 @@ from pipelines.llm.cache import ResponseCache, cache_disabled_by_env, good_entry
 from pipelines.llm.client import OpenAICompatModel, Retryable
 from pipelines.llm.resolve import OPENAI_URL, parse_spec, split_credentials
 
+from ._actors import RunServices, ServerRegistry
 from ._options import ClusterError, ClusterSpec, Endpoint
 
 
@@ -48,9 +46,13 @@ class ModelPlan:
     cache_id: str | None = None
     scripted_text: str | None = None
     urls: list[str] = field(default_factory=list)
-    pool: Any = None
-    servers: Any = None
-    cache: Any = None  # CacheReader handle; None: answers are not cached
+    limits: list[int] = field(default_factory=list)
+    pool: str | None = None  # the endpoint pool's name in RunServices
+    lease_s: float = 360.0
+    services: Any = None  # the run's RunServices actor
+    servers: Any = None  # the ServerRegistry actor (local models)
+    cached: bool = False  # answers are cached (rows go back to the driver)
+    read_cache: bool = False  # the driver's cache already holds answers of this model: look them up
     api_key: str | None = None
     timeout: float | None = None
     concurrency: int = 8
@@ -61,38 +63,43 @@ class Resources:
 
     def __init__(self, spec: ClusterSpec) -> None:
         self.spec = spec
-        self._pools: dict[tuple, Any] = {}
+        self._services = None
         self._servers = None
-        self._reader = None
         self.cache: ResponseCache | None = None if cache_disabled_by_env() else shared_cache()
+        self._identities: set[str] | None = None
 
-    def reader(self) -> Any:
-        if self.cache is None:
-            return None
-        if self._reader is None:
+    def services(self) -> Any:
+        """The run's ``RunServices`` actor, on this (the driver's) node."""
+        if self._services is None:
             import ray
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
             from ._connect import driver_node_id
 
             here = NodeAffinitySchedulingStrategy(node_id=driver_node_id(), soft=False)
-            self._reader = ray.remote(num_cpus=0)(CacheReader).options(scheduling_strategy=here).remote(str(self.cache.path))
-        return self._reader
-
-    def pool(self, endpoints: list[Endpoint], lease_s: float) -> Any:
-        key = tuple((e.url, e.limit) for e in endpoints)
-        if key not in self._pools:
-            import ray
-
-            self._pools[key] = ray.remote(num_cpus=0, max_concurrency=10_000)(EndpointPool).remote([e.limit for e in endpoints], lease_s)
-        return self._pools[key]
+            self._services = (ray.remote(num_cpus=0, max_concurrency=10_000)(RunServices).options(scheduling_strategy=here)
+                              .remote(str(self.cache.path) if self.cache is not None else None))
+        return self._services
 
     def servers(self) -> Any:
         if self._servers is None:
             import ray
 
-            self._servers = ray.remote(num_cpus=0)(ServerRegistry).remote(uuid.uuid4().hex[:8])
+            self._servers = ray.remote(num_cpus=0)(ServerRegistry).remote()
         return self._servers
+
+    def holds(self, identity: str | None) -> bool:
+        """True when the driver's cache may hold answers of this model (workers then look them up)."""
+        if self.cache is None:
+            return False
+        if identity is None:
+            return True
+        if self._identities is None:
+            try:
+                self._identities = {row["model"] for row in self.cache.stats()}
+            except Exception:  # noqa: BLE001 - an unreadable cache: look everything up, misses are cheap
+                return True
+        return redact(identity) in self._identities
 
     def write_rows(self, rows: list[tuple[str, str, dict]]) -> None:
         """The driver's half of the shared cache: rows the workers made, written here only."""
@@ -123,16 +130,18 @@ def plan_model(text: str | None, resources: Resources) -> ModelPlan:
         key = os.environ.get("OPENAI_API_KEY")
         if not key and any(e.url == OPENAI_URL for e in endpoints):
             raise ClusterError("OPENAI_API_KEY is not set; export it, or give --base-url for OpenAI-compatible servers such as vLLM")
-        lease_s = (timeout or 300.0) + 60.0
-        return ModelPlan(parsed.text, "openai", parsed.target, cache_id=cache_identity(parsed.text, base_url=endpoints[0].url),
-                         urls=[e.url for e in endpoints], pool=resources.pool(endpoints, lease_s), cache=resources.reader(),
+        cache_id = cache_identity(parsed.text, base_url=endpoints[0].url)
+        return ModelPlan(parsed.text, "openai", parsed.target, cache_id=cache_id, urls=[e.url for e in endpoints],
+                         limits=[e.limit for e in endpoints], pool="|".join(e.url for e in endpoints), lease_s=(timeout or 300.0) + 60.0,
+                         services=resources.services(), cached=resources.cache is not None, read_cache=resources.holds(cache_id),
                          api_key=key, timeout=timeout, concurrency=sum(e.limit for e in endpoints))
     try:
         cache_id = cache_identity(parsed.text)  # the weights' hash: the same on every node
     except Exception:  # noqa: BLE001 - a .gguf only the workers have: they name it
         cache_id = None
-    return ModelPlan(parsed.text, "local", parsed.target, cache_id=cache_id, servers=resources.servers(), cache=resources.reader(),
-                     timeout=timeout)
+    cached = resources.cache is not None
+    return ModelPlan(parsed.text, "local", parsed.target, cache_id=cache_id, servers=resources.servers(), cached=cached,
+                     read_cache=resources.holds(cache_id), services=resources.services() if cached else None, timeout=timeout)
 
 
 def _timeout() -> float | None:
@@ -146,134 +155,10 @@ def _timeout() -> float | None:
         raise ClusterError(f"VGM_TIMEOUT={raw!r} is not a number; set e.g. VGM_TIMEOUT=300 or unset it") from None
 
 
-# ---- actors ---------------------------------------------------------------------------------------
-
-class CacheReader:
-    """Answers cache lookups from the driver's SQLite file, read-only, on the driver's node."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._db: sqlite3.Connection | None = None
-
-    def get(self, key: str) -> dict | None:
-        try:
-            if self._db is None:
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-            value = json.loads(row[0]) if row else None
-        except (sqlite3.Error, ValueError, TypeError, RecursionError):
-            return None  # a miss: the model is asked
-        return value if good_entry(value) else None
-
-
-class EndpointPool:
-    """Request slots per endpoint, leased across the whole cluster (an async actor).
-
-    ``acquire()`` waits for a free slot on the least busy endpoint and returns
-    ``(endpoint index, lease id)``; ``release(lease)`` gives it back. A lease held by a
-    worker that died is reclaimed after ``lease_s`` seconds.
-    """
-
-    def __init__(self, limits: list[int], lease_s: float) -> None:
-        self.limits = list(limits)
-        self.busy = [0] * len(limits)
-        self.peak = [0] * len(limits)
-        self.served = [0] * len(limits)
-        self.lease_s = lease_s
-        self.leases: dict[str, tuple[int, float]] = {}
-        self._changed: asyncio.Condition | None = None
-        self._turn = 0
-
-    async def acquire(self) -> tuple[int, str]:
-        if self._changed is None:
-            self._changed = asyncio.Condition()
-        async with self._changed:
-            while True:
-                self._reclaim()
-                free = [i for i in range(len(self.limits)) if self.busy[i] < self.limits[i]]
-                if free:
-                    # least busy first (relative to its limit); ties in turn, so equal endpoints share evenly
-                    self._turn += 1
-                    i = min(free, key=lambda j: (self.busy[j] / self.limits[j], (j - self._turn) % len(self.limits)))
-                    self.busy[i] += 1
-                    self.peak[i] = max(self.peak[i], self.busy[i])
-                    self.served[i] += 1
-                    lease = uuid.uuid4().hex
-                    self.leases[lease] = (i, time.monotonic() + self.lease_s)
-                    return i, lease
-                try:
-                    await asyncio.wait_for(self._changed.wait(), timeout=1.0)
-                except TimeoutError:
-                    pass
-
-    async def release(self, lease: str) -> None:
-        if self._changed is None:
-            self._changed = asyncio.Condition()
-        async with self._changed:
-            held = self.leases.pop(lease, None)
-            if held is not None:
-                self.busy[held[0]] -= 1
-                self._changed.notify()
-
-    def _reclaim(self) -> None:
-        now = time.monotonic()
-        for lease, (i, deadline) in list(self.leases.items()):
-            if deadline < now:
-                del self.leases[lease]
-                self.busy[i] -= 1
-
-    async def stats(self) -> dict[str, list[int]]:
-        """Requests served, most in flight at once and the limit, per endpoint."""
-        return {"served": list(self.served), "peak": list(self.peak), "limit": list(self.limits)}
-
-
-class ServerRegistry:
-    """Finds or starts the ``NodeServer`` actor of a node (owned here, so they stop with the run)."""
-
-    def __init__(self, run: str) -> None:
-        self.run = run
-        self.servers: dict[tuple[str, str], Any] = {}
-
-    def server(self, node_id: str, target: str) -> Any:
-        key = (node_id, target)
-        if key not in self.servers:
-            import ray
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-            there = NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
-            self.servers[key] = ray.remote(num_cpus=0, max_concurrency=64)(NodeServer).options(scheduling_strategy=there).remote(target)
-        return self.servers[key]
-
-
-class NodeServer:
-    """One llama.cpp server on this node for a local model, started on the first request."""
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        self._lock = threading.Lock()
-
-    def base_url(self) -> tuple[str, int, str]:
-        """``(base URL, slots, cache identity)``; the server is started (or restarted) as needed."""
-        from pipelines.llm import ModelError
-        from pipelines.llm.resolve import _local_cache_id, local_model_path
-        from pipelines.llm.serve import ServerConfig, server_for
-
-        from ._connect import where_am_i
-
-        with self._lock:
-            try:
-                path = local_model_path(self.target)
-                config = ServerConfig.for_model(path)
-                server = server_for(config)
-            except ModelError as exc:
-                raise ModelError(f"node {where_am_i()}: {exc}{' on that node' if 'vgm models install' in str(exc) else ''}") from None
-            return f"{server.base_url}/v1", config.parallel, _local_cache_id(self.target, path)
-
-
 # ---- the worker's models --------------------------------------------------------------------------
 
 class WorkerCache(ResponseCache):
-    """A worker's response cache: reads through the driver's ``CacheReader``, writes only to memory.
+    """A worker's response cache: reads through the driver's ``RunServices``, writes only to memory.
 
     ``drain()`` hands over the rows made since the last call; they ride back with the next
     item and the driver writes them (no SQLite is ever written from a worker).
@@ -328,7 +213,7 @@ _LEASED_URL: contextvars.ContextVar[int | None] = contextvars.ContextVar("vgm_le
 
 
 class PooledModel(OpenAICompatModel):
-    """An ``openai:`` model over a pool of equal endpoints: each request leases a slot from the ``EndpointPool``.
+    """An ``openai:`` model over a pool of equal endpoints: each request leases a slot from ``RunServices``.
 
     Answers are cached under the first endpoint's identity (the pool serves one model).
     The wait for a slot is not the request's time: the timeout applies to the request alone.
@@ -340,7 +225,7 @@ class PooledModel(OpenAICompatModel):
                          cache_id=plan.cache_id, usage_log=False, concurrency=max(1, plan.concurrency), timeout=None)
         self._urls = [u.rstrip("/") for u in plan.urls]
         self._clean = cleans
-        self._pool = plan.pool
+        self._services, self._pool, self._limits, self._lease_s = plan.services, plan.pool, plan.limits, plan.lease_s
         self._call_timeout = plan.timeout or 120.0
 
     async def _base(self) -> str:
@@ -348,7 +233,7 @@ class PooledModel(OpenAICompatModel):
         return self._urls[i if i is not None else 0]
 
     async def _request(self, messages, params, timeout):
-        i, lease = await self._pool.acquire.remote()
+        i, lease = await self._services.acquire.remote(self._pool, self._limits, self._lease_s)
         token = _LEASED_URL.set(i)
         try:
             async with asyncio.timeout(self._call_timeout):
@@ -361,7 +246,7 @@ class PooledModel(OpenAICompatModel):
             raise
         finally:
             _LEASED_URL.reset(token)
-            self._pool.release.remote(lease)
+            self._services.release.remote(self._pool, lease)
 
 
 class NodeLocalModel(OpenAICompatModel):
@@ -395,7 +280,7 @@ def open_worker_model(plan: ModelPlan) -> tuple[Any, WorkerCache | None]:
         model = ScriptedModel.from_file(path)
         model.name = plan.spec  # errors name the user's file, not our copy
         return model, None
-    cache = WorkerCache(plan.cache) if plan.cache is not None else None
+    cache = WorkerCache(plan.services if plan.read_cache else None) if plan.cached else None
     if plan.kind == "openai":
         return PooledModel(plan, cache), cache
     return NodeLocalModel(plan, cache), cache

@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from eval.moe.runner import Cost, _record, close_folders, open_folders, plan_run, run_one
+from eval.moe.runner import Cost, _record, check_options, close_folders, open_folders, plan_run, run_one
 from pipelines import MoeInstance, PipelineResult, load_pipeline
 
 from ._connect import connect
@@ -56,11 +56,12 @@ def run_moe(
     """Run every pipeline on every instance over the cluster; returns pipeline → run folder (as ``run_pipelines``)."""
     from ._connect import cluster_cpus
 
-    plan = plan_run(pipelines, data, out, model_given=bool(model), model_name=model, limit=limit, concurrency=concurrency,
-                    train=train, options=options, prompting=prompting)
+    built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
     connect(spec)
     resources = Resources(spec)
-    model_plan = plan_model(model, resources) if any(p.needs_model for p in plan.pipelines) else None
+    model_plan = plan_model(model, resources) if (model and any(p.needs_model for p in built)) else None  # its actors start now
+    plan = plan_run(pipelines, data, out, model_given=bool(model), model_name=model, limit=limit, concurrency=concurrency,
+                    train=train, options=options, prompting=prompting)
     common = {
         "pipelines": {p.name: _source(text) for text, p in zip(pipelines, plan.pipelines)},
         "order": [p.name for p in plan.pipelines],
