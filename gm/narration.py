@@ -174,6 +174,9 @@ def base_action(line: str) -> str:
     text = " ".join(line.strip().split())
     text = re.split(r"(?<=[.!?])\s|[:;]", text)[0].rstrip(".!?")  # the first thing they say they do
     text = re.sub(r"^(i|we)'(ll|m|d|ve)\s+(going to\s+)?", "", text, flags=re.I)
+    lead = re.search(r"(?:^|[,;]\s*)(?:then\s+)?(i|we)\s+\w", text, re.I)  # "While Maren talks, I watch her face"
+    if lead and lead.start() > 0:
+        text = text[lead.start():].lstrip(",; ")
     text = re.sub(r"^(ok(ay)?|so|well|then|now),?\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+(will|'ll|want to|wanna|would like to|try to|attempt to|am going to|'m going to|going to|shall|can|could)\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+(try|attempt)\s+to\s+", "", text, flags=re.I)
