@@ -257,6 +257,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         request = self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found))
         if events:
             request.verdict, request.success = f"{request.verdict} In the fight: {story_of(events)}".strip(), None
+            request.standing = [c.name for c in fight.combatants.values() if c.standing] if fight is not None else []
         narration = await narrate(self.model, request, on_token=relay)
         turn.narration = narration.text
         turn.notes += narration.notes

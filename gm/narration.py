@@ -150,6 +150,15 @@ def contradicts(sentence: str, success: bool | None) -> bool:
     return (success is False and won and not lost) or (success is True and lost and not won)
 
 
+_DOWN = re.compile(r"\b(defeated|dead|dies|died|killed|slain|falls? dead|is down|are down|collapses?|lifeless)\b", re.I)
+
+
+def _names(sentence: str, name: str) -> bool:
+    """The sentence names this combatant (full name, first word, or its kind in the plural: "the goblins")."""
+    low, first = sentence.lower(), name.lower().split()[0]
+    return name.lower() in low or bool(re.search(rf"\b{re.escape(first)}s?\b", low))
+
+
 # --- the fallback sentence ---------------------------------------------------------------
 
 _IRREGULAR = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was", "can": "can",
@@ -227,6 +236,7 @@ class NarrationRequest:
     pc_names: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)  # GM-only texts the output must not repeat
     scene_line: str = ""  # the public scene sentence nearest the action, for the fallback
+    standing: list[str] = field(default_factory=list)  # in a fight: who is still up (not to be told dead)
     max_tokens: int = 90
 
 
@@ -297,6 +307,10 @@ class _Gate:
             return "contradicted the dice"
         if req.decision == "impossible" and _WIN.search(clean) and not _FAIL.search(clean):
             return "let the impossible succeed"
+        if re.search(r"\bHP\b|\bhit points?\b|\b\d+\s*(damage|points?)\b", clean, re.I):
+            return "recited the numbers"
+        if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):
+            return "contradicted the fight"
         return None
 
     def _accept(self, sentence: str) -> None:

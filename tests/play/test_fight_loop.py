@@ -83,3 +83,18 @@ def test_words_become_the_fights_actions():
     assert read_action(fight, me, "I shoot the goblin").kind == "attack"
     assert read_action(fight, me, "I take the Dodge action").kind == "dodge"
     assert read_action(fight, me, "I ask Tamsin if she is hurt") is None
+
+
+def test_fight_narration_never_kills_the_living_or_recites_hit_points():
+    import asyncio
+
+    import rulesets
+    from gm.narration import NarrationRequest, narrate
+
+    req = NarrationRequest(pack=rulesets.load("dnd5e"), scene="A forest road.", name="Brisa", line="I attack the nearest goblin",
+                           decision="roll", verdict="In the fight: Brisa hits Goblin 1.", standing=["Goblin 1", "Goblin 2", "Brisa Tallowmere"])
+    model = ScriptedModel(by_step={"narrate": ["The two goblins are defeated. Brisa's HP is now 10.",
+                                               "Your arrow takes the goblin high in the shoulder and it shrieks, staggering back."]})
+    said = asyncio.run(narrate(model, req))
+    assert said.text == "Your arrow takes the goblin high in the shoulder and it shrieks, staggering back."
+    assert any("contradicted the fight" in n for n in said.notes) and any("recited the numbers" in n for n in said.notes)
