@@ -20,7 +20,7 @@ __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_a
 
 ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club|tackle|open fire|loose an arrow at)\b", re.I)
 # Who a fight can be with, beyond the foes' and NPCs' own names.
-_FOE_WORDS = r"enem(y|ies)|foes?|him|her|them|it|thugs?|guards?|bandits?|monsters?|creatures?|beasts?|thing"
+_FOE_WORDS = r"enem(y|ies)|foes?|him|her|them|thugs?|guards?|bandits?|monsters?|creatures?|beasts?"
 _KINDS = [
     ("dodge", re.compile(r"\b(dodge|take the dodge|defend myself|duck and weave|go defensive|full defen[cs]e)\b", re.I)),
     ("flee", re.compile(r"\b(flee|run away|retreat|bolt|escape into|make a run for)\b", re.I)),
