@@ -305,8 +305,8 @@ class _Gate:
             return f"leaked {leak}"
         if req.decision == "roll" and contradicts(clean, req.success):
             return "contradicted the dice"
-        if req.decision == "impossible" and _WIN.search(clean) and not _FAIL.search(clean):
-            return "let the impossible succeed"
+        if req.decision == "impossible" and not _FAIL.search(clean) and (_WIN.search(clean) or is_echo(clean, [req.line], overlap=0.4)):
+            return "let the impossible succeed"  # "The lighthouse falls over": the act told as done
         if re.search(r"\bHP\b|\bhit points?\b|\b\d+\s*(damage|points?)\b", clean, re.I):
             return "recited the numbers"
         if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):

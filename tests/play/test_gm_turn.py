@@ -221,3 +221,10 @@ def test_acts_no_roll_can_make_succeed_are_refused_even_when_the_vote_is_unsure(
     assert sense("What does the innkeeper look like?") < 0.4
     result = asyncio.run(adjudicate(mode="retrieval", impossible_at=0.6).run(instance("I flap my arms and fly up to the clock tower"), None, pack=DND, check_index=INDEX))
     assert result.decision == "impossible" and result.steps[0].parsed["p_impossible"] > 0.6
+
+
+def test_an_impossible_act_is_never_narrated_as_done():
+    model = ScriptedModel(by_step={"narrate": ["The lighthouse falls over, and you feel a strong sensation.",
+                                               "Your fists only bruise against the granite; the tower does not so much as tremble."]})
+    said = asyncio.run(narrate(model, request(line="I punch the lighthouse until it falls over", decision="impossible", verdict="", success=None)))
+    assert said.text.startswith("Your fists only bruise") and any("let the impossible succeed" in n for n in said.notes)
