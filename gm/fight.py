@@ -18,7 +18,7 @@ from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "player_acts", "fight_lines", "FightAction"]
 
-ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club|tackle|open fire|loose an arrow at)\b", re.I)
+ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing (?:\w+ ){0,3}at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club|tackle|open fire|loose an arrow at)\b", re.I)
 # Who a fight can be with, beyond the foes' and NPCs' own names.
 _FOE_WORDS = r"enem(y|ies)|foes?|him|her|them|thugs?|guards?|bandits?|monsters?|creatures?|beasts?"
 _KINDS = [
