@@ -8,6 +8,9 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import sys
+import tempfile
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -55,7 +58,11 @@ def check_reachable(address: str) -> None:
 
 
 def connect(spec: ClusterSpec) -> Any:
-    """The ``ray`` module, connected to the spec's cluster (a running one is reused: tests, notebooks)."""
+    """The ``ray`` module, connected to the spec's cluster (a running one is reused: tests, notebooks).
+
+    What Ray prints while it connects (C++ warnings, retried for many seconds when a cluster
+    refuses us) is held back; a failure becomes one line saying what to fix.
+    """
     ray = ray_module()
     if ray.is_initialized():
         return ray
@@ -69,18 +76,47 @@ def connect(spec: ClusterSpec) -> Any:
     level = quiet.level
     quiet.setLevel(logging.ERROR)
     try:
-        ray.init(address=address, **options)
+        with _held_stderr() as said:
+            ray.init(address=address, **options)
     except ConnectionError as exc:
-        where = address or "this machine"
-        raise ClusterError(f"cannot reach the Ray cluster at {where} ({' '.join(str(exc).split())[:120]}); {_FIX}") from None
-    except RuntimeError as exc:
-        if "auth" in str(exc).lower() or "token" in str(exc).lower():
-            raise ClusterError(f"the Ray cluster at {address} refused us ({' '.join(str(exc).split())[:120]}); "
-                               f"give this machine the cluster's token (RAY_AUTH_TOKEN, see docs/scale.md)") from None
-        raise
+        if not address or address in ("auto", "local"):
+            raise ClusterError(f"no Ray cluster on this machine ({' '.join(str(exc).split())[:100]}); start one with `ray start --head`, "
+                               f"give --ray-address, or leave RAY_ADDRESS unset to start one for this run") from None
+        if "AuthToken" in said.text or "Unauthenticated" in said.text:
+            raise ClusterError(f"the Ray cluster at {address} wants its token; on the head run `ray get-auth-token`, then here "
+                               f"export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=<it> (docs/scale.md)") from None
+        raise ClusterError(f"the Ray cluster at {address} answers but did not let us in; use the same Ray and Python versions "
+                           f"as the cluster, and its token if it has one (docs/scale.md)") from None
     finally:
         quiet.setLevel(level)
     return ray
+
+
+class _Said:
+    text = ""
+
+
+@contextmanager
+def _held_stderr():
+    """Send this process's stderr (file descriptor 2, where Ray's C++ writes) to a temporary file meanwhile."""
+    said = _Said()
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a captured stderr (tests): nothing to hold
+        yield said
+        return
+    sys.stderr.flush()
+    saved = os.dup(fd)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), fd)
+        try:
+            yield said
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, fd)
+            os.close(saved)
+            held.seek(0)
+            said.text = held.read()[-20000:].decode("utf-8", "replace")
 
 
 def driver_node_id() -> str:
