@@ -134,7 +134,7 @@ def main() -> None:
 
     import ray
 
-    from eval.cluster import ClusterSpec, Endpoint
+    from eval.cluster import ClusterSpec, Endpoint, moe_runner
 
     counts = [int(k) for k in args.workers.split(",")]
     console = Console(stderr=args.json, width=150)
@@ -151,14 +151,14 @@ def main() -> None:
         if args.ray_address:
             ray.init(address=args.ray_address, log_to_driver=False, logging_level=logging.ERROR)
         else:
-            ray.init(num_cpus=max(counts), include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            ray.init(address="local", num_cpus=max(counts), include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         warm = make_data(4 * max(counts), work)  # small: starts the worker processes
         spec = ClusterSpec(endpoints=[Endpoint(u, 1) for u in urls], workers=max(counts))
-        timed_run(warm, work / "warm", work / "cache-warm", run_with=spec.run_moe)
+        timed_run(warm, work / "warm", work / "cache-warm", run_with=moe_runner(spec))
 
         for k in counts:
             spec = ClusterSpec(endpoints=[Endpoint(u, 1) for u in urls[:k]], workers=k)
-            seconds, first = timed_run(data, work / f"ray-{k}", work / f"cache-ray-{k}", run_with=spec.run_moe)
+            seconds, first = timed_run(data, work / f"ray-{k}", work / f"cache-ray-{k}", run_with=moe_runner(spec))
             rows.append({"run": f"Ray, {k} worker{'s' if k > 1 else ''}", "endpoints": k, "workers": k, "seconds": seconds,
                          "first_answer_s": first})
     finally:

@@ -177,7 +177,8 @@ def run_cmd(
     endpoint_concurrency: int | None = endpoint_concurrency_option(),
 ) -> None:
     """Run one pipeline; writes predictions.jsonl as it goes and resumes after a kill."""
-    from eval.cluster import from_cli
+    from eval.cluster import from_cli, moe_runner
+    from eval.cluster import progress as cluster_progress
     from eval.moe.report import build_report
     from eval.moe.runner import run_moe
 
@@ -186,8 +187,8 @@ def run_cmd(
     folder = out or Path("runs") / pipeline
     check_metric(metric)
     spec = from_cli("moe run", cluster, ray_address, base_url, endpoint_concurrency)
-    with (spec.reporter() if spec else RichReporter()) as reporter:
-        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=spec.run_moe if spec else None)
+    with (cluster_progress() if spec else RichReporter()) as reporter:
+        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=moe_runner(spec) if spec else None)
     report = build_report([done], baseline=None, metric=metric)
     _print_report(report, as_json, f"MOE run {done}")
     _exit_on_errors(report, allow_errors)
@@ -212,7 +213,8 @@ def compare_cmd(
     endpoint_concurrency: int | None = endpoint_concurrency_option(),
 ) -> None:
     """Run several pipelines on the same instances; print the paper-style table and save a bar chart."""
-    from eval.cluster import from_cli
+    from eval.cluster import from_cli, moe_runner
+    from eval.cluster import progress as cluster_progress
     from eval.moe.report import build_report
     from eval.moe.runner import compare_moe
 
@@ -222,8 +224,8 @@ def compare_cmd(
     names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else list(COMPARE_DEFAULT)
     check_metric(metric)
     spec = from_cli("moe compare", cluster, ray_address, base_url, endpoint_concurrency)
-    with (spec.reporter() if spec else RichReporter()) as reporter:
-        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=spec.run_moe if spec else None)
+    with (cluster_progress() if spec else RichReporter()) as reporter:
+        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=moe_runner(spec) if spec else None)
     report = build_report([out], metric=metric)
     _write_outputs(report, out)
     _print_report(report, as_json, f"MOE compare ({out})")

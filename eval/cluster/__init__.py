@@ -14,13 +14,31 @@ per-endpoint limit on requests in flight; ``scripted:`` files travel with the ta
 Nothing here imports Ray until a run asks for the cluster::
 
     spec = from_cli("moe compare", "ray", "10.0.0.5:6379")
-    compare_moe(["tbs"], "sample", "runs/x", model="local:small", cluster=spec)
+    compare_moe(["tbs"], "sample", "runs/x", model="local:small", run_with=moe_runner(spec))
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ._options import SUPPORTED, ClusterError, ClusterSpec, Endpoint, from_cli, parse_endpoints, refusal
+
+
+def progress(**options: Any):
+    """The rich display of a cluster run (shards, then each pipeline's instances), as the MOE commands show it."""
+    from ._progress import ClusterProgress
+
+    return ClusterProgress(**options)
+
+
+def moe_runner(spec: ClusterSpec):
+    """What ``eval.moe.compare_moe(run_with=...)`` takes to run its pipelines on ``spec``'s cluster."""
+
+    def run(*args: Any, **kwargs: Any):
+        from ._moe import run_moe as run_on_cluster
+
+        return run_on_cluster(*args, spec=spec, **kwargs)
+
+    return run
 
 
 def run_moe(*args: Any, **kwargs: Any):
@@ -64,4 +82,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [*_CLI, "SUPPORTED", "ClusterError", "ClusterSpec", "Endpoint", "from_cli", "parse_endpoints", "refusal",
-           "run_moe", "simulate", "fork", "run_inmind"]
+           "progress", "moe_runner", "run_moe", "simulate", "fork", "run_inmind"]

@@ -77,7 +77,12 @@ def connect(spec: ClusterSpec) -> Any:
     quiet.setLevel(logging.ERROR)
     try:
         with _held_stderr() as said:
-            ray.init(address=address, **options)
+            try:
+                ray.init(address=address, **options)
+            except ConnectionError:
+                if address:
+                    raise
+                ray.init(address="local", **options)  # a `ray start` cluster that is gone left its address behind
     except ConnectionError as exc:
         if not address or address in ("auto", "local"):
             raise ClusterError(f"no Ray cluster on this machine ({' '.join(str(exc).split())[:100]}); start one with `ray start --head`, "

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rulesets import VgmError
 
@@ -51,18 +50,6 @@ class ClusterSpec:
     shard_size: int | None = None
     attempts: int = 3
     command: str = ""
-
-    def reporter(self) -> Any:
-        """A rich display of shards and instances (for the MOE commands' progress)."""
-        from ._progress import ClusterProgress
-
-        return ClusterProgress()
-
-    def run_moe(self, *args: Any, **kwargs: Any) -> Any:
-        """``eval.moe.runner.run_pipelines`` on this cluster (what ``compare_moe(run_with=...)`` takes)."""
-        from ._moe import run_moe
-
-        return run_moe(*args, spec=self, **kwargs)
 
 
 def _parse_endpoint_file(path: Path, default: int) -> list[Endpoint]:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from gm.games import check_simulate, engine_class
+from gm.social.runner import batch_report, finished_games, game_id, last_snapshot, log_folder, new_game
 
 from ._connect import connect
 from ._models import Resources, close_worker_model, open_worker_model, plan_model
@@ -73,24 +75,6 @@ def _probe_set(probes: str | None) -> tuple[Any, bool]:
     return load_probe_set(probes.removesuffix(":batched")), batched  # a bad set fails here, before any game
 
 
-def _games() -> Any:
-    """The social batch API (``gm.games`` where it exists, else the older ``gm.social.runner`` names)."""
-    from types import SimpleNamespace
-
-    from gm.social import runner
-
-    try:
-        from gm.games import check_simulate, engine_class
-    except ImportError:
-        check_simulate, engine_class = runner.check_simulate, runner.engine_class
-    return SimpleNamespace(
-        check_simulate=check_simulate, engine_class=engine_class, batch_report=runner.batch_report,
-        finished_games=runner.finished_games, game_id=runner.game_id, new_game=runner.new_game,
-        last_snapshot=getattr(runner, "last_snapshot", None) or getattr(runner, "_last_snapshot"),
-        log_folder=getattr(runner, "log_folder", None) or getattr(runner, "_run_folder"),
-    )
-
-
 def position(rnd: int, seq: float) -> tuple[int, float]:
     """Where an event sits in a game (as ``eval.beliefs`` orders them: a negative seq is the end of its round)."""
     return (int(rnd), math.inf if seq is not None and seq < 0 else float(seq))
@@ -112,7 +96,7 @@ def simulate(
     probes: str | None = None, probe_model: str | None = None, display: Display | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None, show_progress: bool = False, transient: bool = False,
 ) -> dict[str, Any]:
-    """``gm.social.runner.simulate`` with each game a shard on the cluster; returns the same report.
+    """``gm.games.simulate`` with each game a shard on the cluster; returns the same report.
 
     ``probes``/``probe_model`` attach the probe engine to every game (as ``--probes`` does);
     ``show_progress`` draws bars for shards and games on stderr.
@@ -132,8 +116,6 @@ def simulate(
             return simulate(engine, spec=spec, games=games, seats=seats, players=players, out=out, seed=seed, model=model,
                             options=options, names=names, snapshots=snapshots, concurrency=concurrency, max_tokens=max_tokens,
                             probes=probes, probe_model=probe_model, display=bars, progress=count)
-    games_api = _games()
-    check_simulate, finished_games, game_id = games_api.check_simulate, games_api.finished_games, games_api.game_id
     n, specs = check_simulate(engine, games=games, seats=seats, players=players, out=out, seed=seed, options=options,
                               names=names, concurrency=concurrency, max_tokens=max_tokens)
     _probe_set(probes)
@@ -142,7 +124,7 @@ def simulate(
     plans = {name: plan_model(name, resources) for name in _model_names(specs, model)}
     if probes is not None and probe_model:
         plans.setdefault(probe_model, plan_model(probe_model, resources))
-    folder = games_api.log_folder(out)
+    folder = log_folder(out)
     results, todo = finished_games(engine, folder, games, seed)
     if progress:
         for result in results:
@@ -153,7 +135,7 @@ def simulate(
     lasts = {}
     for i in todo:
         log = folder / f"{game_id(engine, seed, i)}.jsonl" if folder else None
-        lasts[i] = games_api.last_snapshot(log) if (log and snapshots) else None
+        lasts[i] = last_snapshot(log) if (log and snapshots) else None
     shards = [Shard(name=game_id(engine, seed, i), keys=[game_id(engine, seed, i)],
                     payload=lambda keys, i=i: {"i": i, "last": lasts[i]}) for i in todo]
     resumed = {game_id(engine, seed, i) for i in todo if lasts[i] is not None}
@@ -171,22 +153,21 @@ def simulate(
 
     failures = run_shards(game_shard, shards, common, spec=spec, on_item=on_item,
                           on_failed=lambda shard, key, reason: None, display=display)
-    report = games_api.batch_report(engine, n, seats, folder, results)
+    report = batch_report(engine, n, seats, folder, results)
     _raise_failures(failures, "games")
     return report
 
 
 def game_shard(common: dict[str, Any], payload: dict[str, Any], keys: list[str]) -> Iterator[Item]:
     """One game on a worker, its files in a private folder, sent back whole when it ends."""
-    games_api = _games()
     engine, i = common["engine"], payload["i"]
     work = Path(tempfile.mkdtemp(prefix="vgm-game-"))
     try:
         models, caches = _open_models(common["plans"])
         log = work / f"{keys[0]}.jsonl" if common["logged"] else None
-        game = games_api.new_game(games_api.engine_class(engine), engine, i, common["specs"], seed=common["seed"], log=log,
-                                  models=models, model=common["model"], names=common["names"], options=common["options"],
-                                  snapshots=common["snapshots"], max_tokens=common["max_tokens"], last=payload["last"])
+        game = new_game(engine_class(engine), engine, i, common["specs"], seed=common["seed"], log=log, models=models,
+                        model=common["model"], names=common["names"], options=common["options"],
+                        snapshots=common["snapshots"], max_tokens=common["max_tokens"], last=payload["last"])
         runner = _attach(game, common, models, work if log else None)
         result = _play(game, runner, models)
         rows = [row for cache in caches for row in cache.drain()]
@@ -249,7 +230,7 @@ def fork(
         raise ForkError(f"--n {n}: give 1 or more re-simulations")
     log = Path(log)
     key, snap = find_snapshot(log, at, before=before)
-    _games().engine_class(snap.get("engine", ""))
+    engine_class(snap.get("engine", ""))
     if probes:
         from pipelines.probes import load_probe_set
 
@@ -299,7 +280,7 @@ def fork_shard(common: dict[str, Any], payload: dict[str, Any], keys: list[str])
     try:
         models, caches = _open_models(common["plans"])
         path = work / f"{fork_id}.jsonl"
-        cls = _games().engine_class(snap.get("engine", ""))
+        cls = engine_class(snap.get("engine", ""))
         game = cls.restore(copy.deepcopy(snap), log_path=path, game_id=fork_id, reseed=payload["reseed"], snapshots=True, models=models or None)
         game.log.append({"game_id": fork_id, "round": key[0], "public_msg_seq": key[1], "kind": "fork", "private": True,
                          "to": [], "parent": common["parent"], "parent_log": common["parent_log"], "at": list(key),

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from eval.cluster import ClusterSpec, Endpoint
+from eval.cluster import ClusterSpec, Endpoint, moe_runner
 from eval.cluster._progress import ClusterProgress
 from eval.moe.runner import compare_moe
 from pipelines.llm.fake_server import FakeServer
@@ -84,7 +84,7 @@ def test_a_killed_worker_loses_nothing_and_doubles_nothing(tmp_path, monkeypatch
     with _Counting(reply='[{"character": "Brina", "skill": "perception"}]', delay_s=0.1) as server:
         spec = ClusterSpec(endpoints=[Endpoint(server.base_url, 2)], shard_size=5, workers=2)
         out = compare_moe(["template"], "sample", tmp_path / "run", model="openai:fake", concurrency=1, reporter=display,
-                          run_with=spec.run_moe)
+                          run_with=moe_runner(spec))
         requests = len(server.requests)
     records = [json.loads(line) for line in (out["template"] / "predictions.jsonl").read_text().splitlines()]
     ids = [r["id"] for r in records]
@@ -102,12 +102,12 @@ def test_endpoint_limits_hold_across_workers_and_the_driver_writes_the_cache(tmp
 
     with _Counting(reply="[]", delay_s=0.05) as a, _Counting(reply="[]", delay_s=0.05) as b:
         spec = ClusterSpec(endpoints=[Endpoint(a.base_url, 1), Endpoint(b.base_url, 2)], shard_size=2)
-        compare_moe(["template"], "sample", tmp_path / "first", model="openai:fake", concurrency=4, run_with=spec.run_moe)
+        compare_moe(["template"], "sample", tmp_path / "first", model="openai:fake", concurrency=4, run_with=moe_runner(spec))
         assert a.peak == 1 and b.peak <= 2, "never more in flight than an endpoint's limit, whichever workers ask"
         assert len(a.requests) > 0 and len(b.requests) > 0 and len(a.requests) + len(b.requests) == 20
         assert len(ResponseCache(tmp_path / "cache" / "cache.sqlite")) == 20, "the workers' answers, written by the driver"
         # A second cluster run reads them back through the driver's node: no request reaches an endpoint.
-        again = compare_moe(["template"], "sample", tmp_path / "second", model="openai:fake", run_with=spec.run_moe)
+        again = compare_moe(["template"], "sample", tmp_path / "second", model="openai:fake", run_with=moe_runner(spec))
         assert len(a.requests) + len(b.requests) == 20
     records = [json.loads(line) for line in (again["template"] / "predictions.jsonl").read_text().splitlines()]
     assert all(r["cost"]["cache_hits"] == r["cost"]["calls"] == 1 for r in records)
@@ -115,7 +115,7 @@ def test_endpoint_limits_hold_across_workers_and_the_driver_writes_the_cache(tmp
 
 def test_a_worker_without_the_model_fails_its_shard_in_one_clear_line(tmp_path, recwarn):
     spec = ClusterSpec(shard_size=1, attempts=2)
-    out = compare_moe(["template"], "sample", tmp_path / "run", model="local:/nowhere/model.gguf", limit=2, run_with=spec.run_moe)
+    out = compare_moe(["template"], "sample", tmp_path / "run", model="local:/nowhere/model.gguf", limit=2, run_with=moe_runner(spec))
     records = [json.loads(line) for line in (out["template"] / "predictions.jsonl").read_text().splitlines()]
     assert [r["id"] for r in records] == ["dnd-01", "dnd-02"]
     for record in records:
