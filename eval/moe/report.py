@@ -100,7 +100,7 @@ def run_metrics(folder: str | Path | RunFolder, *, B: int = 1000, seed: int = 0,
     run = folder if isinstance(folder, RunFolder) else RunFolder(folder)
     meta = run.meta() if run.is_run() else {}
     rows = _summaries(run, metric)
-    every = list(rows.values())
+    every = [rows[i] for i in sorted(rows)]  # by id: the bootstrap must not depend on which instance finished first
     answered = [s for s in every if not s.error]
     score = aggregate([s.score for s in every], B=B, seed=seed, metric=metric)
     score_answered = aggregate([s.score for s in answered], B=B, seed=seed, metric=metric)
