@@ -6,7 +6,6 @@ exactly where play stopped — including the dice, which are drawn from ``(seed,
 """
 from __future__ import annotations
 
-import os
 import re
 import uuid
 from datetime import datetime, timezone
@@ -16,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipelines.records import Check, Turn
-from rulesets import FileProblem, UnknownName, VgmError, read_json, read_yaml
+from rulesets import FileProblem, UnknownName, VgmError, read_json, read_yaml, write_atomic
 
 __all__ = [
     "ScenarioError", "SessionError", "NPC", "Secret", "Scenario", "load_scenario", "list_scenarios",
@@ -243,9 +242,7 @@ class Session(BaseModel):
         target = Path(path or self.path or f"{self.id}.json")
         target.parent.mkdir(parents=True, exist_ok=True)
         self.path = str(target)
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(self.model_dump_json(indent=1), encoding="utf-8")
-        os.replace(tmp, target)
+        write_atomic(target, self.model_dump_json(indent=1))
         return target
 
     @classmethod

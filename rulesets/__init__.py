@@ -7,7 +7,7 @@
 """
 from ._errors import VgmError
 from ._io import (FileProblem, JsonlReader, TornTail, parse_yaml, read_json, read_jsonl, read_model_file, read_text,
-                  read_yaml, validation_problem, yaml_line)
+                  read_yaml, validation_problem, write_atomic, yaml_line)
 from ._loader import BUILTIN_DIR, ENV_VAR, available, find_pack, load, load_path, search_dirs
 from ._models import AbilityDef, CheckDef, FamilyDef, PackFile, RoleDef, SetupDef
 from ._normalize import loose_key, raw_key
@@ -21,6 +21,6 @@ __all__ = [
     "RuleSet", "CheckDef", "AbilityDef", "FamilyDef", "RoleDef", "SetupDef", "PackFile",
     "raw_key", "loose_key",
     "pack_summaries", "describe", "describe_ruleset", "lineup_text", "resolve_report",
-    "FileProblem", "TornTail", "JsonlReader", "read_text", "read_json", "read_yaml", "read_jsonl",
+    "FileProblem", "TornTail", "JsonlReader", "write_atomic", "read_text", "read_json", "read_yaml", "read_jsonl",
     "read_model_file", "validation_problem", "yaml_line", "parse_yaml",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import tempfile
 import warnings
 import zlib
 from collections.abc import Callable, Iterator
@@ -514,3 +515,20 @@ def read_jsonl(path: str | os.PathLike, model: type[BaseModel] | None = None, *,
             model rejects.
     """
     return JsonlReader(Path(path), model, on_torn, what, on_bad)
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` and rename it over: a reader (or a
+    kill) sees the old file or the new one, never half; two writers never share a temp file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -12,7 +12,6 @@ import asyncio
 import copy
 import json
 import math
-import os
 import shutil
 import tempfile
 from collections import Counter
@@ -20,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rulesets import write_atomic
 from gm.games import check_simulate, engine_class
 from gm.social.runner import batch_report, finished_games, game_id, last_snapshot, log_folder, new_game
 
@@ -36,17 +36,7 @@ def _write_file(folder: Path, name: str, data: bytes, *, append: bool = False) -
         with path.open("ab") as handle:
             handle.write(data)
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, data)
 
 
 def _save_files(folder: Path, files: dict[str, bytes], log_name: str, *, append_snapshots: bool = False) -> None:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from pipelines import inmind as steps
 from pipelines.llm import ChatModel, Usage, get_model
-from rulesets import FileProblem, VgmError, read_jsonl, read_model_file
+from rulesets import FileProblem, VgmError, read_jsonl, read_model_file, write_atomic
 
 from .baseline import Embedder, similarity_ranking
 from .importers import load_sessions
@@ -85,10 +85,8 @@ def read_results(out_dir: str | Path) -> dict[str, dict[str, Any]]:
 
 def _write_atomic(path: Path, text: str) -> None:
     """Write a small file so that a kill leaves the old one or the new one, never half of either."""
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_atomic(path, text)
     except OSError as exc:
         raise VgmError(f"cannot write {path} ({exc.strerror or exc}); check the -o folder is writable") from None
 

@@ -29,14 +29,13 @@ import hashlib
 import json
 import os
 import socket
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rulesets import FileProblem, VgmError, read_jsonl
+from rulesets import FileProblem, VgmError, read_jsonl, write_atomic
 
 from .dataset import data_path  # a run.json may name "sample": the shipped sample
 
@@ -64,22 +63,6 @@ def file_hash(path: str | Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return "sha256:" + digest.hexdigest()
-
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it over: readers see old or new, never half."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def read_json_lines(path: Path, notes: list[str] | None = None) -> Iterator[tuple[int, dict]]:

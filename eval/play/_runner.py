@@ -15,7 +15,6 @@ errored is played again (its error line is dropped), like the MOE runner retries
 from __future__ import annotations
 
 import json
-import os
 import time
 import zlib
 from datetime import datetime, timezone
@@ -24,7 +23,7 @@ from typing import Any, Callable
 
 from gm.agent import GameMaster
 from pipelines.llm import get_model
-from rulesets import FileProblem, VgmError, read_jsonl
+from rulesets import FileProblem, VgmError, read_jsonl, write_atomic
 
 from ._cases import PlayCase
 from ._summary import Summary, summarize
@@ -112,12 +111,6 @@ def read_decisions(path: str | Path) -> list[dict[str, Any]]:
     return list(by_id.values())
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _model_label(model: Any) -> str | None:
     if model is None or isinstance(model, str):
         return model
@@ -140,7 +133,7 @@ def _check_run(folder: Path, model: Any, seed: int) -> None:
         if isinstance(old, dict) and old:
             return
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    _write_atomic(info, json.dumps({"model": label, "seed": seed, "pipeline": PIPELINE, "started": started}, indent=1) + "\n")
+    write_atomic(info, json.dumps({"model": label, "seed": seed, "pipeline": PIPELINE, "started": started}, indent=1) + "\n")
 
 
 def run_cases(
@@ -180,7 +173,7 @@ def run_cases(
     _check_run(folder, model, seed)
     decisions = folder / "decisions.jsonl"
     kept = [r for r in read_decisions(decisions) if not r.get("error")]
-    _write_atomic(decisions, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+    write_atomic(decisions, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
     done_ids = {r["id"] for r in kept}
     todo = [c for c in cases if c.id not in done_ids]
     total = len(cases)
@@ -216,5 +209,5 @@ def run_cases(
                 on_progress(done, total, record)
 
     summary = summarize(cases, read_decisions(decisions))
-    _write_atomic(folder / "summary.json", json.dumps(summary.as_json(), indent=1) + "\n")
+    write_atomic(folder / "summary.json", json.dumps(summary.as_json(), indent=1) + "\n")
     return summary
