@@ -40,7 +40,7 @@ from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
-from .table import RollRecord, TurnRecord, list_scenarios
+from .table import RollRecord, Secret, TurnRecord, list_scenarios
 
 __all__ = ["GameMaster", "GMReply", "EmptyInput", "split_speaker", "catalogue", "contradicts", "MAX_LINE"]
 
@@ -122,13 +122,14 @@ class GameMaster(PlayerRolls, SessionSetup):
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
+            secret = reaching_for(self.scenario, intent, self.session.revealed)
         else:
-            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn)
-            intent = text
+            intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
+            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
-        secret = reaching_for(self.scenario, intent, self.session.revealed) if decision != "impossible" else None
+        secret = secret if decision != "impossible" else None
         if secret is not None and decision == "no_roll" and not low.startswith("/check"):
             decision, turn.checks = "roll", [Check(character=sheet.name, skill=secret.checks[0])]
             turn.notes.append(f"the act reaches for something hidden here; {self.ruleset.check(secret.checks[0]).name} can find it")
@@ -290,9 +291,9 @@ class GameMaster(PlayerRolls, SessionSetup):
         names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in ordered]
         return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
 
-    async def _decide(self, said: Turn, turn: TurnRecord) -> tuple[str, list[Check]]:
-        """Run the decision pipeline; a failure or an answer the table cannot use means no roll, said plainly."""
-        secret = reaching_for(self.scenario, said.text, self.session.revealed)
+    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None) -> tuple[str, list[Check]]:
+        """Run the decision pipeline (the secret the act reaches for, if any, puts its checks
+        first); a failure or an answer the table cannot use means no roll, said plainly."""
         instance = self._instance(said)
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),

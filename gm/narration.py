@@ -355,9 +355,8 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
     usage = None
     retry_cause = None
     text = ""
-    gate = _Gate(req, on_token)
     for attempt in range(2):
-        gate = _Gate(req, on_token) if attempt == 0 or not gate.shown else gate
+        gate = _Gate(req, on_token)  # a retry only follows a reply of which nothing was shown
         try:
             reply = await stream_complete(model, messages_for(req, retry_cause), gate.feed, step="narrate",
                                           max_tokens=req.max_tokens, temperature=temperature if attempt == 0 else 0.9)
