@@ -8,11 +8,14 @@ seat could see.
 from ._bootstrap import cluster_bootstrap
 from ._compare import compare_paths, compare_probe_logs
 from ._data import BeliefGame, Vote, entries, is_evil, norm_role, position, resolve
+from ._edges import EDGE_COLUMNS, belief_edges, edges_text, export_edges, load_edges, save_edges, step_label, step_position
 from ._fork import ForkError, arm_comparison, compare_arms, find_snapshot, fork_compare, fork_game, wilson_interval, with_comparison
 from ._logs import (PROBE_LOG_SUFFIX, ImportError_, complete_prefix, count_moves, event_positions, games_from_events,
                     load_games, load_mafiascope_game, load_vgm_game, read_jsonl, repair_record, seen_by)
 from ._metrics import attitude_from_guess, brier, calibration_rows, ece, reliability_bins
 from ._report import plot_report, score_games, score_path
+from ._viewer_data import (branch_key, calibration_bins, dashboard_rows, deception_markers, game_steps, metric_timeline,
+                           public_claims, role_track, seat_series, second_order_pairs, step_metrics)
 
 __all__ = [
     "BeliefGame", "Vote", "entries", "is_evil", "norm_role", "position", "resolve",
@@ -22,4 +25,7 @@ __all__ = [
     "with_comparison",
     "attitude_from_guess", "brier", "calibration_rows", "cluster_bootstrap", "ece", "reliability_bins",
     "plot_report", "score_games", "score_path",
+    "EDGE_COLUMNS", "belief_edges", "edges_text", "export_edges", "load_edges", "save_edges", "step_label", "step_position",
+    "branch_key", "calibration_bins", "dashboard_rows", "deception_markers", "game_steps", "metric_timeline", "public_claims",
+    "role_track", "seat_series", "second_order_pairs", "step_metrics",
 ]
