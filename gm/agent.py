@@ -307,6 +307,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if dropped:
             turn.notes.append(f"ignored {', '.join(dropped)}: not checks in {self.ruleset.name}")
         decision = result.decision or ("roll" if result.checks else "no_roll")
+        turn.why = next((s.parsed["rule"] for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("rule")), "")
         if decision != "roll" or not result.checks:
             return ("no_roll" if decision == "roll" else decision), []
         # one check, for whoever the line makes act: the speaker unless it plainly names another
@@ -334,7 +335,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             line=turn.text if not turn.text.startswith("/check") else f"I try {verdict or 'it'}", decision=decision,
             verdict=verdict, success=success, found=found, recent=recalled + recent[-4:],
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
-            scene_line=self._scene_line(turn.text, revealed), max_tokens=self.narrate_tokens,
+            scene_line=self._scene_line(turn.text, revealed), max_tokens=self.narrate_tokens, why=turn.why,
         )
 
     def _scene_line(self, text: str, revealed: set[str]) -> str:

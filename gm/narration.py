@@ -203,12 +203,13 @@ def third_person(name: str, line: str) -> str:
     return f"{name} {_third(first)}{(' ' + and_verbs) if rest else ''}".strip()
 
 
-def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "") -> str:
+def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "") -> str:
     """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
     action = base_action(line)
     question = line.strip().endswith("?")
     if decision == "impossible":
-        return f"{name} cannot {action or 'do that'}: nothing in this world allows it, however hard they try. {scene_line}".strip()
+        reason = why or "nothing in this world allows it, however hard they try"
+        return f"{name} cannot {action or 'do that'}: {reason}. {scene_line}".strip()
     if decision == "no_roll" or success is None:
         lead = f"{name} takes in the scene." if question or not action else f"{third_person(name, line)}."
         return " ".join(p for p in (lead, scene_line or found) if p).strip()
@@ -238,6 +239,7 @@ class NarrationRequest:
     scene_line: str = ""  # the public scene sentence nearest the action, for the fallback
     standing: list[str] = field(default_factory=list)  # in a fight: who is still up (not to be told dead)
     max_tokens: int = 90
+    why: str = ""  # why an impossible act cannot work, when the rules could tell
 
 
 @dataclass
@@ -256,7 +258,7 @@ SHOTS = Path(__file__).parent / "data" / "prompts" / "narrate_shots.yaml"
 def guide(req: NarrationRequest) -> str:
     """What the rules decided, in the few words the worked examples use."""
     if req.decision == "impossible":
-        return "Impossible: it cannot work; say why."
+        return f"Impossible: it cannot work ({req.why}); say why." if req.why else "Impossible: it cannot work; say why."
     if req.decision == "no_roll":
         return "No roll: answer from what the scene shows." if req.line.strip().endswith("?") else "No roll: it simply happens; describe it."
     return f"Result: {req.verdict}".strip()
@@ -373,7 +375,7 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         retry_cause = gate.causes[-1] if gate.causes else "was too short"
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
-    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line)
+    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why)
     text = (text + " " + words).strip() if text else words
     notes.append(f"narration fell back to a plain description (the model's reply {retry_cause})")
     if on_token is not None:

@@ -208,6 +208,7 @@ class TurnRecord(BaseModel):
     rolls: list[RollRecord] = Field(default_factory=list)
     narration: str = ""
     notes: list[str] = Field(default_factory=list)  # what the GM dropped or fell back on, said plainly
+    why: str = ""  # why an act was refused as impossible, when a rule could say
     steps: list[dict[str, Any]] = Field(default_factory=list)  # per step: name, seconds, tokens
     at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 

@@ -23,6 +23,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, ImpossibleSense, Vote
+from ..impossible_acts import impossible_act
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..state import PipelineState
@@ -119,7 +120,7 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 @step("adjudicate", needs_model=lambda args: args.get("mode", "retrieval") != "retrieval")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
-               impossible_at: float = 1.0):
+               impossible_at: float = 1.0, rules: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -141,6 +142,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             least this likely is refused whatever the vote says. Off (1.0) by default: at 0.6 it
             caught one more impossible act on the dev cases but refused four ordinary acts on the
             held-out ones (docs/play.md).
+        rules: refuse acts whose own words say they cannot happen (``pipelines.impossible_acts``:
+            moving a building, walking on water...) before any vote or model is asked.
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
@@ -170,6 +173,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         record.parsed["p_impossible"] = round(unlikely, 3)
         if unlikely >= impossible_at:
             choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled
+        why = impossible_act(line) if rules and not always_roll else None
+        if why:
+            choice, use_model = IMPOSSIBLE, False
+            record.parsed["rule"] = why
         if use_model and state.model is not None:
             ids = [NO_ROLL, *checks, IMPOSSIBLE] if mode == "model" or len(leading) < 2 else leading
             messages = [
@@ -191,7 +198,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             else:
                 choice = picked
         record.parsed["choice"] = choice
-        record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "examples"
+        record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "rule" if why else "examples"
         if choice in DECISIONS:
             state.decision = choice
             state.checks = []
