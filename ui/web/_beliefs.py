@@ -2,28 +2,32 @@
 
 A timeline slider walks the steps at which the chosen agent was probed. Beside the game feed
 (in the impersonate view, only the events that agent saw), its latest role guesses stand next
-to the true roles, and a reliability plot shows how well its confidence matched reality.
-Games, probes and who saw which event come from ``eval.beliefs``, and so do the metrics.
+to the true roles. Below: the metrics strip at that step, the agent's belief graphs over time,
+its second-order panels (believed vs actual), the figures over the timeline with deception
+markers, a calibration plot with Wilson intervals, a dashboard of every game in the folder, a
+Branch button (counterfactual replay from the step) and the belief graph as temporal edges.
+Games, probes, metrics and panel data come from ``eval.beliefs``; drawing is in ``_beliefs_panels``.
 """
 from __future__ import annotations
 
-import atexit
-import dataclasses
+import asyncio
+import itertools
 import json
 import math
-import os
-import shutil
-import tempfile
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-from eval.beliefs import (PROBE_LOG_SUFFIX, brier, calibration_rows, ece, entries, event_positions, load_mafiascope_game,
-                          load_vgm_game, norm_role, position, read_jsonl, reliability_bins, resolve, seen_by)
+from eval.beliefs import (PROBE_LOG_SUFFIX, belief_edges, branch_key, dashboard_rows, deception_markers, edges_text, entries,
+                          event_positions, load_mafiascope_game, load_vgm_game, metric_timeline, norm_role, position,
+                          read_jsonl, resolve, role_track, seat_series, second_order_pairs, seen_by, step_label, step_metrics)
 from rulesets import VgmError
 
+from . import _beliefs_panels as panels
+from ._beliefs_panels import calibration_plot, private_file
 from ._common import AppContext, esc, turns_html
 
 TRUTH_HEADERS = ["player", "guess", "conf.", "truth", "right?", "alive", "reason"]
@@ -36,20 +40,26 @@ class GameEntry:
     label: str
     game: Any  # eval.beliefs.BeliefGame
     events: list[dict]
+    log: Path | None = None  # our event log (forkable when it has snapshots); None for MafiaScope folders
+    cache: dict[Any, Any] = field(default_factory=dict)  # edges, markers, timelines: computed once per entry
+
+    def memo(self, key: Any, make):
+        if key not in self.cache:
+            self.cache[key] = make()
+        return self.cache[key]
+
+    @property
+    def edges(self) -> list[dict]:
+        return self.memo("edges", lambda: belief_edges(self.game))
+
+    @property
+    def markers(self) -> list[dict]:
+        return self.memo("markers", lambda: deception_markers(self.game, self.events))
 
 
-_PRIVATE: list[Path] = []
-
-
-def _plot_path() -> Path:
-    """A fresh file name in this server's own temp folder (mode 0700, removed at exit)."""
-    if not _PRIVATE or not _PRIVATE[0].is_dir():
-        folder = Path(tempfile.mkdtemp(prefix="vgm-beliefs-"))
-        _PRIVATE[:] = [folder]
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    fd, name = tempfile.mkstemp(prefix="calibration-", suffix=".png", dir=_PRIVATE[0])
-    os.close(fd)
-    return Path(name)
+def _plot_path(prefix: str = "calibration-") -> Path:
+    """A fresh PNG name in this server's own temp folder (mode 0700, removed at exit)."""
+    return private_file(prefix)
 
 
 def find_games(path: str | Path) -> list[GameEntry]:
@@ -74,7 +84,7 @@ def find_games(path: str | Path) -> list[GameEntry]:
         if not events_path.is_file():
             continue
         game = load_vgm_game(events_path, probe_path)
-        found.append(GameEntry(f"{events_path.stem} ({len(game.probes)} probes)", game, read_jsonl(events_path)))
+        found.append(GameEntry(f"{events_path.stem} ({len(game.probes)} probes)", game, read_jsonl(events_path), events_path))
     if not found:
         raise VgmError(f"{path}: no games with probes found; expected <game>.jsonl + <game>{PROBE_LOG_SUFFIX} or MafiaScope folders")
     return found
@@ -134,38 +144,15 @@ def belief_rows(game, agent: str, upto: tuple[int, float], show_truth: bool) -> 
     return rows
 
 
-def calibration_plot(game, agent: str | None, path: str | Path) -> tuple[Path, str]:
-    """Reliability diagram: the game's villager-side guesses, and the agent's own when it is on that side."""
-    import matplotlib  # lazy: only the plot needs it, and it is slow to import
+BRANCH_WORKERS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vgm-branch")  # one replay batch at a time, off the event loop
+_JOB_IDS = itertools.count(1)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    series = [("all villager-side seats", calibration_rows(game), "tab:blue")]
-    if agent:
-        mine = calibration_rows(dataclasses.replace(game, probes=[p for p in game.probes if p.player == agent]))
-        series.append((agent, mine, "tab:orange"))
-    fig, ax = plt.subplots(figsize=(5.2, 4.2))
-    ax.plot([0, 1], [0, 1], ls="--", color="grey", lw=1, label="perfect calibration")
-    notes = []
-    for label, rows, colour in series:
-        if not len(rows):
-            notes.append(f"{label}: no committed villager-side guesses")
-            continue
-        bins = [b for b in reliability_bins(rows) if b["n"]]
-        ax.plot([b["mean_confidence"] for b in bins], [b["accuracy"] for b in bins], marker="o", color=colour,
-                label=f"{label} (n={len(rows)})")
-        notes.append(f"{label}: ECE {ece(rows):.3f}, Brier {brier(rows):.3f} over {len(rows)} guesses")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("stated confidence")
-    ax.set_ylabel("share of guesses that were right")
-    ax.set_title("Calibration of role guesses")
-    ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return Path(path), "  \n".join(notes)
+def run_branch(log: Path, at: tuple[int, int], n: int, probes: str | None) -> Future:
+    """Start ``fork_game`` in the background (its own thread and event loop); the future holds its report."""
+    from eval.beliefs import fork_game
+
+    return BRANCH_WORKERS.submit(lambda: asyncio.run(fork_game(log, at, n, probes=probes)))
 
 
 class BeliefsTab:
@@ -173,12 +160,16 @@ class BeliefsTab:
         self.ctx = ctx
         self.token = token
         self.games: dict[str, list[GameEntry]] = {}  # by folder, read once per server
+        self.jobs: dict[str, Future] = {}  # running branches by job id
         with gr.Tab("Beliefs", id="beliefs") as self.tab:
             with gr.Row():
                 self.folder = gr.Textbox(label="Game logs with probes (folder or log file)",
                                          value=str(ctx.logs_dir or ""), scale=4, elem_id="beliefs-folder")
                 self.load_btn = gr.Button("Open", variant="primary", scale=1, elem_id="beliefs-open")
             self.note = gr.Markdown(elem_id="beliefs-note")
+            with gr.Accordion("Dashboard: every game in the folder", open=True):
+                self.dashboard = gr.Dataframe(headers=panels.DASHBOARD_HEADERS, interactive=False, wrap=True, max_height=260,
+                                              elem_id="beliefs-dashboard")
             with gr.Row():
                 self.game = gr.Dropdown(label="Game", choices=[], allow_custom_value=True, scale=3, elem_id="beliefs-game")
                 self.agent = gr.Dropdown(label="Agent", choices=[], allow_custom_value=True, scale=2, elem_id="beliefs-agent")
@@ -186,6 +177,7 @@ class BeliefsTab:
                 self.show_truth = gr.Checkbox(value=True, label="Show true roles", scale=1)
             self.step = gr.Slider(minimum=0, maximum=1, step=1, value=0, label="Timeline (the agent's probe steps)", elem_id="beliefs-step")
             self.where = gr.Markdown(elem_id="beliefs-where")
+            self.metrics = gr.HTML(elem_id="beliefs-metrics")
             with gr.Row():
                 with gr.Column(scale=3):
                     self.feed = gr.HTML(elem_id="beliefs-feed")
@@ -193,22 +185,53 @@ class BeliefsTab:
                     self.truth = gr.Dataframe(headers=TRUTH_HEADERS, label="The agent's role guesses vs the truth",
                                               interactive=False, wrap=True, elem_id="beliefs-truth",
                                               max_height=520, column_widths=["15%", "13%", "8%", "13%", "9%", "8%", "34%"])
+                    self.second_order = gr.HTML(elem_id="beliefs-second-order")
+            with gr.Row():
+                self.graph = gr.Image(label="Belief graph over time", type="filepath", interactive=False, height=460,
+                                      elem_id="beliefs-graph")
+                self.timeline = gr.Image(label="Figures and deception markers over time", type="filepath", interactive=False,
+                                         height=460, elem_id="beliefs-timeline")
+            self.deception = gr.Dataframe(headers=panels.DECEPTION_HEADERS, label="Deception markers: public claims against the "
+                                          "seat's own private belief at that step", interactive=False, wrap=True, max_height=300,
+                                          elem_id="beliefs-deception")
+            with gr.Row():
+                with gr.Column(scale=3):
                     self.calibration = gr.Image(label="Calibration", type="filepath", interactive=False, height=340,
                                                 elem_id="beliefs-calibration")
                     self.calibration_note = gr.Markdown()
+                with gr.Column(scale=3):
+                    gr.Markdown("**Branch from here** (counterfactual replay; needs a game recorded with `--snapshots`)")
+                    with gr.Row():
+                        self.branch_at = gr.Textbox(label="step (ROUND.SEQ or ROUND.end)", scale=2, elem_id="beliefs-branch-at")
+                        self.branch_n = gr.Number(value=3, precision=0, minimum=1, maximum=50, label="replays", scale=1,
+                                                  elem_id="beliefs-branch-n")
+                        self.branch_probes = gr.Dropdown(["none", "cheap", "default"], value="none", label="probes in replays",
+                                                         scale=1)
+                    self.branch_btn = gr.Button("Branch", elem_id="beliefs-branch")
+                    self.branch_out = gr.Markdown(elem_id="beliefs-branch-result")
+                    gr.Markdown("**Belief graph as temporal edges** (step, from, to, kind, value)")
+                    with gr.Row():
+                        self.edges_csv = gr.DownloadButton("Edges (CSV)", value=None, elem_id="beliefs-edges-csv")
+                        self.edges_json = gr.DownloadButton("Edges (JSON)", value=None, elem_id="beliefs-edges-json")
             with gr.Accordion("Other probe answers at this step", open=False):
                 self.others = gr.JSON(label="latest answers")
+        self.branch_job = gr.State(None)
         view_inputs = [self.token, self.folder, self.game, self.agent, self.step, self.impersonate, self.show_truth]
-        self.view_outputs = [self.where, self.feed, self.truth, self.others]
-        self.load_outputs = [self.folder, self.note, self.game, self.agent, self.step, self.calibration, self.calibration_note,
-                             *self.view_outputs]
+        self.view_outputs = [self.where, self.feed, self.truth, self.others, self.metrics, self.second_order, self.graph,
+                             self.timeline, self.branch_at]
+        pick_outputs = [self.agent, self.step, self.calibration, self.calibration_note, self.deception, self.edges_csv,
+                        self.edges_json, *self.view_outputs]
+        self.load_outputs = [self.folder, self.note, self.game, self.dashboard, *pick_outputs]
         self.load_btn.click(self._open, [self.token, self.folder], self.load_outputs, api_visibility="private")
-        pick_outputs = [self.agent, self.step, self.calibration, self.calibration_note, *self.view_outputs]
         self.game.input(self._pick_game, [self.token, self.folder, self.game], pick_outputs, api_visibility="private")
-        self.agent.input(self._pick_agent, [self.token, self.folder, self.game, self.agent], pick_outputs[1:], api_visibility="private")
+        self.agent.input(self._pick_agent, [self.token, self.folder, self.game, self.agent],
+                         [self.step, self.calibration, self.calibration_note, *self.view_outputs], api_visibility="private")
         for trigger in (self.step.release, self.impersonate.input, self.show_truth.input):
             trigger(self._view, view_inputs, self.view_outputs, api_visibility="private")
         self.step.input(self._view, view_inputs, self.view_outputs, api_visibility="private", trigger_mode="always_last")
+        self.branch_btn.click(self._branch_start, [self.token, self.folder, self.game, self.branch_at, self.branch_n, self.branch_probes],
+                              [self.branch_out, self.branch_job], api_visibility="private").then(
+            self._branch_wait, [self.token, self.branch_job], [self.branch_out], api_visibility="private")
 
     # -- data --------------------------------------------------------------------------
     def _entries(self, folder: str) -> list[GameEntry]:
@@ -234,8 +257,9 @@ class BeliefsTab:
         except VgmError as exc:
             return {self.note: f'<span class="vgm-denied">{esc(exc)}</span>'}
         labels = [e.label for e in entries]
+        rows = dashboard_rows([(e.game, e.events) for e in entries])
         return {self.note: f"{len(entries)} games in `{esc(folder)}`.", self.game: gr.update(choices=labels, value=labels[0]),
-                **self._pick_game(token, folder, labels[0])}
+                self.dashboard: panels.dashboard_table(rows), **self._pick_game(token, folder, labels[0])}
 
     def _pick_game(self, token, folder, label):
         try:
@@ -246,7 +270,13 @@ class BeliefsTab:
         steps = {p: len(agent_steps(entry.game, p)) for p in entry.game.players}
         probed = [p for p in entry.game.players if steps[p]]
         agent = max(probed, key=lambda p: steps[p]) if probed else None  # the longest-lived seat has the most to show
-        return {self.agent: gr.update(choices=probed, value=agent), **self._pick_agent(token, folder, label, agent)}
+        downloads = {}
+        for button, fmt in ((self.edges_csv, ".csv"), (self.edges_json, ".json")):
+            path = panels.download_file(f"{entry.game.game_id}.edges{fmt}")
+            path.write_text(edges_text(entry.edges, fmt), encoding="utf-8")
+            downloads[button] = gr.update(value=str(path))
+        return {self.agent: gr.update(choices=probed, value=agent), self.deception: panels.deception_rows(entry.markers, entry.game),
+                **downloads, **self._pick_agent(token, folder, label, agent)}
 
     def _pick_agent(self, token, folder, label, agent):
         try:
@@ -270,7 +300,8 @@ class BeliefsTab:
         except VgmError as exc:
             return {self.where: esc(exc)}
         if not agent:
-            return {self.where: "This game has no probes.", self.feed: "", self.truth: [], self.others: None}
+            return {self.where: "This game has no probes.", self.feed: "", self.truth: [], self.others: None, self.metrics: "",
+                    self.second_order: "", self.graph: None, self.timeline: None}
         steps = agent_steps(entry.game, agent)
         k = min(int(step or 0), len(steps) - 1)
         upto = steps[k]
@@ -280,9 +311,52 @@ class BeliefsTab:
                   f"round {upto[0]}, {seq} · {'what ' + esc(agent) + ' saw' if impersonate else 'moderator view: every event'}")
         latest = latest_probes(entry.game, agent, upto)
         others = {pid: rec.answer_parsed for pid, rec in latest.items() if pid not in ("role_assessment", "role_beliefs")}
+        here = step_label(*upto)
+        timeline = entry.memo(("timeline", agent), lambda: metric_timeline(entry.game, agent))
+        labels = [step_label(*s) for s in steps]
+        graph = panels.belief_graph_plot(seat_series(entry.edges, agent), role_track(entry.edges, agent), labels,
+                                         entry.game.players, agent, here, _plot_path("graph-"))
         return {
             self.where: header,
             self.feed: turns_html(feed(entry, agent, upto, impersonate), height=560),
             self.truth: belief_rows(entry.game, agent, upto, show_truth),
             self.others: others or None,
+            self.metrics: panels.metrics_html(step_metrics(entry.game, upto, agent)),
+            self.second_order: panels.second_order_html(second_order_pairs(entry.game, agent, upto), agent),
+            self.graph: str(graph),
+            self.timeline: str(panels.timeline_plot(timeline, entry.markers, agent, here, _plot_path("timeline-"))),
+            self.branch_at: here,
         }
+
+    # -- branch ----------------------------------------------------------------------------
+    def _branch_start(self, token, folder, label, at, n, probes):
+        """Check the step at once (one line if it cannot be forked), then start the replays in the background."""
+        from eval.beliefs import find_snapshot
+
+        try:
+            self.ctx.require_owner(token)
+            entry = self._entry(folder, label)
+            if entry.log is None:
+                raise VgmError("this is a MafiaScope game folder; only games recorded by vgm with --snapshots can be branched")
+            key = branch_key(str(at or ""))
+            find_snapshot(entry.log, key)
+            n = int(n or 0)
+            if not 1 <= n <= 50:
+                raise VgmError(f"replays {n}: give 1 to 50")
+        except VgmError as exc:
+            return f'<span class="vgm-denied">error: {esc(exc)}</span>', None
+        job = str(next(_JOB_IDS))
+        self.jobs[job] = run_branch(entry.log, key, n, None if probes in (None, "", "none") else probes)
+        return f"Branching {n}× from step {esc(step_label(*key))} of {esc(entry.game.game_id)} … (the page stays usable)", job
+
+    async def _branch_wait(self, token, job):
+        future = self.jobs.pop(job, None) if job else None
+        if future is None:
+            return gr.update()  # the start failed and already said why
+        try:
+            report = await asyncio.wrap_future(future)
+        except VgmError as exc:
+            return f'<span class="vgm-denied">error: {esc(exc)}</span>'
+        except Exception as exc:  # noqa: BLE001 - a replay that crashes must not take the page with it
+            return f'<span class="vgm-denied">error: the replay failed ({esc(type(exc).__name__)}: {esc(str(exc)[:200])})</span>'
+        return panels.fork_summary(report)
