@@ -10,8 +10,21 @@ from typing import Any
 
 from gm.social.ask import Ask
 
-_WARY = "I am wary of "
-_SPEECH = ("I trust this team.", "I am not sure about this team.", "Let's see how the votes go.")
+# What scripted seats say, per game language; an accusation is "<wary><name><end>" (others read it back).
+_WARY = {"en": ("I am wary of ", "."), "zh": ("我怀疑", "。")}
+_SPEECH = {"en": ("I trust this team.", "I am not sure about this team.", "Let's see how the votes go."),
+           "zh": ("我信任这支队伍。", "这支队伍我不太确定。", "先看看投票情况吧。")}
+_NO_READ = {"en": "No strong read yet.", "zh": "暂时还没有明确的判断。"}
+_CHOOSE = {"en": "Let us choose carefully.", "zh": "我们好好选。"}
+_GUESS = {"en": "I have a guess about Merlin.", "zh": "我心里有一个梅林人选。"}
+
+
+def _accused(text: str) -> str | None:
+    """The name in a scripted accusation (any language), else None."""
+    for wary, end in _WARY.values():
+        if text.startswith(wary):
+            return text[len(wary):].removesuffix(end)
+    return None
 
 
 def random_policy(seat: Any, ask: Ask) -> Any:
@@ -24,9 +37,9 @@ def random_policy(seat: Any, ask: Ask) -> Any:
         return rng.random() < 0.5
     if kind == "speak":
         call = ask.extra.get("may_call") and rng.random() < g.early_p
-        return {"text": rng.choice(_SPEECH), "call_assassination": bool(call)}
+        return {"text": rng.choice(_SPEECH[g.lang]), "call_assassination": bool(call)}
     if kind == "evil_talk":
-        return {"text": "Let us choose carefully."}
+        return {"text": _CHOOSE[g.lang]}
     if kind == "assassinate":
         return rng.choice(ask.options)
     raise ValueError(f"no random move for {kind}")
@@ -51,8 +64,7 @@ def _public_suspicion(g: Any) -> dict[str, tuple[float, dict[str, int]]]:
         elif k == "mission_result":  # a clean mission vouches (weakly: evil may pass) for its team
             for p in e["team"]:
                 fails[p] -= 0.3
-        elif k == "speech" and e["text"].startswith(_WARY):
-            named = e["text"][len(_WARY):].rstrip(".")
+        elif k == "speech" and (named := _accused(e["text"])) is not None:
             if named in accusers:
                 accusers[named][e["player"]] = accusers[named].get(e["player"], 0) + 1
     out = {p: (fails[p], accusers[p]) for p in g.names}
@@ -121,10 +133,11 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
         if evil:
             top = rng.choice(others) if others else None
         elif top is None or hard[top] <= 0:
-            return {"text": "No strong read yet.", "call_assassination": call}
-        return {"text": f"{_WARY}{top}.", "call_assassination": call}
+            return {"text": _NO_READ[g.lang], "call_assassination": call}
+        wary, end = _WARY[g.lang]
+        return {"text": f"{wary}{top}{end}", "call_assassination": call}
     if kind == "evil_talk":
-        return {"text": "I have a guess about Merlin."}
+        return {"text": _GUESS[g.lang]}
     if kind == "assassinate":
         # Merlin tends to reject teams that hold evil: count such rejections per player
         score = {p: 0 for p in ask.options}

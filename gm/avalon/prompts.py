@@ -1,7 +1,8 @@
 """What an Avalon seat is told and how its answers are read (LLM JSON and typed human input).
 
 Everything here is a function of the seat's own role and its view of the log (``view_for``);
-nothing reads another seat's private events.
+nothing reads another seat's private events. The text is English; a game with ``lang="zh"`` gets
+the functions of the same names in ``prompts_zh`` (``in_lang``).
 """
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gm.social.ask import Ask, player_name, resolve_name
+from gm.social.lang import in_lang
 from gm.social.speech import SPEECH_MAX, cap_speech, said
+
+from . import prompts_zh
+
+_by_lang = in_lang({"zh": prompts_zh})
 
 THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
@@ -46,6 +52,7 @@ def _names(game: Any, items: list[str]) -> str:
     return ", ".join(items) if items else "nobody"
 
 
+@_by_lang
 def knowledge_text(game: Any, name: str) -> str:
     """The seat's night knowledge, in words, from its own private night event."""
     t = game.table
@@ -65,6 +72,7 @@ def knowledge_text(game: Any, name: str) -> str:
     return f"At night you learned these players ({label or 'seen'}): {who}."
 
 
+@_by_lang
 def system_prompt(game: Any, name: str) -> str:
     t = game.table
     role = game.roles[name]
@@ -94,6 +102,7 @@ def system_prompt(game: Any, name: str) -> str:
     )
 
 
+@_by_lang
 def render(game: Any, e: dict, viewer: str) -> str | None:
     if e.get("private") and viewer not in e.get("to", ()):
         return None  # defence in depth: views are already filtered by view_for
@@ -126,30 +135,36 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
 
 
 # ---- questions --------------------------------------------------------------------------------
+@_by_lang
 def propose_question(game: Any, leader: str) -> str:
     return (f"You lead mission {game.mission} (proposal {game.attempt + 1}, {game.rejections} rejected in a row). "
             f"Propose a team of exactly {game.team_size} players from: {', '.join(game.names)}.")
 
 
+@_by_lang
 def speak_question(game: Any, name: str, may_call: bool) -> str:
     extra = " You may set call_assassination to true to stop the game now and knife Merlin." if may_call else ""
     return (f"Your turn to speak about the proposed team {', '.join(game.team)}: say whether you support it "
             f"and whom you trust or suspect, in one or two sentences of your own (do not repeat others).{extra}")
 
 
+@_by_lang
 def vote_question(game: Any, name: str, team: list[str]) -> str:
     return f"Vote on the team {', '.join(team)} for mission {game.mission}: approve or reject?"
 
 
+@_by_lang
 def mission_question(game: Any, name: str) -> str:
     needed = game.table.fails_required[len(game.results)]
     return f"You are on mission {game.mission} (it fails with {needed} fail card(s)). Play Success or Fail?"
 
 
+@_by_lang
 def evil_talk_question(game: Any, name: str) -> str:
     return "The assassination is about to happen. Say one short thing to your team about who Merlin is."
 
 
+@_by_lang
 def assassinate_question(game: Any, name: str, options: list[str]) -> str:
     return f"You are the Assassin. Name the player you think is Merlin, one of: {', '.join(options)}."
 
@@ -184,6 +199,7 @@ def llm_schema(game: Any, ask: Ask):
 
 
 
+@_by_lang
 def human_question(game: Any, ask: Ask) -> str:
     k = ask.kind
     hint = {
@@ -197,33 +213,41 @@ def human_question(game: Any, ask: Ask) -> str:
     return f"{ask.text()} ({hint})"
 
 
-_YES, _NO = {"y", "yes", "approve", "a", "1", "true"}, {"n", "no", "reject", "r", "0", "false"}
+_YES = {"y", "yes", "approve", "a", "1", "true", "同意", "是", "赞成"}
+_NO = {"n", "no", "reject", "r", "0", "false", "反对", "否", "不同意"}
+_REASONS = {
+    "en": {"not_player": "{bad!r} is not a player ({names})", "too_long": "that is {n} characters; say it in at most {max}",
+           "yes_no": "answer y or n", "card": "answer s (success) or f (fail)", "not_a_player": "{s!r} is not a player"},
+    "zh": prompts_zh.REASONS,
+}
 
 
 def parse_human(game: Any, ask: Ask, text: str) -> tuple[Any, str | None]:
+    """A typed answer (English or Chinese words) -> a move, or the reason it is refused in the game's language."""
     k, s = ask.kind, text.strip()
+    why = _REASONS[getattr(game, "lang", "en")]
     if k == "propose":
-        parts = [p for p in re.split(r"[,\s]+", s) if p]
+        parts = [p for p in re.split(r"[,，、\s]+", s) if p]
         team = [resolve_name(p, game.names) for p in parts]
         if None in team:
             bad = parts[team.index(None)]
-            return None, f"{bad!r} is not a player ({', '.join(game.names)})"
+            return None, why["not_player"].format(bad=bad, names=", ".join(game.names))
         return team, None
     if k in ("speak", "evil_talk"):
         call = k == "speak" and s.lower().startswith("!knife")
         words = s[6:].strip() if call else s
         if len(words) > SPEECH_MAX:
-            return None, f"that is {len(words)} characters; say it in at most {SPEECH_MAX}"
+            return None, why["too_long"].format(n=len(words), max=SPEECH_MAX)
         return {"text": cap_speech(words), "call_assassination": call}, None
     if k == "vote":
         low = s.lower()
-        return (True, None) if low in _YES else (False, None) if low in _NO else (None, "answer y or n")
+        return (True, None) if low in _YES else (False, None) if low in _NO else (None, why["yes_no"])
     if k == "mission":
         low = s.lower()
-        if low in ("s", "success"):
+        if low in ("s", "success", "成功"):
             return True, None
-        if low in ("f", "fail"):
+        if low in ("f", "fail", "失败"):
             return False, None
-        return None, "answer s (success) or f (fail)"
+        return None, why["card"]
     target = resolve_name(s, game.names)
-    return (target, None) if target else (None, f"{s!r} is not a player")
+    return (target, None) if target else (None, why["not_a_player"].format(s=s))

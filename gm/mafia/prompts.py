@@ -1,4 +1,7 @@
-"""What a Mafia seat is told and how its answers are read; a function of its role and its view only."""
+"""What a Mafia seat is told and how its answers are read; a function of its role and its view only.
+
+The text is English; a game with ``lang="zh"`` gets the functions of the same names in ``prompts_zh``.
+"""
 from __future__ import annotations
 
 import re
@@ -7,7 +10,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gm.social.ask import Ask, player_name, resolve_name
+from gm.social.lang import in_lang
 from gm.social.speech import SPEECH_MAX, cap_speech, said
+
+from . import prompts_zh
+
+_by_lang = in_lang({"zh": prompts_zh})
 
 THOUGHT = "optional private notes, a few words: nobody else reads them, and you will not be shown them again"
 
@@ -27,6 +35,7 @@ class VoteAction(BaseModel):
     thought: str = Field("", description=THOUGHT)
 
 
+@_by_lang
 def system_prompt(game: Any, name: str) -> str:
     t = game.table
     role = game.roles[name]
@@ -61,6 +70,7 @@ def system_prompt(game: Any, name: str) -> str:
     )
 
 
+@_by_lang
 def render(game: Any, e: dict, viewer: str) -> str | None:
     if e.get("private") and viewer not in e.get("to", ()):
         return None  # defence in depth: views are already filtered by view_for
@@ -99,25 +109,30 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
     return None
 
 
+@_by_lang
 def kill_question(game: Any, name: str, targets: list[str], attempt: int) -> str:
     again = " Your partners picked differently; see their picks above and agree on one." if attempt == 2 else ""
     return f"Night {game.round}: choose the player the Mafia kill, one of: {', '.join(targets)}.{again}"
 
 
+@_by_lang
 def save_question(game: Any, options: list[str]) -> str:
     return f"Night {game.round}: choose a player to protect, one of: {', '.join(options)}."
 
 
+@_by_lang
 def check_question(game: Any, options: list[str]) -> str:
     return f"Night {game.round}: choose a player to investigate, one of: {', '.join(options)}."
 
 
+@_by_lang
 def speak_question(game: Any, name: str) -> str:
     return (f"Day {game.round}: your turn to speak to the living ({', '.join(game.alive)}). "
             f"Speaking as {name}, say whom you suspect and why, or defend yourself, in one or two sentences "
             "of your own (do not repeat what others said).")
 
 
+@_by_lang
 def vote_question(game: Any, name: str, options: list[str], attempt: int) -> str:
     rev = " This is the revote between the tied players." if attempt == 2 else ""
     return f"Day {game.round}: vote to eliminate one of: {', '.join(options)}.{rev}"
@@ -148,6 +163,7 @@ def llm_schema(game: Any, ask: Ask):
 
 
 
+@_by_lang
 def human_question(game: Any, ask: Ask) -> str:
     if ask.kind == "speak":
         return f"{ask.text()} (type what you say; Enter to pass)"
@@ -155,13 +171,22 @@ def human_question(game: Any, ask: Ask) -> str:
     return f"{ask.text()} (type a name or seat number{extra})"
 
 
+_REASONS = {
+    "en": {"too_long": "that is {n} characters; say it in at most {max}",
+           "no_abstain": "abstaining is not allowed here; name a player", "not_a_player": "{s!r} is not a player"},
+    "zh": prompts_zh.REASONS,
+}
+
+
 def parse_human(game: Any, ask: Ask, text: str) -> tuple[Any, str | None]:
+    """A typed answer -> a move, or the reason it is refused in the game's language."""
     s = text.strip()
+    why = _REASONS[getattr(game, "lang", "en")]
     if ask.kind == "speak":
         if len(s) > SPEECH_MAX:
-            return None, f"that is {len(s)} characters; say it in at most {SPEECH_MAX}"
+            return None, why["too_long"].format(n=len(s), max=SPEECH_MAX)
         return {"text": cap_speech(s)}, None
-    if ask.kind == "vote" and re.fullmatch(r"(none|nobody|abstain|-)?", s.lower()):
-        return None, None if ask.extra.get("abstain") else "abstaining is not allowed here; name a player"
+    if ask.kind == "vote" and re.fullmatch(r"(none|nobody|abstain|-|弃票|不投)?", s.lower()):
+        return None, None if ask.extra.get("abstain") else why["no_abstain"]
     hit = resolve_name(s, game.names)
-    return (hit, None) if hit else (None, f"{s!r} is not a player")
+    return (hit, None) if hit else (None, why["not_a_player"].format(s=s))

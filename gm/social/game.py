@@ -20,6 +20,7 @@ from rulesets import VgmError
 
 from .ask import Ask
 from .events import Event, EventLog, view_for
+from .lang import LANGS, LOOP_TEXT
 from .personas import persona_text, resolve_personas, trait_vector
 from .seats import LlmSeat, ScriptedSeat, Seat, SeatSpec, build_seats
 
@@ -70,6 +71,9 @@ class SocialGame:
         self.log = EventLog(None)  # the file is opened once the rules and options are known to be good
         self.snapshots = snapshots
         self.options = dict(options or {})
+        self.lang = str(self.options.get("lang", "en"))  # the language seats are spoken to in
+        if self.lang not in LANGS:
+            raise VgmError(f"--lang {self.lang}: use {' or '.join(LANGS)}")
         self.round = 0
         self.seq = 0
         self.phase = "setup"
@@ -189,14 +193,15 @@ class SocialGame:
     def seat_messages(self, name: str) -> list[dict[str, str]]:
         """System prompt (rules, role, night knowledge) + the seat's view of the log, as text."""
         lines = [line for e in self.seat_view(name) if (line := self.render(e, name))]
-        log = "\n".join(lines) if lines else "(nothing has happened yet)"
+        words = LOOP_TEXT[self.lang]
+        log = "\n".join(lines) if lines else words["empty"]
         system = self.system_prompt(name)
         persona = self.persona_of(name)
         if persona:  # this seat's own persona only
             system += "\n\n" + persona_text(persona)
         return [
             {"role": "system", "content": system},
-            {"role": "user", "content": f"The game so far, as you saw it:\n{log}"},
+            {"role": "user", "content": words["log"].format(log=log)},
         ]
 
     # the engine's ``prompts`` module holds all seat-facing text: render, system_prompt,
@@ -213,7 +218,7 @@ class SocialGame:
         return self.prompts.llm_schema(self, ask)
 
     def llm_question(self, ask: Ask) -> str:
-        return f"{ask.text()}\nAnswer with JSON only, shaped like {self.prompts.SHAPES[ask.kind][1]}"
+        return f"{ask.text()}\n" + LOOP_TEXT[self.lang]["json"].format(shape=self.prompts.SHAPES[ask.kind][1])
 
     def human_question(self, ask: Ask) -> str:
         return self.prompts.human_question(self, ask)
