@@ -32,6 +32,45 @@ def _with_personas(options: dict, personas: Optional[str]) -> dict:
     return {**options, "personas": load_personas(personas)}
 
 
+LANG_HELP = "language the seats are spoken to in: en (default) or zh"
+
+
+def _with_lang(options: dict, lang: str) -> dict:
+    """``options`` plus ``lang`` when it is not English (an unknown one is refused by the game, in one line)."""
+    return options if lang == "en" else {**options, "lang": lang}
+
+
+INMIND_HELP = ("observer or participant: write each game to -o as an InMind session; the --subject-seat seat "
+               "writes a strategy trace at each proposal and a reflection (participant: it plays; observer: it watches)")
+
+
+def _no_extras_when_recording(probes: Optional[str], snapshots: bool, cluster: Optional[str]) -> None:
+    """The session folder holds only sessions (``vgm inmind`` reads every file in it): no probes, snapshots or cluster."""
+    from rulesets import VgmError
+
+    for given, flag in ((probes, "--probes"), (snapshots, "--snapshots"), (cluster, "--cluster")):
+        if given:
+            raise VgmError(f"{flag} does not go with --inmind-record (the folder holds only InMind sessions); leave it out")
+
+
+def _record(mode: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int, model: Optional[str],
+            options: dict, subject_seat: int, lang: str, concurrency: int, max_tokens: int, as_json: bool) -> None:
+    from gm.avalon.inmind_record import check_recording, record
+
+    check_recording(mode, out=out, players=players or 6, subject_seat=subject_seat, lang=lang)  # before the progress bar
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=as_json) as bar:
+        task = bar.add_task(f"InMind {mode} sessions", total=games)
+        report = record(mode=mode, out=out, games=games, seats=seats, players=players, seed=seed, model=model, options=options,
+                        subject_seat=subject_seat, lang=lang, concurrency=concurrency, max_tokens=max_tokens,
+                        progress=lambda r: bar.advance(task))
+    _print_report(report, as_json)
+    if not as_json:
+        info = report["inmind"]
+        console.print(f"InMind {info['mode']} sessions: {info['sessions']} in {report['out']} ({info['recorded']} recorded now); "
+                      f"read them with `vgm inmind tasks --data {report['out']}`")
+
+
 SEATS_HELP = "one kind for every seat, or a comma list per seat: scripted, scripted:random, scripted:heuristic, llm, llm:<model>"
 
 
@@ -82,6 +121,13 @@ def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: 
               model: Optional[str], options: dict, as_json: bool, probes: Optional[str], probe_model: Optional[str],
               snapshots: bool, concurrency: int, max_tokens: int, spec: Any = None) -> None:
     from gm.games import check_simulate, simulate
+
+    if probes is not None:  # said now, not after hours of probing: which answers the scores will never grade
+        from pipelines.probes import load_probe_set
+
+        personas = bool(options.get("personas")) and "llm" in seats
+        for problem in load_probe_set(probes.removesuffix(":batched")).scoring_problems(engine, personas=personas):
+            typer.echo(f"warning: --probes {probes}: {problem} (`vgm {engine} score` will not grade it)", err=True)
 
     if spec is not None:  # --cluster ray: each game a shard; this process writes the folder
         from eval.cluster import simulate as simulate_on_cluster
@@ -137,7 +183,7 @@ def avalon_simulate(
     games: int = typer.Option(100, "--games", "-n", help="number of games"),
     seats: str = typer.Option("scripted", "--seats", help=SEATS_HELP),
     players: Optional[int] = typer.Option(None, "--players", help="5-10 (default 6)"),
-    out: Optional[Path] = typer.Option(Path("runs/avalon"), "--out", "-o", help="folder for logs (resumes finished games)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="folder for logs, default runs/avalon (resumes finished games); with --inmind-record, the sessions folder (required)"),
     seed: int = typer.Option(0, "--seed", help="first game's seed; game i uses seed+i"),
     model: Optional[str] = typer.Option(None, "--model", help="model for llm seats (default VGM_MODEL or local)"),
     discussion: bool = typer.Option(True, "--discussion/--no-discussion", help="speeches before each vote"),
@@ -151,17 +197,24 @@ def avalon_simulate(
     concurrency: int = typer.Option(1, "--concurrency", help="games played at once"),
     max_tokens: int = typer.Option(200, "--max-tokens", help="token cap per LLM move"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+    lang: str = typer.Option("en", "--lang", help=LANG_HELP),
+    inmind_record: Optional[str] = typer.Option(None, "--inmind-record", help=INMIND_HELP),
+    subject_seat: int = typer.Option(0, "--subject-seat", help="with --inmind-record: the subject's seat, 0-based (0 = InMind's player 1)"),
     cluster: Optional[str] = cluster_option(),
     ray_address: Optional[str] = ray_address_option(),
     base_url: Optional[list[str]] = base_url_option(),
     endpoint_concurrency: Optional[int] = endpoint_concurrency_option(),
 ) -> None:
-    """Play a batch of Avalon games; prints the win-rate table."""
+    """Play a batch of Avalon games; prints the win-rate table (with --inmind-record, also writes InMind sessions)."""
     from eval.cluster import from_cli
 
+    options = _with_lang(_with_personas(_avalon_options(discussion, speeches, early, roles), personas), lang)
+    if inmind_record is not None:
+        _no_extras_when_recording(probes, snapshots, cluster)
+        return _record(inmind_record, games, seats, players, out, seed, model, options, subject_seat, lang, concurrency,
+                       max_tokens, as_json)
     spec = from_cli("avalon simulate", cluster, ray_address, base_url, endpoint_concurrency)
-    _simulate("avalon", games, seats, players, out, seed, model,
-              _with_personas(_avalon_options(discussion, speeches, early, roles), personas),
+    _simulate("avalon", games, seats, players, out if out is not None else Path("runs/avalon"), seed, model, options,
               as_json, probes, probe_model, snapshots, concurrency, max_tokens, spec)
 
 
@@ -171,7 +224,7 @@ def avalon_play(
     players: Optional[int] = typer.Option(None, "--players", help="5-10 (default 6)"),
     model: Optional[str] = typer.Option(None, "--model", help="model for the other seats (default VGM_MODEL or local)"),
     others: Optional[str] = typer.Option(None, "--others", help="the other seats instead of LLMs, e.g. scripted"),
-    out: Path = typer.Option(Path("runs/social"), "--out", "-o", help="folder for the game log"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="folder for the game log, default runs/social; with --inmind-record, the sessions folder (required)"),
     seed: Optional[int] = typer.Option(None, "--seed"),
     discussion: bool = typer.Option(True, "--discussion/--no-discussion"),
     speeches: Optional[int] = typer.Option(None, "--speeches", help="cap on speeches per proposal"),
@@ -181,10 +234,24 @@ def avalon_play(
     snapshots: bool = typer.Option(False, "--snapshots"),
     max_tokens: int = typer.Option(200, "--max-tokens"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+    lang: str = typer.Option("en", "--lang", help=LANG_HELP),
+    inmind_record: Optional[str] = typer.Option(None, "--inmind-record", help="participant: you play --seat and write a strategy trace each proposal and a reflection at the end; observer: you watch --seat and write them; the session goes to -o"),
 ) -> None:
     """Take a seat in an Avalon game; the other seats are LLMs."""
-    _play("avalon", seat, players, model, others, out, seed, _avalon_options(discussion, speeches, early, None),
-          probes, probe_model, snapshots, max_tokens, as_json)
+    options = _with_lang(_avalon_options(discussion, speeches, early, None), lang)
+    if inmind_record is None:
+        return _play("avalon", seat, players, model, others, out if out is not None else Path("runs/social"), seed, options,
+                     probes, probe_model, snapshots, max_tokens, as_json)
+    from gm.avalon.inmind_record import record_play
+
+    _no_extras_when_recording(probes, snapshots, None)
+    result = record_play(mode=inmind_record, out=out, seat=seat, players=players, model=model, others=others, seed=seed,
+                         options=options, lang=lang, max_tokens=max_tokens)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        console.print(f"[bold]{result['winner']} wins[/bold] ({result['reason']}). The subject's seat was {result['you']} "
+                      f"({result['your_role']}). InMind session: {result['log']}")
 
 
 @avalon_app.command("check")
@@ -254,6 +321,7 @@ def mafia_simulate(
     concurrency: int = typer.Option(1, "--concurrency"),
     max_tokens: int = typer.Option(200, "--max-tokens"),
     as_json: bool = typer.Option(False, "--json"),
+    lang: str = typer.Option("en", "--lang", help=LANG_HELP),
     cluster: Optional[str] = cluster_option(),
     ray_address: Optional[str] = ray_address_option(),
     base_url: Optional[list[str]] = base_url_option(),
@@ -264,7 +332,7 @@ def mafia_simulate(
 
     spec = from_cli("mafia simulate", cluster, ray_address, base_url, endpoint_concurrency)
     _simulate("mafia", games, seats, players, out, seed, model,
-              _with_personas(_mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds), personas),
+              _with_lang(_with_personas(_mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds), personas), lang),
               as_json, probes, probe_model, snapshots, concurrency, max_tokens, spec)
 
 
@@ -287,9 +355,11 @@ def mafia_play(
     snapshots: bool = typer.Option(False, "--snapshots"),
     max_tokens: int = typer.Option(200, "--max-tokens"),
     as_json: bool = typer.Option(False, "--json"),
+    lang: str = typer.Option("en", "--lang", help=LANG_HELP),
 ) -> None:
     """Take a seat in a Mafia game; the other seats are LLMs."""
-    _play("mafia", seat, players, model, others, out, seed, _mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds),
+    _play("mafia", seat, players, model, others, out, seed,
+          _with_lang(_mafia_options(sheriff, day_vote, vote_tie, abstain, rounds, max_rounds), lang),
           probes, probe_model, snapshots, max_tokens, as_json)
 
 

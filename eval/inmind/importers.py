@@ -104,7 +104,7 @@ def session_from_released(data: dict[str, Any], *, name: str, mode: str | None =
         rounds=rounds,
         end=end,
         reflection=reflection,
-        language="zh",
+        language="en" if data.get("language") == "en" else "zh",  # the released files are Chinese; ours may say "en"
     )
 
 
