@@ -52,6 +52,26 @@ def tasks_cmd(
         console.print(f"skipped {what}: {n}")
 
 
+@inmind_app.command("import")
+def import_cmd(
+    data: Path = typer.Option(..., "--data", help=DATA_HELP + " Our recorded sessions (vgm avalon simulate --inmind-record) too."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per session."),
+) -> None:
+    """Read every session in a folder (a bad file is one line naming it) and list what each holds."""
+    from eval.inmind import load_sessions
+
+    rows = [s.summary() for s in load_sessions(data)]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=1, ensure_ascii=False))
+        return
+    table = Table(title=f"InMind sessions in {data}")
+    for col in rows[0]:
+        table.add_column(col.replace("_", " "), justify="right" if isinstance(rows[0][col], int) else "left")
+    for row in rows:
+        table.add_row(*("–" if v is None else str(v) for v in row.values()))
+    console.print(table)
+
+
 class _LazyProgress:
     """A progress bar that appears with the first finished instance (so argument errors come alone)."""
 

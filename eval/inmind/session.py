@@ -116,3 +116,12 @@ class Session(BaseModel):
     @property
     def traces(self) -> list[StrategyNote]:
         return [note for rnd in self.rounds for note in rnd.strategy]
+
+    def summary(self) -> dict[str, object]:
+        """One row for listings (``vgm inmind import``): who the subject was, how much was annotated, how it ended."""
+        return {
+            "id": self.id, "mode": self.mode, "language": self.language, "subject_seat": self.subject_seat,
+            "subject_role": self.subject_role, "missions": len(self.rounds),
+            "proposals": sum(len({p.attempt for p in r.state.proposals}) for r in self.rounds),
+            "traces": len(self.traces), "reflection_chars": len(self.reflection), "end": self.end.how, "winner": self.end.winner,
+        }

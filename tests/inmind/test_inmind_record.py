@@ -153,3 +153,29 @@ def test_bad_recording_options_are_one_line(tmp_path, args, message):
     res = _cli("avalon", "simulate", "-n", 1, *[a.replace("{tmp}", str(tmp_path / "s")) for a in args])
     assert res.exit_code != 0 and message in res.output and "Traceback" not in res.output
     assert not (tmp_path / "s").exists()
+
+
+def test_a_person_can_watch_a_seat_and_write_the_notes_in_chinese(tmp_path):
+    shown: list[str] = []
+    asked: list[str] = []
+
+    def answer(_prompt):
+        asked.append(shown[-1])
+        return "3号在带节奏，我怀疑3号。" if "策略轨迹" in shown[-1] else "3号果然是坏人。"
+
+    result = record_play(mode="observer", out=tmp_path, seat=2, others="scripted", seed=4, lang="zh",
+                         input_fn=answer, output_fn=shown.append)
+    session = load_released(result["log"])
+    assert session.mode == "observer" and session.subject_seat == 2 and session.language == "zh"
+    assert all("策略轨迹" in q or "复盘" in q for q in asked), "a watcher is asked only for notes, never for a move"
+    assert session.traces and session.reflection == "3号果然是坏人。"
+    assert any(line.startswith("你是2号") for line in shown), "the watcher sees the watched seat's view"
+
+
+def test_vgm_inmind_import_lists_recorded_sessions(tmp_path):
+    record(mode="observer", out=tmp_path, games=2, seed=8, lang="en", subject_seat=1)
+    res = _cli("inmind", "import", "--data", tmp_path, "--json")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    assert [r["mode"] for r in rows] == ["observer", "observer"] and {r["subject_seat"] for r in rows} == {2}
+    assert all(r["language"] == "en" and r["traces"] == r["proposals"] > 0 and r["winner"] in ("good", "evil") for r in rows)
