@@ -56,11 +56,21 @@ def seat_series(edges: list[dict[str, Any]], seat: str, kind: str = "suspicion")
 
 
 def role_track(edges: list[dict[str, Any]], seat: str) -> dict[str, dict[str, tuple[str, float]]]:
-    """``seat``'s role guess about each player at each step: ``{player: {step: (role, confidence)}}``."""
+    """``seat``'s role guess about each player at each step: ``{player: {step: (role, confidence)}}``.
+
+    A ``role_assessment`` guess as stated; where the step has only ``role_beliefs`` weights, the
+    most likely role with its weight as a percentage."""
     out: dict[str, dict[str, tuple[str, float]]] = {}
+    weights: dict[tuple[str, str], tuple[str, float]] = {}
     for e in edges:
-        if e["from"] == seat and e["kind"].startswith("role:"):
+        if e["from"] != seat:
+            continue
+        if e["kind"].startswith("role:"):
             out.setdefault(e["to"], {})[e["step"]] = (e["kind"].removeprefix("role:"), e["value"])
+        elif e["kind"].startswith("belief:") and e["value"] > weights.get((e["to"], e["step"]), ("", -1.0))[1]:
+            weights[(e["to"], e["step"])] = (e["kind"].removeprefix("belief:"), e["value"])
+    for (to, step), (role, p) in weights.items():
+        out.setdefault(to, {}).setdefault(step, (role, 100 * p))
     return out
 
 
@@ -153,29 +163,40 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _ROLE_CLAIM = re.compile(r"\b(?:i am|i'm|im|я)\s+(?:a |an |the |[-—] )?([a-zа-яё]+)", re.IGNORECASE)
 
 
-def _polarity(sentence: str) -> int:
-    """+1 the sentence accuses, -1 it vouches, 0 neither; a cue right after a negation flips."""
+def _cues(sentence: str) -> list[tuple[int, int]]:
+    """(position, +1 accuse / -1 vouch) of each cue word; a cue right after a negation flips."""
     low = sentence.lower()
-    score = 0
+    out = []
     for cues, sign in ((ACCUSE_CUES, 1), (VOUCH_CUES, -1)):
         for cue in cues:
             for hit in re.finditer(re.escape(cue), low):
                 before = re.findall(r"[\w']+", low[max(0, hit.start() - 24):hit.start()])[-3:]
                 negated = any(w in NEGATIONS or w.endswith("n't") for w in before)
-                score += -sign if negated else sign
-    return (score > 0) - (score < 0)
+                out.append((hit.start(), -sign if negated else sign))
+    return out
 
 
-def _names_in(sentence: str, players: list[str], speaker: str) -> list[str]:
-    return [p for p in players if p != speaker and re.search(rf"(?<!\w){re.escape(p)}(?!\w)", sentence, re.IGNORECASE)]
+def _target(sentence: str, players: list[str], speaker: str, cues: list[tuple[int, int]], polarity: int) -> str | None:
+    """The named player nearest to a cue of the sentence's polarity (a sentence may name bystanders too)."""
+    spots = [pos for pos, sign in cues if sign == polarity]
+    best: tuple[int, str] | None = None
+    for p in players:
+        if p == speaker:
+            continue
+        for hit in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", sentence, re.IGNORECASE):
+            d = min(abs(hit.start() - pos) for pos in spots)
+            if best is None or d < best[0]:
+                best = (d, p)
+    return best[1] if best else None
 
 
 def public_claims(game: BeliefGame, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Public accusations, vouches and role claims read from speeches, and every vote, in time order.
 
-    A sentence naming a player is an accusation or a vouch by its cue words (``ACCUSE_CUES``,
-    ``VOUCH_CUES``, a negation right before a cue flips it); "I am the Doctor" is a role claim.
-    Cue words are English and Russian; names must be written as the seat's name.
+    A sentence with more accusing than vouching cue words (``ACCUSE_CUES``, ``VOUCH_CUES``; a
+    negation right before a cue flips it) accuses the player named nearest to such a cue, and the
+    other way round for a vouch; "I am the Doctor" is a role claim. Cue words are English and
+    Russian; names must be written as the seat's name. A heuristic: markers are leads to inspect.
     """
     roles = {game.role(p) for p in game.players}
     out: list[dict[str, Any]] = []
@@ -190,10 +211,12 @@ def public_claims(game: BeliefGame, events: list[dict[str, Any]]) -> list[dict[s
                 role = norm_role(hit.group(1))
                 if role in roles and role != "Unknown":
                     out.append({**claim, "kind": "claims_role", "target": role})
-            polarity = _polarity(sentence)
-            if polarity:
-                for name in _names_in(sentence, game.players, speaker):
-                    out.append({**claim, "kind": "accuses" if polarity > 0 else "vouches", "target": name})
+            cues = _cues(sentence)
+            total = sum(sign for _, sign in cues)
+            polarity = (total > 0) - (total < 0)
+            target = _target(sentence, game.players, speaker, cues, polarity) if polarity else None
+            if target:
+                out.append({**claim, "kind": "accuses" if polarity > 0 else "vouches", "target": target})
     for v in game.votes:
         pos = (v.round, v.seq)
         out.append({"step": step_label(*pos), "pos": pos, "seat": v.voter, "kind": "votes", "target": v.target,

@@ -67,6 +67,7 @@ def test_every_belief_becomes_one_edge_in_time_order(game):
     assert seat_series(edges, "Bo") == {"Ann": [("1.2", 90.0), ("1.3", 95.0)], "Cy": [("1.2", 20.0), ("1.3", 10.0)],
                                         "Di": [("1.2", 40.0), ("1.3", 30.0)]}
     assert role_track(edges, "Cy")["Ann"] == {"1.2": ("Villager", 70.0), "1.3": ("Mafia", 60.0)}
+    assert role_track(edges, "Di")["Ann"] == {"1.2": ("Unknown", 20.0), "1.3": ("Mafia", 75.0)}  # 1.3: role_beliefs only
 
 
 def test_round_end_steps_have_a_readable_label():
@@ -135,6 +136,11 @@ def test_claims_are_read_from_speeches_and_votes(game):
     claims = {(c["seat"], c["kind"], c["target"]) for c in public_claims(game, events)}
     assert claims == {("Cy", "accuses", "Bo"), ("Cy", "vouches", "Di"), ("Ann", "claims_role", "Doctor"), ("Ann", "accuses", "Bo"),
                       ("Ann", "votes", "Cy"), ("Bo", "votes", "Ann")}
+
+
+def test_a_sentence_naming_two_players_accuses_the_one_next_to_the_cue(game):
+    claims = public_claims(game, [speech(1, "Bo", "Talking with Di earlier, I found Cy suspicious.")])
+    assert [(c["kind"], c["target"]) for c in claims if c["seat"] == "Bo" and c["kind"] != "votes"] == [("accuses", "Cy")]
 
 
 def test_a_claim_against_the_seats_own_private_belief_is_marked(game):

@@ -182,9 +182,6 @@ def test_every_panel_renders_with_the_games_content(page):
     _shot(page, "#beliefs-second-order", "second_order")
     _shot(page, "#beliefs-calibration", "calibration")
     _shot(page, "#beliefs-deception", "deception")
-    folder = _shots()
-    if folder:
-        page.screenshot(path=str(folder / "beliefs_tab.png"), full_page=True)
 
 
 def test_branch_replays_from_the_selected_step_and_a_bad_step_is_one_line(page, viewer):

@@ -113,7 +113,7 @@ def timeline_plot(timeline: list[dict[str, Any]], markers: list[dict[str, Any]],
                   path: str | Path) -> Path:
     """The game's figures at every step (MafiaScope Figure 3) with deception markers on the same axis."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8.4, 3.6))
+    fig, ax = plt.subplots(figsize=(8.4, 6.0))
     steps = [t["step"] for t in timeline]
     x = {s: i for i, s in enumerate(steps)}
     lines = [("accuracy", "first-order accuracy (crowd)", OKABE_ITO[4], "-"), ("recall", "Mafia recall (crowd)", OKABE_ITO[5], "-"),
@@ -124,20 +124,25 @@ def timeline_plot(timeline: list[dict[str, Any]], markers: list[dict[str, Any]],
         pts = [(i, t[key]) for i, t in enumerate(timeline) if t.get(key) is not None]
         if pts:
             ax.plot(*zip(*pts), marker="o", ms=3, lw=1.4, ls=style, color=colour, label=label)
-    shown = [mk for mk in markers if _nearest(mk["pos"], timeline) is not None]
-    for mk in shown:
+    at: dict[int, list[str]] = {}  # step index → seats with a marker there
+    for mk in markers:
         i = _nearest(mk["pos"], timeline)
-        ax.plot([i], [1.06], marker="v", ms=9, color="#D55E00", clip_on=False)
-        ax.annotate(mk["seat"][:3], (i, 1.06), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6, annotation_clip=False)
-    if shown:
+        if i is not None and mk["seat"] not in at.setdefault(i, []):
+            at[i].append(mk["seat"])
+    for i, seats in at.items():
+        ax.plot([i], [1.1], marker="v", ms=9, color="#D55E00")
+        label = seats[0][:3] if len(seats) == 1 else f"{len(seats)} seats"
+        ax.annotate(label, (i, 1.1), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=7)
+    if at:
         ax.plot([], [], marker="v", ls="", color="#D55E00", label="deception marker")
     if selected in x:
         ax.axvline(x[selected], color="#444444", ls=":", lw=1)
-    ax.set_ylim(0, 1.12)
+    ax.set_ylim(0, 1.2)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel("share")
     ticks = list(range(0, len(steps), max(1, len(steps) // 16)))
     ax.set_xticks(ticks, [steps[i] for i in ticks], rotation=45, fontsize=7)
-    ax.legend(fontsize=7, loc="lower left", ncol=3)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     ax.set_title("Figures at each step", fontsize=10)
     return _save(fig, path)
 
