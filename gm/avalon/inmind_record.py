@@ -107,7 +107,6 @@ class _Reading:
         view = game.seat_view(me)
         self.failed = [e for e in view if e["kind"] == "mission_result" and not e["success"]]
         self.votes = [e for e in view if e["kind"] == "vote_result"]
-        self.results = [e for e in view if e["kind"] == "mission_result"]
         self.known = list(game.evil_known.get(me, ()))
         self.evil = game.is_evil(me)
 
