@@ -15,7 +15,7 @@ from ._logs import (PROBE_LOG_SUFFIX, ImportError_, complete_prefix, count_moves
 from ._metrics import attitude_from_guess, brier, calibration_rows, ece, reliability_bins
 from ._report import plot_report, score_games, score_path
 from ._viewer_data import (branch_key, calibration_bins, dashboard_rows, deception_markers, game_steps, metric_timeline,
-                           public_claims, role_track, seat_series, second_order_pairs, step_metrics)
+                           pooled_row, public_claims, role_track, seat_series, second_order_pairs, step_metrics)
 
 __all__ = [
     "BeliefGame", "Vote", "entries", "is_evil", "norm_role", "position", "resolve",
@@ -27,5 +27,5 @@ __all__ = [
     "plot_report", "score_games", "score_path",
     "EDGE_COLUMNS", "belief_edges", "edges_text", "export_edges", "load_edges", "save_edges", "step_label", "step_position",
     "branch_key", "calibration_bins", "dashboard_rows", "deception_markers", "game_steps", "metric_timeline", "public_claims",
-    "role_track", "seat_series", "second_order_pairs", "step_metrics",
+    "role_track", "seat_series", "second_order_pairs", "step_metrics", "pooled_row",
 ]

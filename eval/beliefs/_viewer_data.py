@@ -300,3 +300,30 @@ def dashboard_row(game: BeliefGame, events: list[dict[str, Any]]) -> dict[str, A
 def dashboard_rows(games: list[tuple[BeliefGame, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
     """``dashboard_row`` for every (game, events) pair, in the order given."""
     return [dashboard_row(g, ev) for g, ev in games]
+
+
+def pooled_row(rows: list[dict[str, Any]], games: list[BeliefGame]) -> dict[str, Any]:
+    """The dashboard's last row: every game's scored items pooled, as ``vgm mafia score`` pools them
+    (its point estimates, without the bootstrap intervals); counts summed over ``rows``."""
+    import numpy as np
+
+    def pool(fn):
+        parts = [fn(g) for g in games]
+        return np.concatenate(parts) if parts else np.empty((0, 0))
+
+    fo, rc, so, cal = (pool(f) for f in (m.first_order_rows, m.mafia_recall_rows, m.second_order_rows, m.calibration_rows))
+    winners: dict[str, int] = {}
+    for r in rows:
+        winners[str(r["winner"])] = winners.get(str(r["winner"]), 0) + 1
+    probes = sum(r["probes"] for r in rows)
+    return {
+        "game": f"all {len(rows)} games", "source": ", ".join(sorted({r["source"] for r in rows})), "parent": None,
+        "players": sum(r["players"] for r in rows), "winner": ", ".join(f"{k} {v}" for k, v in sorted(winners.items())),
+        "rounds": sum(r["rounds"] for r in rows), "probes": probes,
+        "parse_rate": sum((r["parse_rate"] or 0) * r["probes"] for r in rows) / probes if probes else None,
+        "steps": sum(r["steps"] for r in rows), "committed": int(fo[:, 1].sum()) if len(fo) else 0,
+        "accuracy": m.accuracy(fo) if len(fo) else None, "recall": m.mean_col(1)(rc) if len(rc) else None,
+        "ece": m.ece(cal) if len(cal) else None, "brier": m.brier(cal) if len(cal) else None,
+        "overprediction": m.overprediction(THRESHOLD)(so) if len(so) else None,
+        "agreement": m.agreement(THRESHOLD)(so) if len(so) else None, "deceptions": sum(r["deceptions"] for r in rows),
+    }

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from eval.beliefs import (BeliefGame, Vote, belief_edges, branch_key, calibration_bins, dashboard_rows, deception_markers,
-                          game_steps, load_edges, load_vgm_game, public_claims, read_jsonl, role_track, save_edges, seat_series,
-                          second_order_pairs, step_label, step_metrics, step_position)
+                          game_steps, load_edges, load_vgm_game, pooled_row, public_claims, read_jsonl, role_track, save_edges,
+                          seat_series, second_order_pairs, step_label, step_metrics, step_position)
 from eval.beliefs import _metrics as m
 from pipelines.llm import ScriptedModel
 from pipelines.probes import ProbeRecord
@@ -207,6 +207,20 @@ def test_dashboard_row_summarises_a_played_game(played):
     assert row["steps"] == len(game_steps(g)) and row["rounds"] == 2 and 0 <= row["accuracy"] <= 1
     assert row["ece"] == pytest.approx(m.ece(m.calibration_rows(g)))
     assert row["deceptions"] == len(deception_markers(g, read_jsonl(played)))
+
+
+def test_the_pooled_row_gives_the_same_figures_as_vgm_mafia_score(played, game):
+    from eval.beliefs import score_games
+
+    played_game = load_vgm_game(played)
+    games = [played_game, game]
+    rows = dashboard_rows([(played_game, read_jsonl(played)), (game, [])])
+    pooled = pooled_row(rows, games)
+    report = score_games(games, b=20)
+    for ours, theirs in (("accuracy", "first_order_accuracy"), ("recall", "mafia_recall"), ("ece", "ece"), ("brier", "brier"),
+                         ("overprediction", "overprediction_ratio")):
+        assert pooled[ours] == pytest.approx(report[theirs]["value"]), ours
+    assert pooled["game"] == "all 2 games" and pooled["probes"] == len(played_game.probes) + len(game.probes)
 
 
 def test_vgm_mafia_edges_writes_csv_and_json(played, tmp_path):

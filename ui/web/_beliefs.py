@@ -22,8 +22,9 @@ from typing import Any
 import gradio as gr
 
 from eval.beliefs import (PROBE_LOG_SUFFIX, belief_edges, branch_key, dashboard_rows, deception_markers, edges_text, entries,
-                          event_positions, load_mafiascope_game, load_vgm_game, metric_timeline, norm_role, position,
-                          read_jsonl, resolve, role_track, seat_series, second_order_pairs, seen_by, step_label, step_metrics)
+                          event_positions, load_mafiascope_game, load_vgm_game, metric_timeline, norm_role, pooled_row,
+                          position, read_jsonl, resolve, role_track, seat_series, second_order_pairs, seen_by, step_label,
+                          step_metrics)
 from rulesets import VgmError
 
 from . import _beliefs_panels as panels
@@ -258,6 +259,8 @@ class BeliefsTab:
             return {self.note: f'<span class="vgm-denied">{esc(exc)}</span>'}
         labels = [e.label for e in entries]
         rows = dashboard_rows([(e.game, e.events) for e in entries])
+        if len(rows) > 1:
+            rows.append(pooled_row(rows, [e.game for e in entries]))
         return {self.note: f"{len(entries)} games in `{esc(folder)}`.", self.game: gr.update(choices=labels, value=labels[0]),
                 self.dashboard: panels.dashboard_table(rows), **self._pick_game(token, folder, labels[0])}
 
