@@ -638,6 +638,8 @@ def record_play(
     n = players if players is not None else 6
     seed = random.randrange(2**31) if seed is None else seed
     where = (seat - 1) if seat else random.Random(seed).randrange(n)
+    if not 0 <= where < n:
+        raise VgmError(f"--seat {seat} is outside 1..{n}")
     check_recording(mode, out=out, players=n, subject_seat=where, lang=lang)
     options = {k: v for k, v in (options or {}).items() if k != "lang"}
     if lang != "en":
