@@ -183,6 +183,11 @@ def test_every_panel_renders_with_the_games_content(page):
     _shot(page, "#beliefs-calibration", "calibration")
     _shot(page, "#beliefs-deception", "deception")
 
+    page.get_by_label("Show true roles").uncheck()  # a blind reading: no panel names a role
+    page.wait_for_function("() => !document.getElementById('beliefs-metrics').innerText.includes('hidden Mafiosi')", timeout=30000)
+    table = _wait_text(page, "beliefs-deception", "(hidden)")
+    assert table.count("(hidden)") >= table.count("privately guessed") > 0  # every row's true role is hidden
+
 
 def test_branch_replays_from_the_selected_step_and_a_bad_step_is_one_line(page, viewer):
     at = page.locator("#beliefs-branch-at textarea, #beliefs-branch-at input").first

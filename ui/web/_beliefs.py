@@ -219,9 +219,9 @@ class BeliefsTab:
         self.branch_job = gr.State(None)
         view_inputs = [self.token, self.folder, self.game, self.agent, self.step, self.impersonate, self.show_truth]
         self.view_outputs = [self.where, self.feed, self.truth, self.others, self.metrics, self.second_order, self.graph,
-                             self.timeline, self.branch_at]
-        pick_outputs = [self.agent, self.step, self.calibration, self.calibration_note, self.deception, self.edges_csv,
-                        self.edges_json, *self.view_outputs]
+                             self.timeline, self.deception, self.branch_at]
+        pick_outputs = [self.agent, self.step, self.calibration, self.calibration_note, self.edges_csv, self.edges_json,
+                        *self.view_outputs]
         self.load_outputs = [self.folder, self.note, self.game, self.dashboard, *pick_outputs]
         self.load_btn.click(self._open, [self.token, self.folder], self.load_outputs, api_visibility="private")
         self.game.input(self._pick_game, [self.token, self.folder, self.game], pick_outputs, api_visibility="private")
@@ -278,8 +278,7 @@ class BeliefsTab:
             path = panels.download_file(f"{entry.game.game_id}.edges{fmt}")
             path.write_text(edges_text(entry.edges, fmt), encoding="utf-8")
             downloads[button] = gr.update(value=str(path))
-        return {self.agent: gr.update(choices=probed, value=agent), self.deception: panels.deception_rows(entry.markers, entry.game),
-                **downloads, **self._pick_agent(token, folder, label, agent)}
+        return {self.agent: gr.update(choices=probed, value=agent), **downloads, **self._pick_agent(token, folder, label, agent)}
 
     def _pick_agent(self, token, folder, label, agent):
         try:
@@ -324,10 +323,11 @@ class BeliefsTab:
             self.feed: turns_html(feed(entry, agent, upto, impersonate), height=560),
             self.truth: belief_rows(entry.game, agent, upto, show_truth),
             self.others: others or None,
-            self.metrics: panels.metrics_html(step_metrics(entry.game, upto, agent)),
+            self.metrics: panels.metrics_html(step_metrics(entry.game, upto, agent), show_truth),
             self.second_order: panels.second_order_html(second_order_pairs(entry.game, agent, upto), agent),
             self.graph: str(graph),
             self.timeline: str(panels.timeline_plot(timeline, entry.markers, agent, here, _plot_path("timeline-"))),
+            self.deception: panels.deception_rows(entry.markers, entry.game, show_truth),
             self.branch_at: here,
         }
 

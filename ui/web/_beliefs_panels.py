@@ -190,8 +190,8 @@ def calibration_plot(game, agent: str | None, path: str | Path) -> tuple[Path, s
 
 
 # -- HTML panels -----------------------------------------------------------------------------
-def metrics_html(x: dict[str, Any]) -> str:
-    """The metrics strip at one step: one card per figure."""
+def metrics_html(x: dict[str, Any], show_truth: bool = True) -> str:
+    """The metrics strip at one step: one card per figure (the card naming the Mafiosi only with the truth shown)."""
     cards = [
         ("first-order accuracy", _pct(x["accuracy"]), f"{x['committed']} committed guesses; chance {_pct(x['accuracy_chance'])}"),
         ("Mafia recall", _pct(x["recall"]), f"{x['recall_pairs']} (villager, Mafioso) pairs"),
@@ -202,7 +202,7 @@ def metrics_html(x: dict[str, Any]) -> str:
     if x.get("seat"):
         cards.append((f"{x['seat']}", _pct(x["seat_accuracy"]),
                       f"accuracy ({x['seat_committed']} guesses); 2nd order {x['seat_matched']}/{x['seat_scored']}"))
-    if x["hidden"]:
+    if x["hidden"] and show_truth:
         cards.append(("hidden Mafiosi", ", ".join(f"{esc(k)} {v:.0%}" for k, v in x["hidden"].items()),
                       "share of villager-side answers missing each"))
     body = "".join(f'<div class="vgm-card" style="border:1px solid #ccc;border-radius:6px;padding:4px 10px;min-width:120px">'
@@ -241,12 +241,17 @@ def second_order_html(result: dict[str, Any], seat: str) -> str:
 DECEPTION_HEADERS = ["step", "seat", "true role", "said", "privately"]
 
 
-def deception_rows(markers: list[dict[str, Any]], game) -> list[list[str]]:
+def deception_rows(markers: list[dict[str, Any]], game, show_truth: bool = True) -> list[list[str]]:
+    """One table row per marker; with the truth hidden, the seat's role and a false role claim's reason are hidden too."""
+
     def said(mk: dict[str, Any]) -> str:
         what = f"{mk['kind'].replace('_', ' ')} {mk['target']}"
         return what if mk["kind"] == "votes" else f"{what}: “{mk['text'][:120]}”"
 
-    return [[mk["step"], mk["seat"], game.role(mk["seat"]), said(mk), mk["private"]] for mk in markers]
+    def private(mk: dict[str, Any]) -> str:
+        return mk["private"] if show_truth or mk["kind"] != "claims_role" else "(hidden: it does not hold that role)"
+
+    return [[mk["step"], mk["seat"], game.role(mk["seat"]) if show_truth else "(hidden)", said(mk), private(mk)] for mk in markers]
 
 
 DASHBOARD_HEADERS = ["game", "source", "winner", "rounds", "probes", "parsed", "steps", "accuracy", "recall", "ECE", "Brier",
