@@ -62,6 +62,7 @@ class ClientModel:
     """
 
     structured: str = "none"  # mode for schemas whose root is an object
+    extra_body: dict[str, Any] = {}  # server-specific request fields (llama.cpp's cache_prompt); part of the cache key
     structured_other: str = "none"  # mode for other roots (a list of checks, any JSON)
     hint: str = "check the server and try again"
 
@@ -127,6 +128,8 @@ class ClientModel:
             params["seed"] = seed
         if json_schema is not None:
             params["json_schema"] = json_schema
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
         if self.cache is None:
             text, usage, attempts = await self._attempts(messages, params, step)
             self._account(usage, step, attempts=attempts)
@@ -256,6 +259,8 @@ class OpenAICompatModel(ClientModel):
         base_url: e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8080/v1``.
         api_key: sent as a Bearer token; never logged, cached or shown.
         structured: the strongest structured-output mode to try first.
+        extra_body: fields added to every request body, e.g. ``{"cache_prompt": False}`` for llama.cpp
+            (an uncached reference run); they are part of the response-cache key.
     """
 
     hint = "check --base-url / OPENAI_BASE_URL and that the server is up"
@@ -268,10 +273,12 @@ class OpenAICompatModel(ClientModel):
         base_url: str,
         api_key: str | None = None,
         structured: str = "json_schema",
+        extra_body: dict[str, Any] | None = None,
         **options: Any,
     ) -> None:
         options.setdefault("cache_id", f"{base_url.rstrip('/')}|{model_id}")
         super().__init__(name, **options)
+        self.extra_body = dict(extra_body or {})
         self.model_id = model_id
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
@@ -313,6 +320,7 @@ class OpenAICompatModel(ClientModel):
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": False}}
         elif schema is not None and mode == "json_object":
             body["response_format"] = {"type": "json_object"}
+        body.update(params.get("extra_body") or {})
         return body
 
     async def _request(self, messages: list[Message], params: dict[str, Any], timeout: float) -> tuple[str, Usage]:

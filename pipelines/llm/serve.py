@@ -69,6 +69,7 @@ class ServerConfig:
     parallel: int = DEFAULT_PARALLEL
     port: int = 0  # 0: a free port chosen by the OS
     share: bool = True  # reuse (and offer) one server per model across processes of this user
+    batch_invariant: bool = False  # same logits whatever the batch: a cached prefix answers like a fresh prompt
 
     @classmethod
     def for_model(cls, model_path: str | Path, *, threads: int | None = None, port: int = 0) -> "ServerConfig":
@@ -79,11 +80,13 @@ class ServerConfig:
             parallel=env_number("VGM_PARALLEL", int, DEFAULT_PARALLEL, str(DEFAULT_PARALLEL)),
             port=port,
             share=os.environ.get("VGM_SHARE_SERVER", "1").strip().lower() not in ("0", "false", "no"),
+            batch_invariant=os.environ.get("VGM_BATCH_INVARIANT", "0").strip().lower() in ("1", "true", "yes"),
         )
 
     def share_key(self) -> str:
-        """Servers with the same file, context and slots are interchangeable."""
-        return hashlib.sha1(f"{self.model_path}|{self.ctx}|{self.parallel}".encode()).hexdigest()[:16]
+        """Servers with the same file, context, slots and kernels are interchangeable."""
+        kernels = "|batch-invariant" if self.batch_invariant else ""
+        return hashlib.sha1(f"{self.model_path}|{self.ctx}|{self.parallel}{kernels}".encode()).hexdigest()[:16]
 
 
 def linger_s() -> float:
@@ -116,6 +119,13 @@ def build_params(config: ServerConfig):
     params.port = config.port
     params.verbosity = 0
     params.endpoint_metrics = True
+    if config.batch_invariant:
+        # Measured on this CPU (bench/probes.py --check): with the repacked Q4_K weights (a 4-row gemm
+        # beside a 1-row gemv) and flash attention (a different kernel for few queries), a prompt whose
+        # prefix came from the cache gets logits up to ~0.05 nats off the same prompt computed whole.
+        # Plain per-row dot products and unfused attention give bit-identical logits.
+        params.no_extra_bufts = True
+        params.flash_attn_type = 0
     return params
 
 
@@ -201,6 +211,7 @@ class LocalServer:
             "--model-path", self.config.model_path, "--threads", str(self.config.threads),
             "--ctx", str(self.config.ctx), "--parallel", str(self.config.parallel), "--port", str(self.config.port),
             "--linger", str(linger_s() if self.config.share else 0), "--announcement", str(self._announcement()),
+            *(["--batch-invariant"] if self.config.batch_invariant else []),
         ]
         started = time.monotonic()
         with open(self.log_path, "ab") as log:
@@ -369,7 +380,8 @@ def _child(args: argparse.Namespace) -> None:
     """Inside the child: load the model, announce the address, wait to be terminated."""
     import xllamacpp
 
-    config = ServerConfig(model_path=args.model_path, threads=args.threads, ctx=args.ctx, parallel=args.parallel, port=args.port)
+    config = ServerConfig(model_path=args.model_path, threads=args.threads, ctx=args.ctx, parallel=args.parallel, port=args.port,
+                          batch_invariant=args.batch_invariant)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -429,4 +441,5 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--linger", type=float, default=0.0)
     parser.add_argument("--announcement", default="")
+    parser.add_argument("--batch-invariant", action="store_true")
     _child(parser.parse_args())

@@ -4,6 +4,12 @@ Non-invasive by construction: a probe's messages are a deep copy of ``seat.messa
 the question; nothing is written back to the seat, the game, or any list the game holds, and
 probe calls carry their own step names (``probe:<id>``) so a request log can tell them apart.
 The answers go only to the probe log.
+
+Cheap by construction: the question is its own last user message after the seat's messages,
+exactly where the seat's game decisions put theirs (``LlmSeat.act``), so every probe request
+starts with the seat's game prompt token for token. A server with a prefix cache (llama.cpp's
+``cache_prompt``, on by default) then computes only the question and the answer; each record
+says how many prompt tokens the server reused (``cached_tokens``).
 """
 from __future__ import annotations
 
@@ -28,13 +34,13 @@ PROBE_STEP_PREFIX = "probe:"
 
 
 def _private_copy(messages: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
-    """The seat's context plus the question, as a new list of new dicts (never the seat's own)."""
-    msgs = copy.deepcopy(list(messages))
-    if msgs and msgs[-1].get("role") == "user":  # keep user/assistant alternation for strict chat templates
-        msgs[-1] = {**msgs[-1], "content": f"{msgs[-1].get('content', '')}\n\n{question}"}
-    else:
-        msgs.append({"role": "user", "content": question})
-    return msgs
+    """The seat's context plus the question, as a new list of new dicts (never the seat's own).
+
+    The question is a user message of its own, as in the seat's game requests (``LlmSeat.act``
+    sends ``seat.messages() + [question]``): the game prompt is then a prefix of the probe prompt,
+    token for token, and a prefix-caching server reuses it instead of computing it again.
+    """
+    return copy.deepcopy(list(messages)) + [{"role": "user", "content": question}]
 
 
 def _chain_text(record: ProbeRecord | None) -> tuple[str, bool]:
@@ -243,7 +249,7 @@ class ProbeRunner:
                 answer_parsed=parsed if ok else None, parse_ok=ok, error=err, repaired=repaired,
                 latency_ms=int((time.perf_counter() - start) * 1000),
                 tokens=usage.prompt_tokens + usage.completion_tokens, model=getattr(model, "name", ""),
-                chained_from_raw=chained_raw,
+                chained_from_raw=chained_raw, prompt_tokens=usage.prompt_tokens, cached_tokens=usage.cached_tokens,
             )
             this_step[probe.id] = rec
             out.append(rec)
@@ -290,6 +296,7 @@ class ProbeRunner:
                 answer_raw=json.dumps(sub, ensure_ascii=False) if sub is not None else reply.text,
                 answer_parsed=parsed if ok else None, parse_ok=ok, error=err,
                 latency_ms=latency // len(due), tokens=tokens // len(due) + (tokens % len(due) if i == 0 else 0),
+                prompt_tokens=reply.usage.prompt_tokens if i == 0 else 0, cached_tokens=reply.usage.cached_tokens if i == 0 else 0,
                 model=getattr(model, "name", ""), batched=True,
                 chained_from_raw=[c for c in raw_used if c in probe.placeholders()],
             ))

@@ -32,6 +32,8 @@ class ProbeRecord(BaseModel):
     phase: str = ""
     latency_ms: int = 0
     tokens: int = 0
+    prompt_tokens: int = 0  # of the call (a batched call's counts sit on its first record)
+    cached_tokens: int = 0  # prompt tokens the server reused from its prefix cache, not computed
     trigger: str = ""  # always | own_turn | night | round_end
     model: str = ""
     chained_from_raw: list[str] = []  # chained probes whose raw text had to be spliced in

@@ -1,0 +1,129 @@
+"""Probes reuse the seat's game prompt: the question is appended as the seat's game decisions append theirs.
+
+The fast tests pin the shape (the seat's game messages are a prefix of every probe request, so a
+prefix-caching server computes only the question); the slow one asks the real local model
+(llama.cpp) the same probes with and without its prompt cache and compares answers and token counts.
+"""
+import json
+
+import pytest
+
+from pipelines.llm import ScriptedModel
+from pipelines.probes import ProbeRunner, attach_probes
+
+
+def _seat_prompts(requests, name):
+    """The message lists a seat's model calls were sent (seats are told apart by their system prompt)."""
+    return [r["messages"] for r in requests if r["messages"][0]["content"].startswith(f"You are {name},")]
+
+
+def test_every_probe_request_starts_with_the_seats_game_messages(tmp_path, respond):
+    from gm.mafia import MafiaGame
+    from gm.social import LlmSeat
+
+    model = ScriptedModel(responder=respond, name="scripted:shared")
+    game = MafiaGame([LlmSeat(model) for _ in range(5)], seed=3, game_id="g", log_path=tmp_path / "g.jsonl")
+    seen: list[dict] = []
+
+    def remember(event, g):  # runs before the probe runner: every seat's game messages at this event
+        seen.append({n: g.seat_messages(n) for n in g.names})
+
+    game.add_listener(remember)
+    runner = attach_probes(game, "default", None, None)
+    game.play()
+    probes = [r for r in model.requests if str(r["step"]).startswith("probe:")]
+    assert len(probes) == len(runner.records) > 0
+    for request in probes:
+        msgs, name = request["messages"], request["messages"][0]["content"].split(",")[0].removeprefix("You are ")
+        assert msgs[-1]["role"] == "user" and "(Private note" in msgs[-1]["content"]
+        assert msgs[:-1] in [v[name] for v in seen]  # the seat's own messages, unchanged, then the question
+    game_calls = [r for r in model.requests if not str(r["step"]).startswith("probe:")]
+    for request in game_calls:  # and the game's own calls have the same shape: messages + one question
+        name = request["messages"][0]["content"].split(",")[0].removeprefix("You are ")
+        assert request["messages"][:2] in [v[name] for v in seen]
+
+
+async def test_probe_records_carry_the_servers_cached_token_counts():
+    from pipelines.llm import Usage
+
+    class Counting(ScriptedModel):
+        async def complete(self, messages, **kw):
+            reply = await super().complete(messages, **kw)
+            return reply.model_copy(update={"usage": Usage(prompt_tokens=400, completion_tokens=20, cached_tokens=350)})
+
+    model = Counting(responder=lambda step, msgs: json.dumps([{"player": "Bob", "score": 50}]))
+    runner = ProbeRunner("cheap", model)
+
+    class Seat:
+        def messages(self):
+            return [{"role": "system", "content": "You are Ann."}, {"role": "user", "content": "The game so far: ..."}]
+
+    class Game:
+        seats = {"Ann": Seat(), "Bob": Seat()}
+
+    await runner.on_event({"kind": "setup", "players": [{"name": "Ann", "role": "villager"}, {"name": "Bob", "role": "mafia"}]}, Game())
+    (rec, _) = await runner.on_event({"kind": "speech", "round": 1, "public_msg_seq": 1, "player": "Ann", "text": "hi"}, Game())
+    assert (rec.prompt_tokens, rec.cached_tokens, rec.tokens) == (400, 350, 420)
+
+
+# ---- the real model ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def local_pair():
+    """local:small on a private server (no other process evicts its cache), asked with and without the prompt cache."""
+    import os
+
+    from pipelines.llm import get_model
+    from pipelines.llm.local import ensure_installed
+    from pipelines.llm.serve import release
+
+    ensure_installed("local:small")
+    saved = {k: os.environ.get(k) for k in ("VGM_SHARE_SERVER", "VGM_CTX", "VGM_PARALLEL")}
+    os.environ.update({"VGM_SHARE_SERVER": "0", "VGM_CTX": "4096", "VGM_PARALLEL": "2"})
+    try:
+        cached = get_model("local:small", cache=False)
+        uncached = get_model("local:small", cache=False, extra_body={"cache_prompt": False})
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    cached.server()
+    yield cached, uncached
+    release(cached.config)
+
+
+class _Seat:
+    def __init__(self, messages):
+        self._messages = messages
+
+    def messages(self):
+        return self._messages
+
+
+@pytest.mark.slow
+async def test_cached_probes_compute_only_the_question_and_answer_like_uncached_ones(tmp_path, local_pair):
+    from gm.mafia import MafiaGame
+    from gm.social import ScriptedSeat
+
+    cached, uncached = local_pair
+    played = MafiaGame([ScriptedSeat("heuristic") for _ in range(5)], seed=4, game_id="ctx", log_path=tmp_path / "ctx.jsonl")
+    await played.run()  # a real seat context: rules, role, night knowledge and a day of speeches and votes
+    names = played.names[:2]
+
+    class Game:
+        seats = {n: _Seat(played.seat_messages(n)) for n in names}
+
+    for n in names:  # each seat's own game call, as LlmSeat.act sends it: the prefix the probes should reuse
+        await cached.complete(Game.seats[n].messages() + [{"role": "user", "content": "Whom do you vote for? Answer with JSON only."}],
+                              step="mafia.vote", max_tokens=24)
+    setup = {"kind": "setup", "players": [{"name": n, "role": played.roles[n]} for n in played.names]}
+    speech = {"kind": "speech", "round": 2, "public_msg_seq": 1, "player": names[0], "text": "..."}
+    answers = {}
+    for label, model in (("cached", cached), ("uncached", uncached)):
+        runner = ProbeRunner("cheap", model)
+        await runner.on_event(setup, Game())
+        answers[label] = await runner.on_event(speech, Game())
+    with_cache, without = answers["cached"], answers["uncached"]
+    assert len(with_cache) == len(without) == len(names)
+    for rec in with_cache:
+        assert rec.prompt_tokens > 300 and (rec.prompt_tokens - rec.cached_tokens) <= 0.15 * rec.prompt_tokens, rec
+    assert all(rec.cached_tokens == 0 for rec in without)  # really computed from scratch
+    assert [r.answer_raw for r in with_cache] == [r.answer_raw for r in without]
