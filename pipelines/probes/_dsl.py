@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from rulesets import FileProblem, VgmError, read_yaml
 
 from ._answers import ANSWER_SHAPES
+from ._check import ScoringProblem, scoring_problems
 
 When = Literal["always", "own_turn", "round_end", "night"]
 PLAIN_PLACEHOLDERS = ("player", "players", "role", "round", "phase")
@@ -97,6 +98,10 @@ class ProbeSet(BaseModel):
 
     def due(self, trigger: str, role: str | None = None) -> list[ProbeSpec]:
         return [p for p in self.probes if p.fires_on(trigger) and (p.roles is None or role in p.roles)]
+
+    def scoring_problems(self, game: str, *, personas: bool = False) -> list[ScoringProblem]:
+        """The probes ``vgm <game> score`` could not grade on this game's logs, one problem each."""
+        return scoring_problems(self, game, personas=personas)
 
 
 def _check_placeholders(probes: list[ProbeSpec], where: str) -> None:
