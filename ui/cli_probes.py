@@ -113,6 +113,10 @@ def print_belief_report(r: dict[str, Any]) -> None:
     t.add_row("return rate (flips back to an abandoned suspect)", _pct(r["return_rate"]["value"]), _ci(r["return_rate"]), str(r["return_rate"]["n"]))
     console.print(t)
 
+    pa = r.get("plan_follow_through")
+    if pa and pa["n"]:
+        console.print(f"Planned action: the day vote follows the seat's latest vote plan of that day {_pct(pa['value'])} {_ci(pa)} "
+                      f"(chance {_pct(pa['chance'])}, n={pa['n']})")
     if r.get("role_beliefs"):
         rb = r["role_beliefs"]
         tp, br, top = rb["true_role_probability"], rb["brier"], rb["top_role_accuracy"]
@@ -123,6 +127,10 @@ def print_belief_report(r: dict[str, Any]) -> None:
         pm = r["personality_mae"]
         console.print(f"Big Five attribution: mean absolute error {_num(pm['value'], 1)} {_ci(pm, False)} points "
                       f"(n={pm['n']} trait ratings; always guessing 50: {_num(pm['baseline_always_50'], 1)})")
+    if r.get("speech_by_game"):
+        print_speech_report(r)
+    if r.get("unscored_probes"):
+        console.print(f"[yellow]not scored[/yellow] (answered, but nothing in these logs grades them): {', '.join(r['unscored_probes'])}")
     c = r["cost"]
     line = f"cost: {c['probe_calls']} probe calls ({c['probe_calls_per_game']:.0f}/game)"
     line += f", {c['probe_tokens']} tokens" if c["probe_tokens"] else " (the log has no token counts)"
@@ -133,6 +141,20 @@ def print_belief_report(r: dict[str, Any]) -> None:
     console.print(line)
     for p in r.get("plots", []):
         console.print(f"plot: {p}")
+
+
+def print_speech_report(r: dict[str, Any]) -> None:
+    """Distinct speech and vote/talk consistency, per game and pooled."""
+    ds, vt = r["distinct_speech_rate"], r["vote_talk_consistency"]
+    t = Table(title=f"Public speech (near-duplicate: MiniLM likeness ≥ {ds['threshold']} to an earlier speech; "
+                    "consistent: the vote names a player the voter accused that day)")
+    for c in ("game", "speeches", "distinct", "re-asked", "votes", "consistent", "chance"):
+        t.add_column(c, justify="left" if c == "game" else "right")
+    for g in r["speech_by_game"]:
+        t.add_row(g["game_id"], str(g["speeches"]), f"{g['distinct']} ({_pct(g['distinct_speech_rate'])})", str(g["reasks"]),
+                  str(g["votes_scored"]), f"{g['consistent']} ({_pct(g['vote_talk_consistency'])})", _pct(g["consistency_chance"]))
+    t.add_row("all", str(ds["n"]), f"{_pct(ds['value'])} {_ci(ds)}", "", str(vt["n"]), f"{_pct(vt['value'])} {_ci(vt)}", _pct(vt["chance"]))
+    console.print(t)
 
 
 def _score(path: Path, as_json: bool, plots: Optional[Path], b: int, seed: int) -> None:
@@ -262,12 +284,23 @@ def probes_show(
 
 
 @probes_app.command("check")
-def probes_check(file: Path = typer.Argument(..., help="a probe set YAML file")) -> None:
-    """Validate a probe set (placeholders, chains, shapes); errors name the probe."""
+def probes_check(
+    file: Path = typer.Argument(..., help="a probe set YAML file (or a built-in set: default, cheap, avalon)"),
+    game: Optional[str] = typer.Option(None, "--game", help="mafia | avalon: also flag every probe that game's logs cannot score"),
+    personas: bool = typer.Option(False, "--personas", help="the games run with --personas (the personality probe is graded against them)"),
+) -> None:
+    """Validate a probe set (placeholders, chains, shapes); errors name the probe. With --game, one line
+    per probe whose answers `vgm <game> score` could not grade."""
     from pipelines.probes import load_probe_set
 
     s = load_probe_set(file)
     console.print(f"{file}: ok, {len(s.probes)} probes ({', '.join(s.ids())})")
+    if game is not None:
+        problems = s.scoring_problems(game, personas=personas)
+        if problems:
+            typer.echo(f"{file}: {len(problems)} of {len(s.probes)} probes cannot be scored on {game} logs{' with personas' if personas else ''}:")
+        for problem in problems:
+            typer.echo(f"{file}: {problem}")
 
 
 @probes_app.command("compare")

@@ -418,3 +418,26 @@ def personality_rows(game: BeliefGame, probe_ids: tuple[str, ...] = ("personalit
                         continue
                     rows.append((abs(guess - true), abs(50.0 - true)))
     return _arr(rows, 2)
+
+
+# -- planned action --------------------------------------------------------------------
+PA_COLS = ("voter_mafia", "followed", "chance")
+VOTE_PLAN = ("vote", "accus", "elimin", "lynch", "投", "голос")
+
+
+def plan_rows(game: BeliefGame, probe_id: str = "planned_action") -> np.ndarray:
+    """One row per day vote that the voter planned earlier that round (its latest vote/accuse plan naming
+    an alive other): (voter on the Mafia side, vote on the planned target, chance = 1 / alive others)."""
+    plans = game.probes_of(probe_id)
+    rows = []
+    for v in game.votes:
+        at = (v.round, v.seq)
+        allowed = game.alive_others(v.voter, v.round, v.seq if math.isfinite(v.seq) else 10**9)
+        mine = [r for r in plans if r.player == v.voter and r.round == v.round and position(r.round, r.public_msg_seq) < at
+                and isinstance(r.answer_parsed, dict) and any(w in str(r.answer_parsed.get("action", "")).lower() for w in VOTE_PLAN)]
+        if not mine or not allowed:
+            continue
+        target = resolve(mine[-1].answer_parsed.get("target"), game.players)
+        if target in allowed:
+            rows.append((game.evil(v.voter), float(target == v.target), 1 / len(allowed)))
+    return _arr(rows, len(PA_COLS))

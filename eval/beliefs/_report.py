@@ -14,8 +14,9 @@ import numpy as np
 
 from . import _metrics as m
 from ._bootstrap import B_DEFAULT, SEED_DEFAULT, cluster_bootstrap
+from . import _speech as sp
 from ._data import BeliefGame
-from ._logs import load_games
+from ._logs import ImportError_, load_games
 
 
 def _fig(per_game: list[np.ndarray], stat, b: int, seed: int, **extra: Any) -> dict[str, Any]:
@@ -65,8 +66,47 @@ def cost(games: list[BeliefGame]) -> dict[str, Any]:
     return out
 
 
-def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED_DEFAULT) -> dict[str, Any]:
-    """Every figure of the MafiaScope case study for ``games``, with 95% cluster-bootstrap CIs."""
+def speech_report(speech: list[sp.SpeechGame], *, b: int = B_DEFAULT, seed: int = SEED_DEFAULT) -> dict[str, Any]:
+    """Distinct-speech rate and vote/talk consistency, pooled (cluster bootstrap) and per game."""
+    ds = [sp.distinct_rows(g.speeches) for g in speech]
+    vt = [sp.consistency_rows(g.game, g.speeches) for g in speech]
+    pooled_vt = np.vstack([x for x in vt if len(x)] or [np.empty((0, len(sp.VT_COLS)))])
+    per_game = []
+    for g, d, v in zip(speech, ds, vt):
+        per_game.append({
+            "game_id": g.game.game_id, "speeches": len(d), "distinct": int(d[:, 1].sum()) if len(d) else 0,
+            "distinct_speech_rate": float(d[:, 1].mean()) if len(d) else None, "reasks": g.reasks,
+            "votes_scored": len(v), "consistent": int(v[:, 1].sum()) if len(v) else 0,
+            "vote_talk_consistency": float(v[:, 1].mean()) if len(v) else None,
+            "consistency_chance": float(v[:, 2].mean()) if len(v) else None,
+        })
+    return {
+        "distinct_speech_rate": _fig(ds, m.mean_col(1), b, seed, threshold=sp.REPEAT_THRESHOLD),
+        "vote_talk_consistency": _fig(vt, m.mean_col(1), b, seed, chance=m.mean_col(2)(pooled_vt),
+                                      voters_accusing_anyone=m.mean_col(3)(pooled_vt)),
+        "speech_by_game": per_game,
+    }
+
+
+def scored_probes(games: list[BeliefGame]) -> dict[str, int]:
+    """Probe id → items the report scores from its answers (0 = answered but never graded)."""
+    rows = {
+        "role_assessment": [m.first_order_rows(g) for g in games],
+        "role_beliefs": [m.role_belief_rows(g) for g in games],
+        "suspicion_ranking": [m.dynamics_rows(g) for g in games],
+        "social_map": [m.second_order_rows(g) for g in games],
+        "planned_action": [m.plan_rows(g) for g in games],
+        "personality": [m.personality_rows(g, ("personality",)) for g in games],
+        "personality_profile": [m.personality_rows(g, ("personality_profile",)) for g in games],
+    }
+    asked = sorted({p.probe_id for g in games for p in g.probes})
+    return {pid: int(sum(len(x) for x in rows[pid])) if pid in rows else 0 for pid in asked}
+
+
+def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED_DEFAULT,
+                speech: list[sp.SpeechGame] | None = None) -> dict[str, Any]:
+    """Every figure of the MafiaScope case study for ``games``, with 95% cluster-bootstrap CIs
+    (and the speech figures of ``speech``, when given)."""
     fo = [m.first_order_rows(g) for g in games]
     rec = [m.mafia_recall_rows(g) for g in games]
     cal = [m.calibration_rows(g) for g in games]
@@ -149,6 +189,13 @@ def score_games(games: list[BeliefGame], *, b: int = B_DEFAULT, seed: int = SEED
             "brier": _fig(rb, m.mean_col(3), b, seed, base_rate=m.mean_col(4)(pooled_rb)),
             "top_role_accuracy": _fig(rb, m.mean_col(5), b, seed),
         }
+    pa = [m.plan_rows(g) for g in games]
+    report["plan_follow_through"] = _fig(pa, m.mean_col(1), b, seed,
+                                         chance=m.mean_col(2)(np.vstack([x for x in pa if len(x)] or [np.empty((0, len(m.PA_COLS)))])))
+    report["scored_probes"] = scored_probes(games)
+    report["unscored_probes"] = [pid for pid, n in report["scored_probes"].items() if not n]
+    if speech is not None:
+        report.update(speech_report(speech, b=b, seed=seed))
     for side, v in (("innocent", 0), ("mafia", 1)):
         sub = _only(vc, lambda x, v=v: m.select(x, 0, v))
         top = _only(sub, lambda x: x[~np.isnan(x[:, 1])] if len(x) else x)
@@ -229,9 +276,19 @@ def plot_report(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
 
 
 def score_path(path: str | Path, *, b: int = B_DEFAULT, seed: int = SEED_DEFAULT, plots: str | Path | None = None) -> dict[str, Any]:
-    """Import every game under ``path`` (MafiaScope or ours), score it, optionally write plots."""
-    games = load_games(path)
-    report = score_games(games, b=b, seed=seed)
+    """Import every game under ``path`` (MafiaScope or ours), score it, optionally write plots.
+
+    The speech figures cover every game log under ``path``; a folder of games played without
+    probes gets them alone (its probe figures are empty).
+    """
+    speech = sp.load_speech_games(path)
+    try:
+        games = load_games(path)
+    except ImportError_:
+        if not speech:
+            raise
+        games = [g.game for g in speech]
+    report = score_games(games, b=b, seed=seed, speech=speech)
     report["source_path"] = str(path)
     if plots:
         report["plots"] = [str(p) for p in plot_report(report, plots)]

@@ -16,9 +16,11 @@ from typing import Any
 from rulesets import VgmError
 
 from .ask import Ask
-from .speech import clean_text
+from .speech import REPEAT_THRESHOLD, clean_text, nearest_earlier, repeat_note
 
 SEAT_KINDS = ("scripted", "random", "heuristic", "human", "llm")
+SPEECH_EVENT_KINDS = ("speech",)
+"""Public events whose ``text`` is a seat's speech (what a new speech is compared with)."""
 
 
 class Seat:
@@ -123,7 +125,10 @@ class LlmSeat(Seat):
     """A model plays the seat through ``complete_json`` with the engine's action schemas.
 
     An unreadable or illegal answer is re-asked once with the reason; then a legal fallback
-    is used and an ``illegal_move`` record goes to the log (moderator only).
+    is used and an ``illegal_move`` record goes to the log (moderator only). A public speech
+    that near-duplicates an earlier one (``gm.social.speech.REPEAT_THRESHOLD``) is re-asked
+    once with the repeat pointed out, and a ``speech_reask`` record says so (game option
+    ``speech_reask``, on by default): small models otherwise echo the previous speaker.
     """
 
     kind = "llm"
@@ -154,6 +159,8 @@ class LlmSeat(Seat):
             parsed = await complete_json(self.model, retry, schema, step=step, max_tokens=self.max_tokens, temperature=self.temperature, retry=False)
             self.calls += 1
             value, reason = self._read(parsed, ask, to_native)
+        if reason is None and self.game.options.get("speech_reask", True):
+            parsed, value = await self._reask_repeat(ask, messages, parsed, value, schema, to_native, step)
         thought = getattr(parsed.value, "thought", None) if parsed.value is not None else None
         if thought:
             ask.notes.append({"kind": "reasoning", "player": self.name, "decision": ask.kind, "text": str(thought)})
@@ -162,6 +169,39 @@ class LlmSeat(Seat):
             ask.notes.append({"kind": "illegal_move", "player": self.name, "decision": ask.kind, "reason": reason,
                               "raw": [raw_first, parsed.raw] if raw_first != parsed.raw else [raw_first], "fallback": value})
         return value
+
+    async def _reask_repeat(self, ask: Ask, messages: list[dict[str, str]], parsed: Any, value: Any, schema: Any,
+                            to_native: Callable[[Any], Any], step: str) -> tuple[Any, Any]:
+        """A speech that repeats an earlier public speech: asked once more, the repeat quoted back.
+
+        The new answer is kept when it is legal (even if it still repeats: one re-ask only), else
+        the first; either way a moderator-only ``speech_reask`` record keeps both and their scores.
+        """
+        from pipelines.llm import complete_json
+
+        text = value.get("text") if isinstance(value, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            return parsed, value
+        earlier = [e for e in self.game.log.events if e.get("kind") in SPEECH_EVENT_KINDS and not e.get("private") and e.get("text")]
+        hit = nearest_earlier(text, [e["text"] for e in earlier], speaker=self.name, speakers=[e.get("player") for e in earlier])
+        if hit is None or hit[1] < self.game.options.get("speech_repeat_threshold", REPEAT_THRESHOLD):
+            return parsed, value
+        first = earlier[hit[0]]
+        note = repeat_note(getattr(self.game, "lang", "en"), first.get("player", ""), first["text"])
+        retry = messages + [{"role": "assistant", "content": _without_thought(parsed)}, {"role": "user", "content": note}]
+        again = await complete_json(self.model, retry, schema, step=step, max_tokens=self.max_tokens, temperature=self.temperature, retry=False)
+        self.calls += 1
+        new_value, reason = self._read(again, ask, to_native)
+        kept = reason is None and isinstance(new_value, dict)
+        new_text = new_value.get("text", "") if kept else ""
+        after = nearest_earlier(new_text, [e["text"] for e in earlier], speaker=self.name,
+                                speakers=[e.get("player") for e in earlier]) if kept else None
+        ask.notes.append({"kind": "speech_reask", "player": self.name, "decision": ask.kind, "similarity": round(hit[1], 4),
+                          "repeats": {"round": first.get("round"), "public_msg_seq": first.get("public_msg_seq"), "player": first.get("player")},
+                          "first": text, "kept": "retry" if kept else "first",
+                          "retry_similarity": round(after[1], 4) if after else None,
+                          **({} if kept else {"retry_error": reason or "the answer was not a speech"})})
+        return (again, new_value) if kept else (parsed, value)
 
     @staticmethod
     def _read(parsed: Any, ask: Ask, to_native: Callable[[Any], Any]) -> tuple[Any, str | None]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import numpy as np
+
 SPEECH_MAX = 400
 """Longest speech kept, in characters (the prompts ask for one to three sentences)."""
 
@@ -47,3 +49,94 @@ def said(speaker: str, text: object, *, empty: str = "(says nothing)") -> str:
     """``Name said: "…"`` (or ``Name: (says nothing)``) — how any seat's speech is shown to a seat."""
     flat = flatten(text)
     return f"{speaker}: {empty}" if not flat else f"{speaker} said: {quote_speech(flat)}"
+
+
+# ---- repeated speech -------------------------------------------------------------------------
+REPEAT_THRESHOLD = 0.9
+"""MiniLM cosine at or above which a speech counts as a near-duplicate of an earlier one.
+
+Chosen from data (docs/social.md, "Speech diversity"): distinct English utterances of one
+conversation (CRD3, 1,252 player lines against the 29 before them) never reach 0.84 (99th
+percentile 0.70), while the 0.5B model's copies of an earlier speaker score 0.93 and up.
+"""
+
+REPEAT_NOTE = {
+    "en": ('Your speech repeats what was already said: {speaker} said "{earlier}". Nobody learns anything '
+           "from a repeat. Say something new, in your own words: whom you suspect and why, a question to "
+           "one player, or your defence. Answer again with JSON only, in the same shape."),
+    "zh": ("你的发言重复了已经说过的话：{speaker}说过“{earlier}”。重复的话不会让任何人得到新信息。"
+           "请用你自己的话说点新的内容：你怀疑谁以及为什么、向某位玩家提一个问题，或者为自己辩护。"
+           "只用 JSON 回答，格式同上。"),
+}
+"""The re-ask after a repeated speech, by game language (``game.lang``, English when unset)."""
+
+
+def repeat_note(lang: str, speaker: str, earlier: str) -> str:
+    """The re-ask text in ``lang`` (English for a language without a note), quoting the earlier speech."""
+    template = REPEAT_NOTE.get(lang) or REPEAT_NOTE["en"]
+    return template.format(speaker=speaker, earlier=cap_speech(flatten(earlier).replace('"', "'"), 200))
+
+
+def _embed(texts: list[str]):
+    from pipelines.embeddings import embed  # MiniLM/ONNX is heavy: loaded on the first speech that needs it
+
+    return embed(texts)
+
+
+def _as_said(text: str, speaker: str | None) -> str:
+    """The speech with the speaker's own name read as "I" (one line)."""
+    flat = flatten(text)
+    if speaker:
+        flat = re.sub(rf"(?<![A-Za-z0-9]){re.escape(speaker)}(?![A-Za-z0-9])", "I", flat, flags=re.IGNORECASE)
+    return flat
+
+
+def _similarities(texts: list[str], speakers: list[str | None], embed_fn) -> np.ndarray:
+    """Pairwise likeness of speeches: the larger cosine of the words as said and with each speaker's
+    own name read as "I".
+
+    Small models copy the previous speech verbatim, or with their own name put in ("Casey is
+    suspicious of ..." after "Alex is suspicious of ..."); MiniLM weighs names heavily (0.73 for
+    that pair), so the second reading catches what the first misses. Other names stay: accusing
+    someone else is a new claim.
+    """
+    n = len(texts)
+    vectors = (embed_fn or _embed)([flatten(t) for t in texts] + [_as_said(t, s) for t, s in zip(texts, speakers)])
+    raw, own = vectors[:n], vectors[n:]
+    return np.maximum(raw @ raw.T, own @ own.T)
+
+
+def nearest_earlier(text: str, earlier: list[str], *, speaker: str | None = None, speakers: list[str | None] | None = None,
+                    embed_fn=None) -> tuple[int, float] | None:
+    """Index and likeness (``_similarities``) of the earlier speech most like ``text``; None when nothing was said before.
+
+    ``speaker`` / ``speakers`` say who said ``text`` / each earlier speech. Empty speeches (a pass)
+    are never compared: saying nothing twice repeats nobody.
+    """
+    speakers = list(speakers) if speakers else [None] * len(earlier)
+    before = [i for i, t in enumerate(earlier) if flatten(t)]
+    if not flatten(text) or not before:
+        return None
+    sims = _similarities([text] + [earlier[i] for i in before], [speaker] + [speakers[i] for i in before], embed_fn)[0, 1:]
+    best = int(sims.argmax())
+    return before[best], float(sims[best])
+
+
+def repeat_flags(texts: list[str], speakers: list[str | None] | None = None, *, threshold: float = REPEAT_THRESHOLD,
+                 embed_fn=None) -> list[tuple[int, float] | None]:
+    """For each speech in order: ``(index, likeness)`` of the earlier speech it near-duplicates, else None.
+
+    One embedding pass over the whole game; the same rule the re-ask uses (likeness ≥ ``threshold``).
+    Empty speeches are None and are never an "earlier" one.
+    """
+    speakers = list(speakers) if speakers else [None] * len(texts)
+    idx = [i for i, t in enumerate(texts) if flatten(t)]
+    out: list[tuple[int, float] | None] = [None] * len(texts)
+    if len(idx) < 2:
+        return out
+    sims = _similarities([texts[i] for i in idx], [speakers[i] for i in idx], embed_fn)
+    for k in range(1, len(idx)):
+        j = int(sims[k, :k].argmax())
+        if sims[k, j] >= threshold:
+            out[idx[k]] = (idx[j], float(sims[k, j]))
+    return out
