@@ -53,11 +53,12 @@ def said(speaker: str, text: object, *, empty: str = "(says nothing)") -> str:
 
 # ---- repeated speech -------------------------------------------------------------------------
 REPEAT_THRESHOLD = 0.9
-"""MiniLM cosine at or above which a speech counts as a near-duplicate of an earlier one.
+"""MiniLM likeness (``_similarities``) at or above which a speech near-duplicates an earlier one.
 
-Chosen from data (docs/social.md, "Speech diversity"): distinct English utterances of one
-conversation (CRD3, 1,252 player lines against the 29 before them) never reach 0.84 (99th
-percentile 0.70), while the 0.5B model's copies of an earlier speaker score 0.93 and up.
+Chosen from data (docs/social.md, "Speech diversity and talk scores"): distinct English table talk
+(CRD3, 1,252 player lines, each against up to 29 before it) never reaches 0.84 (99th percentile
+0.70), while ``local:small``'s copies of an earlier speech score 0.998 and up. For English only:
+MiniLM finds any two Russian (or Chinese) texts on one topic alike.
 """
 
 REPEAT_NOTE = {
