@@ -60,6 +60,13 @@ class Vote:
         """How much of the vote the top label has (1.0 = unanimous)."""
         return self.scores[self.top] if self.scores else 0.0
 
+    def weighted_top(self, weights: dict[str, float]) -> str | None:
+        """The top label once some labels' shares are scaled (``{"no_roll": 1.5}``): a prior on
+        how often a table needs no roll, which the examples' own counts do not set."""
+        if not self.scores:
+            return None
+        return max(self.scores, key=lambda lab: self.scores[lab] * weights.get(lab, 1.0))
+
     def ranked(self) -> list[str]:
         """Labels by vote, then by best similarity (so labels outside the k still rank)."""
         return sorted(self.best, key=lambda lab: (-self.scores.get(lab, 0.0), -self.best[lab]))
@@ -125,8 +132,10 @@ class CheckIndex:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def vote(self, line: str, k: int = 10, *, exclude: set[str] | None = None) -> Vote:
-        """The ``k`` nearest examples to ``line`` and their softmax-weighted vote."""
+    def vote(self, line: str, k: int = 10, *, exclude: set[str] | None = None, temperature: float | None = None) -> Vote:
+        """The ``k`` nearest examples to ``line`` and their softmax-weighted vote (``temperature``
+        overrides the index's own softness for this vote)."""
+        temperature = temperature or self.temperature
         if not self.texts:
             return Vote(neighbours=[])
         query = self.embed([" ".join(line.split()) or " "])[0]
@@ -139,12 +148,12 @@ class CheckIndex:
                 best[lab] = float(sim)
         order = [i for i in np.argsort(-sims) if not (exclude and self.labels[i] in exclude)][:k]
         neighbours = [Neighbour(self.labels[i], self.texts[i], float(sims[i])) for i in order]
-        weights = np.exp((np.array([n.similarity for n in neighbours]) - neighbours[0].similarity) / self.temperature)
+        weights = np.exp((np.array([n.similarity for n in neighbours]) - neighbours[0].similarity) / temperature)
         scores: dict[str, float] = {}
         for n, w in zip(neighbours, weights / weights.sum()):
             scores[n.label] = scores.get(n.label, 0.0) + float(w)
         near = self.centres @ query
-        centre = np.exp((near - near.max()) / self.temperature)
+        centre = np.exp((near - near.max()) / temperature)
         centre /= centre.sum()
         blend = {lab: self.centre_weight * float(p) + (1 - self.centre_weight) * scores.get(lab, 0.0)
                  for lab, p in zip(self.centre_labels, centre) if not (exclude and lab in exclude)}

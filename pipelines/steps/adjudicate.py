@@ -120,7 +120,8 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 @step("adjudicate", needs_model=lambda args: args.get("mode", "retrieval") != "retrieval")
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
-               impossible_at: float = 1.0, rules: bool = True):
+               impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
+               no_roll_weight: float = 2.0, impossible_weight: float = 1.0):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -142,6 +143,13 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             least this likely is refused whatever the vote says. Off (1.0) by default: at 0.6 it
             caught one more impossible act on the dev cases but refused four ordinary acts on the
             held-out ones (docs/play.md).
+        decide_k / decide_temperature: the wider, softer vote that decides *whether* to roll
+            (roll, ``no_roll``, ``impossible``); *which* check is still told by the ``k`` nearest.
+            A line's nearest single example is a poor judge of whether it needs dice; twenty
+            neighbours, weighed more evenly, are a better one (docs/play.md).
+        no_roll_weight / impossible_weight: scale those labels' shares of that vote. Every
+            check brings a dozen example lines and ``no_roll`` only one list, so without a prior
+            a friendly question lands on whichever check's nouns it shares.
         rules: refuse acts whose own words say they cannot happen (``pipelines.impossible_acts``:
             moving a building, walking on water...) before any vote or model is asked.
 
@@ -166,7 +174,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         use_model = mode == "model" or (mode == "hybrid" and not _confident(vote, share, similarity))
         # hybrid: the model only settles a close call between the vote's two leading labels
         leading = [lab for lab in vote.ranked() if lab in (*DECISIONS, *checks)][:2]
-        choice = vote.top if vote.top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
+        judged = vote if always_roll else index.vote(line, k=decide_k, temperature=decide_temperature)
+        top = judged.weighted_top({NO_ROLL: no_roll_weight, IMPOSSIBLE: impossible_weight})
+        record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
+        choice = top if top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
         if hints and choice == NO_ROLL and not use_model:
             choice = hints[0]  # the scene has something to find right where they act
         unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or ImpossibleSense.from_packs())(line)
