@@ -270,7 +270,7 @@ class GameMaster(PlayerRolls, SessionSetup):
                   "first_token_s": round(first[0] - started, 3) if first else None}
         return GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
                        narration=turn.narration, difficulty=reasons, notes=turn.notes, steps=turn.steps, timing=timing,
-                       fight=fought, order=fight.order_text() if fight is not None and not fight.over else "")
+                       fight=fought, order=fight.order_text() if fight is not None and not fight.over else "", failed=turn.failed)
 
     def _say(self, text: str) -> None:
         self.session.log.append(Turn(speaker="GM", text=text))
@@ -302,6 +302,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         turn.notes += [s.error for s in result.steps if s.error]
         if result.error:
             turn.notes.append(f"the decision step failed ({result.error}); no roll this time")
+            turn.failed = f"decision step: {result.error}"
             return "no_roll", []
         dropped = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
         if dropped:

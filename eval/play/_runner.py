@@ -6,7 +6,9 @@ The run folder holds::
     decisions.jsonl   one line per case, flushed as soon as it is played:
                       {"id", "ruleset", "character", "decision", "checks": [{"character", "skill"}],
                        "outcome": "success"|"failure"|"none"|"refused", "narration", "turn_s",
-                       "first_token_s", "seed", "notes"}  — or {"id", "ruleset", "error"}
+                       "first_token_s", "seed", "notes"}  — or {"id", "ruleset", "error"} when
+                      the case raised; a turn the GM finished without a step that broke (its
+                      decision, say) keeps its record and carries an "error" too
     summary.json      the metrics of ``_summary`` over every case of the set played so far
 
 A rerun into the same folder skips the ids already answered and plays the rest; a case that
@@ -81,7 +83,9 @@ def decide(case: PlayCase, gm: Any, seed: int) -> dict[str, Any]:
     decision = getattr(reply, "decision", None) or ("roll" if checks or rolls else "no_roll")
     timing = getattr(reply, "timing", None) or {}
     turn_s = timing.get("turn_s")
+    failed = getattr(reply, "failed", "")  # a broken step is an error even though the turn went on
     return {
+        **({"error": f"the GM went on without its {failed}"} if failed else {}),
         "id": case.id, "ruleset": case.ruleset, "character": case.character,
         "decision": decision, "checks": checks, "outcome": outcome_of(decision, rolls),
         "narration": reply.narration,

@@ -231,6 +231,10 @@ class FakeGM:
     def step(self, character, line):
         if "boom" in line:
             raise RuntimeError("model server went away")
+        if "broken" in line:  # the turn goes on, but without its decision
+            return SimpleNamespace(decision="no_roll", checks=[], rolls=[], narration=GOOD_NARRATION,
+                                   notes=["the decision step failed (TypeError: x); no roll this time"],
+                                   failed="decision step: TypeError: x")
         if "climb" in line:
             return SimpleNamespace(decision="roll", checks=[Check(character=character, skill="athletics")],
                                    rolls=[SimpleNamespace(success=True, check="athletics")], narration=GOOD_NARRATION,
@@ -292,6 +296,15 @@ def test_a_case_that_raises_is_recorded_and_counted(tmp_path, fake):
     fake.made.clear()
     run_cases(cases, "fake", tmp_path / "run", make_gm=fake)
     assert fake.made == ["bad"]  # a rerun retries the errored case
+
+
+def test_a_turn_that_went_on_without_its_decision_is_an_error_not_a_no_roll(tmp_path, fake):
+    cases = parse_cases([case("c1"), case("half", line="a broken climb")])
+    summary = run_cases(cases, "fake", tmp_path / "run", make_gm=fake)
+    records = {r["id"]: r for r in read_decisions(tmp_path / "run" / "decisions.jsonl")}
+    assert records["half"]["error"] == "the GM went on without its decision step: TypeError: x"
+    assert records["half"]["narration"] == GOOD_NARRATION  # what it did say is kept for reading
+    assert summary.errors == 1 and summary.error_ids == ["half"] and summary.roll_recall == 1.0
 
 
 def test_a_rerun_with_another_seed_is_refused(tmp_path, fake):
