@@ -138,6 +138,31 @@ def prompt_leak(sentence: str, hidden: list[str] | None = None) -> str | None:
     return None
 
 
+_SEGMENT = re.compile(r"[\"“”‘’:;—(]|\s-\s|'(?=[A-Z])")
+_NAMEISH = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def known_words(*texts: str) -> set[str]:
+    """Every word the narration was given, lower-cased: the names it may use."""
+    return {w.lower().removesuffix("'s").removesuffix("’s") for text in texts for w in _NAMEISH.findall(text)}
+
+
+def strangers(sentence: str, known: set[str]) -> list[str]:
+    """Capitalised words mid-sentence that nothing the GM was given mentions: a name the small
+    model made up ("his wife, Sarah") or a rules word it picked up ("Dutch's Strength roll").
+    The first word of a sentence, of a quote or after a colon is capitalised anyway; ``I``,
+    its contractions and all-capital abbreviations (AM) are not names."""
+    found = []
+    for segment in _SEGMENT.split(sentence):
+        for i, word in enumerate(_NAMEISH.findall(segment)):
+            bare = word.lower().removesuffix("'s").removesuffix("’s")
+            if i == 0 or not word[0].isupper() or word.isupper() or bare.split("'")[0].split("’")[0] == "i":
+                continue
+            if bare not in known:
+                found.append(word)
+    return found
+
+
 _FAIL = re.compile(r"\b(fail|fails|failed|failure|misses?|missed|can't|cannot|couldn't|unable|no sign|nothing)\b", re.I)
 _WIN = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manages?|managed|finds?|found|discovers?|spots?|notices?|uncovers?)\b", re.I)
 
@@ -290,6 +315,8 @@ class _Gate:
         self.causes: list[str] = []
         self.shown = False
         self.first_token_at: float | None = None
+        title = getattr(req.pack, "title", "") or ""
+        self.known = known_words(req.scene, req.line, req.found, req.name, title, *req.recent, *req.pc_names, *req.standing)
 
     def _verdict(self, sentence: str) -> str | None:
         req = self.req
@@ -305,6 +332,9 @@ class _Gate:
         leak = prompt_leak(clean, req.hidden)
         if leak:
             return f"leaked {leak}"
+        invented = strangers(clean, self.known)
+        if invented:
+            return f"named {', '.join(invented[:2])}, who is nowhere in the scene"
         if req.decision == "roll" and contradicts(clean, req.success):
             return "contradicted the dice"
         if req.decision == "impossible" and not _FAIL.search(clean) and (_WIN.search(clean) or is_echo(clean, [req.line], overlap=0.4)):

@@ -158,12 +158,22 @@ def request(**kw) -> NarrationRequest:
     ("Now, as the GM, tell Brisa what happens next? Result: success.", "leaked prompt text"),
     ("Maren moved the reliquary herself, you realise.", "leaked GM-only text"),
     ("You fail, and there is no sign of anything.", "contradicted the dice"),
+    ("Behind the altar, Father Aldous waits with a knife.", "named Father, Aldous, who is nowhere in the scene"),
 ])
 def test_bad_sentences_are_cut_retried_and_the_note_names_the_cause(first, cause):
     model = ScriptedModel(by_step={"narrate": [first, "Under the lip your fingers meet a cold brass ring set into the stone."]})
     said = asyncio.run(narrate(model, request()))
     assert said.text == "Under the lip your fingers meet a cold brass ring set into the stone."
     assert any(cause in note for note in said.notes)
+
+
+def test_names_the_gm_was_given_pass_and_sentence_starts_quotes_and_abbreviations_are_not_names():
+    from gm.narration import known_words, strangers
+
+    known = known_words("Old Maren waits by the bell of the Lantern Saint.", "Brisa")
+    assert strangers("Maren watches you; the Saint's bell hums over Brisa.", known) == []
+    assert strangers('She smiles. "Welcome back, friend," says Maren at 10 PM.', known) == []
+    assert strangers("His wife, Sarah, has been away for years.", known) == ["Sarah"]
 
 
 def test_after_two_bad_replies_the_fallback_describes_instead_of_a_bare_verdict():
@@ -228,3 +238,30 @@ def test_an_impossible_act_is_never_narrated_as_done():
                                                "Your fists only bruise against the granite; the tower does not so much as tremble."]})
     said = asyncio.run(narrate(model, request(line="I punch the lighthouse until it falls over", decision="impossible", verdict="", success=None)))
     assert said.text.startswith("Your fists only bruise") and any("let the impossible succeed" in n for n in said.notes)
+
+
+class DecisionServerDown(ScriptedModel):
+    """Narrates from its script, but the decision call finds the server gone."""
+
+    async def complete(self, messages, *, step=None, **kw):
+        if step == "adjudicate":
+            raise ConnectionError("the model server went away")
+        return await super().complete(messages, step=step, **kw)
+
+
+def test_a_decision_step_that_breaks_is_reported_as_failed_not_passed_off_as_no_roll():
+    model = DecisionServerDown(by_step={"narrate": ["Cold water laps at the pews, and the bell hangs silent above."]})
+    g = GameMaster(DND, "drowned_chapel", model, memory=False, seed=4)
+    g.pipeline = adjudicate(mode="model")
+    reply = g.step("Brisa", "I wave to the others and sit down on a dry pew.")
+    assert reply.decision == "no_roll" and reply.rolls == []
+    assert reply.failed.startswith("decision step:") and any("decision step failed" in n for n in reply.notes)
+
+
+def test_an_act_its_own_words_rule_out_is_refused_unasked_and_the_fallback_says_why():
+    line = "I lift the whole chapel off its stones and carry it to the shore."
+    g, model = gm("dnd5e", "drowned_chapel", ["athletics"], [line, line])  # the model would roll it; two echoes as narration
+    reply = g.step("Brisa", line)
+    assert reply.decision == "impossible" and reply.rolls == []
+    assert not [r for r in model.requests if r.get("step") == "adjudicate"]  # the rule decided; no model call
+    assert "no one could move that" in reply.narration
