@@ -22,9 +22,12 @@ import re
 __all__ = ["impossible_act", "IMPOSSIBLE_ACTS"]
 
 # Things no person lifts, carries or throws, whatever they roll.
-_HUGE = (r"(?:building|house|cottage|barn|church|chapel|temple|tower|lighthouse|castle|fortress|wagon|train|"
-         r"locomotive|ship|galleon|boulder|standing stone|monolith|menhir|mountain|hill|office|shop|store|saloon|"
+_HUGE = (r"(?:building|house|cottage|barn|church|chapel|temple|tower|lighthouse|castle|fortress|train|"
+         r"locomotive|ship|galleon|standing stone|monolith|menhir|mountain|hill|office|shop|store|saloon|"
          r"bank|inn|tavern|bridge|mansion|manor|warehouse|mill|windmill)s?")
+# Things a strong person can heave at one end (to free a wheel), but never hold overhead or throw.
+_HEAVY = r"(?:wagon|cart|carriage|stagecoach|coach|boulder)s?"
+_THROW = r"(?:throw|throws|toss|tosses|hurl|hurls|fling|flings)"
 _MOVE = (r"(?:lift|lifts|pick up|picks up|hoist|hoists|heave|heaves|carry|carries|throw|throws|toss|tosses|hurl|"
          r"hurls|raise|raises|uproot|uproots|tip over|tips over)")
 # the object right after the verb: an article and up to two describing words ("the whole stone"),
@@ -37,6 +40,8 @@ _ENDS = r"(?=\s*(?:$|[.,!?;:]|(?:over|onto|on|off|into|up|down|across|at|to|from
 IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one could move that", rf"\b{_MOVE} {_OBJECT}{_HUGE}\b{_ENDS}"),
     ("no one could move that", rf"\b{_HUGE} (?:onto|on|over) {_SOMEONES} (?:back|head|shoulders?)\b"),
+    ("no one could lift that so high", rf"\b(?:{_MOVE}|{_THROW}) {_OBJECT}{_HEAVY} (?:\w+ ){{0,2}}(?:over|above) {_SOMEONES} head\b"),
+    ("no one could throw that", rf"\b{_THROW} {_OBJECT}{_HEAVY}\b{_ENDS}"),
     ("no one flies by flapping their arms", rf"\bflap(?:s|ping)? {_SOMEONES} arms\b"),
     ("water and air do not hold a person up",
      r"\b(?:walk|walks|run|runs|sprint|sprints|dash|dashes)\b(?: \w+){0,2} (?:on|across) (?:the )?(?:surface of (?:the )?)?"

@@ -16,6 +16,11 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+# typer (0.29+) ships its own copy of click; its exception classes are reached through the one
+# typer exports, so a usage error is caught whichever click raised it
+_CLICK_ERRORS = {cls.__name__: cls for cls in typer.BadParameter.__mro__}
+UsageError, ClickException = _CLICK_ERRORS["UsageError"], _CLICK_ERRORS["ClickException"]
+
 from rulesets import VgmError
 
 
@@ -95,8 +100,8 @@ class _Group(TyperGroup):
         warnings.showwarning = _show_warning
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, TyperException):
-            raise
+        except (typer.Exit, typer.Abort, TyperException, ClickException):
+            raise  # usage errors are main's to print, as one line
         except VgmError as exc:
             _say(f"error: {_redact(str(exc))}")
             exc.vgm_reported = 2
@@ -155,7 +160,16 @@ def main() -> None:
     """Entry point: run the app; a user-fixable error prints one line and exits 2, anything else
     one line naming the log with the traceback (``VGM_DEBUG=1`` shows it) and exits 1."""
     try:
-        app()
+        status = app(standalone_mode=False)  # so a usage error reaches us instead of typer's boxed panel
+    except UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "vgm"
+        _say(f"error: {' '.join(exc.format_message().split())} (see {where} --help)")
+        sys.exit(exc.exit_code)
+    except ClickException as exc:
+        _say(f"error: {' '.join(exc.format_message().split())}")
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(interrupted(KeyboardInterrupt()))
     except KeyboardInterrupt as exc:
         sys.exit(interrupted(exc))
     except Exception as exc:  # noqa: BLE001 - reported by _Group.invoke, or raised outside a command
@@ -166,6 +180,7 @@ def main() -> None:
             _say(f"error: {_redact(str(exc))}")
             sys.exit(2)
         sys.exit(unexpected(exc))
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ def test_plainly_impossible_acts_are_named_with_a_reason(line):
     "I toss the inn keeper a silver coin.",
     "I lift the crate over my head.",
     "I carry the wounded miner out of the bank.",
+    "I lift the boulder off his leg.",
+    "Dutch heaves the wagon up so we can pull the wheel free.",
     "I throw a rock at the lighthouse window.",
     "I run along the river bank after him.",
     "I hold my breath and dive for the key.",
@@ -40,7 +42,8 @@ def test_ordinary_acts_near_the_patterns_are_left_to_the_vote(line):
 
 
 _ordinary = st.sampled_from(["crate", "barrel", "chair", "rope", "lantern", "sack of flour", "wounded guard", "ladder", "door"])
-_huge = st.sampled_from(["lighthouse", "ore wagon", "saloon", "standing stone", "castle", "bridge", "windmill"])
+_huge = st.sampled_from(["lighthouse", "saloon", "standing stone", "castle", "bridge", "windmill"])
+_heavy = st.sampled_from(["ore wagon", "boulder", "stagecoach", "cart"])
 _verb = st.sampled_from(["lift", "hoist", "pick up", "heave", "throw", "carry", "hurl", "toss"])
 _tail = st.sampled_from(["", ".", " over my head", " onto my back", " across the street", " and walk off"])
 
@@ -71,4 +74,11 @@ def test_the_decision_step_refuses_it_without_dice_and_names_the_rule():
                            characters=["Dutch"])
     result = asyncio.run(pipe.run(instance, None, pack=pack))
     assert result.decision == IMPOSSIBLE and result.checks == []
-    assert any(isinstance(s.parsed, dict) and s.parsed.get("rule") == "no one could move that" for s in result.steps)
+    assert any(isinstance(s.parsed, dict) and s.parsed.get("rule") == "no one could lift that so high" for s in result.steps)
+
+
+@given(_heavy)
+def test_a_heavy_thing_may_be_heaved_but_never_held_overhead_or_thrown(thing):
+    assert impossible_act(f"I heave the {thing} up an inch so they can crawl out") is None
+    assert impossible_act(f"I lift the {thing} over my head") == "no one could lift that so high"
+    assert impossible_act(f"I hurl the {thing} at the guards") == "no one could throw that"
