@@ -47,6 +47,17 @@ def _model(spec: str, **extra: Any):
     return get_model(spec, cache=False, **({"extra_body": extra} if extra else {}))
 
 
+def _server_cpu_s(model: Any) -> float | None:
+    """CPU seconds the model's server process has used: the work done, which the machine's load does not inflate."""
+    from pipelines.llm.serve import running
+
+    server = running(model.config) if hasattr(model, "config") else None
+    if server is None or server.pid is None:
+        return None
+    fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 def _fresh_server(model: Any) -> None:
     """Restart the private server so no arm inherits the KV cache (slots or host RAM) of the one before."""
     if not hasattr(model, "config"):
@@ -73,14 +84,16 @@ def _play(args: argparse.Namespace, model: Any, out: Path, name: str, runners: l
         attached.append(runner)
     before = model.usage_total if hasattr(model, "usage_total") else None
     load = _load()
+    cpu = _server_cpu_s(model)
     start = time.perf_counter()
     asyncio.run(game.run())
     wall = time.perf_counter() - start
+    cpu = None if cpu is None else _server_cpu_s(model) - cpu
     for r in attached:
         r.close()
     probe_calls = sum(r.usage.calls for r in attached)
     total = (model.usage_total.calls - before.calls) if before is not None else 0
-    return {"wall_s": wall, "load_before": load, "load_after": _load(), "game_calls": sum(s.calls for s in seats),
+    return {"wall_s": wall, "server_cpu_s": cpu, "load_before": load, "load_after": _load(), "game_calls": sum(s.calls for s in seats),
             "probe_calls": probe_calls, "model_calls": total, "runners": attached,
             "events": [{k: v for k, v in e.items() if k != "game_id"} for e in game.log.events],
             "result": {k: v for k, v in game.result().items() if k != "game_id"}}
@@ -124,8 +137,8 @@ def _question_tokens(model: Any, records: list[Any]) -> dict[tuple, int]:
         req = urllib.request.Request(f"{base}/tokenize", data=json.dumps({"content": r.question}).encode(),
                                      headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=60) as resp:
-            # + <|im_end|>\n<|im_start|>user\n before it and <|im_end|>\n<|im_start|>assistant\n after it (ChatML)
-            out[r.key()] = len(json.load(resp)["tokens"]) + 8
+            # + <|im_end|>\n<|im_start|>assistant\n after it (ChatML); the "user" header before it is the game's too
+            out[r.key()] = len(json.load(resp)["tokens"]) + 5
     return out
 
 
@@ -186,6 +199,8 @@ def main() -> None:
         report["same_game"] = plain["events"] == probed["events"]  # temperature 0: the same moves, unless numerics differ
         report["tokens"] = _token_stats(records, _question_tokens(model, records))
         report["wall_ratio"] = probed["wall_s"] / plain["wall_s"]
+        if plain["server_cpu_s"]:
+            report["cpu_ratio"] = probed["server_cpu_s"] / plain["server_cpu_s"]
     if args.check:
         uncached = _model(args.model, cache_prompt=False)
         check = _play(args, model, out, "check", [(None, "cached", {}), (uncached, "uncached", {})])
@@ -218,19 +233,20 @@ def _print(r: dict[str, Any]) -> None:
             for label, part in t["by_length"].items():
                 table.add_row(f"computed / full, prompts of {label} tokens", f"{part['computed_share']:.1%} of {part['probes']}")
             if "question_tokens_mean" in t:
-                table.add_row("the question (with chat markup), mean tokens", f"{t['question_tokens_mean']:.1f}")
+                table.add_row("the question (+ assistant header), mean tokens", f"{t['question_tokens_mean']:.1f}")
                 table.add_row("computed beyond the question, mean tokens", f"{t['computed_beyond_question_mean']:.1f}")
         else:
             table.add_row("probe calls", "0 (the model reports no token counts)")
         console.print(table)
         g = Table(title="wall time of one game (fresh server each)")
-        for col in ("game", "wall s", "game calls", "probe calls", "load avg before → after"):
+        for col in ("game", "wall s", "server CPU s", "game calls", "probe calls", "load avg before → after"):
             g.add_column(col, justify="right" if col != "game" else "left")
         for key, label in (("plain", "unprobed"), ("probed", "probed")):
             x = r[key]
-            g.add_row(label, f"{x['wall_s']:.1f}", str(x["game_calls"]), str(x["probe_calls"]), f"{x['load_before']} → {x['load_after']}")
+            g.add_row(label, f"{x['wall_s']:.1f}", "–" if x["server_cpu_s"] is None else f"{x['server_cpu_s']:.1f}", str(x["game_calls"]), str(x["probe_calls"]), f"{x['load_before']} → {x['load_after']}")
         console.print(g)
-        console.print(f"probed / unprobed wall time: {r['wall_ratio']:.2f}×; same game both times: {r['same_game']}")
+        cpu = f", server CPU time {r['cpu_ratio']:.2f}×" if "cpu_ratio" in r else ""
+        console.print(f"probed / unprobed: wall time {r['wall_ratio']:.2f}×{cpu}; same game both times: {r['same_game']}")
     if "check" in r:
         c = r["check"]
         table = Table(title=f"cached vs uncached (cache_prompt: false) answers on one game ({head})")
