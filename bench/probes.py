@@ -10,6 +10,7 @@ from scratch), and counts how many answers are identical.
 
     python bench/probes.py --model local:small --probes cheap --players 5 --max-rounds 1
     python bench/probes.py --model local:small --probes cheap --players 5 --max-rounds 1 --check --batch-invariant
+    python bench/probes.py --model local:small --probes cheap --players 7 --max-rounds 3 --tokens-only   # long prompts
     python bench/probes.py --model scripted --check      # plumbing only: no server, nothing cached
 """
 from __future__ import annotations
@@ -71,11 +72,14 @@ def _fresh_server(model: Any) -> None:
 def _play(args: argparse.Namespace, model: Any, out: Path, name: str, runners: list[tuple[Any, str, dict]]) -> dict[str, Any]:
     """One seeded game (seats all on ``model``), with the given probe runners attached; its wall time and counts."""
     from gm.mafia import MafiaGame
-    from gm.social import LlmSeat
+    from gm.social import LlmSeat, ScriptedSeat
     from pipelines.probes import ProbeRunner
 
     _fresh_server(model)  # a second local model object of the same file shares this server
-    seats = [LlmSeat(model, model_spec=args.model) for _ in range(args.players)]
+    if args.tokens_only:  # rule-based seats play a long game in no time; the model only reads the probes
+        seats = [ScriptedSeat("heuristic") for _ in range(args.players)]
+    else:
+        seats = [LlmSeat(model, model_spec=args.model) for _ in range(args.players)]
     game = MafiaGame(seats, seed=args.seed, game_id=name, log_path=out / f"{name}.jsonl", options={"max_rounds": args.max_rounds})
     attached = []
     for probe_model, label, options in runners:
@@ -93,7 +97,7 @@ def _play(args: argparse.Namespace, model: Any, out: Path, name: str, runners: l
         r.close()
     probe_calls = sum(r.usage.calls for r in attached)
     total = (model.usage_total.calls - before.calls) if before is not None else 0
-    return {"wall_s": wall, "server_cpu_s": cpu, "load_before": load, "load_after": _load(), "game_calls": sum(s.calls for s in seats),
+    return {"wall_s": wall, "server_cpu_s": cpu, "load_before": load, "load_after": _load(), "game_calls": sum(getattr(s, "calls", 0) for s in seats),
             "probe_calls": probe_calls, "model_calls": total, "runners": attached,
             "events": [{k: v for k, v in e.items() if k != "game_id"} for e in game.log.events],
             "result": {k: v for k, v in game.result().items() if k != "game_id"}}
@@ -167,6 +171,8 @@ def main() -> None:
     ap.add_argument("--check", action="store_true", help="also compare answers with cache_prompt: false")
     ap.add_argument("--batch-invariant", action="store_true", help="server kernels whose logits do not depend on the batch (VGM_BATCH_INVARIANT=1)")
     ap.add_argument("--no-timing", action="store_true", help="skip the unprobed and probed games (with --check)")
+    ap.add_argument("--tokens-only", action="store_true",
+                    help="prompt tokens only, on longer games: rule-based seats, probe answers cut at 1 token (answers meaningless)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -183,6 +189,8 @@ def main() -> None:
     if args.ids:
         keep = [i.strip() for i in args.ids.split(",")]
         probe_set = probe_set.model_copy(update={"probes": [p for p in probe_set.probes if p.id in keep]})
+    if args.tokens_only:
+        probe_set = probe_set.model_copy(update={"probes": [p.model_copy(update={"max_tokens": 1}) for p in probe_set.probes]})
     args.probe_set = probe_set
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-probes-"))
     model = _model(args.model)
@@ -190,7 +198,12 @@ def main() -> None:
                               "max_rounds": args.max_rounds, "seed": args.seed, "slots": int(os.environ["VGM_PARALLEL"]),
                               "threads": getattr(getattr(model, "config", None), "threads", None),
                               "batch_invariant": args.batch_invariant, "out": str(out)}
-    if not args.no_timing:
+    if args.tokens_only:
+        probed = _play(args, model, out, "tokens", [(model, "cached", {})])
+        records = probed["runners"][0].records
+        report["tokens"] = _token_stats(records, _question_tokens(model, records))
+        report["tokens_only"] = {k: v for k, v in probed.items() if k not in ("runners", "events")}
+    elif not args.no_timing:
         plain = _play(args, model, out, "plain", [])
         probed = _play(args, model, out, "probed", [(None, "cached", {})])
         records = probed["runners"][0].records
@@ -238,6 +251,7 @@ def _print(r: dict[str, Any]) -> None:
         else:
             table.add_row("probe calls", "0 (the model reports no token counts)")
         console.print(table)
+    if "plain" in r:
         g = Table(title="wall time of one game (fresh server each)")
         for col in ("game", "wall s", "server CPU s", "game calls", "probe calls", "load avg before → after"):
             g.add_column(col, justify="right" if col != "game" else "left")
