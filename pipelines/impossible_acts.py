@@ -40,6 +40,7 @@ _ENDS = r"(?=\s*(?:$|[.,!?;:]|(?:over|onto|on|off|into|up|down|across|at|to|from
 IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one could move that", rf"\b{_MOVE} {_OBJECT}{_HUGE}\b{_ENDS}"),
     ("no one could move that", rf"\b{_HUGE} (?:onto|on|over) {_SOMEONES} (?:back|head|shoulders?)\b"),
+    ("no one could move that", rf"\b(?:tip|tips|topple|topples|push|pushes|shove|shoves|knock|knocks|pull|pulls) {_OBJECT}{_HUGE} (?:over|down)\b"),
     ("no one could lift that so high", rf"\b(?:{_MOVE}|{_THROW}) {_OBJECT}{_HEAVY} (?:\w+ ){{0,2}}(?:over|above) {_SOMEONES} head\b"),
     ("no one could throw that", rf"\b{_THROW} {_OBJECT}{_HEAVY}\b{_ENDS}"),
     ("no one flies by flapping their arms", rf"\bflap(?:s|ping)? {_SOMEONES} arms\b"),
