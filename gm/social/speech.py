@@ -53,7 +53,7 @@ def said(speaker: str, text: object, *, empty: str = "(says nothing)") -> str:
 
 # ---- repeated speech -------------------------------------------------------------------------
 REPEAT_THRESHOLD = 0.9
-"""MiniLM likeness (``_similarities``) at or above which a speech near-duplicates an earlier one.
+"""MiniLM likeness (``_likeness``) at or above which a speech near-duplicates an earlier one.
 
 Chosen from data (docs/social.md, "Speech diversity and talk scores"): distinct English table talk
 (CRD3, 1,252 player lines, each against up to 29 before it) never reaches 0.84 (99th percentile
@@ -92,24 +92,43 @@ def _as_said(text: str, speaker: str | None) -> str:
     return flat
 
 
-def _similarities(texts: list[str], speakers: list[str | None], embed_fn) -> np.ndarray:
-    """Pairwise likeness of speeches: the larger cosine of the words as said and with each speaker's
-    own name read as "I".
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;…])\s*|\n+")
 
-    Small models copy the previous speech verbatim, or with their own name put in ("Casey is
-    suspicious of ..." after "Alex is suspicious of ..."); MiniLM weighs names heavily (0.73 for
-    that pair), so the second reading catches what the first misses. Other names stay: accusing
-    someone else is a new claim.
+
+def _likeness(texts: list[str], speakers: list[str | None], embed_fn) -> np.ndarray:
+    """``L[i, j]``: how far speech ``i`` repeats speech ``j`` (asymmetric), in MiniLM cosine.
+
+    The larger of two readings, each taken on the words as said and with each speaker's own
+    name read as "I" (the larger cosine of the two):
+    - the whole speeches compared;
+    - every sentence of ``i`` matched to its nearest sentence of ``j``, the worst match counting:
+      a speech whose every sentence was already said repeats, however it is cut or joined.
+    Small models copy the previous speech verbatim, with their own name put in ("Casey is
+    suspicious of ..." after "Alex is suspicious of ..."; MiniLM weighs names heavily: 0.73 as
+    said), or as the first sentence of a longer one. Other names stay: accusing someone else is
+    a new claim.
     """
     n = len(texts)
-    vectors = (embed_fn or _embed)([flatten(t) for t in texts] + [_as_said(t, s) for t, s in zip(texts, speakers)])
-    raw, own = vectors[:n], vectors[n:]
-    return np.maximum(raw @ raw.T, own @ own.T)
+    sentences, owner = [], []
+    for k, text in enumerate(texts):
+        parts = [p for p in _SENTENCE_END.split(flatten(text)) if p.strip()] or [flatten(text)]
+        sentences += [(p, speakers[k]) for p in parts]
+        owner += [k] * len(parts)
+    m = len(sentences)
+    vectors = (embed_fn or _embed)([flatten(t) for t in texts] + [_as_said(t, s) for t, s in zip(texts, speakers)]
+                                   + [p for p, _ in sentences] + [_as_said(p, s) for p, s in sentences])
+    raw, own, s_raw, s_own = vectors[:n], vectors[n:2 * n], vectors[2 * n:2 * n + m], vectors[2 * n + m:]
+    whole = np.maximum(raw @ raw.T, own @ own.T)
+    by_sentence = np.maximum(s_raw @ s_raw.T, s_own @ s_own.T)
+    starts = np.searchsorted(owner, np.arange(n))  # sentences are grouped by speech, in order
+    best_in_each = np.maximum.reduceat(by_sentence, starts, axis=1)  # sentence × speech: its nearest sentence there
+    covered = np.minimum.reduceat(best_in_each, starts, axis=0)  # speech × speech: its worst-matched sentence
+    return np.maximum(whole, covered)
 
 
 def nearest_earlier(text: str, earlier: list[str], *, speaker: str | None = None, speakers: list[str | None] | None = None,
                     embed_fn=None) -> tuple[int, float] | None:
-    """Index and likeness (``_similarities``) of the earlier speech most like ``text``; None when nothing was said before.
+    """Index and likeness (``_likeness``) of the earlier speech most like ``text``; None when nothing was said before.
 
     ``speaker`` / ``speakers`` say who said ``text`` / each earlier speech. Empty speeches (a pass)
     are never compared: saying nothing twice repeats nobody.
@@ -118,7 +137,7 @@ def nearest_earlier(text: str, earlier: list[str], *, speaker: str | None = None
     before = [i for i, t in enumerate(earlier) if flatten(t)]
     if not flatten(text) or not before:
         return None
-    sims = _similarities([text] + [earlier[i] for i in before], [speaker] + [speakers[i] for i in before], embed_fn)[0, 1:]
+    sims = _likeness([text] + [earlier[i] for i in before], [speaker] + [speakers[i] for i in before], embed_fn)[0, 1:]
     best = int(sims.argmax())
     return before[best], float(sims[best])
 
@@ -135,7 +154,7 @@ def repeat_flags(texts: list[str], speakers: list[str | None] | None = None, *, 
     out: list[tuple[int, float] | None] = [None] * len(texts)
     if len(idx) < 2:
         return out
-    sims = _similarities([texts[i] for i in idx], [speakers[i] for i in idx], embed_fn)
+    sims = _likeness([texts[i] for i in idx], [speakers[i] for i in idx], embed_fn)
     for k in range(1, len(idx)):
         j = int(sims[k, :k].argmax())
         if sims[k, j] >= threshold:
