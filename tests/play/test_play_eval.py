@@ -14,7 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from eval.play import (
-    DEV_CASES, FINAL_CASES, HELDOUT_CASES, CaseError, load_cases, narration_problem, outcome_of, parse_cases, read_decisions,
+    DEV_CASES, FINAL_CASES, FRESH2_CASES, FRESH_CASES, HELDOUT_CASES, CaseError, load_cases, narration_problem, outcome_of, parse_cases, read_decisions,
     run_cases, summarize,
 )
 from pipelines.records import Check
@@ -341,7 +341,8 @@ def test_cli_bad_case_file_is_a_vgm_error(tmp_path):
 
 # ----- the shipped sets -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [DEV_CASES, HELDOUT_CASES, FINAL_CASES], ids=["dev", "heldout", "final"])
+@pytest.mark.parametrize("path", [DEV_CASES, HELDOUT_CASES, FINAL_CASES, FRESH_CASES, FRESH2_CASES],
+                         ids=["dev", "heldout", "final", "fresh", "fresh2"])
 def test_shipped_case_sets_load_and_have_the_promised_mix(path):
     cases = load_cases(path)
     assert len(cases) >= 64
@@ -365,3 +366,11 @@ def test_dev_and_heldout_are_different_situations():
     assert not {c.line.lower() for c in dev} & {c.line.lower() for c in held}
     inline = lambda cs: {c.scene for c in cs if c.scene}  # noqa: E731
     assert not inline(dev) & inline(held)
+
+
+def test_no_line_or_id_is_in_two_sets():
+    sets = [load_cases(p) for p in (DEV_CASES, HELDOUT_CASES, FINAL_CASES, FRESH_CASES, FRESH2_CASES)]
+    for i, a in enumerate(sets):
+        for b in sets[i + 1:]:
+            assert not {c.id for c in a} & {c.id for c in b}
+            assert not {" ".join(c.line.lower().split()) for c in a} & {" ".join(c.line.lower().split()) for c in b}
