@@ -119,6 +119,7 @@ def test_an_unreadable_retry_keeps_the_first_speech_and_says_why(tmp_path):
     (PARROT, PARROT),
     (PARROT, "Alex is suspecting that Casey is the target tonight!"),
     ("I think Gray is the Mafia.", "I think Gray is Mafia."),
+    ("Alex is suspicious of Blair. Blair is also suspicious of Casey, because she lied.", "Alex is suspicious of Blair."),
 ])
 def test_copies_of_a_speech_reach_the_threshold(a, b):
     assert nearest_earlier(b, [a])[1] >= REPEAT_THRESHOLD
@@ -128,9 +129,18 @@ def test_copies_of_a_speech_reach_the_threshold(a, b):
     ("I think Gray is the Mafia.", "Blair was quiet all day, which worries me."),
     ("I trust Alex; he defended Casey well.", "We should vote out Drew, his story changed twice."),
     (PARROT, "Casey survived the night, so the doctor may have saved her."),
+    ("I suspect Gray. He was quiet.", "I suspect Gray. But Blair voting against the doctor yesterday worries me more."),
 ])
 def test_different_speeches_stay_below_it(a, b):
     assert nearest_earlier(b, [a])[1] < REPEAT_THRESHOLD
+
+
+def test_a_copy_with_the_speakers_own_name_put_in_is_a_repeat_but_a_new_accusation_is_not():
+    earlier = "Alex is suspicious of Blair's murder, as he is not in the game."
+    assert nearest_earlier("Casey is suspicious of Blair's murder as he is not in the game.", [earlier],
+                           speaker="Casey", speakers=["Alex"])[1] >= REPEAT_THRESHOLD
+    assert nearest_earlier("I suspect Gray because he was quiet.", ["I suspect Drew because he was quiet."],
+                           speaker="Alex", speakers=["Blair"])[1] < REPEAT_THRESHOLD
 
 
 def test_repeat_flags_point_at_the_earlier_copy_and_skip_empty_speeches():
