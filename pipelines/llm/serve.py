@@ -120,10 +120,10 @@ def build_params(config: ServerConfig):
     params.verbosity = 0
     params.endpoint_metrics = True
     if config.batch_invariant:
-        # Measured on this CPU (bench/probes.py --check): with the repacked Q4_K weights (a 4-row gemm
-        # beside a 1-row gemv) and flash attention (a different kernel for few queries), a prompt whose
-        # prefix came from the cache gets logits up to ~0.05 nats off the same prompt computed whole.
-        # Plain per-row dot products and unfused attention give bit-identical logits.
+        # Measured on this CPU (greedy logprobs of one ~830-token prompt, cached prefix vs cache_prompt: false):
+        # with the repacked Q4_K weights (a 4-row gemm beside a 1-row gemv) and flash attention (another
+        # kernel for few queries) the cached prompt's token logprobs were up to 0.04-0.06 nats off the whole
+        # one; with plain per-row dot products and unfused attention they were bit-identical (3 of 3).
         params.no_extra_bufts = True
         params.flash_attn_type = 0
     return params
