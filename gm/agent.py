@@ -333,7 +333,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         success = None if not rolls else all(r.success for r in rolls) if all(r.success is not None for r in rolls) else None
         return NarrationRequest(
             pack=self.ruleset, scene=self.scenario.public_scene(revealed), name=sheet.names()[1] if len(sheet.names()) > 1 else sheet.name,
-            line=turn.text if not turn.text.startswith("/check") else f"I try {verdict or 'it'}", decision=decision,
+            line=turn.text if not turn.text.startswith("/check") else f"I make a {rolls[0].check_name} check" if rolls else "I try it", decision=decision,
             verdict=verdict, success=success, found=found, recent=recalled + recent[-4:],
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
             scene_line=self._scene_line(turn.text, revealed), max_tokens=self.narrate_tokens, why=turn.why,

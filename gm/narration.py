@@ -77,6 +77,12 @@ def _content(text: str) -> list[str]:
     return [w for w in _words(text) if w not in _STOP]
 
 
+def tells(text: str, found: str, share: float = 0.4) -> bool:
+    """The narration passes on what was found: at least ``share`` of its content words are in it."""
+    wanted = set(_content(found))
+    return not wanted or len(wanted & set(_content(text))) >= share * len(wanted)
+
+
 # --- guards -----------------------------------------------------------------------------
 
 def is_echo(sentence: str, sources: list[str], overlap: float = 0.7) -> bool:
@@ -400,6 +406,11 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         for cause in dict.fromkeys(gate.causes):
             notes.append(f"narration: cut a sentence that {cause}")
         if len(_words(text)) >= MIN_WORDS:
+            if req.found and not tells(text, req.found):  # the clue the dice earned must reach the table
+                text = f"{text} {req.found}"
+                notes.append("narration: added what was found, which the reply left out")
+                if on_token is not None:
+                    on_token(" " + req.found)
             first = gate.first_token_at
             return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=attempt + 1)
         retry_cause = gate.causes[-1] if gate.causes else "was too short"

@@ -265,3 +265,14 @@ def test_an_act_its_own_words_rule_out_is_refused_unasked_and_the_fallback_says_
     assert reply.decision == "impossible" and reply.rolls == []
     assert not [r for r in model.requests if r.get("step") == "adjudicate"]  # the rule decided; no model call
     assert "no one could move that" in reply.narration
+
+
+def test_what_the_dice_found_reaches_the_table_even_when_the_reply_leaves_it_out():
+    found = "Under the lip of the altar a brass ring is set into the stone."
+    model = ScriptedModel(by_step={"narrate": ["Cold water laps at the pews while the bell hums above you."]})
+    shown: list[str] = []
+    said = asyncio.run(narrate(model, request(found=found), on_token=shown.append))
+    assert said.text.endswith(found) and "".join(shown).endswith(found)
+    assert any("added what was found" in n for n in said.notes)
+    told = ScriptedModel(by_step={"narrate": ["Your fingers find a brass ring set into the stone under the altar's lip."]})
+    assert asyncio.run(narrate(told, request(found=found))).notes == []
