@@ -406,7 +406,7 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         for cause in dict.fromkeys(gate.causes):
             notes.append(f"narration: cut a sentence that {cause}")
         if len(_words(text)) >= MIN_WORDS:
-            if req.found and not tells(text, req.found):  # the clue the dice earned must reach the table
+            if req.found and req.success and not tells(text, req.found):  # a clue the dice earned must reach the table
                 text = f"{text} {req.found}"
                 notes.append("narration: added what was found, which the reply left out")
                 if on_token is not None:

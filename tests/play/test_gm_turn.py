@@ -276,3 +276,6 @@ def test_what_the_dice_found_reaches_the_table_even_when_the_reply_leaves_it_out
     assert any("added what was found" in n for n in said.notes)
     told = ScriptedModel(by_step={"narrate": ["Your fingers find a brass ring set into the stone under the altar's lip."]})
     assert asyncio.run(narrate(told, request(found=found))).notes == []
+    missed = ScriptedModel(by_step={"narrate": ["Your fingers slide over cold wet stone and find nothing at all."]})
+    failed = asyncio.run(narrate(missed, request(found="The altar seems solid stone.", success=False, verdict="Brisa's Investigation roll: failure.")))
+    assert failed.text == "Your fingers slide over cold wet stone and find nothing at all."  # a failure's flavour text is optional
