@@ -183,9 +183,14 @@ def test_every_panel_renders_with_the_games_content(page):
     _shot(page, "#beliefs-calibration", "calibration")
     _shot(page, "#beliefs-deception", "deception")
 
+    # let the step's own updates land first: a slower one arriving after the toggle would redraw with roles
+    page.wait_for_function("() => !document.querySelector('.pending, .generating')", timeout=60000)
     page.get_by_label("Show true roles").uncheck()  # a blind reading: no panel names a role
     page.wait_for_function("() => !document.getElementById('beliefs-metrics').innerText.includes('hidden Mafiosi')", timeout=30000)
-    table = _wait_text(page, "beliefs-deception", "(hidden)")
+    page.wait_for_function("() => { const t = document.getElementById('beliefs-deception').innerText;"
+                           " const n = s => t.split(s).length - 1;"
+                           " return n('privately guessed') > 0 && n('(hidden)') >= n('privately guessed'); }", timeout=30000)
+    table = page.locator("#beliefs-deception").inner_text()
     assert table.count("(hidden)") >= table.count("privately guessed") > 0  # every row's true role is hidden
 
 
