@@ -223,13 +223,16 @@ class BeliefsTab:
         pick_outputs = [self.agent, self.step, self.calibration, self.calibration_note, self.edges_csv, self.edges_json,
                         *self.view_outputs]
         self.load_outputs = [self.folder, self.note, self.game, self.dashboard, *pick_outputs]
-        self.load_btn.click(self._open, [self.token, self.folder], self.load_outputs, api_visibility="private")
-        self.game.input(self._pick_game, [self.token, self.folder, self.game], pick_outputs, api_visibility="private")
+        # every listener that redraws the view shares one queue, served in order: otherwise a slow
+        # step update could land after "Show true roles" was unticked and redraw the roles
+        serial = dict(api_visibility="private", concurrency_id="beliefs-view", concurrency_limit=1)
+        self.load_btn.click(self._open, [self.token, self.folder], self.load_outputs, **serial)
+        self.game.input(self._pick_game, [self.token, self.folder, self.game], pick_outputs, **serial)
         self.agent.input(self._pick_agent, [self.token, self.folder, self.game, self.agent],
-                         [self.step, self.calibration, self.calibration_note, *self.view_outputs], api_visibility="private")
+                         [self.step, self.calibration, self.calibration_note, *self.view_outputs], **serial)
         for trigger in (self.step.release, self.impersonate.input, self.show_truth.input):
-            trigger(self._view, view_inputs, self.view_outputs, api_visibility="private")
-        self.step.input(self._view, view_inputs, self.view_outputs, api_visibility="private", trigger_mode="always_last")
+            trigger(self._view, view_inputs, self.view_outputs, **serial)
+        self.step.input(self._view, view_inputs, self.view_outputs, trigger_mode="always_last", **serial)
         self.branch_btn.click(self._branch_start, [self.token, self.folder, self.game, self.branch_at, self.branch_n, self.branch_probes],
                               [self.branch_out, self.branch_job], api_visibility="private").then(
             self._branch_wait, [self.token, self.branch_job], [self.branch_out], api_visibility="private")
