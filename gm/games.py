@@ -11,7 +11,6 @@ engines build on ``gm.social``; this module sits above both, so neither knows th
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from rulesets import VgmError
 from .avalon import AvalonGame
 from .mafia import MafiaGame
 from .social import SocialGame
-from .social.runner import (batch_report, check_options, finished_games, game_id, last_snapshot, log_folder,
+from .social.runner import (batch_report, play_games, check_options, finished_games, game_id, last_snapshot, log_folder,
                             new_game, run_at_the_terminal)
 from .social.seats import SeatSpec, build_seats, parse_seats
 
@@ -130,18 +129,7 @@ def simulate(
             progress(result)
         return result
 
-    async def run_all() -> list[dict[str, Any]]:
-        if concurrency <= 1:
-            return [await one(i) for i in todo]
-        gate = asyncio.Semaphore(concurrency)
-
-        async def gated(i: int) -> dict[str, Any]:
-            async with gate:
-                return await one(i)
-
-        return list(await asyncio.gather(*(gated(i) for i in todo)))
-
-    results.extend(asyncio.run(run_all()))
+    results.extend(play_games(todo, one, concurrency))
     return batch_report(engine, n, seats, folder, results)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from gm.social.lang import LANGS
-from gm.social.runner import batch_report, check_options, game_id, log_folder, run_at_the_terminal
+from gm.social.runner import batch_report, check_options, game_id, log_folder, play_games, run_at_the_terminal
 from gm.social.seats import HumanSeat, LlmSeat, Seat, SeatSpec, build_seats, parse_seats
 from gm.social.speech import clean_text
 from rulesets import VgmError, read_json, write_atomic
@@ -596,16 +596,7 @@ def record(
             progress(result)
         return result
 
-    async def run_all() -> list[dict[str, Any]]:
-        gate = asyncio.Semaphore(concurrency)
-
-        async def gated(i: int) -> dict[str, Any]:
-            async with gate:
-                return await one(i)
-
-        return list(await asyncio.gather(*(gated(i) for i in todo)))
-
-    results.extend(asyncio.run(run_all()))
+    results.extend(play_games(todo, one, concurrency))
     report = batch_report("avalon", n, seats, None, results)
     report.update(out=str(folder), inmind={"mode": mode, "subject_seat": subject_seat, "lang": lang,
                                            "sessions": len(results), "recorded": len(todo)})

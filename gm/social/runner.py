@@ -122,6 +122,23 @@ def new_game(cls: type[SocialGame], engine: str, i: int, specs: list[SeatSpec], 
                snapshots=snapshots, options=options)
 
 
+def play_games(todo: list[int], one, concurrency: int = 1) -> list[dict[str, Any]]:
+    """Run ``await one(i)`` for each game index, at most ``concurrency`` at a time; results in ``todo`` order."""
+
+    async def run_all() -> list[dict[str, Any]]:
+        if concurrency <= 1:
+            return [await one(i) for i in todo]
+        gate = asyncio.Semaphore(concurrency)
+
+        async def gated(i: int) -> dict[str, Any]:
+            async with gate:
+                return await one(i)
+
+        return list(await asyncio.gather(*(gated(i) for i in todo)))
+
+    return asyncio.run(run_all())
+
+
 def batch_report(engine: str, players: int, seats: str, folder: Path | None, results: list[dict[str, Any]]) -> dict[str, Any]:
     """The win table over ``results`` (sorted by seed, in place); writes ``summary.json`` into ``folder``."""
     results.sort(key=lambda r: r["seed"])
