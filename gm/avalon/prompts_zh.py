@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from gm.social.ask import Ask
+from gm.social.lang import zh_list
 from gm.social.speech import flatten, quote_speech
 
 #: Role ids -> the names Chinese tables use (the pack also lists 刀客 for the Assassin).
@@ -31,10 +32,6 @@ def role_name(game: Any, role: str) -> str:
     return ROLE_NAMES.get(role) or game.table.role_names.get(role, role)
 
 
-def _names(items: list[str]) -> str:
-    return "、".join(items) if items else "没有人"
-
-
 def _said(who: str, text: Any) -> str:
     flat = flatten(text)
     return f"{who}：（过）" if not flat else f"{who}说：{quote_speech(flat)}"
@@ -46,7 +43,7 @@ def knowledge_text(game: Any, name: str) -> str:
     if not e or not e.get("sees"):
         return "夜里你没有得知任何人的身份。"
     seen, label = e["sees"], e.get("sees_as", "")
-    who = _names(seen)
+    who = zh_list(seen)
     roles = [role_name(game, r) for r in t.sees.get(e["role"], ()) if r in t.lineup]
     if label == "evil":
         hidden = any(t.is_evil(r) and r not in t.sees.get(e["role"], ()) for r in t.lineup)
@@ -72,7 +69,7 @@ def system_prompt(game: Any, name: str) -> str:
     early = ("坏人可以在任何一次发言时停止游戏、提前发起刺杀；刺客指认中梅林则坏人获胜，否则好人获胜。"
              if game.allow_early else "")
     return (
-        f"你是{name}，正在玩一局{game.n}人的《阿瓦隆》。按座位顺序的玩家：{_names(game.names)}。\n"
+        f"你是{name}，正在玩一局{game.n}人的《阿瓦隆》。按座位顺序的玩家：{zh_list(game.names)}。\n"
         f"本局角色：{roster}。\n"
         f"你的角色：{role_name(game, role)}，属于{team}。目标：{goal}\n"
         f"{knowledge_text(game, name)}\n"
@@ -112,7 +109,7 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
     if k == "start":
         return f"{tag} 游戏开始。第一任队长：{e['first_leader']}。"
     if k == "proposal":
-        return f"{tag} 第{e['mission']}次任务，第{e['attempt']}次组队：队长{e['player']}提名{_names(e['team'])}。"
+        return f"{tag} 第{e['mission']}次任务，第{e['attempt']}次组队：队长{e['player']}提名{zh_list(e['team'])}。"
     if k == "speech":
         who = f"{e['player']}（你）" if e["player"] == viewer else e["player"]
         return f"{tag} {_said(who, e.get('text'))}"
@@ -122,11 +119,11 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
         yes = [p for p, v in e["votes"].items() if v]
         no = [p for p, v in e["votes"].items() if not v]
         verdict = "组队成功" if e["approved"] else f"组队失败（已连续否决{e['rejections']}次）"
-        return f"{tag} 对{_names(e['team'])}的投票：同意 {_names(yes)}；反对 {_names(no)}。{verdict}。"
+        return f"{tag} 对{zh_list(e['team'])}的投票：同意 {zh_list(yes)}；反对 {zh_list(no)}。{verdict}。"
     if k == "mission_card" and e.get("player") == viewer:
         return f"{tag} （只有你{viewer}知道）你在第{e['mission']}次任务中打出了{'成功' if e['success'] else '失败'}票。"
     if k == "mission_result":
-        return (f"{tag} 第{e['mission']}次任务（{_names(e['team'])}）：{'成功' if e['success'] else '失败'}，"
+        return (f"{tag} 第{e['mission']}次任务（{zh_list(e['team'])}）：{'成功' if e['success'] else '失败'}，"
                 f"{e['fails']}张失败票。比分：成功{e['successes']}次，失败{e['failures']}次。")
     if k == "assassination":
         return f"{tag} {e['player']}（刺客）指认{e['target']}是梅林：{'指认成功' if e['hit'] else '指认失败'}。"
@@ -137,17 +134,17 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
 
 def propose_question(game: Any, leader: str) -> str:
     return (f"你是第{game.mission}次任务的队长（第{game.attempt + 1}次组队，已连续否决{game.rejections}次）。"
-            f"从这些玩家中提名正好{game.team_size}人的队伍：{_names(game.names)}。")
+            f"从这些玩家中提名正好{game.team_size}人的队伍：{zh_list(game.names)}。")
 
 
 def speak_question(game: Any, name: str, may_call: bool) -> str:
     extra = "你也可以把 call_assassination 设为 true，立刻停止游戏并刺杀梅林。" if may_call else ""
-    return (f"轮到你就提名的队伍{_names(game.team)}发言：说说你是否支持这支队伍，你信任谁、怀疑谁，"
+    return (f"轮到你就提名的队伍{zh_list(game.team)}发言：说说你是否支持这支队伍，你信任谁、怀疑谁，"
             f"用你自己的一两句话（不要重复别人的话）。{extra}")
 
 
 def vote_question(game: Any, name: str, team: list[str]) -> str:
-    return f"对第{game.mission}次任务的队伍{_names(team)}投票：同意还是反对？"
+    return f"对第{game.mission}次任务的队伍{zh_list(team)}投票：同意还是反对？"
 
 
 def mission_question(game: Any, name: str) -> str:
@@ -160,7 +157,7 @@ def evil_talk_question(game: Any, name: str) -> str:
 
 
 def assassinate_question(game: Any, name: str, options: list[str]) -> str:
-    return f"你是刺客。指认你认为是梅林的玩家，从中选一人：{_names(options)}。"
+    return f"你是刺客。指认你认为是梅林的玩家，从中选一人：{zh_list(options)}。"
 
 
 def human_question(game: Any, ask: Ask) -> str:

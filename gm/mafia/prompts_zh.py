@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gm.social.ask import Ask
+from gm.social.lang import zh_list
 from gm.social.speech import flatten, quote_speech
 
 ROLE_NAMES = {"mafia": "黑手党", "doctor": "医生", "villager": "村民", "sheriff": "警长"}
@@ -38,10 +39,6 @@ def role_name(game: Any, role: str) -> str:
     return ROLE_NAMES.get(role) or game.table.role_names.get(role, role)
 
 
-def _names(items: list[str]) -> str:
-    return "、".join(items) if items else "没有人"
-
-
 def system_prompt(game: Any, name: str) -> str:
     t = game.table
     role = game.roles[name]
@@ -54,7 +51,7 @@ def system_prompt(game: Any, name: str) -> str:
     know = ""
     if mafia:
         mates = (e or {}).get("sees", [])
-        know = f"你的黑手党同伙：{_names(mates)}。" if mates else "你是唯一的黑手党。"
+        know = f"你的黑手党同伙：{zh_list(mates)}。" if mates else "你是唯一的黑手党。"
     duty = {
         t.mafia_role: "每天夜里你和同伙商量好杀掉一名玩家。白天要混在好人里，把票引开。",
         t.doctor_role: "每天夜里你选一名玩家保护，让他不被黑手党杀死。",
@@ -66,7 +63,7 @@ def system_prompt(game: Any, name: str) -> str:
     vote = "得票最多的玩家出局" if game.day_vote == "plurality" else "得票超过存活玩家一半的玩家才出局"
     reveal = "出局玩家的身份会公开。" if game.reveal_day else "出局玩家的身份不公开。"
     return (
-        f"你是{name}，正在玩一局{game.n}人的黑手党（杀人游戏）。玩家：{_names(game.names)}。\n"
+        f"你是{name}，正在玩一局{game.n}人的黑手党（杀人游戏）。玩家：{zh_list(game.names)}。\n"
         f"本局角色：{roster}。\n"
         f"你的角色：{role_name(game, role)}（{'黑手党' if mafia else '村民'}阵营）。{duty}{know}\n"
         f"{goal}每一轮：先是夜晚行动，然后公布夜里的结果，接着所有存活玩家依次发言一次，"
@@ -118,25 +115,25 @@ def render(game: Any, e: dict, viewer: str) -> str | None:
 
 def kill_question(game: Any, name: str, targets: list[str], attempt: int) -> str:
     again = "你的同伙选的人和你不一样；看看上面他们的选择，商量出同一个人。" if attempt == 2 else ""
-    return f"第{game.round}夜：选择黑手党要杀的玩家，从中选一人：{_names(targets)}。{again}"
+    return f"第{game.round}夜：选择黑手党要杀的玩家，从中选一人：{zh_list(targets)}。{again}"
 
 
 def save_question(game: Any, options: list[str]) -> str:
-    return f"第{game.round}夜：选择一名要保护的玩家，从中选一人：{_names(options)}。"
+    return f"第{game.round}夜：选择一名要保护的玩家，从中选一人：{zh_list(options)}。"
 
 
 def check_question(game: Any, options: list[str]) -> str:
-    return f"第{game.round}夜：选择一名要查验的玩家，从中选一人：{_names(options)}。"
+    return f"第{game.round}夜：选择一名要查验的玩家，从中选一人：{zh_list(options)}。"
 
 
 def speak_question(game: Any, name: str) -> str:
-    return (f"第{game.round}天：轮到你向存活的玩家（{_names(game.alive)}）发言。"
+    return (f"第{game.round}天：轮到你向存活的玩家（{zh_list(game.alive)}）发言。"
             f"以{name}的身份，说出你怀疑谁、为什么，或者为自己辩护，用你自己的一两句话（不要重复别人说过的话）。")
 
 
 def vote_question(game: Any, name: str, options: list[str], attempt: int) -> str:
     rev = "这是平票玩家之间的重新投票。" if attempt == 2 else ""
-    return f"第{game.round}天：投票放逐一名玩家，从中选一人：{_names(options)}。{rev}"
+    return f"第{game.round}天：投票放逐一名玩家，从中选一人：{zh_list(options)}。{rev}"
 
 
 def human_question(game: Any, ask: Ask) -> str:

@@ -33,3 +33,8 @@ def in_lang(packs: dict[str, ModuleType]) -> Callable[[Callable[..., Any]], Call
         return text
 
     return wrap
+
+
+def zh_list(items: list[str]) -> str:
+    """Names joined the Chinese way (1号、3号), or 没有人 for none."""
+    return "、".join(items) if items else "没有人"
