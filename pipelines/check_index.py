@@ -132,13 +132,18 @@ class CheckIndex:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def vote(self, line: str, k: int = 10, *, exclude: set[str] | None = None, temperature: float | None = None) -> Vote:
+    def query(self, line: str) -> np.ndarray:
+        """The line's vector, to pass to several votes without embedding it again."""
+        return self.embed([" ".join(line.split()) or " "])[0]
+
+    def vote(self, line: str, k: int = 10, *, exclude: set[str] | None = None, temperature: float | None = None,
+             query: np.ndarray | None = None) -> Vote:
         """The ``k`` nearest examples to ``line`` and their softmax-weighted vote (``temperature``
-        overrides the index's own softness for this vote)."""
+        overrides the index's own softness for this vote; ``query`` is ``self.query(line)`` if known)."""
         temperature = temperature or self.temperature
         if not self.texts:
             return Vote(neighbours=[])
-        query = self.embed([" ".join(line.split()) or " "])[0]
+        query = self.query(line) if query is None else query
         sims = self.vectors @ query
         best: dict[str, float] = {}
         for lab, sim in zip(self.labels, sims):

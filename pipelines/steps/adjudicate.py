@@ -163,7 +163,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         pack, options = state.pack, state.options
         speaker, line = acting_turn(state.instance)
         index = options.get("check_index") or CheckIndex.for_pack(pack)
-        vote = index.vote(line, k=k, exclude=set(DECISIONS) if always_roll else None)
+        query = index.query(line) if len(index) else None  # one embedding serves both votes
+        vote = index.vote(line, k=k, exclude=set(DECISIONS) if always_roll else None, query=query)
         hints = [c for c in options.get("hint_checks", []) if c in pack.checks]
         checks = list(dict.fromkeys([*hints, *vote.candidates(candidates)]))[: max(candidates, len(hints))]
         record = state.step_record("adjudicate")
@@ -174,7 +175,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         use_model = mode == "model" or (mode == "hybrid" and not _confident(vote, share, similarity))
         # hybrid: the model only settles a close call between the vote's two leading labels
         leading = [lab for lab in vote.ranked() if lab in (*DECISIONS, *checks)][:2]
-        judged = vote if always_roll else index.vote(line, k=decide_k, temperature=decide_temperature)
+        judged = vote if always_roll else index.vote(line, k=decide_k, temperature=decide_temperature, query=query)
         top = judged.weighted_top({NO_ROLL: no_roll_weight, IMPOSSIBLE: impossible_weight})
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
         choice = top if top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
