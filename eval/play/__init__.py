@@ -5,10 +5,11 @@
     summary = run_cases(cases, "local", "runs/play_dev")
     print(summary.balanced_roll_accuracy, summary.right_check)
 
-Five sets of 64 lines, each written by someone who had not read the packs' example lines, and
+Six sets of 64 lines, each written by someone who had not read the packs' example lines, and
 each kept unseen until a round of work was done: ``DEV_CASES`` (tuned on from the start),
 ``HELDOUT_CASES``, ``FINAL_CASES`` and ``FRESH_CASES`` (each scored once, then used for the next
-round) and ``FRESH2_CASES``, the set still scored only once. docs/play.md says how each was used.
+round), ``FRESH2_CASES`` (scored once at the end of the last round) and ``FRESH3_CASES``, written
+for this round and still unseen. docs/play.md says how each was used.
 """
 from pathlib import Path
 
@@ -25,11 +26,12 @@ HELDOUT_CASES = CASES_DIR / "heldout.yaml"
 FINAL_CASES = CASES_DIR / "final.yaml"
 FRESH_CASES = CASES_DIR / "fresh.yaml"
 FRESH2_CASES = CASES_DIR / "fresh2.yaml"
+FRESH3_CASES = CASES_DIR / "fresh3.yaml"
 
 __all__ = [
     "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs",
     "PIPELINE", "RunError", "case_seed", "decide", "outcome_of", "read_decisions", "run_cases",
     "ECHO_OVERLAP", "MIN_NARRATION_WORDS", "PROMPT_TELLTALES", "CaseScore", "Summary", "format_summary",
     "is_echo", "narration_problem", "prompt_text", "score_case", "summarize",
-    "CASES_DIR", "DEV_CASES", "HELDOUT_CASES", "FINAL_CASES", "FRESH_CASES", "FRESH2_CASES",
+    "CASES_DIR", "DEV_CASES", "HELDOUT_CASES", "FINAL_CASES", "FRESH_CASES", "FRESH2_CASES", "FRESH3_CASES",
 ]
