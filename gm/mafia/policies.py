@@ -3,6 +3,7 @@
 The heuristic player uses only its own knowledge (role, partners, its own checks) and the
 public record: a Sheriff who found Mafia says so; villagers follow a Sheriff's claim, else the
 most-accused living player; the Mafia kill a claimed Sheriff first and never vote a partner.
+They speak the game's language (``game.lang``), and read claims and accusations in any of them.
 """
 from __future__ import annotations
 
@@ -12,14 +13,29 @@ from typing import Any
 
 from gm.social.ask import Ask
 
-_CLAIM = re.compile(r"Sheriff: (\w+) is Mafia")
-_SUSPECT = re.compile(r"I suspect (\w+)")
+# What scripted seats say, per game language. A claim or accusation names one player, and the
+# patterns below read it back from a speech in any language (names are one word in both).
+_CLAIM_SAY = {"en": "Sheriff: {name} is Mafia. Vote them out.", "zh": "我是警长：{name}是黑手党，投他出局。"}
+_SUSPECT_SAY = {"en": "I suspect {name}.", "zh": "我怀疑{name}。"}
+_IDLE = {"en": ("I have no lead yet.", "Let's hear everyone.", "Something feels off."),
+         "zh": ("我暂时没有线索。", "先听听大家怎么说。", "总觉得哪里不对。")}
+_NO_COMMENT = {"en": "No comment.", "zh": "我没什么要说的。"}
+_CLAIM = re.compile(r"Sheriff: (\w+) is Mafia|我是警长：(\w+?)是黑手党")
+_SUSPECT = re.compile(r"I suspect (\w+)|我怀疑(\w+?)。")
+
+
+def _named(match: re.Match[str] | None) -> str | None:
+    return next((g for g in match.groups() if g), None) if match else None
+
+
+def _lang(g: Any) -> str:
+    return getattr(g, "lang", "en") if getattr(g, "lang", "en") in _IDLE else "en"
 
 
 def random_policy(seat: Any, ask: Ask) -> Any:
     rng, kind = seat.rng, ask.kind
     if kind == "speak":
-        return {"text": rng.choice(("I have no lead yet.", "Let's hear everyone.", "Something feels off."))}
+        return {"text": rng.choice(_IDLE[_lang(seat.game)])}
     if kind == "vote":
         opts = ask.options + ([None] if ask.extra.get("abstain") else [])
         return rng.choice(opts)
@@ -33,13 +49,13 @@ def _public_claims(g: Any) -> tuple[set[str], Counter]:
     claimers: set[str] = set()
     for e in g.log.events:
         if e["kind"] == "speech" and not e.get("private"):
-            m = _CLAIM.search(e["text"])
-            if m:
-                claimed.add(m.group(1))
+            named = _named(_CLAIM.search(e["text"]))
+            if named:
+                claimed.add(named)
                 claimers.add(e["player"])
-            m = _SUSPECT.search(e["text"])
-            if m:
-                accused[m.group(1)] += 1
+            named = _named(_SUSPECT.search(e["text"]))
+            if named:
+                accused[named] += 1
     return claimed, accused, claimers
 
 
@@ -61,10 +77,11 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
         return rng.choice(fresh or ask.options)
     if kind == "speak":
         found = [p for p, r in mine.items() if r == "mafia" and p in g.alive]
+        lang = _lang(g)
         if found:
-            return {"text": f"Sheriff: {found[0]} is Mafia. Vote them out."}
+            return {"text": _CLAIM_SAY[lang].format(name=found[0])}
         others = [p for p in g.alive if p != me and p not in partners]
-        return {"text": f"I suspect {rng.choice(others)}."} if others else {"text": "No comment."}
+        return {"text": _SUSPECT_SAY[lang].format(name=rng.choice(others))} if others else {"text": _NO_COMMENT[lang]}
     if kind == "vote":
         opts = [p for p in ask.options if p not in partners]
         if not opts:

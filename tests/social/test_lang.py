@@ -112,3 +112,19 @@ def test_lang_on_the_command_line(tmp_path):
     res = CliRunner().invoke(app, ["avalon", "simulate", "-n", "1", "--lang", "fr", "-o", str(tmp_path / "x")])
     assert res.exit_code != 0 and "--lang fr: use en or zh" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "x").exists(), "a bad language is refused before any file is written"
+
+
+def test_scripted_mafia_seats_speak_chinese_and_read_chinese_claims():
+    from gm.mafia.policies import _public_claims
+
+    game = MafiaGame([ScriptedSeat() for _ in range(7)], seed=3, options={"lang": "zh"})
+    game.play()
+    speeches = [e["text"] for e in game.log.events if e["kind"] == "speech" and not e.get("private")]
+    assert speeches and all(re.search(r"[\u4e00-\u9fff]", t) for t in speeches), speeches[:3]
+    assert not any(re.search(r"\b(suspect|Sheriff|comment|lead)\b", t) for t in speeches)
+    fresh = MafiaGame([ScriptedSeat() for _ in range(7)], seed=3, options={"lang": "zh"})
+    a, b, c = fresh.names[:3]
+    fresh.log.events += [{"kind": "speech", "player": a, "text": f"我是警长：{b}是黑手党，投他出局。"},
+                         {"kind": "speech", "player": c, "text": f"我怀疑{b}。"}]
+    claimed, accused, claimers = _public_claims(fresh)
+    assert claimed == {b} and claimers == {a} and accused[b] == 1
