@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -603,7 +604,29 @@ def record(
     return report
 
 
-def record_play(
+@dataclass
+class PlayRecording:
+    """One game set up for a person to record: the table, its recorder, and where the session goes.
+
+    ``record_play`` runs it at the terminal; another front end (the web app) runs ``table.run()`` on
+    its own event loop and then ``finish``. Nothing is written until ``finish``, so a game stopped
+    half-way leaves the folder as it was.
+    """
+
+    table: AvalonGame
+    recorder: InMindRecorder
+    path: Path
+    you: str
+
+    async def finish(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Ask for the reflection, write the session whole, and return ``result`` with the subject and the file."""
+        session = await self.recorder.finish()
+        write_atomic(self.path, json.dumps(session, ensure_ascii=False, indent=1))
+        result.update(you=self.you, your_role=self.table.roles[self.you], log=str(self.path))
+        return result
+
+
+def prepare_play(
     *,
     mode: str,
     out: str | Path | None,
@@ -618,11 +641,13 @@ def record_play(
     models: dict[str, Any] | None = None,
     input_fn: Callable[[str], str] = input,
     output_fn: Callable[[str], None] = print,
-) -> dict[str, Any]:
-    """One game with a person as the subject: in seat ``seat`` (1-based) as a player, or watching it (observer).
+    human: HumanSeat | None = None,
+) -> PlayRecording:
+    """Check every option and set up one game with a person as the subject (see ``record_play``).
 
-    The person types a strategy trace at every proposal (before voting) and a reflection at the end;
-    the session goes to ``out`` as ``avalon-play-<seed>-<mode>.json``.
+    ``human`` is the person's seat in participant mode when it is not one at the terminal (a web
+    page's seat answers through its own ``input_fn``); by default it reads ``input_fn``.
+    Every mistake is one ``VgmError`` line, raised before any file or folder is made.
     """
     import random
 
@@ -645,16 +670,40 @@ def record_play(
     folder = log_folder(out)
     assert folder is not None
     gid = f"avalon-play-{seed}"
-    table = AvalonGame(build_seats(specs, default_model=model, models=models, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens),
-                       names=names, seed=seed, game_id=gid, options=options)
+    seats = build_seats(specs, default_model=model, models=models, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens)
+    if human is not None and mode == "participant":
+        seats[where] = human
+    table = AvalonGame(seats, names=names, seed=seed, game_id=gid, options=options)
     recorder = InMindRecorder(table, subject_for(table, names[where], mode, input_fn=input_fn, output_fn=output_fn, human=True))
-    result = run_at_the_terminal(table, None)
-    session = asyncio.run(recorder.finish())
-    path = session_path(folder, gid, mode)
-    write_atomic(path, json.dumps(session, ensure_ascii=False, indent=1))
-    result.update(you=names[where], your_role=table.roles[names[where]], log=str(path))
-    return result
+    return PlayRecording(table, recorder, session_path(folder, gid, mode), names[where])
 
 
-__all__ = ["MODES", "PHRASES", "InMindRecorder", "Subject", "LlmSubject", "HumanSubject", "check_recording",
-           "record", "record_play", "scripted_reflection", "scripted_trace", "seat_names", "session_json", "subject_for"]
+def record_play(
+    *,
+    mode: str,
+    out: str | Path | None,
+    seat: int | None = None,
+    players: int | None = None,
+    model: str | None = None,
+    others: str | None = None,
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+    lang: str = "en",
+    max_tokens: int = 200,
+    models: dict[str, Any] | None = None,
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """One game with a person as the subject: in seat ``seat`` (1-based) as a player, or watching it (observer).
+
+    The person types a strategy trace at every proposal (before voting) and a reflection at the end;
+    the session goes to ``out`` as ``avalon-play-<seed>-<mode>.json``.
+    """
+    play = prepare_play(mode=mode, out=out, seat=seat, players=players, model=model, others=others, seed=seed,
+                        options=options, lang=lang, max_tokens=max_tokens, models=models, input_fn=input_fn, output_fn=output_fn)
+    result = run_at_the_terminal(play.table, None)
+    return asyncio.run(play.finish(result))
+
+
+__all__ = ["MODES", "PHRASES", "InMindRecorder", "Subject", "LlmSubject", "HumanSubject", "PlayRecording", "check_recording",
+           "prepare_play", "record", "record_play", "scripted_reflection", "scripted_trace", "seat_names", "session_json", "subject_for"]
