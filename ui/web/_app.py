@@ -22,6 +22,7 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
     """The Gradio page for ``ctx``; the tabs are built by their modules."""
     from ._beliefs import BeliefsTab
     from ._compare import CompareTab
+    from ._inmind import InMindTab
     from ._play import PlayTab
 
     with gr.Blocks(title="virtual-gm", analytics_enabled=False) as blocks:
@@ -31,8 +32,9 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
             rate = RateTab(ctx, token)
             play = PlayTab(ctx, token)
             compare = CompareTab(ctx, token)
+            inmind = InMindTab(ctx, token)  # before Beliefs: a tab right after Beliefs shows twice in the tab bar
             beliefs = BeliefsTab(ctx, token)
-        owner_tabs = [play, compare, beliefs]
+        owner_tabs = [play, compare, beliefs, inmind]
         if ctx.study is not None:  # hidden until the admin token shows up, so a rater never sees them
             for tab in owner_tabs:
                 tab.tab.visible = False
