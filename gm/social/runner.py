@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,8 @@ def check_options(cls: type[SocialGame], n: int, *, names: list[str] | None, see
 
 
 def log_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
-    """The log folder: an existing file there, or a folder that cannot be made, is one line."""
+    """The log folder: an existing file there, or a folder that cannot be made or written, is one
+    line, said before any game is played (a long game must not be lost at its first write)."""
     if not out:
         return None
     folder = Path(out)
@@ -71,6 +73,11 @@ def log_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise VgmError(f"cannot create the log folder {folder} ({exc.strerror or exc}); give a writable -o folder") from None
+        try:  # a real write, not os.access: that says yes to root on a read-only mount
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as exc:
+            raise VgmError(f"cannot write in the log folder {folder} ({exc.strerror or exc}); give a writable -o folder") from None
     return folder
 
 

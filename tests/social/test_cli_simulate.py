@@ -57,3 +57,20 @@ def test_an_unfinished_game_continues_from_its_last_snapshot(tmp_path):
     again = simulate("avalon", games=1, out=tmp_path / "b", seed=3, snapshots=True)
     assert again["results"][0]["winner"] == full["results"][0]["winner"]
     assert read_log(tmp_path / "b" / "avalon-000003.jsonl") == read_log(log)
+
+
+def test_an_unwritable_log_folder_is_one_line_before_any_game_is_played(tmp_path, monkeypatch):
+    """Root passes os.access on a read-only mount, so the folder is tried with a real write; a
+    refusal must come before the games, not after a long game at its first write."""
+    import gm.social.runner as runner
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(runner.tempfile, "TemporaryFile", refuse)
+    played = []
+    monkeypatch.setattr(runner, "play_games", lambda *a, **k: played.append(1))
+    res = CliRunner().invoke(app, ["avalon", "simulate", "-n", "1", "-o", str(tmp_path / "logs")])
+    assert res.exit_code != 0 and not played
+    assert "cannot write in the log folder" in res.output and "Traceback" not in res.output
+    assert sum(line.startswith("error:") for line in res.output.splitlines()) == 1

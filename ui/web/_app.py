@@ -1,4 +1,4 @@
-"""The whole web app: one Gradio page with the Rate, Play, Compare and Beliefs tabs, plus the rating API.
+"""The whole web app: one Gradio page with the Rate, Play, Compare, InMind and Beliefs tabs, plus the rating API.
 
 The visitor's token is read once from the page address (``/?token=...``) into server-side
 session state; every handler checks it again. With a study loaded, a rater sees only the
