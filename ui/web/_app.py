@@ -1,4 +1,4 @@
-"""The whole web app: one Gradio page with the Rate, Play, Compare, InMind and Beliefs tabs, plus the rating API.
+"""The whole web app: one Gradio page with the Rate, Play, Compare, Beliefs and InMind tabs, plus the rating API.
 
 The visitor's token is read once from the page address (``/?token=...``) into server-side
 session state; every handler checks it again. With a study loaded, a rater sees only the
@@ -32,8 +32,8 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
             rate = RateTab(ctx, token)
             play = PlayTab(ctx, token)
             compare = CompareTab(ctx, token)
-            inmind = InMindTab(ctx, token)  # before Beliefs: a tab right after Beliefs shows twice in the tab bar
             beliefs = BeliefsTab(ctx, token)
+            inmind = InMindTab(ctx, token)
         owner_tabs = [play, compare, beliefs, inmind]
         if ctx.study is not None:  # hidden until the admin token shows up, so a rater never sees them
             for tab in owner_tabs:

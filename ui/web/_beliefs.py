@@ -163,6 +163,9 @@ class BeliefsTab:
         self.games: dict[str, list[GameEntry]] = {}  # by folder, read once per server
         self.jobs: dict[str, Future] = {}  # running branches by job id
         with gr.Tab("Beliefs", id="beliefs") as self.tab:
+            # inside the tab: a component made after the tab's block closes lands in the tab bar
+            # and drew the next tab's header twice
+            self.branch_job = gr.State(None)
             with gr.Row():
                 self.folder = gr.Textbox(label="Game logs with probes (folder or log file)",
                                          value=str(ctx.logs_dir or ""), scale=4, elem_id="beliefs-folder")
@@ -216,7 +219,6 @@ class BeliefsTab:
                         self.edges_json = gr.DownloadButton("Edges (JSON)", value=None, elem_id="beliefs-edges-json")
             with gr.Accordion("Other probe answers at this step", open=False):
                 self.others = gr.JSON(label="latest answers")
-        self.branch_job = gr.State(None)
         view_inputs = [self.token, self.folder, self.game, self.agent, self.step, self.impersonate, self.show_truth]
         self.view_outputs = [self.where, self.feed, self.truth, self.others, self.metrics, self.second_order, self.graph,
                              self.timeline, self.deception, self.branch_at]
