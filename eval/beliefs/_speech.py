@@ -8,16 +8,15 @@ no probe log (a game played without probes is scored too):
   (``gm.social.speech.repeat_flags``: MiniLM cosine ≥ ``REPEAT_THRESHOLD`` with any earlier
   speech, anyone's). A re-asked speech counts as what was finally said.
 * **vote/talk consistency**: share of day votes that land on a player the voter accused in its own
-  public speech that day, before the vote. A speech *accuses* a player when one sentence names them
-  (the seat name, not inside a longer word) together with a suspicion cue (``SUSPICION``: suspect,
-  Mafia, lying, vote out, …; 怀疑, 狼, …; подозр…, мафи…) that is not negated ("not Mafia",
-  "不是狼"). Only votes whose voter spoke that day (non-empty) count; an abstention is not a vote.
-  Chance = the share of the vote's options (alive others) the voter accused, i.e. how often a
-  uniform vote would be consistent.
+  public speech that day, before the vote. Whom a speech accuses is ``_accuse``'s reading, the same
+  one the viewer's deception markers use: a player named in a sentence whose nearest suspicion cue
+  (suspect, Mafia, lying, vote out, …; 怀疑, 狼, …; подозр…, мафи…) is not negated ("not Mafia",
+  "I don't suspect Alex", "不是狼", "我不怀疑3号"). Only votes whose voter spoke that day (non-empty)
+  count; an abstention is not a vote. Chance = the share of the vote's options (alive others) the
+  voter accused, i.e. how often a uniform vote would be consistent.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,22 +25,12 @@ import numpy as np
 
 from gm.social.speech import REPEAT_THRESHOLD, flatten, repeat_flags
 
+from ._accuse import accused
 from ._data import BeliefGame, position
 from ._logs import PROBE_LOG_SUFFIX, ImportError_, event_positions, games_from_events, read_jsonl
 
 SPEECH_TEXT = {"speech": "text", "intro": "response", "day_discuss": "response"}
 """Public speech events (ours; MafiaScope's) and the field holding what was said."""
-
-_CUE = (r"suspect\w*|suspicious\w*|\bsus\b|mafi\w*|accus\w*|\blying\b|\bliar\w*|\blies\b|\blied\b|guilty|shady|fishy"
-        r"|\bwolf\w*|\bevil\b|\bvote (?:for|out|against)\b|\beliminat\w*|\bdoubt\w*|distrust\w*|untrustworth\w*"
-        r"|\b(?:don't|do not|can't|cannot|doesn't|does not|wouldn't|not) trust\b"
-        r"|怀疑|可疑|狼|坏人|黑手党|撒谎|说谎|投票?给|出局|刺客|爪牙|莫甘娜"
-        r"|подозр\w*|мафи\w*|лж\w*|вр[её]т|обвин\w*|исключ\w*")
-SUSPICION = re.compile(_CUE, re.IGNORECASE)
-_NEGATED = re.compile(rf"\b(?:not|never|isn't|aren't|wasn't|no|nothing|hardly)\b(?:\s+(?:a|an|the|be|been|seem|seems|look|looks|very|really|so|like))*\s+(?:{_CUE})"
-                      rf"|不(?:是|太|像|算)?(?:{_CUE})|не\s+(?:{_CUE})", re.IGNORECASE)
-_SENTENCE = re.compile(r"[.!?;。！？；\n]+")
-
 
 @dataclass(frozen=True)
 class Speech:
@@ -54,12 +43,16 @@ class Speech:
 
 
 def speeches_of(events: list[dict[str, Any]]) -> list[Speech]:
-    """Every public speech of a log in order (ours: ``speech``; MafiaScope's: ``intro``, ``day_discuss``)."""
+    """Every public speech of a log in order (ours: ``speech``; MafiaScope's: ``intro``, ``day_discuss``).
+
+    Each line is flattened (``gm.social.speech.flatten``); the line breaks stay, since a line break
+    ends a sentence for ``_accuse``. The viewer reads the same speeches."""
     out = []
     for e, (rnd, seq) in zip(events, event_positions(events)):
         field = SPEECH_TEXT.get(str(e.get("kind", "")))
         if field and not e.get("private") and isinstance(e.get("player"), str):
-            out.append(Speech(rnd, seq, e["player"], flatten(e.get(field) or "")))
+            lines = (flatten(line) for line in str(e.get(field) or "").splitlines())
+            out.append(Speech(rnd, seq, e["player"], "\n".join(x for x in lines if x)))
     return out
 
 
@@ -76,18 +69,9 @@ def distinct_rows(speeches: list[Speech], *, threshold: float = REPEAT_THRESHOLD
 
 
 # -- vote/talk consistency ------------------------------------------------------------------
-def _names_in(sentence: str, players: list[str]) -> set[str]:
-    return {p for p in players if re.search(rf"(?<![A-Za-z0-9]){re.escape(p)}(?![A-Za-z0-9])", sentence, re.IGNORECASE)}
-
-
 def accused_in(text: str, players: list[str], speaker: str | None = None) -> set[str]:
-    """The players a speech accuses: named in a sentence that carries a non-negated suspicion cue."""
-    out: set[str] = set()
-    for sentence in _SENTENCE.split(text):
-        if SUSPICION.search(_NEGATED.sub(" ", sentence)):
-            out |= _names_in(sentence, players)
-    out.discard(speaker or "")
-    return out
+    """The players (other than ``speaker``) a speech accuses in at least one sentence (``_accuse.stances``)."""
+    return accused(text, players, speaker)
 
 
 VT_COLS = ("round", "consistent", "chance", "accused_any")

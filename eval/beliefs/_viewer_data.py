@@ -13,10 +13,11 @@ import re
 from typing import Any
 
 from . import _metrics as m
+from ._accuse import read_sentence, sentences
 from ._data import BeliefGame, entries, is_evil, norm_role, position, resolve
 from ._edges import step_label, step_position
 from ._fork import wilson_interval
-from ._logs import event_positions
+from ._speech import speeches_of
 
 THRESHOLD = 50  # a role guess becomes an attitude at this confidence, as in the second-order figures
 Pos = tuple[int, float]
@@ -153,70 +154,33 @@ def metric_timeline(game: BeliefGame, seat: str | None = None) -> list[dict[str,
 
 
 # -- public claims and deception markers -------------------------------------------------
-ACCUSE_CUES = ("mafia", "mafioso", "suspic", "suspect", "odd", "lying", "liar", "guilty", "shady", "wolf", "evil",
-               "vote out", "eliminate", "мафи", "подозр", "лжец", "врёт", "врет")
-VOUCH_CUES = ("trust", "innocent", "clear", "honest", "town", "villager", "safe", "good guy",
-              "довер", "мирн", "невинов", "честн")
-NEGATIONS = ("not", "n't", "never", "no", "не", "нет")
-SPEECH_KINDS_SKIPPED = ("reasoning", "illegal_move")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _ROLE_CLAIM = re.compile(r"\b(?:i am|i'm|im|я)\s+(?:a |an |the |[-—] )?([a-zа-яё]+)", re.IGNORECASE)
-
-
-def _cues(sentence: str) -> list[tuple[int, int]]:
-    """(position, +1 accuse / -1 vouch) of each cue word; a cue right after a negation flips."""
-    low = sentence.lower()
-    out = []
-    for cues, sign in ((ACCUSE_CUES, 1), (VOUCH_CUES, -1)):
-        for cue in cues:
-            for hit in re.finditer(re.escape(cue), low):
-                before = re.findall(r"[\w']+", low[max(0, hit.start() - 24):hit.start()])[-3:]
-                negated = any(w in NEGATIONS or w.endswith("n't") for w in before)
-                out.append((hit.start(), -sign if negated else sign))
-    return out
-
-
-def _target(sentence: str, players: list[str], speaker: str, cues: list[tuple[int, int]], polarity: int) -> str | None:
-    """The named player nearest to a cue of the sentence's polarity (a sentence may name bystanders too)."""
-    spots = [pos for pos, sign in cues if sign == polarity]
-    best: tuple[int, str] | None = None
-    for p in players:
-        if p == speaker:
-            continue
-        for hit in re.finditer(rf"(?<!\w){re.escape(p)}(?!\w)", sentence, re.IGNORECASE):
-            d = min(abs(hit.start() - pos) for pos in spots)
-            if best is None or d < best[0]:
-                best = (d, p)
-    return best[1] if best else None
 
 
 def public_claims(game: BeliefGame, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Public accusations, vouches and role claims read from speeches, and every vote, in time order.
 
-    A sentence with more accusing than vouching cue words (``ACCUSE_CUES``, ``VOUCH_CUES``; a
-    negation right before a cue flips it) accuses the player named nearest to such a cue, and the
-    other way round for a vouch; "I am the Doctor" is a role claim. Cue words are English and
-    Russian; names must be written as the seat's name. A heuristic: markers are leads to inspect.
+    The speeches are the ones ``vgm mafia score`` reads (``_speech.speeches_of``), and whom a sentence
+    accuses or vouches for is ``_accuse``'s reading, the one behind the score's vote/talk
+    consistency: a player named next to a suspicion cue is accused, next to a trust cue vouched
+    for, a negation flips the cue ("I don't trust Bo" accuses, "Gray不是狼" vouches); English,
+    Chinese and Russian. A sentence may accuse or vouch for several players, one claim each.
+    "I am the Doctor" is a role claim. A heuristic: markers are leads to inspect.
     """
     roles = {game.role(p) for p in game.players}
     out: list[dict[str, Any]] = []
-    for e, pos in zip(events, event_positions(events)):
-        text = e.get("text") or e.get("speech") or e.get("response")
-        speaker = e.get("player")
-        if e.get("private") or not isinstance(text, str) or speaker not in game.players or e.get("kind") in SPEECH_KINDS_SKIPPED:
+    for said in speeches_of(events):
+        if said.player not in game.players:
             continue
-        for sentence in filter(None, (s.strip() for s in _SENTENCE.split(text))):
-            claim = {"step": step_label(*pos), "pos": pos, "seat": speaker, "text": sentence}
+        pos = (said.round, said.seq)
+        for sentence in sentences(said.text):
+            claim = {"step": step_label(*pos), "pos": pos, "seat": said.player, "text": sentence}
             for hit in _ROLE_CLAIM.finditer(sentence):
                 role = norm_role(hit.group(1))
                 if role in roles and role != "Unknown":
                     out.append({**claim, "kind": "claims_role", "target": role})
-            cues = _cues(sentence)
-            total = sum(sign for _, sign in cues)
-            polarity = (total > 0) - (total < 0)
-            target = _target(sentence, game.players, speaker, cues, polarity) if polarity else None
-            if target:
-                out.append({**claim, "kind": "accuses" if polarity > 0 else "vouches", "target": target})
+            for stance in read_sentence(sentence, game.players, said.player):
+                out.append({**claim, "kind": stance.kind, "target": stance.target})
     for v in game.votes:
         pos = (v.round, v.seq)
         out.append({"step": step_label(*pos), "pos": pos, "seat": v.voter, "kind": "votes", "target": v.target,

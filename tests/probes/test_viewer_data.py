@@ -159,6 +159,21 @@ def test_a_claim_against_the_seats_own_private_belief_is_marked(game):
     assert marks[("Ann", "votes", "Cy")]["step"] == "1.5"
 
 
+def test_a_chinese_speech_is_marked_like_an_english_one(game):
+    """--lang zh games: Chinese cues and punctuation (no space after 。) are read, negation included."""
+    events = [
+        speech(3, "Ann", "我怀疑Bo是狼。我是医生。"),  # Ann privately: Bo Sheriff (90) → trusts: marked
+        speech(3, "Cy", "Di不是狼。我信任Ann。"),     # Cy at 1.3: Ann Mafia (60) → suspects: marked
+        speech(3, "Bo", "我不怀疑Cy，Ann在撒谎。"),    # Bo: Ann its top suspect, Cy the least: honest
+    ]
+    claims = {(c["seat"], c["kind"], c["target"]) for c in public_claims(game, events) if c["kind"] != "votes"}
+    assert claims == {("Ann", "accuses", "Bo"), ("Cy", "vouches", "Di"), ("Cy", "vouches", "Ann"), ("Bo", "vouches", "Cy"),
+                      ("Bo", "accuses", "Ann")}
+    marks = {(mk["seat"], mk["kind"], mk["target"]): mk for mk in deception_markers(game, events)}
+    assert set(marks) == {("Ann", "accuses", "Bo"), ("Cy", "vouches", "Ann"), ("Ann", "votes", "Cy")}
+    assert marks[("Ann", "accuses", "Bo")]["text"] == "我怀疑Bo是狼。"
+
+
 def test_suspicion_ranking_alone_also_gives_a_private_stance():
     """The cheap probe set asks suspicion only: accusing one's least-suspected player is marked."""
     probes = [rec("Bo", "suspicion_ranking", [{"player": "Ann", "score": 90}, {"player": "Cy", "score": 5}, {"player": "Di", "score": 40}])]
