@@ -86,7 +86,9 @@ def consistency_rows(game: BeliefGame, speeches: list[Speech]) -> np.ndarray:
         if not own:
             continue
         accused = set().union(*(accused_in(s.text, game.players, v.voter) for s in own))
-        options = game.alive_others(v.voter, v.round, v.seq if np.isfinite(v.seq) else 10**9)
+        # alive just before the vote: our logs record the vote and the elimination it causes at one
+        # position, and the voted-out player must still count among the vote's options
+        options = game.alive_others(v.voter, v.round, v.seq - 1e-6 if np.isfinite(v.seq) else 10**9)
         if not options:
             continue
         rows.append((v.round, float(v.target in accused), len(accused & set(options)) / len(options), float(bool(accused))))

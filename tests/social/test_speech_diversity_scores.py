@@ -6,6 +6,7 @@ from hypothesis import given, settings, strategies as st
 from typer.testing import CliRunner
 
 from eval.beliefs import BeliefGame, Vote
+from eval.beliefs._data import position
 from eval.beliefs._speech import Speech, accused_in, consistency_rows, distinct_rows
 
 NAMES = ["Alex", "Blair", "Casey", "Drew", "Ellis", "Finley", "Gray"]
@@ -91,6 +92,15 @@ def test_speech_after_the_vote_or_on_another_day_does_not_count():
     assert consistency_rows(game, [Speech(1, 21, "Alex", "I suspect Gray.")]).shape == (0, 4)
     assert consistency_rows(game, [Speech(0, 3, "Alex", "I suspect Gray.")]).shape == (0, 4)
     assert consistency_rows(game, [Speech(1, 5, "Alex", "I suspect Gray.")])[0, 1] == 1.0
+
+
+def test_the_player_a_vote_puts_out_still_counts_among_that_votes_options():
+    """Our logs record a vote and the elimination it causes at one position; the chance of a
+    consistent vote is over the players alive just before it, so it is never 0 for a consistent one."""
+    game = game_with_votes([("Alex", "Gray")])
+    game.deaths["Gray"] = position(1, 20.0)
+    row = consistency_rows(game, [Speech(1, 5, "Alex", "I suspect Gray.")])[0]
+    assert row[1] == 1.0 and row[2] == 1 / (len(NAMES) - 1)
 
 
 def test_score_reports_speech_figures_per_game_for_a_folder_without_probes(tmp_path):
