@@ -73,6 +73,7 @@ def log_folder(out: str | Path | None, *, create: bool = True) -> Path | None:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise VgmError(f"cannot create the log folder {folder} ({exc.strerror or exc}); give a writable -o folder") from None
+    if folder.is_dir():
         try:  # a real write, not os.access: that says yes to root on a read-only mount
             with tempfile.TemporaryFile(dir=folder):
                 pass
