@@ -11,6 +11,8 @@ A probe set is::
         when: [always, night, round_end]   # always | own_turn | round_end | night
         max_tokens: 700
         answer: role_assessment           # a shape from ANSWER_SHAPES, json or text
+        instructions: |                   # optional: fixed text put before the seat's game context
+          ...
 
 Placeholders: ``{player}`` (the probed seat), ``{players}`` (alive others), ``{role}``,
 ``{round}``, ``{phase}``; ``{prev_<id>}`` = this step's earlier answer of probe ``<id>``, else
@@ -18,6 +20,12 @@ the previous step's; ``{last_<id>}`` = the previous step's answer. A missing ans
 ``N/A``. Any other ``{name}`` is an error at load time, and so is ``{prev_<id>}`` naming a
 probe that runs later in the set (it could never have answered yet at this step).
 Literal JSON examples in a question are fine: only ``{identifier}`` is a placeholder.
+
+``instructions`` (optional) is the part of a probe that never changes during a game: it is put
+at the very start of the seat's system prompt, so the probe's prompt is the same text from step
+to step up to the end of the game log and a prefix-caching server computes only the log lines new
+since the last probe, the (short) question and the answer. It may use only ``{player}`` and
+``{role}``, which stay the same for a seat all game; anything else is an error at load time.
 """
 from __future__ import annotations
 
@@ -34,6 +42,7 @@ from ._check import ScoringProblem, scoring_problems
 
 When = Literal["always", "own_turn", "round_end", "night"]
 PLAIN_PLACEHOLDERS = ("player", "players", "role", "round", "phase")
+SEAT_PLACEHOLDERS = ("player", "role")  # the same for a seat all game: the only ones instructions may use
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SETS_DIR = Path(__file__).parent / "sets"
 NA = "N/A"
@@ -50,6 +59,7 @@ class ProbeSpec(BaseModel):
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     question: str
+    instructions: str = ""  # fixed text before the seat's game context (a cached prefix); {player}, {role} only
     when: list[When] = ["always"]
     max_tokens: int = Field(600, ge=16, le=8192)
     answer: str = "json"
@@ -68,7 +78,7 @@ class ProbeSpec(BaseModel):
         return v
 
     def placeholders(self) -> list[str]:
-        return PLACEHOLDER.findall(self.question)
+        return PLACEHOLDER.findall(self.instructions) + PLACEHOLDER.findall(self.question)
 
     def chains(self) -> list[tuple[str, str]]:
         """(``prev``|``last``, probe id) for every chained placeholder, in order."""
@@ -107,6 +117,13 @@ class ProbeSet(BaseModel):
 def _check_placeholders(probes: list[ProbeSpec], where: str) -> None:
     order = {p.id: i for i, p in enumerate(probes)}
     for i, probe in enumerate(probes):
+        for name in PLACEHOLDER.findall(probe.instructions):
+            if name not in SEAT_PLACEHOLDERS:
+                raise ProbeSpecError(
+                    f"{where}: probe {probe.id!r} uses {{{name}}} in its instructions, which must read the same all game "
+                    f"(they are the cached prefix of every probe prompt); use only {{player}} and {{role}} there and "
+                    f"move {{{name}}} to the question"
+                )
         for name in probe.placeholders():
             if name in PLAIN_PLACEHOLDERS:
                 continue

@@ -5,11 +5,14 @@ the question; nothing is written back to the seat, the game, or any list the gam
 probe calls carry their own step names (``probe:<id>``) so a request log can tell them apart.
 The answers go only to the probe log.
 
-Cheap by construction: the question is its own last user message after the seat's messages,
-exactly where the seat's game decisions put theirs (``LlmSeat.act``), so every probe request
-starts with the seat's game prompt token for token. A server with a prefix cache (llama.cpp's
-``cache_prompt``, on by default) then computes only the question and the answer; each record
-says how many prompt tokens the server reused (``cached_tokens``).
+Cheap by construction: a probe's prompt is its fixed ``instructions`` (if it has any), the seat's
+system prompt and game log, then the question as its own last user message. From one step to
+the next only the end of that prompt changes (new log lines and the question), so a server with
+a prefix cache (llama.cpp's ``cache_prompt``, on by default) computes only those and the answer;
+each record says how many prompt tokens the server reused (``cached_tokens``). The instructions
+come first, before the seat's system prompt, so a probe prompt and the seat's game prompt differ
+from their first tokens: llama.cpp then keeps each in its own slot or saves it to its host-RAM
+prompt cache when a slot switches, instead of overwriting one with the other.
 """
 from __future__ import annotations
 
@@ -33,14 +36,21 @@ from ._log import ROUND_END_SEQ, ProbeLogWriter, ProbeRecord
 PROBE_STEP_PREFIX = "probe:"
 
 
-def _private_copy(messages: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
+def _private_copy(messages: list[dict[str, Any]], question: str, instructions: str = "") -> list[dict[str, Any]]:
     """The seat's context plus the question, as a new list of new dicts (never the seat's own).
 
     The question is a user message of its own, as in the seat's game requests (``LlmSeat.act``
-    sends ``seat.messages() + [question]``): the game prompt is then a prefix of the probe prompt,
-    token for token, and a prefix-caching server reuses it instead of computing it again.
+    sends ``seat.messages() + [question]``). ``instructions`` (a probe's fixed text) go at the
+    very start of the system prompt: every probe prompt of the seat then starts with the same
+    text up to the end of the game log, which a prefix-caching server reuses instead of computing.
     """
-    return copy.deepcopy(list(messages)) + [{"role": "user", "content": question}]
+    out = copy.deepcopy(list(messages))
+    if instructions:
+        if out and out[0].get("role") == "system":
+            out[0] = {**out[0], "content": f"{instructions}\n\n{out[0].get('content') or ''}"}
+        else:
+            out.insert(0, {"role": "system", "content": instructions})
+    return out + [{"role": "user", "content": question}]
 
 
 def _chain_text(record: ProbeRecord | None) -> tuple[str, bool]:
@@ -229,11 +239,12 @@ class ProbeRunner:
         for i, probe in enumerate(due):
             values, raw_used = self._values(name, role, phase, this_step)
             question = render_question(probe.question, values)
+            instructions = render_question(probe.instructions, values)
             chained_raw = [c for c in raw_used if c in probe.placeholders()]
             start = time.perf_counter()
             shape = ANSWER_SHAPES[probe.answer]
             step = PROBE_STEP_PREFIX + probe.id
-            msgs = _private_copy(messages, question)
+            msgs = _private_copy(messages, question, instructions)
             try:
                 if shape is None:  # free text
                     reply = await model.complete(msgs, step=step, max_tokens=probe.max_tokens)
@@ -245,7 +256,7 @@ class ProbeRunner:
                 raw, parsed, ok, err, usage, repaired = "", None, False, f"model call failed: {exc}", Usage(calls=1), False
             self.usage = self.usage + usage
             rec = self._record(
-                name, role, trigger, phase, seq, i, probe, question=question, answer_raw=raw,
+                name, role, trigger, phase, seq, i, probe, question=question, instructions=instructions, answer_raw=raw,
                 answer_parsed=parsed if ok else None, parse_ok=ok, error=err, repaired=repaired,
                 latency_ms=int((time.perf_counter() - start) * 1000),
                 tokens=usage.prompt_tokens + usage.completion_tokens, model=getattr(model, "name", ""),
@@ -258,7 +269,10 @@ class ProbeRunner:
     async def _probe_seat_batched(self, name, role, trigger, phase, seq, due, messages, model) -> list[ProbeRecord]:
         """All due probes in one call; ``{prev_x}`` can only see the previous step here."""
         values, raw_used = self._values(name, role, phase, {})
-        parts = [f'### "{p.id}"\n{render_question(p.question, values).strip()}' for p in due]
+        parts = []  # one call asks them all, after the game log: each probe's instructions stay beside its question
+        for p in due:
+            text = "\n".join(t for t in (render_question(p.instructions, values).strip(), render_question(p.question, values).strip()) if t)
+            parts.append(f'### "{p.id}"\n{text}')
         question = (
             "Answer each of the following private questions. Reply with ONE JSON object whose keys are the "
             f"question ids ({', '.join(p.id for p in due)}) and whose values are the answers in the shape each asks for.\n\n"

@@ -24,7 +24,8 @@ class ProbeRecord(BaseModel):
     player: str
     probe_seq: int
     probe_id: str
-    question: str = ""
+    question: str = ""  # asked after the game log
+    instructions: str = ""  # the probe's fixed text, asked before the seat's system prompt (empty: none)
     answer_raw: str = ""
     answer_parsed: Any = None
     parse_ok: bool = False

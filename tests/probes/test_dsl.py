@@ -67,3 +67,17 @@ def test_json_examples_in_questions_are_not_placeholders():
 
 def test_missing_values_read_na():
     assert render_question("was: {last_a}", {}) == "was: N/A"
+
+
+def test_instructions_may_use_only_what_stays_the_same_for_a_seat_all_game():
+    ok = parse_probe_set(_set({"id": "a", "instructions": "Private, {player} ({role}).", "question": "Now ({players}), {last_a}"}))
+    assert ok.probes[0].instructions == "Private, {player} ({role})." and ("last", "a") in ok.probes[0].chains()
+    for name in ("players", "round", "phase", "last_a"):
+        with pytest.raises(ProbeSpecError, match=rf"probe 'a' uses \{{{name}\}} in its instructions.*move \{{{name}\}} to the question"):
+            parse_probe_set(_set({"id": "a", "instructions": f"about {{{name}}}", "question": "q"}))
+
+
+def test_the_cheap_set_keeps_its_fixed_wording_in_instructions_and_asks_one_short_line():
+    (probe,) = load_probe_set("cheap").probes
+    assert "0 = surely innocent" in probe.instructions and "JSON only" in probe.instructions
+    assert probe.question.strip() == "Private note now ({players})."

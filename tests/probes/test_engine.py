@@ -194,3 +194,24 @@ async def test_a_failing_model_call_is_recorded_not_fatal():
     recs = await runner.on_event(speech(1), game)
     assert len(recs) == 2 and not any(r.parse_ok for r in recs)
     assert "server down" in recs[0].error
+
+
+async def test_instructions_open_the_system_prompt_alone_and_sit_beside_their_question_when_batched():
+    s = parse_probe_set({"probes": [
+        {"id": "a", "instructions": "Fixed A for {player}.", "question": "Ask A about {players}.", "answer": "text"},
+        {"id": "b", "instructions": "Fixed B.", "question": "Ask B.", "answer": "text"},
+    ]})
+    for batched in (False, True):
+        model = ScriptedModel(responder=lambda step, m: "ok")
+        runner = ProbeRunner(s, model, batched=batched)
+        game = FakeGame(["Ann", "Bob"])
+        await runner.on_event(SETUP, game)
+        await runner.on_event(speech(1), game)
+        ann = [r["messages"] for r in model.requests if "You are Ann." in r["messages"][0]["content"]]
+        if not batched:
+            assert [m[0]["content"] for m in ann] == ["Fixed A for Ann.\n\nYou are Ann.", "Fixed B.\n\nYou are Ann."]
+            assert [m[1:] for m in ann] == [game.seats["Ann"].history[1:] + [{"role": "user", "content": q}] for q in ("Ask A about Bob.", "Ask B.")]
+            assert [r.instructions for r in runner.records if r.player == "Ann"] == ["Fixed A for Ann.", "Fixed B."]
+        else:  # one question after the log: the system prompt stays the seat's own
+            (only,) = ann
+            assert only[0]["content"] == "You are Ann." and '### "a"\nFixed A for Ann.\nAsk A about Bob.' in only[-1]["content"]

@@ -1,7 +1,8 @@
-"""Probes reuse the seat's game prompt: the question is appended as the seat's game decisions append theirs.
+"""Probes reuse what the server already holds: a seat's probe prompts share everything up to the end of its game log.
 
-The fast tests pin the shape (the seat's game messages are a prefix of every probe request, so a
-prefix-caching server computes only the question); the slow one asks the real local model
+The fast tests pin the shape (a probe without instructions is the seat's game messages plus the
+question; one with instructions puts them first, and a seat's consecutive probe prompts are then
+byte-identical up to the end of the earlier game log); the slow one asks the real local model
 (llama.cpp) the same probes with and without its prompt cache and compares answers and token counts.
 """
 import json
@@ -41,6 +42,38 @@ def test_every_probe_request_starts_with_the_seats_game_messages(tmp_path, respo
     for request in game_calls:  # and the game's own calls have the same shape: messages + one question
         name = request["messages"][0]["content"].split(",")[0].removeprefix("You are ")
         assert request["messages"][:2] in [v[name] for v in seen]
+
+
+def _chatml(messages):
+    """The prompt text a ChatML model (Qwen, local:small) is given for these messages."""
+    return "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages) + "<|im_start|>assistant\n"
+
+
+def test_a_seats_probe_prompts_with_instructions_share_everything_up_to_the_end_of_the_earlier_log(tmp_path, respond):
+    from gm.mafia import MafiaGame
+    from gm.social import LlmSeat
+
+    model = ScriptedModel(responder=respond, name="scripted:shared")
+    game = MafiaGame([LlmSeat(model) for _ in range(5)], seed=3, game_id="g", log_path=tmp_path / "g.jsonl")
+    runner = attach_probes(game, "cheap", None, None)
+    game.play()
+    (probe,) = runner.probe_set.probes
+    assert probe.instructions
+    by_seat: dict[str, list] = {}
+    for request in model.requests:
+        if str(request["step"]).startswith("probe:"):
+            name = next(n for n in game.names if f"You are {n}," in request["messages"][0]["content"])
+            by_seat.setdefault(name, []).append(request["messages"])
+    assert len(by_seat) == 5 and max(len(prompts) for prompts in by_seat.values()) > 5
+    for name, prompts in by_seat.items():
+        first_system = prompts[0][0]["content"]
+        assert first_system.startswith("(Private notes to yourself, " + name) and "\n\nYou are " + name + "," in first_system
+        for before, after in zip(prompts, prompts[1:]):
+            held = _chatml(before[:-1]).removesuffix("<|im_end|>\n<|im_start|>assistant\n")  # up to the end of the earlier log
+            assert _chatml(after).startswith(held)
+            assert after[-1]["content"].startswith("Private note now (")  # only the log's new lines and this follow
+    game_calls = [r for r in model.requests if not str(r["step"]).startswith("probe:")]
+    assert game_calls and all(r["messages"][0]["content"].startswith("You are ") for r in game_calls)  # the game prompt parts at once
 
 
 async def test_probe_records_carry_the_servers_cached_token_counts():
@@ -141,7 +174,9 @@ class _Seat:
 
 
 @pytest.mark.slow
-async def test_cached_probes_compute_only_the_question_and_answer_like_uncached_ones(tmp_path, local_pair):
+async def test_cached_probes_compute_only_new_log_lines_and_the_question_and_answer_like_uncached_ones(tmp_path, local_pair):
+    """Two probe steps of two seats on the server's one slot, each seat making a game call in between: the slot
+    is taken by other prompts, so a seat's probe prefix has to come back from llama.cpp's host-RAM prompt cache."""
     from gm.mafia import MafiaGame
     from gm.social import ScriptedSeat
 
@@ -149,24 +184,33 @@ async def test_cached_probes_compute_only_the_question_and_answer_like_uncached_
     played = MafiaGame([ScriptedSeat("heuristic") for _ in range(5)], seed=4, game_id="ctx", log_path=tmp_path / "ctx.jsonl")
     await played.run()  # a real seat context: rules, role, night knowledge and a day of speeches and votes
     names = played.names[:2]
+    whole = {n: played.seat_messages(n) for n in names}
+
+    def seen(name, left_out):  # the seat's messages with the log's last ``left_out`` lines not seen yet
+        system, log = whole[name]
+        return [system, {**log, "content": log["content"].rsplit("\n", left_out)[0] if left_out else log["content"]}]
 
     class Game:
-        seats = {n: _Seat(played.seat_messages(n)) for n in names}
+        seats: dict = {}
 
-    for n in names:  # each seat's own game call, as LlmSeat.act sends it: the prefix the probes should reuse
-        await cached.complete(Game.seats[n].messages() + [{"role": "user", "content": "Whom do you vote for? Answer with JSON only."}],
-                              step="mafia.vote", max_tokens=24)
     setup = {"kind": "setup", "players": [{"name": n, "role": played.roles[n]} for n in played.names]}
-    speech = {"kind": "speech", "round": 2, "public_msg_seq": 1, "player": names[0], "text": "..."}
     answers = {}
     for label, model in (("cached", cached), ("uncached", uncached)):
         runner = ProbeRunner("cheap", model)
         await runner.on_event(setup, Game())
-        answers[label] = await runner.on_event(speech, Game())
-    with_cache, without = answers["cached"], answers["uncached"]
-    assert len(with_cache) == len(without) == len(names)
-    for rec in with_cache:  # all the seat's prefix came from the cache: only the question and the assistant header were computed
+        Game.seats = {n: _Seat(seen(n, 1)) for n in names}
+        first = await runner.on_event({"kind": "speech", "round": 2, "public_msg_seq": 1, "player": names[0], "text": "..."}, Game())
+        for n in names:  # each seat's own game call, as LlmSeat.act sends it, takes the slot between its probes
+            await model.complete(seen(n, 1) + [{"role": "user", "content": "Whom do you vote for? Answer with JSON only."}],
+                                 step="mafia.vote", max_tokens=24)
+        Game.seats = {n: _Seat(seen(n, 0)) for n in names}
+        second = await runner.on_event({"kind": "speech", "round": 2, "public_msg_seq": 2, "player": names[1], "text": "..."}, Game())
+        answers[label] = (first, second)
+    (first, second), (first_ref, second_ref) = answers["cached"], answers["uncached"]
+    assert len(first) == len(second) == len(first_ref) == len(second_ref) == len(names)
+    for rec in second:  # the seat's earlier probe prompt came back whole: only the new log line, the question and chat markup were computed
+        new_line = "\n" + whole[rec.player][1]["content"].rsplit("\n", 1)[1]
         computed = rec.prompt_tokens - rec.cached_tokens
-        assert rec.prompt_tokens > 300 and computed <= _tokens(cached, rec.question) + 6, (computed, rec.prompt_tokens)
-    assert all(rec.cached_tokens == 0 for rec in without)  # really computed from scratch
-    assert [r.answer_raw for r in with_cache] == [r.answer_raw for r in without]
+        assert rec.prompt_tokens > 300 and computed <= _tokens(cached, new_line) + _tokens(cached, rec.question) + 12, (computed, rec.prompt_tokens)
+    assert all(rec.cached_tokens == 0 for rec in first_ref + second_ref)  # really computed from scratch
+    assert [r.answer_raw for r in first + second] == [r.answer_raw for r in first_ref + second_ref]
