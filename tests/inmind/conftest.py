@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,31 @@ def participant() -> dict:
 @pytest.fixture
 def write_game():
     return write
+
+
+def _terminal_person(shown: list[str]):
+    """A person at the terminal who answers each question the same way (what the tests compare)."""
+
+    def answer(_prompt):
+        question = shown[-1]
+        if "strategy trace" in question:
+            return "Player 2 sounds honest; I suspect Player 5."
+        if "reflection" in question:
+            return "Player 5 was the Assassin, as I thought."
+        if "Propose a team" in question:
+            return " ".join(str(i) for i in range(1, int(re.search(r"exactly (\d)", question).group(1)) + 1))
+        if "Vote on" in question:
+            return "y"
+        if "Success or Fail" in question:
+            return "s"
+        if "Name the player" in question:
+            return "2"
+        return "I trust this team."
+
+    return answer
+
+
+@pytest.fixture
+def terminal_person():
+    """``terminal_person(shown)``: an ``input_fn`` that answers the last question in ``shown``."""
+    return _terminal_person

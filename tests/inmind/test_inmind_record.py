@@ -116,26 +116,10 @@ def test_an_llm_subject_writes_its_own_traces_and_reflection(tmp_path):
     assert "avalon.speak" in asked[:first_trace], "the trace comes after the table has spoken, before the vote"
 
 
-def test_a_person_plays_and_writes_the_notes_at_the_terminal(tmp_path):
+def test_a_person_plays_and_writes_the_notes_at_the_terminal(tmp_path, terminal_person):
     shown: list[str] = []
 
-    def answer(_prompt):
-        question = shown[-1]
-        if "strategy trace" in question:
-            return "Player 2 sounds honest; I suspect Player 5."
-        if "reflection" in question:
-            return "Player 5 was the Assassin, as I thought."
-        if "Propose a team" in question:
-            return " ".join(str(i) for i in range(1, int(re.search(r"exactly (\d)", question).group(1)) + 1))
-        if "Vote on" in question:
-            return "y"
-        if "Success or Fail" in question:
-            return "s"
-        if "Name the player" in question:
-            return "2"
-        return "I trust this team."
-
-    result = record_play(mode="participant", out=tmp_path, seat=1, others="scripted", seed=11, input_fn=answer, output_fn=shown.append)
+    result = record_play(mode="participant", out=tmp_path, seat=1, others="scripted", seed=11, input_fn=terminal_person(shown), output_fn=shown.append)
     session = load_released(result["log"])
     assert session.mode == "participant" and session.subject_seat == 1
     assert session.traces and all(n.text == "Player 2 sounds honest; I suspect Player 5." for n in session.traces)

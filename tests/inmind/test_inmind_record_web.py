@@ -5,35 +5,12 @@ its own loop, with its own seat for the person, writes the very same session fil
 """
 import asyncio
 import json
-import re
 
 import pytest
 
 from eval.inmind import load_released, load_sessions
 from gm.avalon.inmind_record import prepare_play, record_play
 from gm.social.seats import HumanSeat
-
-
-def _person(shown: list[str]):
-    """A person at the terminal who answers each question the same way (what the tests compare)."""
-
-    def answer(_prompt):
-        question = shown[-1]
-        if "strategy trace" in question:
-            return "Player 2 sounds honest; I suspect Player 5."
-        if "reflection" in question:
-            return "Player 5 was the Assassin, as I thought."
-        if "Propose a team" in question:
-            return " ".join(str(i) for i in range(1, int(re.search(r"exactly (\d)", question).group(1)) + 1))
-        if "Vote on" in question:
-            return "y"
-        if "Success or Fail" in question:
-            return "s"
-        if "Name the player" in question:
-            return "2"
-        return "I trust this team."
-
-    return answer
 
 
 def _play_through(play) -> dict:
@@ -45,13 +22,13 @@ def _play_through(play) -> dict:
     return asyncio.run(own_loop())
 
 
-def test_a_game_set_up_and_finished_by_hand_writes_the_terminals_session(tmp_path):
+def test_a_game_set_up_and_finished_by_hand_writes_the_terminals_session(tmp_path, terminal_person):
     shown: list[str] = []
     terminal = record_play(mode="participant", out=tmp_path / "terminal", seat=3, others="scripted", seed=21,
-                           input_fn=_person(shown), output_fn=shown.append)
+                           input_fn=terminal_person(shown), output_fn=shown.append)
     shown2: list[str] = []
     play = prepare_play(mode="participant", out=tmp_path / "web", seat=3, others="scripted", seed=21,
-                        input_fn=_person(shown2), output_fn=shown2.append)
+                        input_fn=terminal_person(shown2), output_fn=shown2.append)
     result = _play_through(play)
     assert result["you"] == terminal["you"] == "P3" and result["your_role"] == terminal["your_role"]
     written = json.loads((tmp_path / "web" / "avalon-play-21-participant.json").read_text(encoding="utf-8"))
@@ -59,7 +36,7 @@ def test_a_game_set_up_and_finished_by_hand_writes_the_terminals_session(tmp_pat
     assert load_released(result["log"]).reflection == "Player 5 was the Assassin, as I thought."
 
 
-def test_the_persons_own_seat_is_the_one_asked_for_every_move(tmp_path):
+def test_the_persons_own_seat_is_the_one_asked_for_every_move(tmp_path, terminal_person):
     shown: list[str] = []
     asked: list[str] = []
 
@@ -68,8 +45,8 @@ def test_the_persons_own_seat_is_the_one_asked_for_every_move(tmp_path):
             asked.append(ask.kind)
             return await super().act(ask)
 
-    play = prepare_play(mode="participant", out=tmp_path, seat=2, others="scripted", seed=5, input_fn=_person(shown),
-                        output_fn=shown.append, human=CountingSeat(_person(shown), shown.append))
+    play = prepare_play(mode="participant", out=tmp_path, seat=2, others="scripted", seed=5, input_fn=terminal_person(shown),
+                        output_fn=shown.append, human=CountingSeat(terminal_person(shown), shown.append))
     assert isinstance(play.table.seats["P2"], CountingSeat) and play.you == "P2"
     _play_through(play)
     assert "vote" in asked and "speak" in asked
@@ -78,9 +55,9 @@ def test_the_persons_own_seat_is_the_one_asked_for_every_move(tmp_path):
     assert all(n.text == "Player 2 sounds honest; I suspect Player 5." for n in session.traces)
 
 
-def test_a_game_stopped_half_way_writes_nothing_and_keeps_the_finished_ones(tmp_path):
+def test_a_game_stopped_half_way_writes_nothing_and_keeps_the_finished_ones(tmp_path, terminal_person):
     shown: list[str] = []
-    record_play(mode="observer", out=tmp_path, seat=1, others="scripted", seed=1, input_fn=_person(shown), output_fn=shown.append)
+    record_play(mode="observer", out=tmp_path, seat=1, others="scripted", seed=1, input_fn=terminal_person(shown), output_fn=shown.append)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
     def leaves(_prompt):
