@@ -24,6 +24,12 @@ class AppContext:
     saves_dir: Path = field(default_factory=lambda: Path("saves"))
     memory: str = "minilm"  # the Play tab's GM memory: "minilm" (packaged embeddings) or "hashing" (fast, for tests)
 
+    @property
+    def model_string(self) -> str:
+        """The model a tab offers first: ``--model`` when given as a string (a test may hand in a
+        model object), else ``$VGM_MODEL``, else ``local``."""
+        return self.model if isinstance(self.model, str) else os.environ.get("VGM_MODEL", "local")
+
     def role(self, token: str | None) -> str | None:
         """``admin``, ``rater`` or ``None``. Without a study every visitor is the local owner."""
         if self.study is None:

@@ -9,7 +9,6 @@ drives the same recorder), so ``vgm inmind import|tasks`` read it.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import gradio as gr
@@ -61,7 +60,7 @@ class InMindTab:
     def __init__(self, ctx: AppContext, token: gr.State):
         self.ctx = ctx
         self.token = token
-        default_others = ctx.model if isinstance(ctx.model, str) else os.environ.get("VGM_MODEL", "local")
+        default_others = ctx.model_string
         with gr.Tab("InMind", id="inmind") as self.tab:
             gr.Markdown("Record an **InMind-Avalon session** as a human subject. *Participant*: you play the seat and write "
                         "a strategy trace at every proposal, then a reflection. *Observer*: you watch the seat (you see what "

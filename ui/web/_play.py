@@ -6,7 +6,6 @@ its dice breakdown. Sessions are saved after every turn and can be loaded again.
 """
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from pathlib import Path
@@ -93,7 +92,7 @@ class PlayTab:
     def __init__(self, ctx: AppContext, token: gr.State):
         self.ctx = ctx
         self.token = token
-        default_model = ctx.model if isinstance(ctx.model, str) else os.environ.get("VGM_MODEL", "local")
+        default_model = ctx.model_string
         with gr.Tab("Play", id="play") as self.tab:
             self.game = gr.State(None)
             with gr.Row():
