@@ -5,11 +5,12 @@
     summary = run_cases(cases, "local", "runs/play_dev")
     print(summary.balanced_roll_accuracy, summary.right_check)
 
-Six sets of 64 lines, each written by someone who had not read the packs' example lines, and
+Seven sets of 64 lines, each written by someone who had not read the packs' example lines, and
 each kept unseen until a round of work was done: ``DEV_CASES`` (tuned on from the start),
 ``HELDOUT_CASES``, ``FINAL_CASES`` and ``FRESH_CASES`` (each scored once, then used for the next
-round), ``FRESH2_CASES`` (scored once at the end of the last round) and ``FRESH3_CASES``, written
-for this round and still unseen. docs/play.md says how each was used.
+round), ``FRESH2_CASES`` and ``FRESH3_CASES`` (each scored once at the end of a round) and
+``FRESH4_CASES``, written for the latest round and scored once at its end. docs/play.md says how
+each was used.
 """
 from pathlib import Path
 
@@ -27,6 +28,7 @@ FINAL_CASES = CASES_DIR / "final.yaml"
 FRESH_CASES = CASES_DIR / "fresh.yaml"
 FRESH2_CASES = CASES_DIR / "fresh2.yaml"
 FRESH3_CASES = CASES_DIR / "fresh3.yaml"
+FRESH4_CASES = CASES_DIR / "fresh4.yaml"
 
 __all__ = [
     "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs",
@@ -34,4 +36,5 @@ __all__ = [
     "ECHO_OVERLAP", "MIN_NARRATION_WORDS", "PROMPT_TELLTALES", "CaseScore", "Summary", "format_summary",
     "is_echo", "narration_problem", "prompt_text", "score_case", "summarize",
     "CASES_DIR", "DEV_CASES", "HELDOUT_CASES", "FINAL_CASES", "FRESH_CASES", "FRESH2_CASES", "FRESH3_CASES",
+    "FRESH4_CASES",
 ]

@@ -14,7 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from eval.play import (
-    DEV_CASES, FINAL_CASES, FRESH2_CASES, FRESH3_CASES, FRESH_CASES, HELDOUT_CASES, CaseError, load_cases, narration_problem, outcome_of, parse_cases, read_decisions,
+    DEV_CASES, FINAL_CASES, FRESH2_CASES, FRESH3_CASES, FRESH4_CASES, FRESH_CASES, HELDOUT_CASES, CaseError, load_cases, narration_problem, outcome_of, parse_cases, read_decisions,
     run_cases, summarize,
 )
 from pipelines.records import Check
@@ -341,8 +341,8 @@ def test_cli_bad_case_file_is_a_vgm_error(tmp_path):
 
 # ----- the shipped sets -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [DEV_CASES, HELDOUT_CASES, FINAL_CASES, FRESH_CASES, FRESH2_CASES, FRESH3_CASES],
-                         ids=["dev", "heldout", "final", "fresh", "fresh2", "fresh3"])
+@pytest.mark.parametrize("path", [DEV_CASES, HELDOUT_CASES, FINAL_CASES, FRESH_CASES, FRESH2_CASES, FRESH3_CASES, FRESH4_CASES],
+                         ids=["dev", "heldout", "final", "fresh", "fresh2", "fresh3", "fresh4"])
 def test_shipped_case_sets_load_and_have_the_promised_mix(path):
     cases = load_cases(path)
     assert len(cases) >= 64
@@ -371,7 +371,7 @@ def test_dev_and_heldout_are_different_situations():
 def test_the_sets_are_written_apart():
     """No id is in two sets, and two sets share at most one line (three writers each came up with
     "I walk up to the bar and order a whiskey.")."""
-    sets = [load_cases(p) for p in (DEV_CASES, HELDOUT_CASES, FINAL_CASES, FRESH_CASES, FRESH2_CASES, FRESH3_CASES)]
+    sets = [load_cases(p) for p in (DEV_CASES, HELDOUT_CASES, FINAL_CASES, FRESH_CASES, FRESH2_CASES, FRESH3_CASES, FRESH4_CASES)]
     for i, a in enumerate(sets):
         for b in sets[i + 1:]:
             assert not {c.id for c in a} & {c.id for c in b}
