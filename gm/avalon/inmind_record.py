@@ -667,10 +667,10 @@ def prepare_play(
         specs[where] = SeatSpec("human")
     elif specs[where].kind == "human":
         raise VgmError("in observer mode you watch the seat; give --others without human seats")
-    folder = log_folder(out)
-    assert folder is not None
     gid = f"avalon-play-{seed}"
     seats = build_seats(specs, default_model=model, models=models, input_fn=input_fn, output_fn=output_fn, max_tokens=max_tokens)
+    folder = log_folder(out)  # after the seats: a bad model string must not leave an empty folder behind
+    assert folder is not None
     if human is not None and mode == "participant":
         seats[where] = human
     table = AvalonGame(seats, names=names, seed=seed, game_id=gid, options=options)

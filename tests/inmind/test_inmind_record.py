@@ -139,6 +139,12 @@ def test_bad_recording_options_are_one_line(tmp_path, args, message):
     assert not (tmp_path / "s").exists()
 
 
+def test_a_bad_model_for_a_played_recording_is_one_line_and_makes_no_folder(tmp_path):
+    res = _cli("avalon", "play", "--inmind-record", "observer", "-o", str(tmp_path / "s"), "--model", "local:nosuch")
+    assert res.exit_code != 0 and "unknown local model 'local:nosuch'" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "s").exists()
+
+
 def test_a_person_can_watch_a_seat_and_write_the_notes_in_chinese(tmp_path):
     shown: list[str] = []
     asked: list[str] = []
