@@ -31,7 +31,7 @@ from pipelines.steps.adjudicate import who_rolls
 
 from .adjudication import Difficulty, choose_difficulty, make_roll, record
 from .characters import RollPlan, ready_characters
-from .clues import fits, reaching_for
+from .clues import fits, is_talk, reaching_for
 from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
@@ -130,7 +130,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
         secret = secret if decision != "impossible" else None
-        if secret is not None and decision == "no_roll" and not low.startswith("/check"):
+        if secret is not None and decision == "no_roll" and not low.startswith("/check") and not is_talk(text):
             decision, turn.checks = "roll", [Check(character=sheet.name, skill=secret.checks[0])]
             turn.notes.append(f"the act reaches for something hidden here; {self.ruleset.check(secret.checks[0]).name} can find it")
         elif secret is not None and decision == "roll" and not fits(secret, turn.checks[0].skill) and not low.startswith("/check"):
@@ -297,7 +297,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         instance = self._instance(said)
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
-                                         hint_checks=list(secret.checks) if secret else [])
+                                         hint_checks=list(secret.checks) if secret and not is_talk(said.text) else [])
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
         turn.notes += [s.error for s in result.steps if s.error]
         if result.error:

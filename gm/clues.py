@@ -16,7 +16,7 @@ import numpy as np
 
 from .table import Scenario, Secret
 
-__all__ = ["reaching_for", "fits", "MEANING", "MEANING_WITH_WORD"]
+__all__ = ["reaching_for", "fits", "is_talk", "MEANING", "MEANING_WITH_WORD"]
 
 MEANING = 0.55  # similarity to the trigger that is enough on its own
 MEANING_WITH_WORD = 0.3  # ... or with one of the secret's keywords in the line
@@ -62,3 +62,30 @@ def reaching_for(scenario: Scenario, line: str, revealed: set[str] | list[str] =
 def fits(secret: Secret, check_id: str) -> bool:
     """Whether a check belongs to the secret's family of checks."""
     return check_id in secret.checks
+
+
+# Words that may stand around quoted speech without making the line an act: who speaks, how, to whom.
+_TAGS = set("""i he she they we you it me him her them us my his their our your the a an to at and with in over up out
+    then just as while so softly quietly gently loudly calmly firmly warmly politely cheerfully simply again too back
+    say says said ask asks asked tell tells told reply replies replied answer answers call calls called add adds greet
+    greets whisper whispers murmur murmurs mutter mutters shout shouts yell yells cry cries sigh sighs laugh laughs
+    nod nods smile smiles grin grins wave waves bow bows wink winks shrug shrugs chuckle chuckles lean leans turn turns
+    growl growls snap snaps speak speaks talk talks offer offers go goes on ooc""".split())
+_QUOTED = re.compile(r"[\"“”](.*?)[\"“”]|(?<!\w)'(.+?)'(?!\w)", re.S)
+_VOCATIVE = re.compile(r"^\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*,")
+
+
+def is_talk(line: str) -> bool:
+    """Whether a line only speaks: quoted words with at most who says them and to whom around them,
+    or a question that opens by naming the one it is put to ("Maren, when did the bell start?").
+
+    Talk that reaches a secret is answered by the one spoken to, in the fiction; it does not make
+    the speaker roll to find the secret. An act around the words ("...," I say, watching her
+    hands) is not only talk.
+    """
+    if _QUOTED.search(line):
+        rest = _QUOTED.sub(" ", line)
+        words = re.findall(r"[A-Za-z][A-Za-z'’]*", rest)
+        return all(w.lower() in _TAGS or w[0].isupper() and w.lower() not in ("i",) for w in words)
+    return bool(_VOCATIVE.match(line)) and line.rstrip().endswith("?")
+

@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 import rulesets
 from gm.agent import GameMaster
-from gm.clues import reaching_for
+from gm.clues import is_talk, reaching_for
 from gm.narration import NarrationRequest, fallback, narrate, speaks_for, split_sentences, third_person
 from gm.table import load_scenario
 from pipelines.check_index import CheckIndex
@@ -116,6 +116,29 @@ def test_clues_open_by_intent_even_when_the_model_says_no_roll():
     assert roll.check in load_scenario("lantern_house", pack).secrets[1].checks and roll.secret == "wet_prints"
     assert roll.target_label.startswith("Hard")
     assert reaching_for(load_scenario("lantern_house", pack), "I say good evening to Ruth", set()) is None
+
+
+def test_a_question_put_to_someone_is_answered_even_when_it_touches_a_secret():
+    g, _ = gm("dnd5e", "drowned_chapel", ["no_roll"] * 3, ["Maren twists her hands. The bell began on the night of the storm, she says."] * 3)
+    assert reaching_for(g.scenario, "Maren, what do you know about the bell?", set()) is not None  # it does touch the bell's secret
+    for line in ("Maren, what do you know about the bell?", '"Maren, when did the bell first start ringing?" I ask.'):
+        reply = g.step("Brisa", line)
+        assert reply.decision == "no_roll" and reply.rolls == [], line
+    reply = g.step("Brisa", "I wade under the bell and study it for any mark or rite")
+    assert reply.rolls and reply.rolls[0].secret == "bell_glyph"  # an act that reaches for it still rolls
+
+
+@pytest.mark.parametrize("line, talk", [
+    ('"Thank you for waiting up for us," I say to Maren.', True),
+    ("I nod to Maren: 'Evening. We're here about the bell. Mind if we look around?'", True),
+    ("Maren, when did the bell start?", True),
+    ('"Where would they hide it?" I ask, watching her hands while she answers.', False),
+    ("Maren, I search the altar.", False),
+    ("I search the altar for a hidden catch", False),
+    ('"Open this gate, or you swim," Marisol says, and kicks the barrel.', False),
+])
+def test_talk_is_told_from_an_act_around_the_words(line, talk):
+    assert is_talk(line) is talk
 
 
 def test_a_check_outside_the_secrets_family_becomes_one_that_can_find_it():
