@@ -170,6 +170,7 @@ def strangers(sentence: str, known: set[str]) -> list[str]:
 
 
 _FAIL = re.compile(r"\b(fail|fails|failed|failure|misses?|missed|can't|cannot|couldn't|unable|no sign|nothing)\b", re.I)
+_REFUSES = re.compile(r"\b(not|no|never|too|cannot|unable|impossible|fails?|failed|nothing|stays?|remains?)\b|n't\b", re.I)  # the reply says it does not work
 _WIN = re.compile(r"\b(succeed|succeeds|succeeded|success|successfully|manages?|managed|finds?|found|discovers?|spots?|notices?|uncovers?)\b", re.I)
 
 
@@ -411,6 +412,12 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
                 notes.append("narration: added what was found, which the reply left out")
                 if on_token is not None:
                     on_token(" " + req.found)
+            if req.decision == "impossible" and not (tells(text, req.why) if req.why else _REFUSES.search(text)):
+                why = fallback(req.name, req.line, "impossible", None, why=req.why)  # the player must hear that, and why, it fails
+                text = f"{text} {why}"
+                notes.append("narration: added why the act cannot work, which the reply left out")
+                if on_token is not None:
+                    on_token(" " + why)
             first = gate.first_token_at
             return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=attempt + 1)
         retry_cause = gate.causes[-1] if gate.causes else "was too short"

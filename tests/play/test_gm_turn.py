@@ -263,6 +263,26 @@ def test_an_impossible_act_is_never_narrated_as_done():
     assert said.text.startswith("Your fists only bruise") and any("let the impossible succeed" in n for n in said.notes)
 
 
+@pytest.mark.parametrize("said, why, added", [
+    ("The bell tower rises above you, black against the storm clouds.", "", "nothing in this world allows it"),
+    ("You brace your hands against the chapel wall and strain with all you have.", "no one could move that", "no one could move that"),
+    ("You strain until your arms shake; no one could move a building that size.", "no one could move that", None),
+    ("The tower is sheer wet stone, and arms are not wings; you stay where you are.", "", None),
+])
+def test_the_player_hears_why_an_impossible_act_fails(said, why, added):
+    """The reason the rules found, or at least that it cannot work, reaches the table even when the reply leaves it out."""
+    shown: list[str] = []
+    model = ScriptedModel(by_step={"narrate": [said]})
+    out = asyncio.run(narrate(model, request(line="I heave the whole chapel off its footings", decision="impossible", verdict="",
+                                             success=None, why=why), on_token=shown.append))
+    assert out.text.startswith(said)
+    if added:
+        assert added in out.text.removeprefix(said) and "Brisa cannot heave the whole chapel" in out.text
+        assert any("why the act cannot work" in n for n in out.notes) and "".join(shown).strip() == out.text
+    else:
+        assert out.text == said and not any("cannot work" in n for n in out.notes)
+
+
 class DecisionServerDown(ScriptedModel):
     """Narrates from its script, but the decision call finds the server gone."""
 
