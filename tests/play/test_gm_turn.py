@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zlib
 
 import numpy as np
 import pytest
@@ -24,11 +25,11 @@ DND = rulesets.load("dnd5e")
 
 
 def bag_of_words(texts: list[str]) -> np.ndarray:
-    """A tiny deterministic embedding for tests: hashed word counts, L2-normalised."""
+    """A tiny deterministic embedding for tests: hashed word counts (crc32: the same in every process, unlike hash()), L2-normalised."""
     out = np.zeros((len(texts), 64), dtype=np.float32)
     for i, text in enumerate(texts):
         for word in text.lower().split():
-            out[i, hash(word.strip(".,!?")) % 64] += 1.0
+            out[i, zlib.crc32(word.strip(".,!?").encode()) % 64] += 1.0
     return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-9, None)
 
 
