@@ -119,18 +119,19 @@ class GameMaster(PlayerRolls, SessionSetup):
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
+        talk = is_talk(text)  # talk that touches a secret is answered by the one spoken to: no hint, no forced roll
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
             secret = reaching_for(self.scenario, intent, self.session.revealed)
         else:
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
-            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
+            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, None if talk else secret)
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
         secret = secret if decision != "impossible" else None
-        if secret is not None and decision == "no_roll" and not low.startswith("/check") and not is_talk(text):
+        if secret is not None and decision == "no_roll" and not low.startswith("/check") and not talk:
             decision, turn.checks = "roll", [Check(character=sheet.name, skill=secret.checks[0])]
             turn.notes.append(f"the act reaches for something hidden here; {self.ruleset.check(secret.checks[0]).name} can find it")
         elif secret is not None and decision == "roll" and not fits(secret, turn.checks[0].skill) and not low.startswith("/check"):
@@ -297,7 +298,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         instance = self._instance(said)
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
-                                         hint_checks=list(secret.checks) if secret and not is_talk(said.text) else [])
+                                         hint_checks=list(secret.checks) if secret else [])
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
         turn.notes += [s.error for s in result.steps if s.error]
         if result.error:

@@ -71,7 +71,7 @@ _TAGS = set("""i he she they we you it me him her them us my his their our your 
     greets whisper whispers murmur murmurs mutter mutters shout shouts yell yells cry cries sigh sighs laugh laughs
     nod nods smile smiles grin grins wave waves bow bows wink winks shrug shrugs chuckle chuckles lean leans turn turns
     growl growls snap snaps speak speaks talk talks offer offers go goes on ooc""".split())
-_QUOTED = re.compile(r"[\"“”](.*?)[\"“”]|(?<!\w)'(.+?)'(?!\w)", re.S)
+_QUOTED = re.compile(r"[\"“”].*?[\"“”]|(?<!\w)'.+?'(?!\w)", re.S)
 _VOCATIVE = re.compile(r"^\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*,")
 
 
@@ -86,6 +86,5 @@ def is_talk(line: str) -> bool:
     if _QUOTED.search(line):
         rest = _QUOTED.sub(" ", line)
         words = re.findall(r"[A-Za-z][A-Za-z'’]*", rest)
-        return all(w.lower() in _TAGS or w[0].isupper() and w.lower() not in ("i",) for w in words)
+        return all(w.lower() in _TAGS or w[0].isupper() for w in words)  # a capital: a name ("I" is a tag)
     return bool(_VOCATIVE.match(line)) and line.rstrip().endswith("?")
-

@@ -407,17 +407,17 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         for cause in dict.fromkeys(gate.causes):
             notes.append(f"narration: cut a sentence that {cause}")
         if len(_words(text)) >= MIN_WORDS:
+            def add(words: str, what: str) -> None:
+                nonlocal text  # what the player must hear and the reply left out, streamed like the rest
+                text = f"{text} {words}"
+                notes.append(f"narration: added {what}, which the reply left out")
+                if on_token is not None:
+                    on_token(" " + words)
+
             if req.found and req.success and not tells(text, req.found):  # a clue the dice earned must reach the table
-                text = f"{text} {req.found}"
-                notes.append("narration: added what was found, which the reply left out")
-                if on_token is not None:
-                    on_token(" " + req.found)
+                add(req.found, "what was found")
             if req.decision == "impossible" and not (tells(text, req.why) if req.why else _REFUSES.search(text)):
-                why = fallback(req.name, req.line, "impossible", None, why=req.why)  # the player must hear that, and why, it fails
-                text = f"{text} {why}"
-                notes.append("narration: added why the act cannot work, which the reply left out")
-                if on_token is not None:
-                    on_token(" " + why)
+                add(fallback(req.name, req.line, "impossible", None, why=req.why), "why the act cannot work")
             first = gate.first_token_at
             return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=attempt + 1)
         retry_cause = gate.causes[-1] if gate.causes else "was too short"
