@@ -134,7 +134,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if secret is not None and decision == "no_roll" and not low.startswith("/check") and not talk:
             decision, turn.checks = "roll", [Check(character=sheet.name, skill=secret.checks[0])]
             turn.notes.append(f"the act reaches for something hidden here; {self.ruleset.check(secret.checks[0]).name} can find it")
-        elif secret is not None and decision == "roll" and not fits(secret, turn.checks[0].skill) and not low.startswith("/check"):
+        elif secret is not None and decision == "roll" and not fits(secret, turn.checks[0].skill) and not low.startswith("/check") and not talk:
             turn.notes.append(f"{self.ruleset.check(turn.checks[0].skill).name} becomes {self.ruleset.check(secret.checks[0]).name}: that is what finds what the act reaches for")
             turn.checks = [Check(character=turn.checks[0].character, skill=secret.checks[0])]
         if decision == "impossible":
@@ -310,6 +310,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             turn.notes.append(f"ignored {', '.join(dropped)}: not checks in {self.ruleset.name}")
         decision = result.decision or ("roll" if result.checks else "no_roll")
         turn.why = next((s.parsed["rule"] for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("rule")), "")
+        turn.notes += [f"talk, not an act: {s.parsed['talk']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("talk")]
         if decision != "roll" or not result.checks:
             return ("no_roll" if decision == "roll" else decision), []
         # one check, for whoever the line makes act: the speaker unless it plainly names another

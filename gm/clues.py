@@ -14,6 +14,8 @@ from typing import Callable
 
 import numpy as np
 
+from pipelines.speech import is_talk
+
 from .table import Scenario, Secret
 
 __all__ = ["reaching_for", "fits", "is_talk", "MEANING", "MEANING_WITH_WORD"]
@@ -62,29 +64,3 @@ def reaching_for(scenario: Scenario, line: str, revealed: set[str] | list[str] =
 def fits(secret: Secret, check_id: str) -> bool:
     """Whether a check belongs to the secret's family of checks."""
     return check_id in secret.checks
-
-
-# Words that may stand around quoted speech without making the line an act: who speaks, how, to whom.
-_TAGS = set("""i he she they we you it me him her them us my his their our your the a an to at and with in over up out
-    then just as while so softly quietly gently loudly calmly firmly warmly politely cheerfully simply again too back
-    say says said ask asks asked tell tells told reply replies replied answer answers call calls called add adds greet
-    greets whisper whispers murmur murmurs mutter mutters shout shouts yell yells cry cries sigh sighs laugh laughs
-    nod nods smile smiles grin grins wave waves bow bows wink winks shrug shrugs chuckle chuckles lean leans turn turns
-    growl growls snap snaps speak speaks talk talks offer offers go goes on ooc""".split())
-_QUOTED = re.compile(r"[\"“”].*?[\"“”]|(?<!\w)'.+?'(?!\w)", re.S)
-_VOCATIVE = re.compile(r"^\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*,")
-
-
-def is_talk(line: str) -> bool:
-    """Whether a line only speaks: quoted words with at most who says them and to whom around them,
-    or a question that opens by naming the one it is put to ("Maren, when did the bell start?").
-
-    Talk that reaches a secret is answered by the one spoken to, in the fiction; it does not make
-    the speaker roll to find the secret. An act around the words ("...," I say, watching her
-    hands) is not only talk.
-    """
-    if _QUOTED.search(line):
-        rest = _QUOTED.sub(" ", line)
-        words = re.findall(r"[A-Za-z][A-Za-z'’]*", rest)
-        return all(w.lower() in _TAGS or w[0].isupper() for w in words)  # a capital: a name ("I" is a tag)
-    return bool(_VOCATIVE.match(line)) and line.rstrip().endswith("?")

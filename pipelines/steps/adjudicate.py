@@ -26,6 +26,7 @@ from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, Impossible
 from ..impossible_acts import impossible_act
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
+from ..speech import is_talk, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
@@ -121,7 +122,7 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
-               no_roll_weight: float = 2.0, impossible_weight: float = 1.0):
+               no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -152,6 +153,11 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             a friendly question lands on whichever check's nouns it shares.
         rules: refuse acts whose own words say they cannot happen (``pipelines.impossible_acts``:
             moving a building, walking on water...) before any vote or model is asked.
+        talk_checks: a line that only speaks (``pipelines.speech.is_talk``), by the one who would
+            roll, can only call for a check the pack's examples show being spoken (persuading,
+            lying, threatening); when the vote names another check, talk gets no roll. The
+            embedding hears a question's nouns: "Maren, what do you know about the bell?" sat
+            nearest a Dexterity save about a falling bell tower.
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
@@ -209,6 +215,11 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                 record.error = f"the model's answer was not one of {', '.join(ids)}; the example lines decided ({choice})"
             else:
                 choice = picked
+        if talk_checks and not always_roll and choice not in DECISIONS and is_talk(line) \
+                and who_rolls(speaker, line, state.instance) == speaker:
+            if choice not in spoken_checks(pack):
+                record.parsed["talk"] = f"{choice} is not a check talk calls for"
+                choice = NO_ROLL
         record.parsed["choice"] = choice
         record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "rule" if why else "examples"
         if choice in DECISIONS:

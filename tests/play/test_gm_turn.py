@@ -20,6 +20,7 @@ from pipelines.llm import ScriptedModel, get_model
 from pipelines.llm.fake_server import FakeServer
 from pipelines.pipeline import Pipeline, PipelineSpec, StepSpec
 from pipelines.records import MoeInstance, Turn
+from pipelines.speech import spoken_checks
 
 DND = rulesets.load("dnd5e")
 
@@ -137,9 +138,48 @@ def test_a_question_put_to_someone_is_answered_even_when_it_touches_a_secret():
     ("Maren, I search the altar.", False),
     ("I search the altar for a hidden catch", False),
     ('"Open this gate, or you swim," Marisol says, and kicks the barrel.', False),
+    ("Miss Quist, when did you last see your father? Did he say anything odd?", True),
+    ("Oh, what? Amazing. I move my full speed, 40 feet. Does it get me in?", False),  # an interjection is no one's name
+    ("Ja, I can, but I poof into Frumpkin's senses. Do I hear anything?", False),  # a statement, then the question
 ])
 def test_talk_is_told_from_an_act_around_the_words(line, talk):
     assert is_talk(line) is talk
+
+
+TALK_INDEX = CheckIndex([
+    ("dexterity_save", "the bell tower collapses and I throw myself clear"),
+    ("persuasion", '"Please, let us in," I beg'), ("no_roll", "What does the room look like"),
+], embed=bag_of_words)
+
+
+@pytest.mark.parametrize("line, chosen, expected", [
+    ("Maren, what do you know about the bell tower?", "dexterity_save", ("no_roll", [])),  # talk never calls a save
+    ('"Please, Maren, let us in," I beg.', "persuasion", ("roll", [("Brisa", "persuasion")])),  # ...but can call a plea
+    ("I throw myself clear as the bell tower collapses", "dexterity_save", ("roll", [("Brisa", "dexterity_save")])),  # an act
+])
+def test_talk_can_only_call_for_a_check_people_make_by_speaking(line, chosen, expected):
+    model = ScriptedModel(by_step={"adjudicate": [json.dumps({"choice": chosen})]})
+    result = asyncio.run(adjudicate(mode="model").run(instance(line), model, pack=DND, check_index=TALK_INDEX))
+    assert (result.decision, [(c.character, c.skill) for c in result.checks]) == expected
+    assert ("talk" in result.steps[0].parsed) is (expected[0] == "no_roll")
+
+
+@pytest.mark.parametrize("pack, spoken, not_spoken", [
+    ("dnd5e", {"persuasion", "deception", "intimidation"}, {"dexterity_save", "perception", "arcana", "history"}),
+    ("coc7e", {"persuade", "fast_talk", "intimidate", "charm"}, {"dodge", "spot_hidden", "occult", "listen"}),
+    ("pf2e", {"diplomacy", "deception", "intimidation"}, {"reflex", "perception", "religion"}),
+    ("swade", {"persuasion", "intimidation", "taunt"}, {"agility", "notice", "shooting"}),
+])
+def test_the_packs_own_examples_say_which_checks_are_spoken(pack, spoken, not_spoken):
+    found = spoken_checks(rulesets.load(pack))
+    assert spoken <= found and not (not_spoken & found)
+
+
+def test_a_question_to_someone_does_not_turn_into_the_secrets_check():
+    g, _ = gm("dnd5e", "drowned_chapel", ["dexterity_save"], ["Maren shakes her head. The bell was cast before her time, she says."])
+    reply = g.step("Brisa", "Maren, what do you know about the bell?")
+    assert reply.decision == "no_roll" and reply.rolls == []
+    assert any(note.startswith("talk, not an act") for note in reply.notes), reply.notes
 
 
 def test_a_check_outside_the_secrets_family_becomes_one_that_can_find_it():
