@@ -14,12 +14,15 @@ each pack's ``impossible`` examples, because only the pack knows whether its cha
 
     impossible_act("I hoist the whole assay office onto my back")   # "no one could move that"
     impossible_act("I hoist the crate onto my back")                 # None
+
+One fact a scene can state is read too: how wide a gap is. A jump across one wider than anyone
+jumps is refused (``impossible_in_scene``); without a stated width the vote decides.
 """
 from __future__ import annotations
 
 import re
 
-__all__ = ["impossible_act", "IMPOSSIBLE_ACTS"]
+__all__ = ["impossible_act", "impossible_in_scene", "IMPOSSIBLE_ACTS", "JUMP_LIMIT_FT"]
 
 # Things no person lifts, carries or throws, whatever they roll.
 _HUGE = (r"(?:building|house|cottage|barn|church|chapel|temple|tower|lighthouse|castle|fortress|train|"
@@ -65,3 +68,47 @@ def impossible_act(line: str) -> str | None:
     """Why ``line`` cannot succeed however the dice fall, or ``None`` when its words do not say."""
     text = " ".join(line.split())
     return next((why for why, pattern in _COMPILED if pattern.search(text)), None)
+
+
+# ---- one fact a scene can state: how wide the gap is ------------------------------------------
+# The longest jump any of the four systems lets a body make without magic is a few dozen feet
+# (D&D 5e: a running long jump covers the Strength score in feet; Pathfinder 2e: a Long Jump is
+# capped at the jumper's Speed). Twice that leaves room for any boost a sheet may carry, so a gap
+# the scene says is wider cannot be jumped however the dice fall.
+JUMP_LIMIT_FT = 60
+
+_UNITS_FT = {"foot": 1, "feet": 1, "ft": 1, "yard": 3, "yards": 3, "metre": 3.28, "metres": 3.28, "meter": 3.28,
+             "meters": 3.28, "m": 3.28, "mile": 5280, "miles": 5280, "km": 3281, "kilometre": 3281, "kilometres": 3281}
+_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBERS.update({"a": 1, "an": 1, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+                 "eighty": 80, "ninety": 90, "half a": 0.5, "a quarter": 0.25, "a quarter of a": 0.25})
+_COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sorted((w for w in _NUMBERS if " " not in w), key=len, reverse=True)) + ")"
+# "three hundred feet away", "half a mile wide", "200 yards across": a width, not a height or a walk
+_GAP = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}(?:away|across|wide|apart|off)\b", re.I)
+_JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults)\b", re.I)
+_ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
+
+
+def _feet(match: re.Match) -> float:
+    count = match.group("n").lower().replace(",", "")
+    value = _NUMBERS[count] if count in _NUMBERS else float(count)
+    value *= {"hundred": 100, "thousand": 1000}.get((match.group("mult") or "").lower(), 1)
+    return value * _UNITS_FT[match.group("unit").lower()]
+
+
+def impossible_in_scene(line: str, scene: str) -> str | None:
+    """Why a jump across the scene's gap cannot succeed, when the scene says the gap is wider than
+    anyone jumps; ``None`` when the line is no such jump or the scene gives no such width.
+
+        impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
+    """
+    text = " ".join(line.split())
+    if not (_JUMP.search(text) and _ACROSS.search(text)):
+        return None
+    widths = [_feet(m) for m in _GAP.finditer(" ".join(scene.split()))]
+    widest = max(widths, default=0.0)
+    if widest <= JUMP_LIMIT_FT:
+        return None
+    miles = widest / 5280
+    said = {0.5: "half a mile", 1: "a mile"}.get(miles, f"{miles:g} miles") if miles >= 0.5 else f"{widest:.0f} feet"
+    return f"no one jumps {said}"

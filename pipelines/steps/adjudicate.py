@@ -23,7 +23,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, ImpossibleSense, Vote
-from ..impossible_acts import impossible_act
+from ..impossible_acts import impossible_act, impossible_in_scene
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..speech import is_talk, spoken_checks
@@ -152,7 +152,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             check brings a dozen example lines and ``no_roll`` only one list, so without a prior
             a friendly question lands on whichever check's nouns it shares.
         rules: refuse acts whose own words say they cannot happen (``pipelines.impossible_acts``:
-            moving a building, walking on water...) before any vote or model is asked.
+            moving a building, walking on water...), or a jump across a gap the scene says is
+            wider than anyone jumps, before any vote or model is asked.
         talk_checks: a line that only speaks (``pipelines.speech.is_talk``), by the one who would
             roll, can only call for a check the pack's examples show being spoken (persuading,
             lying, threatening); when the vote names another check, talk gets no roll. The
@@ -191,7 +192,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         record.parsed["p_impossible"] = round(unlikely, 3)
         if unlikely >= impossible_at:
             choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled
-        why = impossible_act(line) if rules and not always_roll else None
+        why = (impossible_act(line) or impossible_in_scene(line, str(options.get("scene", "")))) if rules and not always_roll else None
         if why:
             choice, use_model = IMPOSSIBLE, False
             record.parsed["rule"] = why

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from pipelines.impossible_acts import impossible_act
+from pipelines.impossible_acts import JUMP_LIMIT_FT, impossible_act, impossible_in_scene
 
 
 @pytest.mark.parametrize("line", [
@@ -84,3 +84,44 @@ def test_a_heavy_thing_may_be_heaved_but_never_held_overhead_or_thrown(thing):
     assert impossible_act(f"I heave the {thing} up an inch so they can crawl out") is None
     assert impossible_act(f"I lift the {thing} over my head") == "no one could lift that so high"
     assert impossible_act(f"I hurl the {thing} at the guards") == "no one could throw that"
+
+
+GORGE = "The rope bridge has fallen. The far side is two hundred feet away across empty air."
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("I take a running start and jump the gorge to the far side", GORGE, "no one jumps 200 feet"),
+    ("I spur my horse and jump clean across to the far rim.", "A canyon half a mile wide, its floor a thousand feet below.", "no one jumps half a mile"),
+    ("tomás jumps across the street onto the bank roof", "The bank roof is across the street, a good eighty feet away.", "no one jumps 80 feet"),
+    ("I leap over the stream", "A stream ten feet across. The mill is two miles downstream.", None),  # narrow; the mill is not the gap
+    ("I jump across to the ledge", "The ledge is a thousand feet below.", None),  # a height, not a width
+    ("I climb down into the gorge", GORGE, None),  # no jump
+    ("I jump across the gap", "A dark hall.", None),  # the scene gives no width: the vote decides
+])
+def test_a_jump_is_refused_only_across_a_gap_the_scene_says_no_one_jumps(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@given(st.integers(min_value=1, max_value=20000), st.sampled_from(["feet", "yards"]), st.sampled_from(["away", "across", "wide"]))
+def test_the_jump_limit_holds_for_any_stated_width(count, unit, word):
+    width = count * (3 if unit == "yards" else 1)
+    why = impossible_in_scene("I leap across the chasm", f"The far edge is {count} {unit} {word}.")
+    assert (why is not None) is (width > JUMP_LIMIT_FT)
+
+
+def test_the_decision_step_reads_the_width_from_the_scene():
+    import asyncio
+
+    import rulesets
+    from pipelines.check_index import IMPOSSIBLE
+    from pipelines.pipeline import load_pipeline
+    from pipelines.records import MoeInstance, Turn
+
+    instance = MoeInstance(id="x", ruleset="dnd5e", context=[Turn(speaker="GM", text="The bridge is down."),
+                                                              Turn(speaker="Brisa", text="I take a running start and jump the gorge")],
+                           characters=["Brisa"])
+    pipe, pack = load_pipeline("adjudicate"), rulesets.load("dnd5e")
+    refused = asyncio.run(pipe.run(instance, None, pack=pack, scene=GORGE))
+    assert refused.decision == IMPOSSIBLE and refused.steps[0].parsed["rule"] == "no one jumps 200 feet"
+    narrow = asyncio.run(pipe.run(instance, None, pack=pack, scene="The gorge is twelve feet across."))
+    assert "rule" not in narrow.steps[0].parsed  # a narrow gorge is left to the vote
