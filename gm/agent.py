@@ -121,12 +121,12 @@ class GameMaster(PlayerRolls, SessionSetup):
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
         talk = is_talk(text)  # talk that touches a secret is answered by the one spoken to: no hint, no forced roll
         if low.startswith("/check"):
-            decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
+            decision, checks, voted = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))], None
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
             secret = reaching_for(self.scenario, intent, self.session.revealed)
         else:
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
-            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, None if talk else secret)
+            decision, checks, voted = await self._decide(Turn(speaker=sheet.name, text=text), turn, None if talk else secret)
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
@@ -135,8 +135,14 @@ class GameMaster(PlayerRolls, SessionSetup):
             decision, turn.checks = "roll", [Check(character=sheet.name, skill=secret.checks[0])]
             turn.notes.append(f"the act reaches for something hidden here; {self.ruleset.check(secret.checks[0]).name} can find it")
         elif secret is not None and decision == "roll" and not fits(secret, turn.checks[0].skill) and not low.startswith("/check") and not talk:
-            turn.notes.append(f"{self.ruleset.check(turn.checks[0].skill).name} becomes {self.ruleset.check(secret.checks[0]).name}: that is what finds what the act reaches for")
-            turn.checks = [Check(character=turn.checks[0].character, skill=secret.checks[0])]
+            # the vote's own leading checks say whether the act is of a kind that could find it:
+            # reading a logbook may become Library Use, a leap to the bell rope never becomes Arcana
+            finding = secret.checks[0] if voted is None else next((c for c in secret.checks if c in voted), None)
+            if finding is not None:
+                turn.notes.append(f"{self.ruleset.check(turn.checks[0].skill).name} becomes {self.ruleset.check(finding).name}: that is what finds what the act reaches for")
+                turn.checks = [Check(character=turn.checks[0].character, skill=finding)]
+            else:
+                secret = None  # the act touches the secret's words, not the secret: its own check cannot find it
         if decision == "impossible":
             turn.notes.append("no roll: the act cannot succeed")
         plans = [(c, self.sheet(c.character).plan(self.ruleset, c.skill)) for c in turn.checks]
@@ -292,9 +298,10 @@ class GameMaster(PlayerRolls, SessionSetup):
         names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in ordered]
         return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
 
-    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None) -> tuple[str, list[Check]]:
+    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None) -> tuple[str, list[Check], list[str] | None]:
         """Run the decision pipeline (the secret the act reaches for, if any, puts its checks
-        first); a failure or an answer the table cannot use means no roll, said plainly."""
+        first); a failure or an answer the table cannot use means no roll, said plainly. Also
+        returns the checks the example-line vote led with (None from a pipeline without a vote)."""
         instance = self._instance(said)
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
@@ -304,15 +311,17 @@ class GameMaster(PlayerRolls, SessionSetup):
         if result.error:
             turn.notes.append(f"the decision step failed ({result.error}); no roll this time")
             turn.failed = f"decision step: {result.error}"
-            return "no_roll", []
+            return "no_roll", [], None
         dropped = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
         if dropped:
             turn.notes.append(f"ignored {', '.join(dropped)}: not checks in {self.ruleset.name}")
         decision = result.decision or ("roll" if result.checks else "no_roll")
         turn.why = next((s.parsed["rule"] for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("rule")), "")
         turn.notes += [f"talk, not an act: {s.parsed['talk']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("talk")]
+        votes = [s.parsed["vote"] for s in result.steps if isinstance(s.parsed, dict) and isinstance(s.parsed.get("vote"), dict)]
+        voted = [label for label in votes[0] if label in self.ruleset.checks] if votes else None
         if decision != "roll" or not result.checks:
-            return ("no_roll" if decision == "roll" else decision), []
+            return ("no_roll" if decision == "roll" else decision), [], voted
         # one check, for whoever the line makes act: the speaker unless it plainly names another
         who = who_rolls(said.speaker, said.text, instance) or said.speaker
         chosen = next((c for c in result.checks if c.character == who), None)
@@ -321,7 +330,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             turn.notes.append(f"the model named {result.checks[0].character} for {result.checks[0].skill}, but {who} is acting; {who} rolls it")
         elif len(result.checks) > 1:
             turn.notes.append(f"one check at a time: {who} rolls {chosen.skill}")
-        return "roll", [chosen]
+        return "roll", [chosen], voted
 
     # ----- narrating ----------------------------------------------------------------------
 

@@ -191,6 +191,15 @@ def test_a_check_outside_the_secrets_family_becomes_one_that_can_find_it():
     assert reply.rolls and reply.rolls[0].check in scene.secrets[0].checks
 
 
+def test_an_act_that_only_shares_a_secrets_words_keeps_its_own_check():
+    retrieval = Pipeline(PipelineSpec(name="fixed", steps=[StepSpec(name="adjudicate", args={"mode": "retrieval"})]))
+    g, _ = gm("dnd5e", "drowned_chapel", [], ["You sail over the water and catch nothing but air."], spec=retrieval)
+    glyph = next(s for s in g.scenario.secrets if s.id == "bell_glyph")
+    reply = g.step("Ilya", "I take a running start and leap across the nave to the bell rope")
+    (roll,) = reply.rolls
+    assert roll.check not in glyph.checks and roll.secret is None  # a leap is no study of the bell
+
+
 def test_check_command_rolls_the_named_check_with_the_sheet_modifier():
     g, _ = gm("dnd5e", "drowned_chapel", [], ["You move through the flooded nave as quietly as the water allows."])
     reply = g.step("Brisa", "/check stealth")
