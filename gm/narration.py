@@ -416,7 +416,8 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
 
             if req.found and req.success and not tells(text, req.found):  # a clue the dice earned must reach the table
                 add(req.found, "what was found")
-            if req.decision == "impossible" and not (tells(text, req.why) if req.why else _REFUSES.search(text)):
+            # it must say the act fails, and why if the rules know: "the far edge is 200 feet away" only repeats the scene
+            if req.decision == "impossible" and not (_REFUSES.search(text) and (tells(text, req.why) if req.why else True)):
                 add(fallback(req.name, req.line, "impossible", None, why=req.why), "why the act cannot work")
             first = gate.first_token_at
             return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=attempt + 1)

@@ -318,6 +318,7 @@ def test_an_impossible_act_is_never_narrated_as_done():
     ("You brace your hands against the chapel wall and strain with all you have.", "no one could move that", "no one could move that"),
     ("You strain until your arms shake; no one could move a building that size.", "no one could move that", None),
     ("The tower is sheer wet stone, and arms are not wings; you stay where you are.", "", None),
+    ("The far wall of the chapel is 200 feet away across the water.", "no one jumps 200 feet", "no one jumps 200 feet"),  # the reason's words, not that it fails
 ])
 def test_the_player_hears_why_an_impossible_act_fails(said, why, added):
     """The reason the rules found, or at least that it cannot work, reaches the table even when the reply leaves it out."""
