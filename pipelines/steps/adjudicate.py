@@ -219,7 +219,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         if talk_checks and not always_roll and choice not in DECISIONS and is_talk(line) \
                 and who_rolls(speaker, line, state.instance) == speaker:
             if choice not in spoken_checks(pack):
-                record.parsed["talk"] = f"{choice} is not a check talk calls for"
+                record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"
                 choice = NO_ROLL
         record.parsed["choice"] = choice
         record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "rule" if why else "examples"
