@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pipelines.llm import ModelError, stream_complete
+from pipelines.speech import is_talk
 from pipelines.steps.adjudicate import shot_messages, table_system
 
 __all__ = [
@@ -238,7 +239,9 @@ def third_person(name: str, line: str) -> str:
 def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "") -> str:
     """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
     action = base_action(line)
-    question = line.strip().endswith("?")
+    question = line.strip().rstrip("\"'”’ ").endswith("?")
+    if decision == "no_roll" and is_talk(line):  # words spoken are answered in the fiction; don't retell them as an act
+        return " ".join(p for p in (f"{name} waits for an answer." if question else f"{name} waits to see how that lands.", scene_line) if p).strip()
     if decision == "impossible":
         reason = why or "nothing in this world allows it, however hard they try"
         return f"{name} cannot {action or 'do that'}: {reason}. {scene_line}".strip()

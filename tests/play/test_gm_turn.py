@@ -260,6 +260,8 @@ def test_fallback_sentences_read_as_the_table_would_say_them():
     assert third_person("Brisa", "I search the altar and lift my lamp") == "Brisa searches the altar and lifts their lamp"
     assert fallback("Ilya", "I try to fly to the moon", "impossible", None).startswith("Ilya cannot fly to the moon")
     assert "does not go their way" in fallback("Oskar", "I pick the lock", "roll", False)
+    asked = fallback("Margaret", '"Ruth, did your father ever talk about the lamp?"', "no_roll", None, scene_line="The stove is cold.")
+    assert asked == "Margaret waits for an answer. The stove is cold."  # spoken words are not retold as an act ('Margaret "Ruth,s did...')
 
 
 def test_speech_for_a_player_character_is_spotted_but_describing_them_is_fine():
