@@ -40,11 +40,16 @@ _INTERJECTIONS = set("""oh ah ahh aw uh um hm hmm er well so okay ok alright rig
 _STATEMENT = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!](?=\s|$)")
 
 
+def _addressed(line: str) -> re.Match | None:
+    """The opening "Name," the line is put to, unless that word is an interjection ("Oh, ...")."""
+    named = _VOCATIVE.match(line)
+    return named if named and named.group(1).split()[0].lower() not in _INTERJECTIONS else None
+
+
 def speaks(line: str) -> bool:
     """Whether the line has the character say something: quoted words, or it opens by naming the
     one it addresses ("Maren, ..."). It may do more besides."""
-    named = _VOCATIVE.match(line)
-    return bool(_QUOTED.search(line) or (named and named.group(1).split()[0].lower() not in _INTERJECTIONS))
+    return bool(_QUOTED.search(line) or _addressed(line))
 
 
 def is_talk(line: str) -> bool:
@@ -60,8 +65,8 @@ def is_talk(line: str) -> bool:
         rest = _QUOTED.sub(" ", line)
         words = re.findall(r"[A-Za-z][A-Za-z'’]*", rest)
         return all(w.lower() in _TAGS or w[0].isupper() for w in words)  # a capital: a name ("I" is a tag)
-    named = _VOCATIVE.match(line)
-    if not named or named.group(1).split()[0].lower() in _INTERJECTIONS:
+    named = _addressed(line)
+    if named is None:
         return False
     rest = line[named.end():].rstrip()
     return rest.endswith("?") and not _STATEMENT.search(rest)  # only questions: "...senses. Do I hear?" acts first

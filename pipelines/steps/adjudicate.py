@@ -216,18 +216,17 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                 record.error = f"the model's answer was not one of {', '.join(ids)}; the example lines decided ({choice})"
             else:
                 choice = picked
-        if talk_checks and not always_roll and choice not in DECISIONS and is_talk(line) \
-                and who_rolls(speaker, line, state.instance) == speaker:
-            if choice not in spoken_checks(pack):
-                record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"
-                choice = NO_ROLL
+        who = who_rolls(speaker, line, state.instance)
+        if talk_checks and not always_roll and choice not in DECISIONS and who == speaker and is_talk(line) \
+                and choice not in spoken_checks(pack):
+            record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"
+            choice = NO_ROLL
         record.parsed["choice"] = choice
         record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "rule" if why else "examples"
         if choice in DECISIONS:
             state.decision = choice
             state.checks = []
         else:
-            who = who_rolls(speaker, line, state.instance)
             state.decision = "roll"
             state.checks = [Check(character=who, skill=choice)] if who else []
         return state
