@@ -81,6 +81,17 @@ def who_rolls(speaker: str | None, line: str, instance: MoeInstance) -> str | No
     return speaker
 
 
+def without_names(line: str, instance: MoeInstance) -> str:
+    """The line with the table's character names taken out: a name says who acts, not what they
+    do, yet the embedding hears it ("dutch ties the rope round his waist and swims" sat nearest
+    Intimidation lines). Names shorter than three letters stay, as ``who_rolls`` leaves them."""
+    names = sorted((alias for alias in roster(instance) if len(alias) >= 3), key=len, reverse=True)
+    if not names:
+        return line
+    pattern = r"\b(?:" + "|".join(re.escape(n) for n in names) + r")(?:['’]s)?\b"
+    return " ".join(re.sub(pattern, " ", line, flags=re.I).split()) or line
+
+
 def option_lines(ids: list[str], pack: Any) -> str:
     """``- stealth: Stealth — moving unseen and unheard.`` for each id the model may answer."""
     lines = []
@@ -122,7 +133,8 @@ def _confident(vote: Vote, share: float, similarity: float) -> bool:
 def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share: float = 0.75,
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
-               no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True):
+               no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
+               drop_names: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -159,6 +171,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             lying, threatening); when the vote names another check, talk gets no roll. The
             embedding hears a question's nouns: "Maren, what do you know about the bell?" sat
             nearest a Dexterity save about a falling bell tower.
+        drop_names: embed the line without the table's character names (``without_names``);
+            the rules, the talk test and who rolls still read the whole line.
 
     Options read from the pipeline run: ``scene`` (text for the shared system message) and
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
@@ -170,8 +184,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         pack, options = state.pack, state.options
         speaker, line = acting_turn(state.instance)
         index = options.get("check_index") or CheckIndex.for_pack(pack)
-        query = index.query(line) if len(index) else None  # one embedding serves both votes
-        vote = index.vote(line, k=k, exclude=set(DECISIONS) if always_roll else None, query=query)
+        act = without_names(line, state.instance) if drop_names else line
+        query = index.query(act) if len(index) else None  # one embedding serves both votes
+        vote = index.vote(act, k=k, exclude=set(DECISIONS) if always_roll else None, query=query)
         hints = [c for c in options.get("hint_checks", []) if c in pack.checks]
         checks = list(dict.fromkeys([*hints, *vote.candidates(candidates)]))[: max(candidates, len(hints))]
         record = state.step_record("adjudicate")
@@ -182,7 +197,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         use_model = mode == "model" or (mode == "hybrid" and not _confident(vote, share, similarity))
         # hybrid: the model only settles a close call between the vote's two leading labels
         leading = [lab for lab in vote.ranked() if lab in (*DECISIONS, *checks)][:2]
-        judged = vote if always_roll else index.vote(line, k=decide_k, temperature=decide_temperature, query=query)
+        judged = vote if always_roll else index.vote(act, k=decide_k, temperature=decide_temperature, query=query)
         top = judged.weighted_top({NO_ROLL: no_roll_weight, IMPOSSIBLE: impossible_weight})
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
         choice = top if top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]

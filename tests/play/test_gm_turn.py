@@ -21,6 +21,7 @@ from pipelines.llm.fake_server import FakeServer
 from pipelines.pipeline import Pipeline, PipelineSpec, StepSpec
 from pipelines.records import MoeInstance, Turn
 from pipelines.speech import spoken_checks
+from pipelines.steps.adjudicate import without_names
 
 DND = rulesets.load("dnd5e")
 
@@ -84,6 +85,18 @@ def test_the_line_can_name_who_rolls():
                        characters=["Brisa", "Oskar"])
     result = asyncio.run(adjudicate(mode="retrieval").run(inst, None, pack=DND, check_index=INDEX))
     assert [(c.character, c.skill) for c in result.checks] == [("Oskar", "athletics")]
+
+
+def test_a_characters_name_does_not_choose_the_check():
+    index = CheckIndex([("intimidation", "Dutch Calloway scowls"), ("athletics", "swims hard"),
+                        ("no_roll", "what time is it")], embed=bag_of_words)
+    inst = MoeInstance(id="t", ruleset="swade", context=[Turn(speaker="Dutch Calloway", text="Dutch Calloway swims")],
+                       characters=["Dutch Calloway|Dutch"])
+    named = asyncio.run(adjudicate(drop_names=False).run(inst, None, pack=DND, check_index=index))
+    unnamed = asyncio.run(adjudicate().run(inst, None, pack=DND, check_index=index))
+    assert named.checks[0].skill == "intimidation"
+    assert [(c.character, c.skill) for c in unnamed.checks] == [("Dutch Calloway", "athletics")]
+    assert without_names("dutch's rope and Dutch Calloway's knife", inst) == "rope and knife"
 
 
 def gm(pack, scenario, decisions, narrations, **kw):
