@@ -28,7 +28,7 @@ DECISIONS = (NO_ROLL, IMPOSSIBLE)
 
 Embed = Callable[[list[str]], np.ndarray]
 
-__all__ = ["CheckIndex", "Vote", "Neighbour", "ImpossibleSense", "NO_ROLL", "IMPOSSIBLE", "DECISIONS", "pack_examples"]
+__all__ = ["CheckIndex", "Vote", "Neighbour", "LineSense", "NO_ROLL", "IMPOSSIBLE", "DECISIONS", "pack_examples"]
 
 
 @dataclass(frozen=True)
@@ -170,32 +170,44 @@ def _cached(_digest: str, pairs: tuple[tuple[str, str], ...]) -> CheckIndex:
     return CheckIndex(list(pairs))
 
 
-class ImpossibleSense:
-    """How likely a line is an act no roll can make succeed: a logistic regression on MiniLM
-    vectors, trained on every rule-set pack's ``impossible`` lines against all its other lines.
+class LineSense:
+    """How likely a line is of one kind, told by one direction in the MiniLM space: a logistic
+    regression trained on every rule-set pack's example lines together, since what it tells is
+    much the same in every game. Two kinds are used:
 
-    Nearest neighbours alone miss many impossible acts ("I swim across the whole ocean" sits next
-    to the Swim lines); one direction in the embedding learned from all packs together — the
-    impossible is much the same in every game — catches more of them. Fitted with scipy's
-    L-BFGS at first use (about a second), class-weighted, L2-regularised.
+    - ``dice``: the line needs a roll (any check's examples) rather than none (``no_roll`` and
+      ``impossible`` lines). The nearest twenty examples judge this by topic, so "I grab the
+      healer's kit and try to treat the bite" sat among no-roll lines about kits and bites; the
+      direction hears the effort in it.
+    - ``impossible``: an act no roll can make succeed, against all other lines ("I swim across
+      the whole ocean" sits next to the Swim lines).
+
+    Fitted with scipy's L-BFGS at first use (about a second), L2-regularised, with each class
+    weighed by the inverse of its share (scikit-learn's "balanced"): scikit-learn is not a
+    dependency, and the fit is a dozen lines.
     """
 
-    def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, strength: float = 1.0) -> None:
+    # label -> 1 (of the kind), 0 (not), None (left out of the fit)
+    KINDS = {"dice": lambda label: label not in DECISIONS,
+             "impossible": lambda label: label == IMPOSSIBLE}
+
+    def __init__(self, pairs: list[tuple[str, str]], kind: str = "impossible", embed: Embed | None = None,
+                 strength: float = 1.0) -> None:
         from scipy.optimize import minimize  # lazy: scipy is slow to import and only training needs it
 
         if embed is None:
             from .embeddings import embed as minilm  # lazy: the ONNX MiniLM (and chromadb) load on first use
 
             embed = minilm
-        self.embed = embed
+        self.embed, self.kind = embed, kind
+        pairs = [(lab, line) for lab, line in pairs if self.KINDS[kind](lab) is not None]
         texts = [line for _, line in pairs]
-        y = np.array([1.0 if lab == IMPOSSIBLE else 0.0 for lab, _ in pairs])
+        y = np.array([1.0 if self.KINDS[kind](lab) else 0.0 for lab, _ in pairs])
         self.weights = np.zeros(0)
         if not texts or y.sum() == 0 or y.sum() == len(y):
             return
         x = embed(texts)
-        positive = (1 - y.mean()) / y.mean()  # impossible lines are few: weigh them up
-        weight = np.where(y == 1, positive, 1.0)
+        weight = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
 
         def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
             p = 1 / (1 + np.exp(-(x @ w[:-1] + w[-1])))
@@ -206,20 +218,21 @@ class ImpossibleSense:
 
         self.weights = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B").x
 
-    def __call__(self, line: str) -> float:
-        """P(impossible) for one line; 0.0 when no pack gives impossible lines."""
+    def __call__(self, line: str, query: np.ndarray | None = None) -> float:
+        """P(kind) for one line (``query``: its vector, if already embedded); 0.0 when the packs
+        give no lines of one of the two classes."""
         if not self.weights.size:
             return 0.0
-        v = self.embed([" ".join(line.split()) or " "])[0]
+        v = self.embed([" ".join(line.split()) or " "])[0] if query is None else query
         return float(1 / (1 + np.exp(-(v @ self.weights[:-1] + self.weights[-1]))))
 
     @classmethod
-    def from_packs(cls) -> "ImpossibleSense":
+    def from_packs(cls, kind: str = "impossible") -> "LineSense":
         """Trained on every TRPG pack that can be loaded (shipped and ``VGM_RULESETS_PATH``), once per process."""
         names = tuple(sorted(n for n in rulesets.available() if rulesets.load(n).kind == "trpg"))
-        return _sense(names)
+        return _sense(names, kind)
 
 
-@lru_cache(maxsize=2)
-def _sense(names: tuple[str, ...]) -> ImpossibleSense:
-    return ImpossibleSense([pair for name in names for pair in pack_examples(rulesets.load(name))])
+@lru_cache(maxsize=4)
+def _sense(names: tuple[str, ...], kind: str) -> LineSense:
+    return LineSense([pair for name in names for pair in pack_examples(rulesets.load(name))], kind)

@@ -22,7 +22,7 @@ import yaml
 
 from rulesets import VgmError
 
-from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, ImpossibleSense, Vote
+from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
 from ..impossible_acts import impossible_act, impossible_in_scene
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -125,6 +125,14 @@ def _recent(instance: MoeInstance, n: int) -> str:
     return "\n".join(line if len(line) < 200 else line[:197] + "..." for line in lines)
 
 
+def _roll_share(vote: Vote, weights: dict[str, float]) -> float:
+    """The vote's share for rolling at all, once ``no_roll``/``impossible`` are weighed."""
+    rest = {lab: vote.scores.get(lab, 0.0) for lab in DECISIONS}
+    roll = max(0.0, 1.0 - sum(rest.values()))
+    total = roll + sum(share * weights.get(lab, 1.0) for lab, share in rest.items())
+    return roll / total if total else 0.0
+
+
 def _confident(vote: Vote, share: float, similarity: float) -> bool:
     return vote.top is not None and vote.share >= share and vote.best.get(vote.top, 0.0) >= similarity
 
@@ -134,7 +142,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
                no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
-               drop_names: bool = True):
+               drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -152,7 +160,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         shots: show the worked answers (``prompts/adjudicate_shots.yaml``) before the question.
         always_roll: never answer ``no_roll``/``impossible`` — MOE asks *which* check a GM called
             at a moment where one was called, so there "no roll" can only be wrong.
-        impossible_at: a line the pooled impossible-act classifier (``ImpossibleSense``) rates at
+        impossible_at: a line the pooled impossible-act classifier (``LineSense``) rates at
             least this likely is refused whatever the vote says. Off (1.0) by default: at 0.6 it
             caught one more impossible act on the dev cases but refused four ordinary acts on the
             held-out ones (docs/play.md).
@@ -171,6 +179,13 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             lying, threatening); when the vote names another check, talk gets no roll. The
             embedding hears a question's nouns: "Maren, what do you know about the bell?" sat
             nearest a Dexterity save about a falling bell tower.
+        dice_weight / roll_at: a second opinion on a line the vote would answer with no roll. The
+            vote hears a line's topic ("I grab the healer's kit and try to treat the bite" sat among
+            no-roll lines about kits and bites); the pooled "needs dice" direction
+            (``LineSense("dice")``) hears the effort in it. When the mean of the vote's share for
+            rolling and that direction (``dice_weight`` of it) reaches ``roll_at``, the line rolls
+            the vote's leading check. It only ever adds a roll: letting it also take rolls away
+            cost more right checks than it saved no-roll answers (docs/play.md). ``0`` turns it off.
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
@@ -198,12 +213,22 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         # hybrid: the model only settles a close call between the vote's two leading labels
         leading = [lab for lab in vote.ranked() if lab in (*DECISIONS, *checks)][:2]
         judged = vote if always_roll else index.vote(act, k=decide_k, temperature=decide_temperature, query=query)
-        top = judged.weighted_top({NO_ROLL: no_roll_weight, IMPOSSIBLE: impossible_weight})
+        weights = {NO_ROLL: no_roll_weight, IMPOSSIBLE: impossible_weight}
+        top = judged.weighted_top(weights)
+        voted_no_roll = top == NO_ROLL  # the vote's own view: a scene's hint stands in for a check only then
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
+        if dice_weight > 0 and top == NO_ROLL and query is not None:
+            sense = options.get("dice_sense") or LineSense.from_packs("dice")
+            same_space = getattr(sense, "embed", None) is index.embed  # a test index may embed otherwise
+            needs_dice = sense(act, query=query if same_space else None)
+            roll_share = _roll_share(judged, weights)
+            record.parsed["dice"] = {"vote": round(roll_share, 3), "sense": round(needs_dice, 3)}
+            if (1 - dice_weight) * roll_share + dice_weight * needs_dice >= roll_at:
+                top = None  # the direction heard an act the vote took for talk: roll the vote's leading check
         choice = top if top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
-        if hints and choice == NO_ROLL and not use_model:
+        if hints and voted_no_roll and not use_model:
             choice = hints[0]  # the scene has something to find right where they act
-        unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or ImpossibleSense.from_packs())(line)
+        unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or LineSense.from_packs("impossible"))(line)
         record.parsed["p_impossible"] = round(unlikely, 3)
         if unlikely >= impossible_at:
             choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled

@@ -92,11 +92,37 @@ def test_a_characters_name_does_not_choose_the_check():
                         ("no_roll", "what time is it")], embed=bag_of_words)
     inst = MoeInstance(id="t", ruleset="swade", context=[Turn(speaker="Dutch Calloway", text="Dutch Calloway swims")],
                        characters=["Dutch Calloway|Dutch"])
-    named = asyncio.run(adjudicate(drop_names=False).run(inst, None, pack=DND, check_index=index))
-    unnamed = asyncio.run(adjudicate().run(inst, None, pack=DND, check_index=index))
+    named = asyncio.run(adjudicate(drop_names=False, dice_weight=0).run(inst, None, pack=DND, check_index=index))
+    unnamed = asyncio.run(adjudicate(dice_weight=0).run(inst, None, pack=DND, check_index=index))
     assert named.checks[0].skill == "intimidation"
     assert [(c.character, c.skill) for c in unnamed.checks] == [("Dutch Calloway", "athletics")]
     assert without_names("dutch's rope and Dutch Calloway's knife", inst) == "rope and knife"
+
+
+def test_the_needs_dice_direction_can_turn_a_no_roll_into_a_roll_but_never_the_other_way():
+    def decide(line, sense, **args):
+        result = asyncio.run(adjudicate(**args).run(instance(line), None, pack=DND, check_index=INDEX,
+                                                    dice_sense=lambda text, query=None: sense))
+        return result.decision, [c.skill for c in result.checks]
+    # the vote half-hears an act in "look around the room"; a line that plainly needs dice tips it to the leading check
+    assert decide("I look around the room", 1.0) == ("roll", ["perception"])
+    assert decide("I look around the room", 0.0) == ("no_roll", [])
+    assert decide("I look around the room", 1.0, dice_weight=0) == ("no_roll", [])
+    # a clear question stays a question; a clear act stays an act; only the vote refuses
+    assert decide("What does the room look like", 1.0) == ("no_roll", [])
+    assert decide("I sneak past", 0.0) == ("roll", ["stealth"])
+    assert decide("I fly to the moon", 1.0)[0] == "impossible"
+
+
+def test_the_needs_dice_direction_hears_effort_that_the_nearest_lines_miss():
+    from pipelines.check_index import LineSense
+
+    dice = LineSense.from_packs("dice")
+    assert dice("I grab the healer's kit and try to treat the bite before the venom spreads") > 0.6
+    assert dice("ok I'm just gonna climb out. jams my fingers in the cracks and hauls myself up") > 0.6
+    assert dice("I sit down by the fire") < 0.3 and dice("I pay the gate fee for both of us.") < 0.5
+    # questions it cannot tell (knowledge checks are asked as questions too): that is the vote's part
+    assert 0.3 < dice("What does the innkeeper look like?") < 0.7
 
 
 def gm(pack, scenario, decisions, narrations, **kw):
@@ -310,9 +336,9 @@ def test_the_host_can_undo_and_regenerate_the_last_reply(tmp_path):
 
 
 def test_acts_no_roll_can_make_succeed_are_refused_even_when_the_vote_is_unsure():
-    from pipelines.check_index import ImpossibleSense
+    from pipelines.check_index import LineSense
 
-    sense = ImpossibleSense.from_packs()
+    sense = LineSense.from_packs("impossible")
     assert sense("I flap my arms and fly up to the clock tower") > 0.6
     assert sense("I lift the whole cathedral over my head") > 0.6
     assert sense("I climb the rope up to the hayloft") < 0.5
