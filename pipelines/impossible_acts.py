@@ -60,6 +60,34 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("the past cannot be reached", r"\b(?:travel back in time|go back in time|turn back time|stop time|rewind time)\b"),
     ("the past cannot be reached", r"\b(?:photograph|photo|picture) of (?:\w+ ){0,4}(?:the way it looked|in the past|last (?:week|year|month))\b"),
     ("a body does not fit through a keyhole", rf"\bsqueeze {_SOMEONES} (?:whole )?body through (?:the |a )?keyhole\b"),
+    # scale: a river, a ceiling, a rockfall, a motor car are past any body's strength (a cart
+    # freed from a ditch by hand is not: it is left to the vote)
+    ("no one could move that by hand",
+     rf"\b(?:{_MOVE}|drag|drags|haul|hauls|pull|pulls|tow|tows) {_OBJECT}(?:{_HUGE}|(?:car|truck|automobile|motorcar|lorry|tractor|bus)s?)\b"
+     rf"(?: \w+){{0,6}} (?:with {_SOMEONES} bare hands|barehanded|bare-handed|single-handed)"),
+    ("no one holds back a river",
+     r"\b(?:hold|holds|holding|push|pushes|dam|dams) back (?:the )?(?:whole |entire )?(?:river|sea|ocean|tide|flood|waterfall|current)\b"),
+    ("no one holds back a river", r"\b(?:river|sea|ocean|tide|waterfall)\b(?: itself)? (?:stops|stop|ceases) (?:flowing|moving|running)\b"),
+    ("no one could hold that up",
+     r"\b(?:hold|holds|holding|prop|props|propping|brace|braces) up the (?:whole|entire) (?:ceiling|roof|cavern|mine|tunnel|building|bridge|mountain)\b"),
+    ("no one could hold that up",
+     r"\bholds? the (?:whole|entire) (?:ceiling|roof|cavern|tunnel|building|bridge|mountain) up\b"),
+    ("no one could move that",
+     r"\b(?:shove|shoves|push|pushes|move|moves|clear|clears|heave|heaves) (?:the )?(?:whole|entire) (?:rockfall|landslide|avalanche|rock ?slide|cave-in|hillside|cliff)\b"),
+    ("no one holds their breath that long",
+     rf"\bhold(?:s|ing)? {_SOMEONES} breath\b(?: \w+){{0,12}} (?:for|all) (?:the |a )?(?:whole|entire) (?:day|night|week)\b"),
+    ("no one outruns a train on foot",
+     r"\b(?:outrun|outruns|beat|beats|overtake|overtakes|outrace|outraces)\b(?: \w+){0,6} (?:train|express|locomotive)\b(?: \w+){0,6} on foot\b"),
+    ("no one outruns a train on foot",
+     r"\bon foot\b(?: \w+){0,3} (?:and )?(?:beat|beats|outrun|outruns|overtake|overtakes) (?:it|the (?:train|express|locomotive))\b"),
+    ("no shot goes through a hill",
+     r"\b(?:shoot|shoots|fire|fires|firing|shooting)\b(?: \w+){0,2} through (?:the |a |that )?(?:whole )?(?:ridge|hill|hillside|mountain|mountainside|cliff|rock face|boulder)\b"),
+    ("no one walks through a solid wall",
+     rf"\b(?:walk|walks|step|steps|pass|passes)\b(?: straight| right)? through (?:the |a )?(?:\w+ ){{0,2}}(?:wall|walls|bricks|stone){_ENDS}"),
+    # "the whole thing", when the line has named it: a ceiling, a rockfall
+    ("no one could move that",
+     r"\b(?:ceiling|roof|rockfall|landslide|avalanche|rock ?slide|cave-in)\b.{0,80}\b(?:hold|holds|holding|shove|shoves|push|pushes|move|moves|lift|lifts)"
+     r" the (?:whole|entire) (?:thing|lot) (?:up|aside|away|over|off)\b"),
 )
 _COMPILED = tuple((why, re.compile(pattern, re.I)) for why, pattern in IMPOSSIBLE_ACTS)
 

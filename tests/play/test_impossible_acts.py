@@ -19,6 +19,15 @@ from pipelines.impossible_acts import JUMP_LIMIT_FT, impossible_act, impossible_
     "I swim across the Atlantic to warn them.",
     "I take a photo of the room the way it looked last week.",
     "I squeeze my whole body through the keyhole.",
+    "He wades in and drags the truck up out of the creek with his bare hands.",
+    "I plant my feet in the ford and hold back the river so the others can cross.",
+    "I put my back under the mine roof and hold the whole thing up till they're out.",
+    "He shoves the whole landslide off the road.",
+    "I hold my breath under the pond for the whole night.",
+    "I hold my breath at the bottom of the well for the entire day.",
+    "I chase the night train on foot and beat it to the next station.",
+    "He fires right through the hillside at the men behind it.",
+    "I walk straight through the cellar wall into the vault.",
 ])
 def test_plainly_impossible_acts_are_named_with_a_reason(line):
     why = impossible_act(line)
@@ -38,6 +47,13 @@ def test_plainly_impossible_acts_are_named_with_a_reason(line):
     "I hold my breath and dive for the key.",
     "I swim across the river with the rope in my teeth.",
     "I climb the hill and look for the mill.",
+    "I haul the cart out of the ditch with my bare hands.",
+    "I walk through the gap in the wall.",
+    "I walk through the stone archway.",
+    "I fire through the window at the rider.",
+    "I hold back the curtain and peek out.",
+    "I run to catch the train before it leaves.",
+    "I hold my breath for as long as I can and dive.",
 ])
 def test_ordinary_acts_near_the_patterns_are_left_to_the_vote(line):
     assert impossible_act(line) is None
