@@ -187,9 +187,8 @@ class LineSense:
     dependency, and the fit is a dozen lines.
     """
 
-    # label -> 1 (of the kind), 0 (not), None (left out of the fit)
-    KINDS = {"dice": lambda label: label not in DECISIONS,
-             "impossible": lambda label: label == IMPOSSIBLE}
+    # label -> whether a line with that label is of the kind
+    KINDS = {"dice": lambda label: label not in DECISIONS, "impossible": lambda label: label == IMPOSSIBLE}
 
     def __init__(self, pairs: list[tuple[str, str]], kind: str = "impossible", embed: Embed | None = None,
                  strength: float = 1.0) -> None:
@@ -199,8 +198,7 @@ class LineSense:
             from .embeddings import embed as minilm  # lazy: the ONNX MiniLM (and chromadb) load on first use
 
             embed = minilm
-        self.embed, self.kind = embed, kind
-        pairs = [(lab, line) for lab, line in pairs if self.KINDS[kind](lab) is not None]
+        self.embed = embed
         texts = [line for _, line in pairs]
         y = np.array([1.0 if self.KINDS[kind](lab) else 0.0 for lab, _ in pairs])
         self.weights = np.zeros(0)
