@@ -9,20 +9,23 @@ rules decide what they can and the vote never rolls them.
 The patterns stay narrow on purpose. On 41,114 real player utterances from 30 Critical Role
 episodes (where people do try wild things, with magic) they fire on 1, a line quoting
 "walk on water" as a figure of speech, where a roll would not follow anyway. Acts that magic
-makes possible in some games (flying, teleporting, turning someone into a frog) are left to
-each pack's ``impossible`` examples, because only the pack knows whether its characters can.
+makes possible in some games (flying, teleporting, turning someone into a frog) are refused
+only for a character whose sheet gives no magic (``magic_act``; the GM passes who has none), and
+otherwise left to the vote.
 
     impossible_act("I hoist the whole assay office onto my back")   # "no one could move that"
     impossible_act("I hoist the crate onto my back")                 # None
 
-One fact a scene can state is read too: how wide a gap is. A jump across one wider than anyone
-jumps is refused (``impossible_in_scene``); without a stated width the vote decides.
+Two facts a scene can state are read too: how wide a gap is, and how far off something is. A
+jump across a gap wider than anyone jumps, or a shot at a target past any weapon's reach, is
+refused (``impossible_in_scene``); without a stated distance the vote decides.
 """
 from __future__ import annotations
 
 import re
 
-__all__ = ["impossible_act", "impossible_in_scene", "IMPOSSIBLE_ACTS", "JUMP_LIMIT_FT"]
+__all__ = ["impossible_act", "impossible_in_scene", "magic_act", "impossible_without_magic", "IMPOSSIBLE_ACTS", "MAGIC_ACTS",
+           "JUMP_LIMIT_FT", "SHOT_LIMIT_FT"]
 
 # Things no person lifts, carries or throws, whatever they roll.
 _HUGE = (r"(?:building|house|cottage|barn|church|chapel|temple|tower|lighthouse|castle|fortress|train|"
@@ -124,19 +127,97 @@ def _feet(match: re.Match) -> float:
     return value * _UNITS_FT[match.group("unit").lower()]
 
 
+def _said(feet: float) -> str:
+    miles = feet / 5280
+    return {0.5: "half a mile", 1: "a mile"}.get(miles, f"{miles:g} miles") if miles >= 0.5 else f"{feet:.0f} feet"
+
+
 def impossible_in_scene(line: str, scene: str) -> str | None:
-    """Why a jump across the scene's gap cannot succeed, when the scene says the gap is wider than
-    anyone jumps; ``None`` when the line is no such jump or the scene gives no such width.
+    """Why the act cannot succeed at the distance the scene states: a jump across a gap wider
+    than anyone jumps, or a shot at something farther than the weapon reaches. ``None`` when
+    the line is neither, or the scene gives no such distance.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
+    text, scene = " ".join(line.split()), " ".join(scene.split())
+    if _JUMP.search(text) and _ACROSS.search(text):
+        widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
+        return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
+    return _out_of_range(text, scene)
+
+
+# ---- the other fact: how far off the target is ------------------------------------------------
+# Twice the longest range the rules give each kind of weapon, so no sheet's bonus reaches past it:
+# a longbow's long range in D&D 5e is 600 ft; a revolver's is a few hundred; no rifle of the
+# Old West, of the 1920s or of a fantasy world hits anything a mile off, let alone further.
+SHOT_LIMIT_FT = {"handgun": 600, "bow": 1200, "any": 5280}
+_HANDGUN = re.compile(r"\b(?:pistol|revolver|colt|six[- ]?(?:gun|shooter)|derringer|sidearm|handgun)\b|(?<![\w.])\.(?:22|32|38|44|45)\b", re.I)
+_BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|throw|throws|hurl|hurls)\b", re.I)
+_SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
+                   r"put a (?:bullet|round|slug)|puts a (?:bullet|round|slug)|loose an arrow|looses an arrow)\b", re.I)
+_DISTANT = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
+                      r"(?:away|off|out|distant|downrange)\b", re.I)
+
+
+def _out_of_range(text: str, scene: str) -> str | None:
+    """A shot the scene puts out of reach: every distance it states is past the weapon's limit
+    (the nearest one counts, so "the town is two miles off; the bandit is thirty feet away" is in range)."""
+    if not _SHOT.search(text):
+        return None
+    distances = [_feet(m) for m in _DISTANT.finditer(scene)]
+    if not distances:
+        return None
+    kind = "handgun" if _HANDGUN.search(text) else "bow" if _BOW.search(text) else "any"
+    nearest = min(distances)
+    if nearest <= SHOT_LIMIT_FT[kind]:
+        return None
+    weapon = {"handgun": "no handgun", "bow": "no bow or throw", "any": "no shot"}[kind]
+    return f"{weapon} reaches {_said(nearest)}"
+
+
+# ---- acts only magic can do ---------------------------------------------------------------------
+# Possible for a wizard, a cleric or a Savage Worlds huckster; impossible for a rogue, a gunslinger
+# or a 1920s investigator, whatever they roll. The GM knows from each sheet who has magic.
+_SPELLS = ("fireball|magic missile|lightning bolt|cure wounds|healing word|sleep|charm person|hold person|invisibility|fly|"
+           "teleport|counterspell|misty step|mage hand|eldritch blast|fire ?bolt|ray of frost|thunderwave|burning hands|"
+           "detect magic|identify|polymorph|revivify|raise dead|resurrection|dimension door|wish|banishment|bless|bane|"
+           "sanctuary|guidance|prestidigitation|thaumaturgy|suggestion|haste|web|darkness|silence|sacred flame|heal|"
+           "speak with dead|scrying|true seeing|shield of faith|hex|hellish rebuke|entangle|faerie fire|moonbeam|"
+           "spiritual weapon|scorching ray|shatter|acid splash|chill touch|shocking grasp|vicious mockery|electric arc|"
+           "produce flame|daze|harm|bolt|blast|deflection|boost trait|lower trait|mind reading|telekinesis")
+MAGIC_ACTS: tuple[tuple[str, str], ...] = (
+    ("a spell", rf"\bcast(?:s|ing)? (?:a |an |the |my |his |her |their |one )?(?:\w+ ){{0,2}}(?:spell|spells|cantrip|hex|curse|ritual|incantation)\b"),
+    ("a spell", rf"\bcast(?:s|ing)? (?:a |an )?(?:{_SPELLS})\b"),
+    ("magic", r"\b(?:with|using|use|uses|by) (?:my |his |her |their )?(?:magic|magical powers?|sorcery|witchcraft|psychic powers?|psionics?|mind powers?)\b"),
+    ("magic", r"\b(?:my|his|her|their) (?:psychic|psionic|telepathic|magic|magical|arcane|mystic) (?:powers?|gifts?|abilities)\b"),
+    ("telepathy", r"\btelepathically\b|\b(?:with|using|by) telepathy\b"),
+    ("telepathy", r"\bread(?:s|ing)? (?:his|her|their|its|the \w+(?:'s|’s)) (?:mind|thoughts)\b"),
+    ("telepathy", r"\breach(?:es|ing)? (?:out )?(?:into|to) (?:his|her|their|its|\w+(?:'s|’s)) (?:mind|thoughts)\b"),
+    ("telepathy", r"\breach(?:es|ing)? out (?:to \w+ )?with (?:my|his|her|their) mind\b"),
+    ("teleporting", r"\bteleport(?:s|ing)? (?:to|into|out|away|across|behind|over|back|us|me|him|her|them|myself|himself|herself)\b"),
+    ("turning someone into a beast",
+     r"\bturns? (?:him|her|them|it|the \w+|(?:all )?(?:the )?(?:\w+ ){0,2}\w+) into (?:a |an )?(?:frogs?|toads?|newts?|mice|mouse|rats?|pigs?|chickens?|sheep|goats?|stone|statues?)\b"),
+    ("raising the dead",
+     r"\b(?:bring|brings|bringing) (?:him|her|them|it|the \w+|\w+) (?:\w+ ){0,2}back to life\b"
+     r"|\b(?:raise|raises|raising) (?:(?:him|her|them|the \w+|\w+) from )?the dead\b|\bresurrect(?:s|ing)? (?:him|her|them|the \w+|\w+)\b"),
+)
+_MAGIC = tuple((what, re.compile(pattern, re.I)) for what, pattern in MAGIC_ACTS)
+
+
+def magic_act(line: str) -> str | None:
+    """What magic the line works ("a spell", "telepathy"...), or ``None`` when it works none.
+
+        magic_act("I cast fireball into the middle of them")   # "a spell"
+        magic_act("I cast my line into the river")               # None
+    """
     text = " ".join(line.split())
-    if not (_JUMP.search(text) and _ACROSS.search(text)):
+    return next((what for what, pattern in _MAGIC if pattern.search(text)), None)
+
+
+def impossible_without_magic(line: str, actor: str | None, without_magic: list[str] | tuple[str, ...]) -> str | None:
+    """Why the act cannot work when ``actor`` is one of those whose sheets give no magic and the
+    line works some; ``None`` otherwise (a caster's spell is left to the vote)."""
+    if not actor or actor not in without_magic:
         return None
-    widths = [_feet(m) for m in _GAP.finditer(" ".join(scene.split()))]
-    widest = max(widths, default=0.0)
-    if widest <= JUMP_LIMIT_FT:
-        return None
-    miles = widest / 5280
-    said = {0.5: "half a mile", 1: "a mile"}.get(miles, f"{miles:g} miles") if miles >= 0.5 else f"{widest:.0f} feet"
-    return f"no one jumps {said}"
+    what = magic_act(line)
+    return f"{actor.split()[0]} has no magic for {what}: no spells or powers on the sheet" if what else None

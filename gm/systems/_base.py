@@ -109,6 +109,7 @@ class Sheet(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     concept: str = ""
     notes: str = ""
+    magic: bool | None = None  # can this character cast spells or use powers? unset: told by the pack (``works_magic``)
 
     @field_validator("name")
     @classmethod
@@ -133,6 +134,20 @@ class Sheet(BaseModel):
     def ability_fields(self) -> list[str]:
         """Sheet fields whose keys name abilities (resolved through the pack on load)."""
         return []
+
+    def works_magic(self, ruleset) -> bool:
+        """Whether this character has spells or powers at all, so a line that casts one can be
+        rolled rather than refused. The sheet's own ``magic:`` decides when given; otherwise the
+        pack's ``rules.magic``: a casting class named in the concept ("gnome bard") or an arcane
+        skill on the sheet (Savage Worlds' Faith, Spellcasting...)."""
+        if self.magic is not None:
+            return self.magic
+        known = (getattr(ruleset, "rules", None) or {}).get("magic") or {}
+        concept = self.concept.lower()
+        if any(re.search(rf"\b{re.escape(word.lower())}\b", concept) for word in known.get("classes", [])):
+            return True
+        skills = set(known.get("skills", []))
+        return any(key in skills for keys in self.check_keys().values() for key in keys)
 
     def summary(self, ruleset) -> str:
         """One line for the table: name, concept and the numbers a player looks at most."""

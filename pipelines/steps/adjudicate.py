@@ -23,7 +23,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
-from ..impossible_acts import impossible_act, impossible_in_scene
+from ..impossible_acts import impossible_act, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..speech import is_talk, spoken_checks
@@ -172,8 +172,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             check brings a dozen example lines and ``no_roll`` only one list, so without a prior
             a friendly question lands on whichever check's nouns it shares.
         rules: refuse acts whose own words say they cannot happen (``pipelines.impossible_acts``:
-            moving a building, walking on water...), or a jump across a gap the scene says is
-            wider than anyone jumps, before any vote or model is asked.
+            moving a building, walking on water...), a jump across a gap the scene says is
+            wider than anyone jumps, or magic worked by one whose sheet gives none, before any
+            vote or model is asked.
         talk_checks: a line that only speaks (``pipelines.speech.is_talk``), by the one who would
             roll, can only call for a check the pack's examples show being spoken (persuading,
             lying, threatening); when the vote names another check, talk gets no roll. The
@@ -189,8 +190,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
-    Options read from the pipeline run: ``scene`` (text for the shared system message) and
-    ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first).
+    Options read from the pipeline run: ``scene`` (text for the shared system message),
+    ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first) and
+    ``without_magic`` (the characters whose sheets give no spells or powers).
     """
     if mode not in ("hybrid", "retrieval", "model"):
         raise VgmError(f"adjudicate: mode {mode!r} is not hybrid, retrieval or model")
@@ -232,7 +234,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         record.parsed["p_impossible"] = round(unlikely, 3)
         if unlikely >= impossible_at:
             choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled
-        why = (impossible_act(line) or impossible_in_scene(line, str(options.get("scene", "")))) if rules and not always_roll else None
+        who = who_rolls(speaker, line, state.instance)
+        why = (impossible_act(line) or impossible_in_scene(line, str(options.get("scene", "")))
+               or impossible_without_magic(line, who, options.get("without_magic", ()))) if rules and not always_roll else None
         if why:
             choice, use_model = IMPOSSIBLE, False
             record.parsed["rule"] = why
@@ -256,7 +260,6 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                 record.error = f"the model's answer was not one of {', '.join(ids)}; the example lines decided ({choice})"
             else:
                 choice = picked
-        who = who_rolls(speaker, line, state.instance)
         if talk_checks and not always_roll and choice not in DECISIONS and who == speaker and is_talk(line) \
                 and choice not in spoken_checks(pack):
             record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"

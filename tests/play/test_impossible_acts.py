@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from pipelines.impossible_acts import JUMP_LIMIT_FT, impossible_act, impossible_in_scene
+from pipelines.impossible_acts import JUMP_LIMIT_FT, SHOT_LIMIT_FT, impossible_act, impossible_in_scene, impossible_without_magic, magic_act
 
 
 @pytest.mark.parametrize("line", [
@@ -141,3 +141,88 @@ def test_the_decision_step_reads_the_width_from_the_scene():
     assert refused.decision == IMPOSSIBLE and refused.steps[0].parsed["rule"] == "no one jumps 200 feet"
     narrow = asyncio.run(pipe.run(instance, None, pack=pack, scene="The gorge is twelve feet across."))
     assert "rule" not in narrow.steps[0].parsed  # a narrow gorge is left to the vote
+
+
+# ---- magic, refused only for a character whose sheet gives none -----------------------------------
+
+@pytest.mark.parametrize("line, what", [
+    ("I cast fireball right into the middle of them", "a spell"),
+    ("ok brisa casts a sleep spell on the guards", "a spell"),
+    ("closes her eyes and reaches into his thoughts with her psychic powers", "magic"),
+    ("I ask him telepathically where the others are", "telepathy"),
+    ("I read the sheriff's mind", "telepathy"),
+    ("I teleport to the city gates", "teleporting"),
+    ("I point at the goblins and turn them into frogs", "turning someone into a beast"),
+    ("I lay my hands on him and bring him back to life", "raising the dead"),
+])
+def test_acts_only_magic_can_do_are_named(line, what):
+    assert magic_act(line) == what
+
+
+@pytest.mark.parametrize("line", [
+    "I cast my line into the river", "I cast a glance at the door", "I cast off the mooring line",
+    "Does the spell book say anything about the bell?", "I ask if he has psychic powers",
+    'Marisol raises her sword. "Drop those clubs or you join him."', "I turn the key in the lock",
+    "I try to read his face for a lie", "I turn the table into a barricade",
+])
+def test_ordinary_acts_and_talk_about_magic_work_no_magic(line):
+    assert magic_act(line) is None
+
+
+@given(st.sampled_from(["fireball", "magic missile", "cure wounds", "hold person", "misty step"]),
+       st.sampled_from(["Brisa", "Ilya Thorncastle", "Dutch"]))
+def test_a_spell_is_impossible_only_for_one_listed_without_magic(spell, who):
+    line = f"I cast {spell} at the bandit"
+    assert impossible_without_magic(line, who, [who]) is not None
+    assert impossible_without_magic(line, who, []) is None  # a caster's spell is left to the vote
+    assert impossible_without_magic(line, who, ["Someone Else"]) is None
+
+
+def test_who_has_magic_comes_from_the_sheet_and_the_pack():
+    import rulesets
+    from gm.systems import parse_character, ready_characters
+
+    has = {s.name: s.works_magic(rulesets.load(s.ruleset)) for pack in ("dnd5e", "pf2e", "swade", "coc7e")
+           for s in ready_characters(rulesets.load(pack))}
+    assert has["Oskar Venn"] and has["Pip Quillon"] and has["Hosea Pike"]  # cleric, bard, Faith d8
+    assert not has["Brisa Tallowmere"] and not has["Dutch Calloway"] and not has["Eddie Kowalczyk"]
+    # the sheet's own word wins: a 1920s professor who learned a spell from a tome
+    pack = rulesets.load("coc7e")
+    sheet = parse_character({"name": "Ada Finch", "ruleset": "coc7e", "concept": "librarian", "magic": True,
+                             "characteristics": {"STR": 40, "CON": 50, "SIZ": 50, "DEX": 50, "APP": 50, "INT": 70, "POW": 60, "EDU": 80}}, pack)
+    assert sheet.works_magic(pack)
+
+
+def test_the_gm_refuses_a_rogues_fireball_but_rolls_nothing_for_it_and_says_why():
+    from gm.agent import GameMaster
+    from pipelines.llm import ScriptedModel
+
+    model = ScriptedModel(by_step={"narrate": ["Brisa's fingers twitch, but no fire comes; she was never taught a spell."]})
+    g = GameMaster("dnd5e", "drowned_chapel", model, characters=["Brisa Tallowmere", "Oskar Venn"], memory=False, seed=3)
+    reply = g.step("Brisa", "I cast fireball right into the middle of them")
+    assert reply.decision == "impossible" and reply.rolls == []
+    assert "Brisa has no magic" in g.session.turns[-1].why
+    cleric = g.step("Oskar", "I cast cure wounds on Brisa")
+    assert cleric.decision != "impossible"  # a cleric's spell goes to the vote
+
+
+# ---- a shot the scene puts out of reach ---------------------------------------------------------
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("dutch draws his colt and shoots him off his horse", "A lone rider on the far ridge, about two miles away.", "no handgun reaches 2 miles"),
+    ("I draw my .38 and put one right between his eyes", "The steamer is already a mile out into the bay.", "no handgun reaches a mile"),
+    ("I shoot him with my bow from here.", "A lookout on a headland roughly five miles away.", "no bow or throw reaches 5 miles"),
+    ("I shoot the bandit", "The town is two miles off. A bandit stands thirty feet away.", None),  # the nearest distance counts
+    ("I fire at the lookout with my rifle", "The lookout is 300 yards away.", None),
+    ("I set fire to the barn", "The barn is half a mile away.", None),  # fire, not a shot
+    ("I shoot the bandit", "The bandit laughs from the saloon door.", None),  # no distance stated
+])
+def test_a_shot_is_refused_only_when_the_scene_puts_the_target_past_the_weapons_reach(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@given(st.integers(min_value=1, max_value=20_000), st.sampled_from(["colt", "longbow", "rifle"]))
+def test_the_shot_limit_holds_for_any_stated_distance(feet, weapon):
+    why = impossible_in_scene(f"I shoot him with my {weapon}", f"The rider is {feet} feet away.")
+    limit = SHOT_LIMIT_FT[{"colt": "handgun", "longbow": "bow", "rifle": "any"}[weapon]]
+    assert (why is not None) is (feet > limit)
