@@ -211,8 +211,22 @@ def _third(verb: str) -> str:
     return verb + "s"
 
 
-def base_action(line: str) -> str:
-    """``"I try to climb my rope"`` → ``"climb their rope"`` (what the character attempts)."""
+def _base_verb(verb: str) -> str:
+    """``"edges"`` → ``"edge"``, ``"tries"`` → ``"try"``: the reverse of ``_third``."""
+    low = verb.lower()
+    back = {v: k for k, v in _IRREGULAR.items() if k not in ("am", "are", "was", "were")}
+    if low in back:
+        return back[low]
+    if re.search(r"[^aeiou]ies$", low):
+        return verb[:-3] + "y"
+    if re.search(r"(ss|sh|ch|x|z|o)es$", low):
+        return verb[:-2]
+    return verb[:-1] if low.endswith("s") and not low.endswith("ss") else verb
+
+
+def base_action(line: str, name: str = "") -> str:
+    """``"I try to climb my rope"`` → ``"climb their rope"`` (what the character attempts); a line
+    told in the third person by the character's ``name`` ("brisa edges along the ledge") too."""
     text = " ".join(line.strip().split())
     text = re.split(r"(?<=[.!?])\s|[:;]", text)[0].rstrip(".!?")  # the first thing they say they do
     text = re.sub(r"^(i|we)'(ll|m|d|ve)\s+(going to\s+)?", "", text, flags=re.I)
@@ -220,10 +234,28 @@ def base_action(line: str) -> str:
     if lead and lead.start() > 0:
         text = text[lead.start():].lstrip(",; ")
     text = re.sub(r"^(ok(ay)?|so|well|then|now),?\s+", "", text, flags=re.I)
+    told = re.match(rf"^(?:{re.escape(name.strip())}|{re.escape(name.split()[0])})\s+(\w+)\b", text, re.I) if name.strip() else None
+    if told and told.group(1).lower() in ("is", "was", "has", "had", "will", "would", "can", "could"):
+        return ""  # "Pip is hiding...": no act to retell; the fallback says it plainly
+    if told and told.group(1).lower().endswith("s"):
+        text = _base_verb(told.group(1)) + text[told.end(1):]  # "Brisa edges..." → "edge..."
+        text = re.sub(r"\band (\w+s)\b", lambda m: "and " + _base_verb(m.group(1)), text)  # "...and shoots" → "...and shoot"
+        text = re.sub(r"^(try|attempt)\s+to\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+(will|'ll|want to|wanna|would like to|try to|attempt to|am going to|'m going to|going to|shall|can|could)\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+(try|attempt)\s+to\s+", "", text, flags=re.I)
     text = re.sub(r"^(i|we)\s+", "", text, flags=re.I)
     return " ".join(_PRONOUNS.get(w.lower(), w) for w in text.split())
+
+
+def _gist(action: str, words: int = 10) -> str:
+    """The act's first clause, a few words long: enough to say what failed or worked without
+    handing the player's whole line back to them (an echo)."""
+    clause = re.split(r",\s|\s(?:so that|so|while|until|before|because)\s", action)[0]
+    cut = clause.split()
+    if len(cut) > words:  # end at the last "and" that fits ("crawl under the engine with her wrench"), else at the limit
+        ands = [i for i, w in enumerate(cut[:words]) if w.lower() == "and" and i >= 3]
+        cut = cut[:ands[-1]] if ands else cut[:words]
+    return " ".join(cut)
 
 
 def third_person(name: str, line: str) -> str:
@@ -238,7 +270,7 @@ def third_person(name: str, line: str) -> str:
 
 def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "") -> str:
     """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
-    action = base_action(line)
+    action = _gist(base_action(line, name))
     question = line.strip().rstrip("\"'”’ ").endswith("?")
     if decision == "no_roll" and is_talk(line):  # words spoken are answered in the fiction; don't retell them as an act
         return " ".join(p for p in (f"{name} waits for an answer." if question else f"{name} waits to see how that lands.", scene_line) if p).strip()
@@ -246,11 +278,11 @@ def fallback(name: str, line: str, decision: str, success: bool | None, found: s
         reason = why or "nothing in this world allows it, however hard they try"
         return f"{name} cannot {action or 'do that'}: {reason}. {scene_line}".strip()
     if decision == "no_roll" or success is None:
-        lead = f"{name} takes in the scene." if question or not action else f"{third_person(name, line)}."
+        lead = f"{name} takes in the scene." if question or not action else f"{name} {_third(action.split()[0])} {' '.join(action.split()[1:])}".rstrip() + "."
         return " ".join(p for p in (lead, scene_line or found) if p).strip()
     if success:
-        return " ".join(p for p in (f"{name} sets out to {action}, and it works.", found or scene_line) if p).strip()
-    return " ".join(p for p in (f"{name} tries to {action}, but it does not go their way.", found or scene_line) if p).strip()
+        return " ".join(p for p in (f"{name} sets out to {action or 'do it'}, and it works.", found or scene_line) if p).strip()
+    return " ".join(p for p in (f"{name} tries to {action or 'do it'}, but it does not go their way.", found or scene_line) if p).strip()
 
 
 # --- the call ----------------------------------------------------------------------------

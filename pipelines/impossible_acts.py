@@ -220,4 +220,4 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
     if not actor or actor not in without_magic:
         return None
     what = magic_act(line)
-    return f"{actor.split()[0]} has no magic for {what}: no spells or powers on the sheet" if what else None
+    return f"{actor.split()[0]} has no magic for {what}" if what else None

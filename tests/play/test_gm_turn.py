@@ -303,6 +303,23 @@ def test_fallback_sentences_read_as_the_table_would_say_them():
     assert asked == "Margaret waits for an answer. The stove is cold."  # spoken words are not retold as an act ('Margaret "Ruth,s did...')
 
 
+@pytest.mark.parametrize("name, line, decision, success, starts", [
+    ("Brisa", "Brisa edges along the ledge, back pressed to the cliff, one careful step at a time.", "roll", True,
+     "Brisa sets out to edge along the ledge, and it works."),
+    ("Brisa", "brisa casts fireball right into the middle of them", "impossible", None, "Brisa cannot cast fireball right into"),
+    ("Keth", "Keth draws his longbow and shoots out the lantern.", "impossible", None, "Keth cannot draw his longbow and shoot out the lantern"),
+    ("Lottie", "Lottie crawls under the engine with her big wrench and goes to work on that valve.", "roll", False,
+     "Lottie tries to crawl under the engine with her big wrench, but"),
+    ("Pip", "Pip is hiding behind the barrels, very still.", "roll", True, "Pip sets out to do it, and it works."),
+])
+def test_a_line_told_in_the_third_person_is_retold_briefly_not_handed_back(name, line, decision, success, starts):
+    """'Brisa sets out to Brisa edges along the ledge, back pressed to the cliff...' was an echo of the whole line."""
+    from eval.play._summary import is_echo
+
+    text = fallback(name, line, decision, success, why="no one could do that", scene_line="Cold wind pulls at the ropes.")
+    assert text.startswith(starts) and not is_echo(text, line)
+
+
 def test_speech_for_a_player_character_is_spotted_but_describing_them_is_fine():
     names = ["Brisa", "Oskar Venn", "Oskar"]
     assert speaks_for('"Let us go," Oskar says.', names)
