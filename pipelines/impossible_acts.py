@@ -91,6 +91,9 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one could move that",
      r"\b(?:ceiling|roof|rockfall|landslide|avalanche|rock ?slide|cave-in)\b.{0,80}\b(?:hold|holds|holding|shove|shoves|push|pushes|move|moves|lift|lifts)"
      r" the (?:whole|entire) (?:thing|lot) (?:up|aside|away|over|off)\b"),
+    # ...or one of the things no one lifts: "gets his shoulder under the fallen tower and heaves the whole thing upright"
+    ("no one could move that",
+     rf"\b{_HUGE}\b.{{0,80}}\b(?:{_MOVE}|push|pushes|shove|shoves|tip|tips|right|rights) the (?:whole|entire) (?:thing|lot)\b"),
 )
 _COMPILED = tuple((why, re.compile(pattern, re.I)) for why, pattern in IMPOSSIBLE_ACTS)
 
@@ -198,7 +201,7 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("turning someone into a beast",
      r"\bturns? (?:him|her|them|it|the \w+|(?:all )?(?:the )?(?:\w+ ){0,2}\w+) into (?:a |an )?(?:frogs?|toads?|newts?|mice|mouse|rats?|pigs?|chickens?|sheep|goats?|stone|statues?)\b"),
     ("raising the dead",
-     r"\b(?:bring|brings|bringing) (?:him|her|them|it|the \w+|\w+) (?:\w+ ){0,2}back to life\b"
+     r"\b(?:bring|brings|bringing|pray|prays|praying|sing|sings|singing|call|calls|calling|will|wills) (?:him|her|them|it|the \w+|\w+) (?:\w+ ){0,2}back to life\b"
      r"|\b(?:raise|raises|raising) (?:(?:him|her|them|the \w+|\w+) from )?the dead\b|\bresurrect(?:s|ing)? (?:him|her|them|the \w+|\w+)\b"),
 )
 _MAGIC = tuple((what, re.compile(pattern, re.I)) for what, pattern in MAGIC_ACTS)
@@ -211,7 +214,14 @@ def magic_act(line: str) -> str | None:
         magic_act("I cast my line into the river")               # None
     """
     text = " ".join(line.split())
-    return next((what for what, pattern in _MAGIC if pattern.search(text)), None)
+    for what, pattern in _MAGIC:
+        for m in pattern.finditer(text):
+            before, after = text[: m.start()], text[m.end():]
+            asked = re.match(r"[^.!?]*\?", after)  # "Can you bring dead people back to life?" asks, it does not act
+            denied = re.search(r"(?:\bnot|\bnever|n't|\bcannot)\s+(?:\w+\s+){0,2}$", before, re.I)  # "He didn't bring anything back"
+            if not asked and not denied:
+                return what
+    return None
 
 
 def impossible_without_magic(line: str, actor: str | None, without_magic: list[str] | tuple[str, ...]) -> str | None:

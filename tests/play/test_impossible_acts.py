@@ -76,6 +76,13 @@ def test_moving_a_building_sized_thing_always_is(verb, thing, tail):
     assert impossible_act(f"I {verb} the whole {thing}{tail}") == "no one could move that"
 
 
+def test_the_whole_thing_is_the_huge_thing_the_line_named():
+    line = "Ilya gets his shoulder under the fallen tower and heaves the whole thing back upright so the carts can get through."
+    assert impossible_act(line) == "no one could move that"
+    assert impossible_act("I look the tower over and search the whole thing for a way in") is None
+    assert impossible_act("we lift the crate, the whole thing, onto the cart") is None
+
+
 def test_the_decision_step_refuses_it_without_dice_and_names_the_rule():
     """End to end through the adjudicate step: no roll, the rule named in the step record."""
     import asyncio
@@ -154,6 +161,7 @@ def test_the_decision_step_reads_the_width_from_the_scene():
     ("I teleport to the city gates", "teleporting"),
     ("I point at the goblins and turn them into frogs", "turning someone into a beast"),
     ("I lay my hands on him and bring him back to life", "raising the dead"),
+    ("Dutch kneels by the coffin and prays the sheriff back to life.", "raising the dead"),
 ])
 def test_acts_only_magic_can_do_are_named(line, what):
     assert magic_act(line) == what
@@ -164,6 +172,7 @@ def test_acts_only_magic_can_do_are_named(line, what):
     "Does the spell book say anything about the bell?", "I ask if he has psychic powers",
     'Marisol raises her sword. "Drop those clubs or you join him."', "I turn the key in the lock",
     "I try to read his face for a lie", "I turn the table into a barricade",
+    "Can you bring dead people back to life?", "He didn't bring anything back to life, that's good.", "I do not cast a spell",
 ])
 def test_ordinary_acts_and_talk_about_magic_work_no_magic(line):
     assert magic_act(line) is None
