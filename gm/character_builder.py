@@ -382,6 +382,8 @@ def build_character(
         "hp": _hit_points(c, _mod(final["constitution"]), level),
         "ac": _armor_class(c, final, pack),
         "notes": f"{klass.title()} (hit die d{c.hit_die}); background: {words}. Starting kit: {c.kit}.",
+        # said on the sheet, so a concept the player writes ("a quiet hermit") does not hide a wizard's spells
+        "magic": klass.lower() in {k.lower() for k in (pack.rules.get("magic") or {}).get("classes", [])},
     }
     return parse_character(data, pack, f"character {data['name']!r}")
 

@@ -70,6 +70,16 @@ def test_a_fighter_gets_class_saves_background_skills_hp_and_ac():
     assert sheet.proficiencies == ["athletics", "intimidation", "perception", "survival", "strength_save", "constitution_save"]
     assert sheet.hp == 10 + 2 and sheet.ac == 16  # d10 + CON; chain mail ignores DEX
     assert sheet.concept == "soldier fighter" and sheet.level == 1
+    assert sheet.magic is False  # a fighter's sheet says it has no spells
+
+
+def test_a_casting_class_says_so_on_the_sheet_whatever_the_concept():
+    """The GM refuses spells only to characters without magic; a wizard called 'a quiet hermit' keeps hers."""
+    import rulesets
+
+    wizard = build_character("dnd5e", name="Wren", klass="Wizard", background="scholar", method="standard",
+                             scores="8,14,13,15,12,10", concept="a quiet hermit")
+    assert wizard.magic is True and wizard.works_magic(rulesets.load("dnd5e"))
 
 
 def test_bonuses_levels_and_the_class_armour_count():
