@@ -359,6 +359,9 @@ class _Gate:
         self.first_token_at: float | None = None
         title = getattr(req.pack, "title", "") or ""
         self.known = known_words(req.scene, req.line, req.found, req.name, title, *req.recent, *req.pc_names, *req.standing)
+        # words only the impossible act brings (its fireball, its flight), not the scene's or anyone's name
+        names = {w for n in req.pc_names for w in _words(n)} | set(_words(req.name))
+        self.act_words = {w for w in _content(req.line) if len(w) >= 4} - set(_content(req.scene)) - names
 
     def _verdict(self, sentence: str) -> str | None:
         req = self.req
@@ -381,6 +384,8 @@ class _Gate:
             return "contradicted the dice"
         if req.decision == "impossible" and not _FAIL.search(clean) and (_WIN.search(clean) or is_echo(clean, [req.line], overlap=0.4)):
             return "let the impossible succeed"  # "The lighthouse falls over": the act told as done
+        if req.decision == "impossible" and not _REFUSES.search(clean) and set(_content(clean)) & self.act_words:
+            return "let the impossible succeed"  # "The fireball strikes the bell tower": what the act makes, told as there
         if re.search(r"\bHP\b|\bhit points?\b|\b\d+\s*(damage|points?)\b", clean, re.I):
             return "recited the numbers"
         if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):

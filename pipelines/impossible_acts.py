@@ -194,7 +194,7 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("magic", r"\b(?:with|using|use|uses|by) (?:my |his |her |their )?(?:magic|magical powers?|sorcery|witchcraft|psychic powers?|psionics?|mind powers?)\b"),
     ("magic", r"\b(?:my|his|her|their) (?:psychic|psionic|telepathic|magic|magical|arcane|mystic) (?:powers?|gifts?|abilities)\b"),
     ("telepathy", r"\btelepathically\b|\b(?:with|using|by) telepathy\b"),
-    ("telepathy", r"\bread(?:s|ing)? (?:his|her|their|its|the \w+(?:'s|’s)) (?:mind|thoughts)\b"),
+    ("telepathy", r"\bread(?:s|ing)? (?:his|her|their|its|(?:the )?\w+(?:'s|’s)) (?:mind|thoughts)\b"),
     ("telepathy", r"\breach(?:es|ing)? (?:out )?(?:into|to) (?:his|her|their|its|\w+(?:'s|’s)) (?:mind|thoughts)\b"),
     ("telepathy", r"\breach(?:es|ing)? out (?:to \w+ )?with (?:my|his|her|their) mind\b"),
     ("teleporting", r"\bteleport(?:s|ing)? (?:to|into|out|away|across|behind|over|back|us|me|him|her|them|myself|himself|herself)\b"),

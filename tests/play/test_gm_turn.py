@@ -371,6 +371,15 @@ def test_an_impossible_act_is_never_narrated_as_done():
     assert said.text.startswith("Your fists only bruise") and any("let the impossible succeed" in n for n in said.notes)
 
 
+def test_a_reply_that_tells_the_impossible_act_as_done_is_cut():
+    """'The fireball strikes the bell tower... Brisa cannot cast fireball' told both at once (a real 0.5B reply)."""
+    model = ScriptedModel(by_step={"narrate": ["The fireball strikes the bell tower at the far end. Water laps at the pews."]})
+    out = asyncio.run(narrate(model, request(line="I cast fireball at the bell", decision="impossible", verdict="", success=None,
+                                             why="Brisa has no magic for a spell")))
+    assert "strikes" not in out.text and "no magic for a spell" in out.text
+    assert any("let the impossible succeed" in n for n in out.notes)
+
+
 @pytest.mark.parametrize("said, why, added", [
     ("The bell tower rises above you, black against the storm clouds.", "", "nothing in this world allows it"),
     ("You brace your hands against the chapel wall and strain with all you have.", "no one could move that", "no one could move that"),

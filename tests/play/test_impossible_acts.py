@@ -158,6 +158,7 @@ def test_the_decision_step_reads_the_width_from_the_scene():
     ("closes her eyes and reaches into his thoughts with her psychic powers", "magic"),
     ("I ask him telepathically where the others are", "telepathy"),
     ("I read the sheriff's mind", "telepathy"),
+    ("Eddie: I read Ruth's mind to find out what she is hiding.", "telepathy"),
     ("I teleport to the city gates", "teleporting"),
     ("I point at the goblins and turn them into frogs", "turning someone into a beast"),
     ("I lay my hands on him and bring him back to life", "raising the dead"),
