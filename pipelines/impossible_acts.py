@@ -91,6 +91,19 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one could move that",
      r"\b(?:ceiling|roof|rockfall|landslide|avalanche|rock ?slide|cave-in)\b.{0,80}\b(?:hold|holds|holding|shove|shoves|push|pushes|move|moves|lift|lifts)"
      r" the (?:whole|entire) (?:thing|lot) (?:up|aside|away|over|off)\b"),
+    # a whole train or ship dragged to a stop: no rope, horse or back holds forty tons ("stop the train" by its brake is fine)
+    ("no one could move that",
+     r"\b(?:drag|drags|dragging|pull|pulls|pulling|haul|hauls|hauling|tow|tows)\b(?: \w+){0,2} (?:the )?(?:whole|entire) "
+     r"(?:train|locomotive|ship|galleon|steamer|riverboat)\b"),
+    # burned writing read from its ash: ash holds no words (searching the ashes for a scrap that did not burn is left to the vote)
+    ("ash holds no writing",
+     r"\b(?:ash|ashes|cinders)\b(?:(?!\b(?:scrap|fragment|corner|unburned|unburnt|survived|left)\b).){0,80}"
+     r"\b(?:piece|pieces|piecing|put|puts) (?:\w+ ){0,3}(?:back )?together\b"),
+    ("ash holds no writing",
+     r"\b(?:read|reads|reading) (?:\w+ ){0,4}(?:from|in|out of) (?:the |its |their )?(?:ash|ashes|cinders)\b"),
+    ("ash holds no writing",
+     r"\b(?:ash|ashes|cinders)\b(?:(?!\b(?:scrap|fragment|corner|unburned|unburnt|survived|left)\b).){0,80}"
+     r"\b(?:and|to) (?:read|reads) (?:what|the (?:letter|letters|words|page|pages|note|notes)|it|them)\b"),
     # ...or one of the things no one lifts: "gets his shoulder under the fallen tower and heaves the whole thing upright"
     ("no one could move that",
      rf"\b{_HUGE}\b.{{0,80}}\b(?:{_MOVE}|push|pushes|shove|shoves|tip|tips|right|rights) the (?:whole|entire) (?:thing|lot)\b"),

@@ -236,3 +236,16 @@ def test_the_shot_limit_holds_for_any_stated_distance(feet, weapon):
     why = impossible_in_scene(f"I shoot him with my {weapon}", f"The rider is {feet} feet away.")
     limit = SHOT_LIMIT_FT[{"colt": "handgun", "longbow": "bow", "rifle": "any"}[weapon]]
     assert (why is not None) is (feet > limit)
+
+
+@pytest.mark.parametrize("line, why", [
+    ("Margaret sifts through the ash, pieces the letter back together and reads what it said.", "ash holds no writing"),
+    ("I scoop the ash out of the fireplace and read what the letter said", "ash holds no writing"),
+    ("I throw a lasso over the smokestack and dig in with the horse to drag the whole train to a stop.", "no one could move that"),
+    ("I sift through the ashes for any scrap that didn't burn and read it", None),  # a scrap may have survived: the vote decides
+    ("I search the ashes of the campfire for tracks", None),
+    ("I climb into the cab and stop the train", None),  # by its brake
+    ("I read the letter and toss it in the ashes", None),
+])
+def test_burned_writing_and_a_whole_train_dragged_to_a_stop(line, why):
+    assert impossible_act(line) == why
