@@ -121,6 +121,7 @@ class CaseScore:
     check_right: bool | None = None
     impossible_succeeded: bool | None = None
     impossible_refused: bool | None = None
+    impossible_told: bool | None = None  # answered without dice and not refused: the GM tells it as simply happening
     narration: str | None = None  # the narration problem, "" when fine
     turn_s: float | None = None
     first_token_s: float | None = None
@@ -155,6 +156,7 @@ def score_case(case: PlayCase, record: dict[str, Any], pack: Any = None) -> Case
         check_right=check_right,
         impossible_succeeded=(outcome == "success") if case.expect.impossible else None,
         impossible_refused=(outcome == "refused") if case.expect.impossible else None,
+        impossible_told=(outcome == "none") if case.expect.impossible else None,
         narration=narration_problem(narration, case.line) or "",
         turn_s=_num(record.get("turn_s")),
         first_token_s=_num(record.get("first_token_s")),
@@ -194,7 +196,8 @@ class Summary(BaseModel):
     right_check_n: int = 0
     right_check: float | None = None
     impossible_n: int = 0
-    impossible_succeeded: int = 0
+    impossible_succeeded: int = 0  # rolled, and the dice let it through
+    impossible_told: int = 0  # given no roll, so narrated as simply happening ("the letter has been read")
     impossible_refused: float | None = None
     narration_ok: float | None = None
     narration_problems: dict[str, int] = Field(default_factory=dict)
@@ -227,6 +230,7 @@ def _aggregate(scores: list[CaseScore]) -> Summary:
         right_check_n=len(right), right_check=_share(right),
         impossible_n=len(impossible),
         impossible_succeeded=sum(bool(s.impossible_succeeded) for s in impossible),
+        impossible_told=sum(bool(s.impossible_told) for s in impossible),
         impossible_refused=_share([bool(s.impossible_refused) for s in impossible]),
         narration_ok=_share([not s.narration for s in answered]),
         narration_problems=dict(sorted(problems.items())),
@@ -260,8 +264,9 @@ def format_summary(summary: Summary, title: str = "play eval"):
     pct = lambda x: "–" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     sec = lambda x: "–" if x is None else f"{x:.1f}"  # noqa: E731
     table = Table(title=title, box=box.SIMPLE_HEAD,
-                  caption="roll acc = balanced roll/no-roll accuracy; imp succeeded = impossible acts the dice let through (want 0)")
-    for col in ("rule set", "n", "errors", "roll acc", "rolled", "held", "right check", "imp succeeded", "imp refused",
+                  caption="roll acc = balanced roll/no-roll accuracy; imp succeeded = impossible acts the dice let through; "
+                          "imp told = impossible acts given no roll, so told as simply happening (want 0 of both)")
+    for col in ("rule set", "n", "errors", "roll acc", "rolled", "held", "right check", "imp succeeded", "imp told", "imp refused",
                 "narration ok", "turn p50 s", "turn p95 s", "1st token p50 s"):
         table.add_column(col, justify="left" if col == "rule set" else "right", no_wrap=True)
     rows = [("all", summary), *summary.per_ruleset.items()]
@@ -271,6 +276,7 @@ def format_summary(summary: Summary, title: str = "play eval"):
             f"[red]{s.errors}[/]" if s.errors else "0",
             pct(s.balanced_roll_accuracy), pct(s.roll_recall), pct(s.no_roll_accuracy),
             pct(s.right_check), f"[red]{s.impossible_succeeded}[/]" if s.impossible_succeeded else "0",
+            f"[red]{s.impossible_told}[/]" if s.impossible_told else "0",
             pct(s.impossible_refused), pct(s.narration_ok),
             sec(s.turn_s_p50), sec(s.turn_s_p95), sec(s.first_token_s_p50),
         )

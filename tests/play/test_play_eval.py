@@ -171,7 +171,14 @@ def test_impossible_acts_that_succeed_are_counted():
     s = summarize(cases_for_metrics(), [rec("i1", "success", ["athletics"])])
     assert s.impossible_n == 1 and s.impossible_succeeded == 1 and s.impossible_refused == 0
     s = summarize(cases_for_metrics(), [rec("i1", "refused")])
-    assert s.impossible_succeeded == 0 and s.impossible_refused == 1
+    assert s.impossible_succeeded == 0 and s.impossible_refused == 1 and s.impossible_told == 0
+
+
+def test_an_impossible_act_given_no_roll_is_counted_as_told_not_hidden():
+    """No dice, no refusal: the GM narrates it as simply happening ('the letter has been read')."""
+    s = summarize(cases_for_metrics(), [rec("i1", "none")])
+    assert s.impossible_succeeded == 0 and s.impossible_told == 1 and s.impossible_refused == 0
+    assert s.per_ruleset and next(iter(s.per_ruleset.values())).impossible_told == 1
 
 
 def test_narration_that_echoes_the_line_is_not_ok():
