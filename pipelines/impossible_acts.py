@@ -170,7 +170,7 @@ SHOT_LIMIT_FT = {"handgun": 600, "bow": 1200, "any": 5280}
 _HANDGUN = re.compile(r"\b(?:pistol|revolver|colt|six[- ]?(?:gun|shooter)|derringer|sidearm|handgun)\b|(?<![\w.])\.(?:22|32|38|44|45)\b", re.I)
 _BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|throw|throws|hurl|hurls)\b", re.I)
 _SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
-                   r"put a (?:bullet|round|slug)|puts a (?:bullet|round|slug)|loose an arrow|looses an arrow)\b", re.I)
+                   r"(?:put|puts|sink|sinks|send|sends) (?:a|an) (?:bullet|round|slug|arrow|bolt|shaft)|loose an arrow|looses an arrow)\b", re.I)
 _DISTANT = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
                       r"(?:away|off|out|distant|downrange)\b", re.I)
 

@@ -222,6 +222,7 @@ def test_the_gm_refuses_a_rogues_fireball_but_rolls_nothing_for_it_and_says_why(
     ("dutch draws his colt and shoots him off his horse", "A lone rider on the far ridge, about two miles away.", "no handgun reaches 2 miles"),
     ("I draw my .38 and put one right between his eyes", "The steamer is already a mile out into the bay.", "no handgun reaches a mile"),
     ("I shoot him with my bow from here.", "A lookout on a headland roughly five miles away.", "no bow or throw reaches 5 miles"),
+    ("I put an arrow through that lantern from here.", "The signal lantern burns on a hill about three miles away.", "no bow or throw reaches 3 miles"),
     ("I shoot the bandit", "The town is two miles off. A bandit stands thirty feet away.", None),  # the nearest distance counts
     ("I fire at the lookout with my rifle", "The lookout is 300 yards away.", None),
     ("I set fire to the barn", "The barn is half a mile away.", None),  # fire, not a shot
