@@ -138,16 +138,26 @@ class Sheet(BaseModel):
     def works_magic(self, ruleset) -> bool:
         """Whether this character has spells or powers at all, so a line that casts one can be
         rolled rather than refused. The sheet's own ``magic:`` decides when given; otherwise the
-        pack's ``rules.magic``: a casting class named in the concept ("gnome bard") or an arcane
-        skill on the sheet (Savage Worlds' Faith, Spellcasting...)."""
+        pack's ``rules.magic``: a casting class named in the concept or notes ("gnome bard"), or an
+        arcane skill on the sheet (Savage Worlds' Faith, Spellcasting...), gives magic; a class
+        the pack lists ``without`` it ("half-orc fighter") does not. A sheet of a class-based pack
+        that names no class at all is given the benefit of the doubt (True): refusing a wizard's
+        spell because the concept only says "elf" is worse than rolling a rogue's. Packs with no
+        ``without`` list (magic by skill or by the sheet alone) answer False."""
         if self.magic is not None:
             return self.magic
         known = (getattr(ruleset, "rules", None) or {}).get("magic") or {}
-        concept = self.concept.lower()
-        if any(re.search(rf"\b{re.escape(word.lower())}\b", concept) for word in known.get("classes", [])):
-            return True
+        described = f"{self.concept} {self.notes}".lower()
+
+        def names(words: list[str]) -> bool:
+            return any(re.search(rf"\b{re.escape(word.lower())}\b", described) for word in words)
+
         skills = set(known.get("skills", []))
-        return any(key in skills for keys in self.check_keys().values() for key in keys)
+        if names(known.get("classes", [])) or any(key in skills for keys in self.check_keys().values() for key in keys):
+            return True
+        if "without" not in known or names(known["without"]):
+            return False
+        return True
 
     def summary(self, ruleset) -> str:
         """One line for the table: name, concept and the numbers a player looks at most."""

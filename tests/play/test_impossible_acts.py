@@ -203,6 +203,19 @@ def test_who_has_magic_comes_from_the_sheet_and_the_pack():
     assert sheet.works_magic(pack)
 
 
+def test_a_sheet_that_names_no_class_is_not_refused_its_spells():
+    """An imported 'elf' may be a wizard: only a class the pack lists without magic (or the sheet) says no."""
+    import rulesets
+    from gm.systems import parse_character
+
+    pack = rulesets.load("dnd5e")
+    base = {"name": "Wren", "ruleset": "dnd5e", "level": 3, "abilities": {"STR": 10, "DEX": 14, "CON": 12, "INT": 16, "WIS": 12, "CHA": 10}}
+    assert parse_character({**base, "concept": "elf"}, pack).works_magic(pack)
+    assert parse_character({**base, "concept": "elf", "notes": "a wizard of the third circle"}, pack).works_magic(pack)
+    assert not parse_character({**base, "concept": "dwarf fighter"}, pack).works_magic(pack)
+    assert not parse_character({**base, "concept": "elf", "magic": False}, pack).works_magic(pack)
+
+
 def test_the_gm_refuses_a_rogues_fireball_but_rolls_nothing_for_it_and_says_why():
     from gm.agent import GameMaster
     from pipelines.llm import ScriptedModel
