@@ -260,7 +260,11 @@ def _gist(action: str, words: int = 10) -> str:
 
 def third_person(name: str, line: str) -> str:
     """``("Brisa", "I search the altar")`` → ``"Brisa searches the altar"``."""
-    action = base_action(line)
+    return told_by(name, base_action(line))
+
+
+def told_by(name: str, action: str) -> str:
+    """``("Brisa", "search the altar and lift their lamp")`` → ``"Brisa searches the altar and lifts their lamp"``."""
     if not action:
         return name
     first, _, rest = action.partition(" ")
@@ -278,7 +282,7 @@ def fallback(name: str, line: str, decision: str, success: bool | None, found: s
         reason = why or "nothing in this world allows it, however hard they try"
         return f"{name} cannot {action or 'do that'}: {reason}. {scene_line}".strip()
     if decision == "no_roll" or success is None:
-        lead = f"{name} takes in the scene." if question or not action else f"{name} {_third(action.split()[0])} {' '.join(action.split()[1:])}".rstrip() + "."
+        lead = f"{name} takes in the scene." if question or not action else f"{told_by(name, action)}."
         return " ".join(p for p in (lead, scene_line or found) if p).strip()
     if success:
         return " ".join(p for p in (f"{name} sets out to {action or 'do it'}, and it works.", found or scene_line) if p).strip()
@@ -361,7 +365,8 @@ class _Gate:
         self.known = known_words(req.scene, req.line, req.found, req.name, title, *req.recent, *req.pc_names, *req.standing)
         # words only the impossible act brings (its fireball, its flight), not the scene's or anyone's name
         names = {w for n in req.pc_names for w in _words(n)} | set(_words(req.name))
-        self.act_words = {w for w in _content(req.line) if len(w) >= 4} - set(_content(req.scene)) - names
+        self.act_words = ({w for w in _content(req.line) if len(w) >= 4} - set(_content(req.scene)) - names
+                          if req.decision == "impossible" else set())
 
     def _verdict(self, sentence: str) -> str | None:
         req = self.req

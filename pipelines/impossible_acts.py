@@ -43,6 +43,9 @@ _SOMEONES = r"(?:my|his|her|their)"
 # ...and the huge thing must end the object ("throw open the tavern door" moves a door)
 _ENDS = r"(?=\s*(?:$|[.,!?;:]|(?:over|onto|on|off|into|up|down|across|at|to|from|and|with|so|while|before|until|like|above)\b))"
 
+# up to 80 characters that do not speak of a piece that survived the fire ("a scrap that didn't burn")
+_UNBURNED = r"(?:(?!\b(?:scrap|fragment|corner|unburned|unburnt|survived|left)\b).){0,80}"
+
 IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one could move that", rf"\b{_MOVE} {_OBJECT}{_HUGE}\b{_ENDS}"),
     ("no one could move that", rf"\b{_HUGE} (?:onto|on|over) {_SOMEONES} (?:back|head|shoulders?)\b"),
@@ -97,12 +100,12 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
      r"(?:train|locomotive|ship|galleon|steamer|riverboat)\b"),
     # burned writing read from its ash: ash holds no words (searching the ashes for a scrap that did not burn is left to the vote)
     ("ash holds no writing",
-     r"\b(?:ash|ashes|cinders)\b(?:(?!\b(?:scrap|fragment|corner|unburned|unburnt|survived|left)\b).){0,80}"
+     rf"\b(?:ash|ashes|cinders)\b{_UNBURNED}"
      r"\b(?:piece|pieces|piecing|put|puts) (?:\w+ ){0,3}(?:back )?together\b"),
     ("ash holds no writing",
      r"\b(?:read|reads|reading) (?:\w+ ){0,4}(?:from|in|out of) (?:the |its |their )?(?:ash|ashes|cinders)\b"),
     ("ash holds no writing",
-     r"\b(?:ash|ashes|cinders)\b(?:(?!\b(?:scrap|fragment|corner|unburned|unburnt|survived|left)\b).){0,80}"
+     rf"\b(?:ash|ashes|cinders)\b{_UNBURNED}"
      r"\b(?:and|to) (?:read|reads) (?:what|the (?:letter|letters|words|page|pages|note|notes)|it|them)\b"),
     # ...or one of the things no one lifts: "gets his shoulder under the fallen tower and heaves the whole thing upright"
     ("no one could move that",
@@ -131,7 +134,9 @@ _NUMBERS.update({"a": 1, "an": 1, "twenty": 20, "thirty": 30, "forty": 40, "fift
                  "eighty": 80, "ninety": 90, "half a": 0.5, "a quarter": 0.25, "a quarter of a": 0.25})
 _COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sorted((w for w in _NUMBERS if " " not in w), key=len, reverse=True)) + ")"
 # "three hundred feet away", "half a mile wide", "200 yards across": a width, not a height or a walk
-_GAP = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}(?:away|across|wide|apart|off)\b", re.I)
+# "three hundred feet", "half a mile", then at most one word before what the distance is
+_MEASURE = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
+_GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b", re.I)
 _JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults)\b", re.I)
 _ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
 
@@ -171,8 +176,7 @@ _HANDGUN = re.compile(r"\b(?:pistol|revolver|colt|six[- ]?(?:gun|shooter)|derrin
 _BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|throw|throws|hurl|hurls)\b", re.I)
 _SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
                    r"(?:put|puts|sink|sinks|send|sends) (?:a|an) (?:bullet|round|slug|arrow|bolt|shaft)|loose an arrow|looses an arrow)\b", re.I)
-_DISTANT = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
-                      r"(?:away|off|out|distant|downrange)\b", re.I)
+_DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange)\b", re.I)
 
 
 def _out_of_range(text: str, scene: str) -> str | None:
