@@ -25,7 +25,7 @@ from pipelines.steps.adjudicate import shot_messages, table_system
 
 __all__ = [
     "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
-    "is_echo", "speaks_for", "prompt_leak", "contradicts", "MIN_WORDS",
+    "is_echo", "repeats_itself", "speaks_for", "prompt_leak", "contradicts", "MIN_WORDS",
 ]
 
 MIN_WORDS = 8
@@ -99,6 +99,22 @@ def is_echo(sentence: str, sources: list[str], overlap: float = 0.7) -> bool:
         shared = sum(1 for w in mine if w in theirs or _stem(w) in theirs)
         if shared / len(mine) >= overlap or (len(flat) > 15 and flat in " ".join(_words(source))):
             return True
+    return False
+
+
+def repeats_itself(sentence: str, n: int = 4) -> bool:
+    """The sentence loops: a run of ``n`` words, two of them content words, comes back in it.
+
+    A small model falls into such loops ("with a sharp click, ... with a sharp click"); prose at a
+    table does not say the same thing twice in one breath, though it may say "the door of the" twice.
+    """
+    words = _words(sentence)
+    seen: set[tuple[str, ...]] = set()
+    for i in range(len(words) - n + 1):
+        gram = tuple(words[i:i + n])
+        if gram in seen and sum(w not in _STOP for w in gram) >= 2:
+            return True
+        seen.add(gram)
     return False
 
 
@@ -377,6 +393,8 @@ class _Gate:
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
         if len(_content(clean)) >= 4 and is_echo(clean, [*req.recent[-3:], *split_sentences(req.scene)], overlap=0.9):
             return "repeated earlier lines"
+        if repeats_itself(clean):
+            return "repeated itself"
         if speaks_for(clean, req.pc_names):
             return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
         leak = prompt_leak(clean, req.hidden)

@@ -271,6 +271,8 @@ def request(**kw) -> NarrationRequest:
     ("Maren moved the reliquary herself, you realise.", "leaked GM-only text"),
     ("You fail, and there is no sign of anything.", "contradicted the dice"),
     ("Behind the altar, Father Aldous waits with a knife.", "named Father, Aldous, who is nowhere in the scene"),
+    ("The lantern glows a ghostly ghostly ghostly ghostly ghostly ghostly green.", "repeated itself"),
+    ("The stones are cold and the stones are wet, and the stones are cold and the stones are wet.", "repeated itself"),
 ])
 def test_bad_sentences_are_cut_retried_and_the_note_names_the_cause(first, cause):
     model = ScriptedModel(by_step={"narrate": [first, "Under the lip your fingers meet a cold brass ring set into the stone."]})
@@ -440,3 +442,11 @@ def test_what_the_dice_found_reaches_the_table_even_when_the_reply_leaves_it_out
     missed = ScriptedModel(by_step={"narrate": ["Your fingers slide over cold wet stone and find nothing at all."]})
     failed = asyncio.run(narrate(missed, request(found="The altar seems solid stone.", success=False, verdict="Brisa's Investigation roll: failure.")))
     assert failed.text == "Your fingers slide over cold wet stone and find nothing at all."  # a failure's flavour text is optional
+
+
+def test_a_looping_sentence_is_spotted_but_plain_prose_is_not():
+    from gm.narration import repeats_itself
+
+    assert repeats_itself("The padlock is locked with a sharp click, and your pick slips with a sharp click.")
+    assert not repeats_itself("Rain drums on the chapel roof while Maren mends a net by the door of the vestry.")
+    assert not repeats_itself("The door of the barn is open and the door of the house is shut.")
