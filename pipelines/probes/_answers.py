@@ -7,9 +7,9 @@ a list wrapped in an object, numbers as strings, attitudes in other casings.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model, field_validator, model_validator
 
 
 def _unwrap_list(value: Any) -> Any:
@@ -225,6 +225,62 @@ ANSWER_SHAPES: dict[str, Any] = {
     "json": Any,
     "text": None,
 }
+
+
+def _item_model(shape: Any) -> type[BaseModel] | None:
+    """The per-player entry of a list shape (``SuspicionScore`` for ``SuspicionRanking``), if it has one."""
+    root = getattr(shape, "model_fields", {}).get("root")
+    args = get_args(root.annotation) if root is not None else ()
+    item = args[0] if args else None
+    return item if isinstance(item, type) and issubclass(item, BaseModel) and "player" in item.model_fields else None
+
+
+class _Keyed(BaseModel):
+    """An answer keyed by player name; the list form (``[{"player": ..., ...}]``) is read too."""
+
+    _field: ClassVar[str | None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_list(cls, v: Any) -> Any:
+        v = _unwrap_list(v)
+        if isinstance(v, list) and all(isinstance(x, dict) and "player" in x for x in v):
+            return {str(x["player"]): (x.get(cls._field) if cls._field else x) for x in v}
+        return v
+
+
+def keyed_shape(shape: Any, players: list[str]) -> tuple[type[BaseModel], str | None] | None:
+    """``shape`` answered as one object keyed by each player's name, every name required.
+
+    ``[{"player": "Alex", "score": 70}, ...]`` becomes ``{"Alex": 70, ...}``: less than half the
+    tokens to write, and a schema-constrained server can neither skip a player nor invent one.
+    Returns the model to ask with and the entry's one other field (``"score"``), or None when an
+    entry keeps several fields (then each value is an object of them); None for a shape that is
+    not a list of per-player entries.
+    """
+    item = _item_model(shape)
+    if item is None or not players:
+        return None
+    rest = {k: f for k, f in item.model_fields.items() if k != "player"}
+    if len(rest) == 1:
+        (field_name, field), = rest.items()
+        value: Any = field.annotation
+    else:
+        field_name = None
+        value = create_model(f"{item.__name__}Value", **{k: (f.annotation, ... if f.is_required() else f.default)
+                                                          for k, f in rest.items()})
+    fields = {f"p{i}": (value, Field(alias=name)) for i, name in enumerate(players)}
+    model = create_model("KeyedAnswer", __base__=_Keyed, **fields)
+    model._field = field_name
+    return model, field_name
+
+
+def unkey(value: BaseModel, field_name: str | None) -> list[dict[str, Any]]:
+    """A keyed answer back in its list shape: ``{"Alex": 70}`` → ``[{"player": "Alex", "score": 70}]``."""
+    out = []
+    for name, v in value.model_dump(mode="json", by_alias=True).items():
+        out.append({"player": name, field_name: v} if field_name else {"player": name, **v})
+    return out
 
 
 def dump_answer(value: Any) -> Any:

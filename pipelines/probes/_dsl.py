@@ -26,6 +26,10 @@ at the very start of the seat's system prompt, so the probe's prompt is the same
 to step up to the end of the game log and a prefix-caching server computes only the log lines new
 since the last probe, the (short) question and the answer. It may use only ``{player}`` and
 ``{role}``, which stay the same for a seat all game; anything else is an error at load time.
+
+``keyed: true`` (for answers that list players) asks for one object keyed by the alive others'
+names, ``{"Alex": 70, "Blair": 20}``, every name required by the schema sent to the server; the
+log stores it in the usual list shape, so every scorer reads it unchanged.
 """
 from __future__ import annotations
 
@@ -33,11 +37,11 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rulesets import FileProblem, VgmError, read_yaml
 
-from ._answers import ANSWER_SHAPES
+from ._answers import ANSWER_SHAPES, _item_model
 from ._check import ScoringProblem, scoring_problems
 
 When = Literal["always", "own_turn", "round_end", "night"]
@@ -64,6 +68,7 @@ class ProbeSpec(BaseModel):
     max_tokens: int = Field(600, ge=16, le=8192)
     answer: str = "json"
     roles: list[str] | None = None  # ask only seats with these roles (None = everyone)
+    keyed: bool = False  # answer one object keyed by the alive others' names ({"Alex": 70}); stored in the list shape
 
     @field_validator("when", mode="before")
     @classmethod
@@ -76,6 +81,12 @@ class ProbeSpec(BaseModel):
         if v not in ANSWER_SHAPES:
             raise ValueError(f"unknown answer shape {v!r}; use one of {', '.join(ANSWER_SHAPES)}")
         return v
+
+    @model_validator(mode="after")
+    def _keyed_needs_players(self) -> "ProbeSpec":
+        if self.keyed and _item_model(ANSWER_SHAPES[self.answer]) is None:
+            raise ValueError(f"keyed: true needs an answer that lists players; {self.answer!r} does not")
+        return self
 
     def placeholders(self) -> list[str]:
         return PLACEHOLDER.findall(self.instructions) + PLACEHOLDER.findall(self.question)

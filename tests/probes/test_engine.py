@@ -215,3 +215,26 @@ async def test_instructions_open_the_system_prompt_alone_and_sit_beside_their_qu
         else:  # one question after the log: the system prompt stays the seat's own
             (only,) = ann
             assert only[0]["content"] == "You are Ann." and '### "a"\nFixed A for Ann.\nAsk A about Bob.' in only[-1]["content"]
+
+
+async def test_a_keyed_probe_asks_for_every_living_other_by_name_and_logs_the_usual_list():
+    keyed = parse_probe_set({"probes": [{"id": "suspicion_ranking", "question": "Scores ({players})?",
+                                         "answer": "suspicion_ranking", "keyed": True}]})
+    model = ScriptedModel(responder=lambda step, messages: '{"Bob": 80, "Cy": 5}')
+    runner = ProbeRunner(keyed, model)
+    game = FakeGame(["Ann", "Bob", "Cy"])
+    await runner.on_event({**SETUP, "players": [*SETUP["players"], {"name": "Cy", "role": "villager"}]}, game)
+    recs = await runner.on_event(speech(1), game)
+    ann = next(r for r in recs if r.player == "Ann")
+    assert ann.parse_ok and ann.answer_parsed == [{"player": "Bob", "score": 80.0}, {"player": "Cy", "score": 5.0}]
+    schema = next(r["json_schema"] for r in model.requests if "You are Ann." in r["messages"][0]["content"])
+    assert schema["required"] == ["Bob", "Cy"] and set(schema["properties"]) == {"Bob", "Cy"}  # no one skipped, no one invented
+    bob = next(r for r in recs if r.player == "Bob")
+    assert not bob.parse_ok  # Bob's answer lacks Ann: a keyed answer must score every living other
+
+
+def test_keyed_needs_an_answer_that_lists_players():
+    from pipelines.probes._dsl import ProbeSpecError
+
+    with pytest.raises((ProbeSpecError, ValueError), match="keyed"):
+        parse_probe_set({"probes": [{"id": "social_map", "question": "?", "answer": "social_map", "keyed": True}]})

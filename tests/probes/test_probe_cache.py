@@ -67,7 +67,8 @@ def test_a_seats_probe_prompts_with_instructions_share_everything_up_to_the_end_
     assert len(by_seat) == 5 and max(len(prompts) for prompts in by_seat.values()) > 5
     for name, prompts in by_seat.items():
         first_system = prompts[0][0]["content"]
-        assert first_system.startswith("(Private notes to yourself, " + name) and "\n\nYou are " + name + "," in first_system
+        assert first_system.startswith("(Private notes to yourself.") and "\n\nYou are " + name + "," in first_system
+        assert first_system.split("\n\nYou are ")[0] == probe.instructions  # the same for every seat: cached once for all
         for before, after in zip(prompts, prompts[1:]):
             held = _chatml(before[:-1]).removesuffix("<|im_end|>\n<|im_start|>assistant\n")  # up to the end of the earlier log
             assert _chatml(after).startswith(held)
