@@ -250,7 +250,9 @@ def base_action(line: str, name: str = "") -> str:
     if lead and lead.start() > 0:
         text = text[lead.start():].lstrip(",; ")
     text = re.sub(r"^(ok(ay)?|so|well|then|now),?\s+", "", text, flags=re.I)
-    told = re.match(rf"^(?:{re.escape(name.strip())}|{re.escape(name.split()[0])})\s+(\w+)\b", text, re.I) if name.strip() else None
+    text = re.sub(r"^they\s+", "", text, flags=re.I)  # "They push on": the verb is already the base form
+    teller = rf"{re.escape(name.strip())}|{re.escape(name.split()[0])}|" if name.strip() else ""
+    told = re.match(rf"^(?:{teller}she|he)\s+(\w+)\b", text, re.I)  # "Brisa edges...", "She holds her breath..."
     if told and told.group(1).lower() in ("is", "was", "has", "had", "will", "would", "can", "could"):
         return ""  # "Pip is hiding...": no act to retell; the fallback says it plainly
     if told and told.group(1).lower().endswith("s"):

@@ -313,6 +313,8 @@ def test_fallback_sentences_read_as_the_table_would_say_them():
     ("Lottie", "Lottie crawls under the engine with her big wrench and goes to work on that valve.", "roll", False,
      "Lottie tries to crawl under the engine with her big wrench, but"),
     ("Pip", "Pip is hiding behind the barrels, very still.", "roll", True, "Pip sets out to do it, and it works."),
+    ("Marisol", "She holds her breath as best she can and pushes through the reek.", "roll", False,
+     "Marisol tries to hold her breath as best she can, but"),
 ])
 def test_a_line_told_in_the_third_person_is_retold_briefly_not_handed_back(name, line, decision, success, starts):
     """'Brisa sets out to Brisa edges along the ledge, back pressed to the cliff...' was an echo of the whole line."""
