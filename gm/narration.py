@@ -13,6 +13,7 @@ sentence built from the scene and the outcome.
 """
 from __future__ import annotations
 
+import functools
 import re
 import time
 from pathlib import Path
@@ -25,7 +26,7 @@ from pipelines.steps.adjudicate import shot_messages, table_system
 
 __all__ = [
     "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
-    "is_echo", "repeats_itself", "speaks_for", "prompt_leak", "contradicts", "MIN_WORDS",
+    "is_echo", "repeats_itself", "copies", "speaks_for", "prompt_leak", "contradicts", "MIN_WORDS",
 ]
 
 MIN_WORDS = 8
@@ -102,20 +103,27 @@ def is_echo(sentence: str, sources: list[str], overlap: float = 0.7) -> bool:
     return False
 
 
-def repeats_itself(sentence: str, n: int = 4) -> bool:
-    """The sentence loops: a run of ``n`` words, two of them content words, comes back in it.
+def _phrases(text: str, n: int = 4) -> list[tuple[str, ...]]:
+    """Runs of ``n`` words with two content words, one of them long: "with a sharp click", not "the door of the"
+    or "at the far end"."""
+    words = _words(text)
+    grams = (tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+    return [g for g in grams if len(content := [w for w in g if w not in _STOP]) >= 2 and max(map(len, content)) >= 5]
+
+
+def repeats_itself(sentence: str) -> bool:
+    """The sentence loops: a phrase comes back in it.
 
     A small model falls into such loops ("with a sharp click, ... with a sharp click"); prose at a
     table does not say the same thing twice in one breath, though it may say "the door of the" twice.
     """
-    words = _words(sentence)
-    seen: set[tuple[str, ...]] = set()
-    for i in range(len(words) - n + 1):
-        gram = tuple(words[i:i + n])
-        if gram in seen and sum(w not in _STOP for w in gram) >= 2:
-            return True
-        seen.add(gram)
-    return False
+    phrases = _phrases(sentence)
+    return len(set(phrases)) < len(phrases)
+
+
+def copies(sentence: str, borrowed: set[tuple[str, ...]]) -> bool:
+    """The sentence lifts a phrase from ``borrowed`` (the worked replies' own, not this scene's)."""
+    return not borrowed.isdisjoint(_phrases(sentence))
 
 
 def _stem(word: str) -> str:
@@ -344,6 +352,11 @@ class Narration:
 SHOTS = Path(__file__).parent / "data" / "prompts" / "narrate_shots.yaml"
 
 
+@functools.cache
+def _example_phrases() -> frozenset[tuple[str, ...]]:
+    return frozenset(g for m in shot_messages(SHOTS) if m["role"] == "assistant" for g in _phrases(m["content"]))
+
+
 def guide(req: NarrationRequest) -> str:
     """What the rules decided, in the few words the worked examples use."""
     if req.decision == "impossible":
@@ -383,6 +396,8 @@ class _Gate:
         self.known = known_words(req.scene, req.line, req.found, req.name, title, *req.recent, *req.pc_names, *req.standing)
         # words only the impossible act brings (its fireball, its flight), not the scene's or anyone's name
         names = {w for n in req.pc_names for w in _words(n)} | set(_words(req.name))
+        # the worked replies' phrases, less any this turn's own text uses: those come from the example, not the scene
+        self.borrowed = _example_phrases() - set(_phrases(" ".join([req.scene, req.line, req.found, *req.recent])))
         self.act_words = ({w for w in _content(req.line) if len(w) >= 4} - set(_content(req.scene)) - names
                           if req.decision == "impossible" else set())
 
@@ -415,6 +430,8 @@ class _Gate:
             return "recited the numbers"
         if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):
             return "contradicted the fight"
+        if copies(clean, self.borrowed):
+            return "copied a worked example"  # "your pick slips with a sharp click" at a river crossing
         return None
 
     def _accept(self, sentence: str) -> None:

@@ -272,6 +272,7 @@ def request(**kw) -> NarrationRequest:
     ("You fail, and there is no sign of anything.", "contradicted the dice"),
     ("Behind the altar, Father Aldous waits with a knife.", "named Father, Aldous, who is nowhere in the scene"),
     ("The lantern glows a ghostly ghostly ghostly ghostly ghostly ghostly green.", "repeated itself"),
+    ("The catch will not give, and your pick slips with a sharp click.", "copied a worked example"),
     ("The stones are cold and the stones are wet, and the stones are cold and the stones are wet.", "repeated itself"),
 ])
 def test_bad_sentences_are_cut_retried_and_the_note_names_the_cause(first, cause):
