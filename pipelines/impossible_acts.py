@@ -18,19 +18,21 @@ otherwise left to the vote.
 
 Two facts a scene can state are read too: how wide a gap is, and how far off something is. A
 jump across a gap wider than anyone jumps, or a shot at a target past any weapon's reach, is
-refused (``impossible_in_scene``); without a stated distance the vote decides.
+refused (``impossible_in_scene``); without a stated distance the vote decides. So is a thing
+the scene's year (or the game's usual era) does not have yet: a cell phone in 1926
+(``impossible_in_era``).
 """
 from __future__ import annotations
 
 import re
 
-__all__ = ["impossible_act", "impossible_in_scene", "magic_act", "impossible_without_magic", "IMPOSSIBLE_ACTS", "MAGIC_ACTS",
+__all__ = ["impossible_act", "impossible_in_scene", "magic_act", "impossible_without_magic", "impossible_in_era", "INVENTIONS", "IMPOSSIBLE_ACTS", "MAGIC_ACTS",
            "JUMP_LIMIT_FT", "SHOT_LIMIT_FT"]
 
 # Things no person lifts, carries or throws, whatever they roll.
 _HUGE = (r"(?:building|house|cottage|barn|church|chapel|temple|tower|lighthouse|castle|fortress|train|"
          r"locomotive|ship|galleon|standing stone|monolith|menhir|mountain|hill|office|shop|store|saloon|"
-         r"bank|inn|tavern|bridge|mansion|manor|warehouse|mill|windmill)s?")
+         r"bank|inn|tavern|bridge|span|mansion|manor|warehouse|mill|windmill)s?")
 # Things a strong person can heave at one end (to free a wheel), but never hold overhead or throw.
 _HEAVY = r"(?:wagon|cart|carriage|stagecoach|coach|boulder)s?"
 _THROW = r"(?:throw|throws|toss|tosses|hurl|hurls|fling|flings)"
@@ -41,7 +43,7 @@ _MOVE = (r"(?:lift|lifts|pick up|picks up|hoist|hoists|heave|heaves|carry|carrie
 _OBJECT = r"(?:the |a |an |that |this |his |her |their |my )?(?:(?!in |into |at |to |on |for |with )\w+ ){0,2}"
 _SOMEONES = r"(?:my|his|her|their)"
 # ...and the huge thing must end the object ("throw open the tavern door" moves a door)
-_ENDS = r"(?=\s*(?:$|[.,!?;:]|(?:over|onto|on|off|into|up|down|across|at|to|from|and|with|so|while|before|until|like|above)\b))"
+_ENDS = r"(?=\s*(?:$|[.,!?;:]|(?:over|onto|on|off|into|up|down|across|at|to|from|and|with|so|while|before|until|like|above|back)\b))"
 
 # up to 80 characters that do not speak of a piece that survived the fire ("a scrap that didn't burn")
 _UNBURNED = r"(?:(?!\b(?:scrap|fragment|corner|unburned|unburnt|survived|left)\b).){0,80}"
@@ -88,6 +90,9 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
      r"\bon foot\b(?: \w+){0,3} (?:and )?(?:beat|beats|outrun|outruns|overtake|overtakes) (?:it|the (?:train|express|locomotive))\b"),
     ("no shot goes through a hill",
      r"\b(?:shoot|shoots|fire|fires|firing|shooting)\b(?: \w+){0,2} through (?:the |a |that )?(?:whole )?(?:ridge|hill|hillside|mountain|mountainside|cliff|rock face|boulder)\b"),
+    ("no horse or wheel climbs a sheer wall",
+     r"\b(?:ride|rides|riding|drive|drives|driving|gallop|gallops|spur|spurs|steer|steers)\b(?: \w+){0,4} (?:straight |right )?up "
+     r"(?:the |a |that )?(?:sheer |vertical |bare )?(?:cliff face|cliff|cliffs|rock face|rock wall|wall|walls)\b(?! ?(?:path|trail|road|track|stairs?|steps))"),
     ("no one walks through a solid wall",
      rf"\b(?:walk|walks|step|steps|pass|passes)\b(?: straight| right)? through (?:the |a )?(?:\w+ ){{0,2}}(?:wall|walls|bricks|stone){_ENDS}"),
     # "the whole thing", when the line has named it: a ceiling, a rockfall
@@ -121,11 +126,13 @@ def impossible_act(line: str) -> str | None:
 
 
 # ---- one fact a scene can state: how wide the gap is ------------------------------------------
-# The longest jump any of the four systems lets a body make without magic is a few dozen feet
-# (D&D 5e: a running long jump covers the Strength score in feet; Pathfinder 2e: a Long Jump is
-# capped at the jumper's Speed). Twice that leaves room for any boost a sheet may carry, so a gap
-# the scene says is wider cannot be jumped however the dice fall.
-JUMP_LIMIT_FT = 60
+# The longest jump any of the four systems lets a body make without magic is 20-30 feet (D&D 5e:
+# a running long jump covers the Strength score in feet, 20 at the human peak; Pathfinder 2e: a
+# Long Jump is capped at the jumper's Speed, 25-30 feet; the world record is 29 feet). A little
+# more leaves room for a boost a sheet may carry, so a gap the scene says is wider than this
+# cannot be jumped however the dice fall. (It was 60 until two blind sets' 40- and 60-foot gaps
+# were rolled and jumped.)
+JUMP_LIMIT_FT = 35
 
 _UNITS_FT = {"foot": 1, "feet": 1, "ft": 1, "yard": 3, "yards": 3, "metre": 3.28, "metres": 3.28, "meter": 3.28,
              "meters": 3.28, "m": 3.28, "mile": 5280, "miles": 5280, "km": 3281, "kilometre": 3281, "kilometres": 3281}
@@ -138,7 +145,7 @@ _COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sort
 _MEASURE = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
 _GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b", re.I)
 _JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults)\b", re.I)
-_ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
+_ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:whole |entire )?(?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
 
 
 def _feet(match: re.Match) -> float:
@@ -210,6 +217,10 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("a spell", rf"\bcast(?:s|ing)? (?:a |an )?(?:{_SPELLS})\b"),
     ("magic", r"\b(?:with|using|use|uses|by) (?:my |his |her |their )?(?:magic|magical powers?|sorcery|witchcraft|psychic powers?|psionics?|mind powers?)\b"),
     ("magic", r"\b(?:my|his|her|their) (?:psychic|psionic|telepathic|magic|magical|arcane|mystic) (?:powers?|gifts?|abilities)\b"),
+    # fire or lightning out of bare hands: "hurls a bolt of lightning from his hand", "fire shoots from her fingertips"
+    ("magic", r"\b(?:hurl|hurls|throw|throws|shoot|shoots|fire|fires|launch|launches|send|sends|unleash|unleashes|conjure|conjures|summon|summons)"
+              r" (?:a |an )?(?:\w+ )?(?:bolt|ball|blast|arc|jet|stream|wave|gout|burst|fork)s? of (?:lightning|fire|flame|flames|frost|ice|force|energy|thunder)\b"),
+    ("magic", r"\b(?:lightning|fire|flames?|frost|sparks) (?:\w+ ){0,2}(?:from|out of) (?:my|his|her|their) (?:bare )?(?:hand|hands|fingers|fingertips|palm|palms|eyes)\b(?![-'’])"),
     ("telepathy", r"\btelepathically\b|\b(?:with|using|by) telepathy\b"),
     ("telepathy", r"\bread(?:s|ing)? (?:his|her|their|its|(?:the )?\w+(?:'s|’s)) (?:mind|thoughts)\b"),
     ("telepathy", r"\breach(?:es|ing)? (?:out )?(?:into|to) (?:his|her|their|its|\w+(?:'s|’s)) (?:mind|thoughts)\b"),
@@ -248,3 +259,42 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
         return None
     what = magic_act(line)
     return f"{actor.split()[0]} has no magic for {what}" if what else None
+
+
+# ---- things the scene's year does not have yet -----------------------------------------------
+# (pattern, the year it came into ordinary hands, what the GM says). Only things no one mistakes for
+# something older: "computer" was a clerk in 1925 and a "plane" is a carpenter's tool or another
+# world, so neither is here.
+INVENTIONS: tuple[tuple[str, int, str], ...] = (
+    (r"(?:cell|mobile|smart) ?phones?|cellphones?|iphones?", 1985, "there are no mobile phones"),
+    (r"laptops?|(?:personal|home|desktop) computers?", 1977, "there are no computers"),
+    (r"internet|e-?mails?|googl(?:e|es|ed|ing)|online|wi-?fi|web ?search", 1993, "there is no internet"),
+    (r"gps|sat-?nav", 1995, "there is no GPS"),
+    (r"televisions?|tv", 1939, "there is no television"),
+    (r"helicopters?", 1944, "there are no helicopters"),
+    (r"cctv|security cameras?|camcorders?|video cameras?", 1970, "there are no video cameras"),
+    (r"flashlights?|electric torch(?:es)?", 1899, "there are no electric torches"),
+    (r"telephones?|phones?", 1877, "there are no telephones"),
+    (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),
+    (r"penicillin|antibiotics?", 1942, "there are no antibiotics"),
+)
+_INVENTED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in INVENTIONS)
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: str = "") -> str | None:
+    """Why a thing the line uses does not exist yet: the latest year the scene states, else the
+    game's usual era (a pack's ``rules.era``), is before it came about. A question is not an act,
+    and a thing the scene itself mentions exists there, whatever the year.
+
+        impossible_in_era("I call a tow truck on my cell phone", "1926, a farm road")  # "there are no mobile phones in 1926"
+    """
+    text = " ".join(line.split())
+    years = [int(y) for y in _YEAR.findall(scene or "")]
+    year = max(years) if years else era_year
+    if year is None or text.rstrip("\"'”’ ").endswith("?"):
+        return None
+    for pattern, invented, name in _INVENTED:
+        if invented > year and pattern.search(text) and not pattern.search(scene or ""):
+            return f"{name} in {year if years else era or year}"
+    return None

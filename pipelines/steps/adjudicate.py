@@ -23,7 +23,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
-from ..impossible_acts import impossible_act, impossible_in_scene, impossible_without_magic
+from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..speech import is_talk, spoken_checks
@@ -173,8 +173,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             a friendly question lands on whichever check's nouns it shares.
         rules: refuse acts whose own words say they cannot happen (``pipelines.impossible_acts``:
             moving a building, walking on water...), a jump across a gap the scene says is
-            wider than anyone jumps, or magic worked by one whose sheet gives none, before any
-            vote or model is asked.
+            wider than anyone jumps, magic worked by one whose sheet gives none, or a thing the
+            scene's year (or the pack's ``rules.era``) does not have yet, before any vote or
+            model is asked.
         talk_checks: a line that only speaks (``pipelines.speech.is_talk``), by the one who would
             roll, can only call for a check the pack's examples show being spoken (persuading,
             lying, threatening); when the vote names another check, talk gets no roll. The
@@ -235,8 +236,11 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         if unlikely >= impossible_at:
             choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled
         who = who_rolls(speaker, line, state.instance)
-        why = (impossible_act(line) or impossible_in_scene(line, str(options.get("scene", "")))
-               or impossible_without_magic(line, who, options.get("without_magic", ()))) if rules and not always_roll else None
+        era = (getattr(pack, "rules", None) or {}).get("era") or {}
+        scene = str(options.get("scene", ""))
+        why = (impossible_act(line) or impossible_in_scene(line, scene)
+               or impossible_without_magic(line, who, options.get("without_magic", ()))
+               or impossible_in_era(line, scene, era.get("year"), era.get("name", ""))) if rules and not always_roll else None
         if why:
             choice, use_model = IMPOSSIBLE, False
             record.parsed["rule"] = why

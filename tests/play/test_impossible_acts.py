@@ -28,6 +28,9 @@ from pipelines.impossible_acts import JUMP_LIMIT_FT, SHOT_LIMIT_FT, impossible_a
     "I chase the night train on foot and beat it to the next station.",
     "He fires right through the hillside at the men behind it.",
     "I walk straight through the cellar wall into the vault.",
+    "She climbs down and heaves the whole fallen span onto her shoulders.",
+    "Pip lifts the fallen span back into place all by himself.",
+    "I spur my horse straight up the sheer cliff face to the top.",
 ])
 def test_plainly_impossible_acts_are_named_with_a_reason(line):
     why = impossible_act(line)
@@ -54,6 +57,9 @@ def test_plainly_impossible_acts_are_named_with_a_reason(line):
     "I hold back the curtain and peek out.",
     "I run to catch the train before it leaves.",
     "I hold my breath for as long as I can and dive.",
+    "I ride up the cliff path to the fort.",
+    "I drive up the wall road toward the pass.",
+    "I lift the span of rope over the rail.",
 ])
 def test_ordinary_acts_near_the_patterns_are_left_to_the_vote(line):
     assert impossible_act(line) is None
@@ -120,6 +126,9 @@ GORGE = "The rope bridge has fallen. The far side is two hundred feet away acros
     ("I jump across to the ledge", "The ledge is a thousand feet below.", None),  # a height, not a width
     ("I climb down into the gorge", GORGE, None),  # no jump
     ("I jump across the gap", "A dark hall.", None),  # the scene gives no width: the vote decides
+    ("brisa takes a running start and leaps the whole gap", "The far edge is sixty feet away.", "no one jumps 60 feet"),
+    ("I jump across to the other roof!", "The next roof is forty feet away across an alley.", "no one jumps 40 feet"),
+    ("I jump across the brook", "The brook is six feet wide.", None),
 ])
 def test_a_jump_is_refused_only_across_a_gap_the_scene_says_no_one_jumps(line, scene, why):
     assert impossible_in_scene(line, scene) == why
@@ -163,6 +172,8 @@ def test_the_decision_step_reads_the_width_from_the_scene():
     ("I point at the goblins and turn them into frogs", "turning someone into a beast"),
     ("I lay my hands on him and bring him back to life", "raising the dead"),
     ("Dutch kneels by the coffin and prays the sheriff back to life.", "raising the dead"),
+    ("Dutch stands up and hurls a bolt of lightning from his hand at them.", "magic"),
+    ("fire streams from her fingertips into the straw", "magic"),
 ])
 def test_acts_only_magic_can_do_are_named(line, what):
     assert magic_act(line) == what
@@ -174,6 +185,7 @@ def test_acts_only_magic_can_do_are_named(line, what):
     'Marisol raises her sword. "Drop those clubs or you join him."', "I turn the key in the lock",
     "I try to read his face for a lie", "I turn the table into a barricade",
     "Can you bring dead people back to life?", "He didn't bring anything back to life, that's good.", "I do not cast a spell",
+    "I throw a bolt of cloth over the table", "I fire a burst of shots at the door", "the fire from his hand-lamp lights the hall",
 ])
 def test_ordinary_acts_and_talk_about_magic_work_no_magic(line):
     assert magic_act(line) is None
@@ -263,3 +275,20 @@ def test_the_shot_limit_holds_for_any_stated_distance(feet, weapon):
 ])
 def test_burned_writing_and_a_whole_train_dragged_to_a_stop(line, why):
     assert impossible_act(line) == why
+
+
+@pytest.mark.parametrize("line, scene, year, era, why", [
+    ("I take out my cell phone and call for a tow truck.", "1926, a farm road outside Dunwich.", None, "", "there are no mobile phones in 1926"),
+    ("I google the cult's name", "A rainy night in Arkham.", 1925, "the 1920s", "there is no internet in the 1920s"),
+    ("I switch on my flashlight", "A damp crypt.", 1500, "this world", "there are no electric torches in this world"),
+    ("I phone the sheriff's office", "Arkham, 1926.", 1925, "the 1920s", None),  # telephones were ordinary by then
+    ("I call her on my cell phone", "Boston, 2019.", 1925, "the 1920s", None),  # the scene's year wins over the pack's era
+    ("I grab the security camera footage", "The museum has a security camera over the door.", 1925, "", None),  # the scene shows it
+    ("Is there a telephone in the inn?", "A coaching inn.", 1500, "this world", None),  # asking is not doing
+    ("I light a lantern and look around", "A damp crypt.", 1500, "this world", None),
+    ("I cast plane shift", "A temple.", 1500, "this world", None),
+])
+def test_a_thing_the_scenes_year_does_not_have_is_refused(line, scene, year, era, why):
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert impossible_in_era(line, scene, year, era) == why
