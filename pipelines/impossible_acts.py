@@ -258,7 +258,8 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
     if not actor or actor not in without_magic:
         return None
     what = magic_act(line)
-    return f"{actor.split()[0]} has no magic for {what}" if what else None
+    words = [w for w in actor.split() if not w.endswith(".")]  # "Dr. Margaret Hale" is Margaret, as on her sheet
+    return f"{(words or actor.split())[0]} has no magic for {what}" if what else None
 
 
 # ---- things the scene's year does not have yet -----------------------------------------------

@@ -200,6 +200,11 @@ def test_a_spell_is_impossible_only_for_one_listed_without_magic(spell, who):
     assert impossible_without_magic(line, who, ["Someone Else"]) is None
 
 
+def test_the_refusal_names_the_character_not_their_title():
+    why = impossible_without_magic("Margaret tries First Aid on him to bring him back to life.", "Dr. Margaret Hale", ["Dr. Margaret Hale"])
+    assert why == "Margaret has no magic for raising the dead"  # was "Dr. has no magic..."
+
+
 def test_who_has_magic_comes_from_the_sheet_and_the_pack():
     import rulesets
     from gm.systems import parse_character, ready_characters
