@@ -161,9 +161,9 @@ def _said(feet: float) -> str:
 
 
 def impossible_in_scene(line: str, scene: str) -> str | None:
-    """Why the act cannot succeed at the distance the scene states: a jump across a gap wider
-    than anyone jumps, or a shot at something farther than the weapon reaches. ``None`` when
-    the line is neither, or the scene gives no such distance.
+    """Why the act cannot succeed in the scene as it stands: a jump across a gap wider than anyone
+    jumps, a shot at something farther than the weapon reaches, or drawing or using a thing the
+    scene says was taken. ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -171,7 +171,38 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
     if _JUMP.search(text) and _ACROSS.search(text):
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
-    return _out_of_range(text, scene)
+    return _out_of_range(text, scene) or _taken(text, scene)
+
+
+# ---- the third fact: what the scene says was taken away ---------------------------------------
+# "His bow, quiver and all his gear were taken" / "the sheriff took her revolver": what the scene
+# lists there is not at hand, so drawing or firing it cannot work ("I ask for my bow back" can).
+_LIST = r"(?P<items>(?:(?:his|her|their|your|my|the|all|and|of)\s+|[a-z]+,?(?:\s+|(?=[.;])|$)){1,8}?)"
+_TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been)\s+(?:all\s+)?(?:taken|confiscated|stolen|seized|removed)\b(?!\s+(?:by surprise|aback|ill|prisoner|captive|in)\b)", re.I)
+_TAKEN_ACTIVE = re.compile(r"\b(?:took|confiscated|stole|seized|(?:takes|confiscates|steals|seizes)(?=\s+(?:away\s+)?(?:his|her|their|your|my)\b))\s+(?:away\s+)?" + _LIST.replace("{1,8}?", "{1,8}") + r"(?=[.;]|$|(?:and|from|at|when|before|after|off|away)\b)", re.I)
+_USE = re.compile(r"\b(?:draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
+                  r"pull out|pulls out|take out|takes out|whip out|whips out|use|uses|using|with)\b", re.I)
+_NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
+              "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
+              "him", "them", "us", "me", "one", "two", "for", "that", "this", "these", "those", "who", "which", "what",
+              "have", "has", "had", "been", "being", "some", "any", "was", "were", "is", "are", "not", "now", "then",
+              "just", "also", "already", "both", "most", "last", "night", "day", "everyone", "everybody", "someone", "people"}
+
+
+def _taken(text: str, scene: str) -> str | None:
+    """The line draws or uses a thing the scene says was taken from them."""
+    if text.rstrip("\"'”’ ").endswith("?") or re.search(r"\b(?:back|find|search|look for|get|recover|retrieve|steal)\b", text, re.I):
+        return None
+    items: set[str] = set()
+    for m in (*_TAKEN_PASSIVE.finditer(scene), *_TAKEN_ACTIVE.finditer(scene)):
+        items |= {w.lower().strip(",") for w in m.group("items").split()} - _NOT_ITEMS
+    for use in _USE.finditer(text):
+        after = re.findall(r"[a-z]+", text[use.end():].lower())[:4]  # "draws his longbow", "with my revolver"
+        for word in after:
+            hit = next((item for item in items if len(item) >= 3 and word.endswith(item)), None)
+            if hit:
+                return f"the {hit} was taken from them"
+    return None
 
 
 # ---- the other fact: how far off the target is ------------------------------------------------

@@ -297,3 +297,21 @@ def test_a_thing_the_scenes_year_does_not_have_is_refused(line, scene, year, era
     from pipelines.impossible_acts import impossible_in_era
 
     assert impossible_in_era(line, scene, year, era) == why
+
+
+CELL = "Keth wakes in a stone cell, wrists manacled. His bow, quiver and all his gear were taken; the jailer eats soup outside."
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Keth draws his longbow and shoots the jailer through the bars.", CELL, "the bow was taken from them"),
+    ("Dutch pulls out his revolver and fires at the sheriff", "The sheriff took his revolver when they locked him up.",
+     "the revolver was taken from them"),
+    ("I fire my revolver", "The deputy takes your revolver and locks the cell.", "the revolver was taken from them"),
+    ("I ask the jailer for my bow back.", CELL, None),  # getting it back is a fair try
+    ("Where did they put my bow?", CELL, None),  # a question
+    ("I draw my knife", "The sheriff took his revolver.", None),  # not what was taken
+    ("I draw my sword and attack", "The bandits were taken by surprise.", None),
+    ("I fire my crossbow", "The owl takes a crossbow bolt to the chest.", None),  # CRD3: being hit is not being robbed
+])
+def test_drawing_a_thing_the_scene_says_was_taken_is_refused(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
