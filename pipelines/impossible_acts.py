@@ -162,8 +162,8 @@ def _said(feet: float) -> str:
 
 def impossible_in_scene(line: str, scene: str) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a jump across a gap wider than anyone
-    jumps, a shot at something farther than the weapon reaches, or drawing or using a thing the
-    scene says was taken. ``None`` when the line is none of these, or the scene does not say.
+    jumps, a shot at something farther than the weapon reaches, drawing or using a thing the
+    scene says was taken, or reading writing the scene says was burned. ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -171,7 +171,7 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
     if _JUMP.search(text) and _ACROSS.search(text):
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
-    return _out_of_range(text, scene) or _taken(text, scene)
+    return _out_of_range(text, scene) or _taken(text, scene) or _burned(text, scene)
 
 
 # ---- the third fact: what the scene says was taken away ---------------------------------------
@@ -329,4 +329,31 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
     for pattern, invented, name in _INVENTED:
         if invented > year and pattern.search(text) and not pattern.search(scene or ""):
             return f"{name} in {year if years else era or year}"
+    return None
+
+
+# ---- the fourth fact: writing the scene says went into the fire ------------------------------------
+_FIRE = r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator)"
+_BURNED_SCENE = (
+    re.compile(r"\b(?:threw|throws|thrown|tossed|tosses|fed|feeds|put|puts|dropped|drops|shoved|shoves|pushed|pushes|flung|flings)"
+               r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s)\s+){0,3}(?P<item>[a-z]+)\s+(?:\w+\s+){0,2}into\s+(?:the\s+|a\s+)?"
+               r"(?:[\w-]+\s+){0,2}" + _FIRE + r"\b", re.I),
+    re.compile(r"\b(?P<item>[a-z]+)\s+(?:was|were|has been|had been|have been)\s+(?:burned|burnt|reduced to ashes?)\b", re.I),
+    re.compile(r"\b(?:burned|burnt|burns)\s+(?:the|his|her|their)\s+(?:\w+\s+){0,2}?(?P<item>[a-z]+)\b", re.I),
+)
+_SURVIVED = re.compile(r"\b(?:scraps?|fragments?|corners?|unburned|unburnt|survived|half-burned|partly burned|what'?s left|remains|charred pages?)\b", re.I)
+_READ = re.compile(r"\b(?:read|reads|reading|skim|skims|study|studies|page through|pages through|leaf through|leafs through|"
+                   r"flip through|flips through|look through|looks through)\b", re.I)
+
+
+def _burned(text: str, scene: str) -> str | None:
+    """The line reads writing the scene says was burned (a ledger fed to the stove), unless the
+    scene or the line speaks of a piece that survived."""
+    if not _READ.search(text) or _SURVIVED.search(text) or _SURVIVED.search(scene):
+        return None
+    for pattern in _BURNED_SCENE:
+        for m in pattern.finditer(scene):
+            item = m.group("item").lower()
+            if item not in _NOT_ITEMS and len(item) >= 3 and re.search(rf"\b{re.escape(item)}s?\b", text, re.I):
+                return f"the {item} {'were' if item.endswith('s') and not item.endswith('ss') else 'was'} burned to ash"
     return None

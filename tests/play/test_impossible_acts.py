@@ -315,3 +315,19 @@ CELL = "Keth wakes in a stone cell, wrists manacled. His bow, quiver and all his
 ])
 def test_drawing_a_thing_the_scene_says_was_taken_is_refused(line, scene, why):
     assert impossible_in_scene(line, scene) == why
+
+
+STOVE = "The smugglers fed the ledger into the pot-bellied stove minutes ago; it holds only grey ash and a brass clasp."
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Margaret pulls the ledger out and reads the last page.", STOVE, "the ledger was burned to ash"),
+    ("I fish the diary out of the stove and read the last entry.", "His nephew threw the old man's diary into the stove last night.",
+     "the diary was burned to ash"),
+    ("I read the letters", "The letters were burned before we arrived.", "the letters were burned to ash"),
+    ("I search the ashes for anything left of the ledger", STOVE, None),  # a fair search
+    ("I read the ledger", "The ledger was burned, but a scrap of the last page survived.", None),
+    ("I read the sign by the road", "The barn was burned down years ago; a sign hangs by the road.", None),
+])
+def test_reading_writing_the_scene_says_was_burned_is_refused(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
