@@ -67,7 +67,8 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("that is too far for any body", r"\b(?:jump|jumps|leap|leaps) (?:\w+ ){0,3}(?:to|onto) the (?:moon|sun|clouds|stars)\b"),
     ("the past cannot be reached", r"\b(?:travel back in time|go back in time|turn back time|stop time|rewind time)\b"),
     ("the past cannot be reached", r"\b(?:photograph|photo|picture) of (?:\w+ ){0,4}(?:the way it looked|in the past|last (?:week|year|month))\b"),
-    ("a body does not fit through a keyhole", rf"\bsqueeze {_SOMEONES} (?:whole )?body through (?:the |a )?keyhole\b"),
+    ("a body does not fit through a keyhole",
+     rf"\b(?:squeeze|squeezes|slip|slips|crawl|crawls|climb|climbs|wriggle|wriggles) (?:{_SOMEONES} (?:whole )?(?:body|self) )?(?:\w+ )?through (?:the |a )?keyhole\b"),
     # scale: a river, a ceiling, a rockfall, a motor car are past any body's strength (a cart
     # freed from a ditch by hand is not: it is left to the vote)
     ("no one could move that by hand",
@@ -298,7 +299,8 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
 # something older: "computer" was a clerk in 1925 and a "plane" is a carpenter's tool or another
 # world, so neither is here.
 INVENTIONS: tuple[tuple[str, int, str], ...] = (
-    (r"(?:cell|mobile|smart) ?phones?|cellphones?|iphones?", 1985, "there are no mobile phones"),
+    (r"(?:cell|mobile|smart) ?phones?|cellphones?|iphones?|(?:my|his|her|their|your) phone|text(?:s|ed|ing)? (?:him|her|them|me|us)", 1985,
+     "there are no mobile phones"),
     (r"laptops?|(?:personal|home|desktop) computers?", 1977, "there are no computers"),
     (r"internet|e-?mails?|googl(?:e|es|ed|ing)|online|wi-?fi|web ?search", 1993, "there is no internet"),
     (r"gps|sat-?nav", 1995, "there is no GPS"),
