@@ -7,6 +7,7 @@ a list wrapped in an object, numbers as strings, attitudes in other casings.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model, field_validator, model_validator
@@ -227,7 +228,7 @@ ANSWER_SHAPES: dict[str, Any] = {
 }
 
 
-def _item_model(shape: Any) -> type[BaseModel] | None:
+def player_entry(shape: Any) -> type[BaseModel] | None:
     """The per-player entry of a list shape (``SuspicionScore`` for ``SuspicionRanking``), if it has one."""
     root = getattr(shape, "model_fields", {}).get("root")
     args = get_args(root.annotation) if root is not None else ()
@@ -249,16 +250,17 @@ class _Keyed(BaseModel):
         return v
 
 
-def keyed_shape(shape: Any, players: list[str]) -> tuple[type[BaseModel], str | None] | None:
+@functools.lru_cache(maxsize=64)
+def keyed_shape(shape: Any, players: tuple[str, ...]) -> type[_Keyed] | None:
     """``shape`` answered as one object keyed by each player's name, every name required.
 
     ``[{"player": "Alex", "score": 70}, ...]`` becomes ``{"Alex": 70, ...}``: less than half the
     tokens to write, and a schema-constrained server can neither skip a player nor invent one.
-    Returns the model to ask with and the entry's one other field (``"score"``), or None when an
-    entry keeps several fields (then each value is an object of them); None for a shape that is
-    not a list of per-player entries.
+    The model keeps the entry's one other field (``"score"``) as ``_field``, or None when an
+    entry keeps several (then each value is an object of them). None for a shape that is not a
+    list of per-player entries. Built once per shape and roster (a game asks it every step).
     """
-    item = _item_model(shape)
+    item = player_entry(shape)
     if item is None or not players:
         return None
     rest = {k: f for k, f in item.model_fields.items() if k != "player"}
@@ -272,11 +274,12 @@ def keyed_shape(shape: Any, players: list[str]) -> tuple[type[BaseModel], str | 
     fields = {f"p{i}": (value, Field(alias=name)) for i, name in enumerate(players)}
     model = create_model("KeyedAnswer", __base__=_Keyed, **fields)
     model._field = field_name
-    return model, field_name
+    return model
 
 
-def unkey(value: BaseModel, field_name: str | None) -> list[dict[str, Any]]:
+def unkey(value: _Keyed) -> list[dict[str, Any]]:
     """A keyed answer back in its list shape: ``{"Alex": 70}`` → ``[{"player": "Alex", "score": 70}]``."""
+    field_name = value._field
     out = []
     for name, v in value.model_dump(mode="json", by_alias=True).items():
         out.append({"player": name, field_name: v} if field_name else {"player": name, **v})

@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from rulesets import FileProblem, VgmError, read_yaml
 
-from ._answers import ANSWER_SHAPES, _item_model
+from ._answers import ANSWER_SHAPES, player_entry
 from ._check import ScoringProblem, scoring_problems
 
 When = Literal["always", "own_turn", "round_end", "night"]
@@ -84,7 +84,7 @@ class ProbeSpec(BaseModel):
 
     @model_validator(mode="after")
     def _keyed_needs_players(self) -> "ProbeSpec":
-        if self.keyed and _item_model(ANSWER_SHAPES[self.answer]) is None:
+        if self.keyed and player_entry(ANSWER_SHAPES[self.answer]) is None:
             raise ValueError(f"keyed: true needs an answer that lists players; {self.answer!r} does not")
         return self
 

@@ -250,9 +250,9 @@ class ProbeRunner:
                     reply = await model.complete(msgs, step=step, max_tokens=probe.max_tokens)
                     raw, parsed, ok, err, usage, repaired = reply.text, reply.text.strip(), bool(reply.text.strip()), None, reply.usage, False
                 else:
-                    keyed = keyed_shape(shape, [n for n in self.alive if n != name]) if probe.keyed else None
-                    res = await complete_json(model, msgs, keyed[0] if keyed else shape, step=step, max_tokens=probe.max_tokens, retry=self.retry)
-                    value = shape.model_validate(unkey(res.value, keyed[1])) if keyed and res.parse_ok else res.value
+                    keyed = keyed_shape(shape, tuple(n for n in self.alive if n != name)) if probe.keyed else None
+                    res = await complete_json(model, msgs, keyed or shape, step=step, max_tokens=probe.max_tokens, retry=self.retry)
+                    value = shape.model_validate(unkey(res.value)) if keyed and res.parse_ok else res.value
                     raw, parsed, ok, err, usage, repaired = res.raw, dump_answer(value), res.parse_ok, res.error, res.usage, res.repaired
             except (ModelError, asyncio.TimeoutError) as exc:  # a failed probe is a recorded gap, never the game's end
                 raw, parsed, ok, err, usage, repaired = "", None, False, f"model call failed: {exc}", Usage(calls=1), False
