@@ -29,6 +29,10 @@ from .cache import ResponseCache, UsageLog, cache_disabled_by_env, request_key, 
 from .tokens import count_tokens
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
+# A schema's top-level "x-guidance" key (llguidance's name for its JSON options, e.g.
+# {"whitespace_flexible": false}: no optional spaces) is honoured by our own llama.cpp server
+# and removed before a schema goes to any other.
+COMPACT_KEY = "x-guidance"
 
 
 class Retryable(Exception):
@@ -316,6 +320,8 @@ class OpenAICompatModel(ClientModel):
             body["seed"] = params["seed"]
         schema = params.get("json_schema")
         mode = self.structured_mode(schema)
+        if schema is not None and COMPACT_KEY in schema:  # llguidance's own key; other servers are not told it
+            schema = {k: v for k, v in schema.items() if k != COMPACT_KEY}
         if schema is not None and mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": False}}
         elif schema is not None and mode == "json_object":

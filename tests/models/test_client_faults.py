@@ -206,6 +206,13 @@ async def test_schema_is_sent_as_response_format(fake_server):
     assert sent["type"] == "json_schema" and sent["json_schema"]["schema"]["properties"]["skills"]
 
 
+async def test_llguidance_options_are_not_sent_to_another_server(fake_server):
+    schema = {"type": "object", "properties": {"Alex": {"type": "number"}}, "x-guidance": {"whitespace_flexible": False}}
+    await model_for(fake_server).complete(ASK, json_schema=schema)
+    sent = fake_server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert "x-guidance" not in sent and sent["properties"] == schema["properties"] and "grammar" not in fake_server.requests[0]
+
+
 async def test_a_server_without_schema_support_falls_back_to_json_mode_then_plain(fake_server):
     fake_server.faults = ["400-response-format", "400-response-format"]
     model = model_for(fake_server)

@@ -25,6 +25,16 @@ async def test_local_small_answers_valid_json_through_our_client(local_small):
     assert parsed.usage.prompt_tokens > 0 and parsed.usage.completion_tokens > 0
 
 
+async def test_a_keyed_probe_answer_is_written_compact_with_every_name(local_small):
+    from pipelines.probes._answers import SuspicionRanking, keyed_shape
+
+    names = ("Blair", "Casey", "Drew")
+    ask = [{"role": "user", "content": "Score how suspicious Blair, Casey and Drew look, 0-100, as JSON like {\"Name\": 70}"}]
+    parsed = await complete_json(local_small, ask, keyed_shape(SuspicionRanking, names), max_tokens=60)
+    assert parsed.parse_ok, parsed.raw
+    assert " " not in parsed.raw and list(json.loads(parsed.raw)) == list(names)
+
+
 def test_local_small_through_the_openai_client(local_small):
     from openai import OpenAI
 
