@@ -172,37 +172,159 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
     if _JUMP.search(text) and _ACROSS.search(text):
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
-    return _out_of_range(text, scene) or _taken(text, scene) or _burned(text, scene)
+    return _out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
 
 
-# ---- the third fact: what the scene says was taken away ---------------------------------------
-# "His bow, quiver and all his gear were taken" / "the sheriff took her revolver": what the scene
-# lists there is not at hand, so drawing or firing it cannot work ("I ask for my bow back" can).
-_LIST = r"(?P<items>(?:(?:his|her|their|your|my|the|all|and|of)\s+|[a-z]+,?(?:\s+|(?=[.;])|$)){1,8}?)"
-_TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been)\s+(?:all\s+)?(?:taken|confiscated|stolen|seized|removed)\b(?!\s+(?:by surprise|aback|ill|prisoner|captive|in)\b)", re.I)
-_TAKEN_ACTIVE = re.compile(r"\b(?:took|confiscated|stole|seized|(?:takes|confiscates|steals|seizes)(?=\s+(?:away\s+)?(?:his|her|their|your|my)\b))\s+(?:away\s+)?" + _LIST.replace("{1,8}?", "{1,8}") + r"(?=[.;]|$|(?:and|from|at|when|before|after|off|away)\b)", re.I)
+# ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
+# A distance counts for the act only when the sentence that gives it names what the line acts on
+# ("the satchel lies on a ledge ninety feet of empty air from her"; "grab the satchel").
+REACH_LIMIT_FT = 15        # an arm, a lean and a long tool; D&D's and Pathfinder's reach weapons give 10 ft
+CATCH_LIMIT_FT = 1320      # a train or a boat under way, a quarter mile off, is past any runner or swimmer
+DAY_LIMIT_FT = {"ride": 100 * 5280, "foot": 40 * 5280}  # a hard day's ride, a forced march, before tonight
+_FAR = re.compile(_MEASURE + r"(?:away|across|wide|apart|off|out|distant|ahead|behind|beyond|from|of (?:empty |open |thin )?(?:air|space|water)|"
+                  r"(?:north|south|east|west)(?:east|west)?(?:ward)?|(?:down|up)(?:stream|river| the (?:line|track|tracks|road|river|coast)))\b", re.I)
+_MILES = re.compile(r"\bmiles (?:away|off|out|ahead|down|up|behind|beyond|distant|from)\b", re.I)
+_SENTENCE = re.compile(r"[^.;!?]+")
+_CONTENT = re.compile(r"[a-z]{4,}")
+_FAR_STOP = {"that", "this", "with", "from", "into", "onto", "over", "across", "away", "their", "there", "where", "what", "when",
+             "then", "than", "them", "they", "your", "yours", "just", "some", "feet", "yards", "miles", "mile", "foot", "yard",
+             "about", "still", "while", "tries", "try", "trying", "wants", "want", "going", "before", "after", "straight",
+             "right", "back", "down", "side", "other", "whole", "empty", "open", "along", "through", "toward", "towards"}
+_REACH = re.compile(r"\b(?:grab|grabs|grabbing|snatch|snatches|reach|reaches|reaching|touch|touches|pluck|plucks|seize|seizes|"
+                    r"pick up|picks up|take hold of|takes hold of|catch hold of|catches hold of)\b", re.I)
+_GOES_FIRST = re.compile(r"\b(?:climb|climbs|climbing|walk|walks|go|goes|run|runs|cross|crosses|swim|swims|ride|rides|rappel|rappels|"
+                         r"descend|descends|fly|flies|rope|ropes|pole|poles|hook|hooks|lasso|whip|net|grappl\w*|magic|spell|"
+                         r"mage hand|arrow|shoots?|row|rows|sail|sails|make my way|makes (?:his|her|their) way)\b", re.I)
+_ONTO = re.compile(r"\b(?:onto|on to|aboard|to|into|over to|across to)\b", re.I)
+_CHASE = re.compile(r"\b(?:on foot|run|runs|running|sprint|sprints|sprinting|chase|chases|chasing|swim|swims|swimming|dash|dashes)\b", re.I)
+_CATCH = re.compile(r"\b(?:catch|catches|catching|reach|reaches|overtake|overtakes|board|boards|swing aboard|swings aboard|jump aboard|jumps aboard|climb aboard|climbs aboard)\b", re.I)
+_UNDER_WAY = re.compile(r"\b(?:train|express|locomotive|steamer|steamboat|riverboat|ship|ferry|boat|barge|stagecoach|coach)\b", re.I)
+_TRAVEL = re.compile(r"\b(?:ride|rides|riding|gallop|gallops|walk|walks|walking|run|runs|hike|hikes|march|marches|travel|travels|"
+                     r"drive|drives|get there|gets there|make it|makes it|reach|reaches|arrive|arrives|head|heads)\b", re.I)
+_TODAY = re.compile(r"\b(?:before|by)\s+(?:(?:the\s+)?(?:sundown|sunset|nightfall|dark|dusk|noon|midday|tonight|midnight|evening|supper|"
+                    r"lunch|the end of the day|this evening|the sun (?:sets|goes down)))\b", re.I)
+_MOUNTED = re.compile(r"\b(?:ride|rides|riding|gallop|gallops|horse|mount|saddle|saddles|drive|drives|wagon|buggy)\b", re.I)
+
+
+_GAP_WORDS = re.compile(r"\b(?:gorge|chasm|canyon|ravine|gap|abyss|crevasse|drop|far (?:side|wall|bank|ledge|edge|shore|end)|other side|across|"
+                        r"empty air|open air|thin air|water|river|lake|sea|bay|out on)\b", re.I)
+_GOES_TO = re.compile(r"\b(?:run|runs|walk|walks|go|goes|ride|rides|swim|swims|row|rows|climb|climbs|sprint|sprints|dash|dashes|head|heads|"
+                      r"paddle|paddles|sail|sails)\b(?: \w+){0,2} (?:to|toward|towards|after|out to|up to|over to|down to)\b", re.I)
+
+
+# bars "a hand's width apart" or "four inches apart" let no body through, not even a halfling's
+_SQUEEZE = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wriggle|wriggles|fit|fits|crawl|crawls|worm|worms|slide|slides)\b"
+                      r"(?: \w+){0,4}? (?:between|through|past) (?:the |those |these )?(?:\w+ )?(?:bars|grate|grating|grille|railings)\b", re.I)
+_NARROW_BARS = re.compile(r"\b(?:bars|grate|grating|grille|railings)\b[^.;]{0,80}?\b(?:(?:a |one )?(?:hand'?s?|palm'?s?|finger'?s?)[ -](?:width|breadth)|"
+                          r"(?:two|three|four|five|six|[1-6]) inch(?:es)?|inches apart|too (?:narrow|close|tight))\b"
+                          r"|\b(?:close-set|narrow-set|tight-set)\s+(?:\w+\s+)?(?:bars|grate|grating|grille|railings)\b", re.I)
+
+
+def _distances_for(text: str, scene: str, after: re.Match | None, gap: bool = False) -> list[float]:
+    """Distances the scene gives in sentences that name what the line acts on (the words after
+    ``after``); with ``gap``, only sentences that also put a gap or water in between (a lamp
+    twenty feet off is walked to and picked up; a satchel across a gorge is not)."""
+    target = text[after.end():] if after else text
+    words = {w for w in _CONTENT.findall(target.lower()[:80]) if w not in _FAR_STOP}
+    found = []
+    for sentence in _SENTENCE.findall(scene):
+        named = words & {w for w in _CONTENT.findall(sentence.lower())}
+        if not named or (gap and not _GAP_WORDS.search(sentence)):
+            continue
+        found += [_feet(m) for m in _FAR.finditer(sentence)]
+        if _MILES.search(sentence) and not _FAR.search(sentence):
+            found.append(5280.0)  # "now miles down the line": at least one
+    return found
+
+
+def _asked(text: str, at: re.Match) -> bool:
+    """The sentence holding ``at`` is a question ("what if something grabs you from the shore?")."""
+    end = re.search(r"[.!?]", text[at.end():])
+    return end is not None and end.group(0) == "?"
+
+
+def _too_far(text: str, scene: str) -> str | None:
+    """Grabbing, jumping onto, catching or riding to something the scene puts out of reach."""
+    if text.rstrip("\"'”’ ").endswith("?"):
+        return None
+    if _SQUEEZE.search(text) and _NARROW_BARS.search(scene):
+        return "no body fits between bars that close"
+    if (jump := _JUMP.search(text)) and (onto := _ONTO.search(text, jump.end())) and not _GOES_TO.search(text) and not _asked(text, jump):
+        near = min(_distances_for(text, scene, onto), default=0.0)
+        if near > JUMP_LIMIT_FT:
+            return f"no one jumps {_said(near)}"
+    if (reach := _REACH.search(text)) and not _GOES_FIRST.search(text) and not _asked(text, reach):
+        near = min(_distances_for(text, scene, reach, gap=True), default=0.0)
+        if near > REACH_LIMIT_FT:
+            return f"no arm reaches {_said(near)}"
+    if _CHASE.search(text) and (catch := _CATCH.search(text)) and _UNDER_WAY.search(text[catch.end():]) and not _MOUNTED.search(text):
+        near = min(_distances_for(text, scene, catch), default=0.0)
+        if near > CATCH_LIMIT_FT:
+            return f"no one on foot catches it {_said(near)} off"
+    if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
+        mounted = bool(_MOUNTED.search(text))
+        near = min(_distances_for(text, scene, travel), default=0.0)
+        if near > DAY_LIMIT_FT["ride" if mounted else "foot"]:
+            return f"no {'horse' if mounted else 'one on foot'} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
+    return None
+
+
+# ---- the third fact: what the scene says is gone --------------------------------------------
+# "His bow, quiver and all his gear were taken" / "the sheriff took her revolver" / "Pip's lute was
+# smashed on the rocks" / "her candle stub fell into the cistern and sank": what the scene names
+# there is not at hand, so drawing, lighting or playing it cannot work ("I ask for my bow back" can).
+_LIST = r"(?P<items>(?:(?:his|her|their|your|my|the|all|and|of)\s+|[a-z'’]+,?(?:\s+|(?=[.;])|$)){1,8}?)"
+_GONE_WORDS = ("taken", "confiscated", "stolen", "seized", "removed", "smashed", "broken", "shattered", "destroyed",
+               "crushed", "lost", "ruined", "sunk", "swept away", "washed away")
+_TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been|got|is|are)\s+(?:all\s+)?(?P<how>" + "|".join(_GONE_WORDS) + r")\b"
+                            r"(?!\s+(?:by surprise|aback|ill|prisoner|captive|with|up|out|off|apart|down|open)\b)(?!(?<=taken)\s+in\b)", re.I)
+_TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|(?:takes|confiscates|steals|seizes)(?=\s+(?:away\s+)?(?:his|her|their|your|my)\b))\s+(?:away\s+)?"
+                           + _LIST.replace("{1,8}?", "{1,10}") + r"(?=[.;]|$|(?:and|from|at|when|before|after|off|away|included)\b)", re.I)
+# a thing that fell or went where no one reaches it: "fell into the black cistern and sank out of reach"
+_SANK = re.compile(_LIST + r"(?:fell|dropped|slipped|tumbled|went|rolled)\s+(?:\w+\s+){0,5}?(?:and\s+)?(?P<how>sank|sunk|vanished|was lost|were lost|"
+                   r"out of reach|overboard|over the side|swept away|washed away)\b", re.I)
 _USE = re.compile(r"\b(?:draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
-                  r"pull out|pulls out|take out|takes out|whip out|whips out|use|uses|using|with)\b", re.I)
+                  r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
+                  r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their))\b", re.I)
 _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
               "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
               "him", "them", "us", "me", "one", "two", "for", "that", "this", "these", "those", "who", "which", "what",
               "have", "has", "had", "been", "being", "some", "any", "was", "were", "is", "are", "not", "now", "then",
-              "just", "also", "already", "both", "most", "last", "night", "day", "everyone", "everybody", "someone", "people"}
+              "just", "also", "already", "both", "most", "last", "night", "day", "everyone", "everybody", "someone", "people",
+              "every", "included", "too", "hour", "ago", "yesterday", "today", "morning", "evening", "earlier", "later",
+              "visitor", "visitors", "guest", "guests", "party", "hand", "hands", "arm", "arms", "head", "face", "foot", "feet",
+              "shoulder", "shoulders", "wrist", "wrists", "finger", "fingers", "breath", "time", "place", "turn", "seat", "leave"}
+_GONE_SAID = {"took": "taken", "confiscated": "taken", "stole": "taken", "seized": "taken", "takes": "taken",
+              "confiscates": "taken", "steals": "taken", "seizes": "taken", "stolen": "taken", "seized": "taken",
+              "confiscated": "taken", "removed": "taken", "sank": "lost", "sunk": "lost", "vanished": "lost",
+              "was lost": "lost", "were lost": "lost", "out of reach": "lost", "overboard": "lost", "over the side": "lost"}
+
+
+def _gone_items(scene: str) -> dict[str, str]:
+    """Each thing the scene says is gone (its words, possessives dropped) → how: taken, smashed, lost..."""
+    items: dict[str, str] = {}
+    for m in (*_TAKEN_PASSIVE.finditer(scene), *_TAKEN_ACTIVE.finditer(scene), *_SANK.finditer(scene)):
+        how = m.group("how").lower()
+        for word in m.group("items").split():
+            word = re.sub(r"['’]s?$", "", word.lower().strip(","))
+            if word not in _NOT_ITEMS and len(word) >= 3:
+                items.setdefault(word, _GONE_SAID.get(how, how))
+    return items
 
 
 def _taken(text: str, scene: str) -> str | None:
-    """The line draws or uses a thing the scene says was taken from them."""
-    if text.rstrip("\"'”’ ").endswith("?") or re.search(r"\b(?:back|find|search|look for|get|recover|retrieve|steal)\b", text, re.I):
+    """The line draws, lights, plays or uses a thing the scene says was taken, broken or lost."""
+    if text.rstrip("\"'”’ ").endswith("?") or re.search(r"\b(?:back|find|finds|search|searches|look for|looks for|recover|retrieve|steal|fish|fishes|dive|dives|mend|mends|repair|repairs|fix|fixes|pieces)\b", text, re.I):
         return None
-    items: set[str] = set()
-    for m in (*_TAKEN_PASSIVE.finditer(scene), *_TAKEN_ACTIVE.finditer(scene)):
-        items |= {w.lower().strip(",") for w in m.group("items").split()} - _NOT_ITEMS
+    items = _gone_items(scene)
+    if not items:
+        return None
     for use in _USE.finditer(text):
         after = re.findall(r"[a-z]+", text[use.end():].lower())[:4]  # "draws his longbow", "with my revolver"
-        for word in after:
-            hit = next((item for item in items if len(item) >= 3 and word.endswith(item)), None)
-            if hit:
-                return f"the {hit} was taken from them"
+        hits = [item for word in after for item in items if word.endswith(item) and word not in _NOT_ITEMS]
+        if hits:
+            hit = hits[-1]  # the noun ends the phrase: "thieves' tools", "tallow candle stub"
+            return f"the {hit} {'were' if hit.endswith('s') and not hit.endswith('ss') else 'was'} {items[hit]}"
     return None
 
 
@@ -298,8 +420,8 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
 # (pattern, the year it came into ordinary hands, what the GM says). Only things no one mistakes for
 # something older: "computer" was a clerk in 1925 and a "plane" is a carpenter's tool or another
 # world, so neither is here; nor "helicopter", which players use for a move ("a helicopter
-# flourish", CRD3). On 56,135 CRD3 turns with D&D's era the rest fire on 46, all table talk
-# (sponsor reads, "Google", "TV").
+# flourish", CRD3). On 56,135 CRD3 turns with D&D's era the rest fire on 55, all table talk
+# (sponsor reads, "Google", "TV", "look in the camera").
 INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"(?:cell|mobile|smart) ?phones?|cellphones?|iphones?|(?:my|his|her|their|your) phone|text(?:s|ed|ing)? (?:him|her|them|me|us)", 1985,
      "there are no mobile phones"),
@@ -312,8 +434,17 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"telephones?|phones?", 1877, "there are no telephones"),
     (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),
     (r"penicillin|antibiotics?", 1942, "there are no antibiotics"),
+    (r"polaroids?|instant (?:cameras?|photos?|photographs?|prints?)", 1948, "there are no instant cameras"),
+    (r"cameras?", 1839, "there are no cameras"),
+)
+# Things a fantasy table also names for its magic ("I'll radio back up to the top", a Sending spell
+# in CRD3), so only a scene that states its year rules them out, never a pack's era.
+DATED_ONLY: tuple[tuple[str, int, str], ...] = (
+    (r"walkie-?talkies?|two-way radios?|(?:radio|radios|radioed|radioing) (?:the|them|him|her|ahead|back|for|in|to)", 1915,
+     "there is no radio to call on"),
 )
 _INVENTED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in INVENTIONS)
+_INVENTED_DATED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in DATED_ONLY)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 
 
@@ -329,7 +460,7 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
     year = max(years) if years else era_year
     if year is None or text.rstrip("\"'”’ ").endswith("?"):
         return None
-    for pattern, invented, name in _INVENTED:
+    for pattern, invented, name in (*_INVENTED, *(_INVENTED_DATED if years else ())):
         if invented > year and pattern.search(text) and not pattern.search(scene or ""):
             return f"{name} in {year if years else era or year}"
     return None

@@ -61,6 +61,10 @@ def table_system(pack: Any) -> str:
     return prompt_text("table").format(title=title)
 
 
+# "Out of character: does her oath allow it?", "(OOC) how far is the town?": a player asks the GM, not the world
+OUT_OF_CHARACTER = re.compile(r"\s*[(\[]?\s*(?:ooc\b|out of character\b|out-of-character\b)", re.I)
+
+
 def acting_turn(instance: MoeInstance) -> tuple[str | None, str]:
     """The last line a player spoke: (their character, the text)."""
     for turn in reversed(instance.context):
@@ -243,6 +247,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                or impossible_in_era(line, scene, era.get("year"), era.get("name", ""))) if rules and not always_roll else None
         if why:
             choice, use_model = IMPOSSIBLE, False
+            record.parsed["rule"] = why
+        elif OUT_OF_CHARACTER.match(line) and not always_roll:
+            choice, use_model, why = NO_ROLL, False, "out of character"  # table talk to the GM: answered, never rolled
             record.parsed["rule"] = why
         if use_model and state.model is not None:
             ids = [NO_ROLL, *checks, IMPOSSIBLE] if mode == "model" or len(leading) < 2 else leading

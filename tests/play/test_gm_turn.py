@@ -80,6 +80,17 @@ def test_hybrid_asks_the_model_only_for_a_close_call_and_only_between_two_labels
     assert close.checks[0].skill == "perception"
 
 
+@pytest.mark.parametrize("line, decision", [
+    ("Out of character: can my paladin keep the reward under her oath?", "no_roll"),
+    ("(OOC) I sneak past the guard, right? that's what I said last time", "no_roll"),
+    ("I sneak past the guard", "roll"),
+    ("I sneak past the guard, though out of character I'm nervous", "roll"),  # only a line that opens as table talk
+])
+def test_table_talk_marked_out_of_character_is_answered_without_dice(line, decision):
+    result = asyncio.run(adjudicate().run(instance(line), None, pack=DND, check_index=INDEX))
+    assert result.decision == decision and (result.checks == []) is (decision != "roll")
+
+
 def test_the_line_can_name_who_rolls():
     inst = MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="Brisa", text="Oskar, climb the wall for us")],
                        characters=["Brisa", "Oskar"])
