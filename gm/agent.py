@@ -320,7 +320,10 @@ class GameMaster(PlayerRolls, SessionSetup):
         turn.why = next((s.parsed["rule"] for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("rule")), "")
         turn.notes += [f"talk, not an act: {s.parsed['talk']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("talk")]
         votes = [s.parsed["vote"] for s in result.steps if isinstance(s.parsed, dict) and isinstance(s.parsed.get("vote"), dict)]
-        voted = [label for label in votes[0] if label in self.ruleset.checks] if votes else None
+        # the checks the vote leads with: within half the leading check's share ("pick the lock on the
+        # cellar door" leads with Locksmith; Spot Hidden trailing far behind is not a reason to search)
+        shares = {label: share for label, share in votes[0].items() if label in self.ruleset.checks} if votes else {}
+        voted = [label for label, share in shares.items() if share >= max(shares.values()) / 2] if votes else None
         if decision != "roll" or not result.checks:
             return ("no_roll" if decision == "roll" else decision), [], voted
         # one check, for whoever the line makes act: the speaker unless it plainly names another

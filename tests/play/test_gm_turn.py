@@ -250,6 +250,14 @@ def test_an_act_that_only_shares_a_secrets_words_keeps_its_own_check():
     assert roll.check not in glyph.checks and roll.secret is None  # a leap is no study of the bell
 
 
+def test_picking_a_lock_by_the_secret_stays_a_lock_pick_not_a_search():
+    retrieval = Pipeline(PipelineSpec(name="fixed", steps=[StepSpec(name="adjudicate", args={"mode": "retrieval"})]))
+    g, _ = gm("coc7e", "lantern_house", [], ["The old lock grinds under the pick."], spec=retrieval)
+    reply = g.step("Tomás", "I pick the lock on the cellar door.")  # "cellar" is one of the footprints' words
+    (roll,) = reply.rolls
+    assert roll.check == "locksmith" and not any("becomes" in note for note in reply.notes)
+
+
 def test_check_command_rolls_the_named_check_with_the_sheet_modifier():
     g, _ = gm("dnd5e", "drowned_chapel", [], ["You move through the flooded nave as quietly as the water allows."])
     reply = g.step("Brisa", "/check stealth")
