@@ -98,8 +98,8 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
      rf"\b(?:walk|walks|step|steps|pass|passes)\b(?: straight| right)? through (?:the |a )?(?:\w+ ){{0,2}}(?:wall|walls|bricks|stone){_ENDS}"),
     # "the whole thing", when the line has named it: a ceiling, a rockfall
     ("no one could move that",
-     r"\b(?:ceiling|roof|rockfall|landslide|avalanche|rock ?slide|cave-in)\b.{0,80}\b(?:hold|holds|holding|shove|shoves|push|pushes|move|moves|lift|lifts)"
-     r" the (?:whole|entire) (?:thing|lot) (?:up|aside|away|over|off)\b"),
+     r"\b(?:ceiling|roof|rockfall|landslide|avalanche|rock ?slide|slide|cave-in)\b.{0,80}\b(?:hold|holds|holding|shove|shoves|push|pushes|move|moves|lift|lifts)"
+     r" the (?:whole|entire) (?:thing|lot) (?:back )?(?:up|aside|away|over|off|back)\b"),
     # a whole train or ship dragged to a stop: no rope, horse or back holds forty tons ("stop the train" by its brake is fine)
     ("no one could move that",
      r"\b(?:drag|drags|dragging|pull|pulls|pulling|haul|hauls|hauling|tow|tows)\b(?: \w+){0,2} (?:the )?(?:whole|entire) "
@@ -180,9 +180,9 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
 # ("the satchel lies on a ledge ninety feet of empty air from her"; "grab the satchel").
 REACH_LIMIT_FT = 15        # an arm, a lean and a long tool; D&D's and Pathfinder's reach weapons give 10 ft
 CATCH_LIMIT_FT = 1320      # a train or a boat under way, a quarter mile off, is past any runner or swimmer
-DAY_LIMIT_FT = {"ride": 100 * 5280, "foot": 40 * 5280}  # a hard day's ride, a forced march, before tonight
+DAY_LIMIT_FT = {"car": 400 * 5280, "ride": 100 * 5280, "foot": 40 * 5280}  # a long day at the wheel, a hard day's ride, a forced march
 _FAR = re.compile(_MEASURE + r"(?:away|across|wide|apart|off|out|distant|ahead|behind|beyond|from|of (?:empty |open |thin )?(?:air|space|water)|"
-                  r"(?:north|south|east|west)(?:east|west)?(?:ward)?|(?:down|up)(?:stream|river| the (?:line|track|tracks|road|river|coast)))\b", re.I)
+                  r"(?:to the )?(?:north|south|east|west)(?:east|west)?(?:ward)?|(?:down|up)(?:stream|river| the (?:line|track|tracks|road|river|coast)))\b", re.I)
 _MILES = re.compile(r"\bmiles (?:away|off|out|ahead|down|up|behind|beyond|distant|from)\b", re.I)
 _SENTENCE = re.compile(r"[^.;!?]+")
 _CONTENT = re.compile(r"[a-z]{4,}")
@@ -198,12 +198,13 @@ _GOES_FIRST = re.compile(r"\b(?:climb|climbs|climbing|walk|walks|go|goes|run|run
 _ONTO = re.compile(r"\b(?:onto|on to|aboard|to|into|over to|across to)\b", re.I)
 _CHASE = re.compile(r"\b(?:on foot|run|runs|running|sprint|sprints|sprinting|chase|chases|chasing|swim|swims|swimming|dash|dashes)\b", re.I)
 _CATCH = re.compile(r"\b(?:catch|catches|catching|reach|reaches|overtake|overtakes|board|boards|swing aboard|swings aboard|jump aboard|jumps aboard|climb aboard|climbs aboard)\b", re.I)
-_UNDER_WAY = re.compile(r"\b(?:train|express|locomotive|steamer|steamboat|riverboat|ship|ferry|boat|barge|stagecoach|coach)\b", re.I)
+_UNDER_WAY = re.compile(r"\b(?:train|express|locomotive|steamer|steamboat|riverboat|ship|ferry|boat|barge|stagecoach|stage|coach)\b", re.I)
 _TRAVEL = re.compile(r"\b(?:ride|rides|riding|gallop|gallops|walk|walks|walking|run|runs|hike|hikes|march|marches|travel|travels|"
-                     r"drive|drives|get there|gets there|make it|makes it|reach|reaches|arrive|arrives|head|heads)\b", re.I)
+                     r"drive|drives|get there|gets there|make|makes|reach|reaches|arrive|arrives|head|heads|floors?)\b", re.I)
 _TODAY = re.compile(r"\b(?:before|by)\s+(?:(?:the\s+)?(?:sundown|sunset|nightfall|dark|dusk|noon|midday|tonight|midnight|evening|supper|"
                     r"lunch|the end of the day|this evening|the sun (?:sets|goes down)))\b", re.I)
 _MOUNTED = re.compile(r"\b(?:ride|rides|riding|gallop|gallops|horse|mount|saddle|saddles|drive|drives|wagon|buggy)\b", re.I)
+_MOTOR = re.compile(r"\b(?:car|cars|ford|automobile|motorcar|truck|roadster|sedan|floors? it|floors the|step on it|drive|drives|driving)\b", re.I)
 
 
 _GAP_WORDS = re.compile(r"\b(?:gorge|chasm|canyon|ravine|gap|abyss|crevasse|drop|far (?:side|wall|bank|ledge|edge|shore|end)|other side|across|"
@@ -220,16 +221,27 @@ _NARROW_BARS = re.compile(r"\b(?:bars|grate|grating|grille|railings)\b[^.;]{0,80
                           r"|\b(?:close-set|narrow-set|tight-set)\s+(?:\w+\s+)?(?:bars|grate|grating|grille|railings)\b", re.I)
 
 
+# a coach, train or boat the scene says left long ago cannot be boarded, chased or not
+_BOARD = re.compile(r"\b(?:hop|hops|hopping|climb|climbs|jump|jumps|swing|swings|get|gets|step|steps) (?:on ?board|aboard|on|onto|into)\b"
+                    r"|\b(?:board|boards|boarding|catch|catches|catching)\b", re.I)
+_LONG_GONE = re.compile(r"\blong gone\b|\b(?:left|departed|pulled out|sailed|set off|rolled out|steamed out)\b[^.;]{0,40}?"
+                        r"\b(?:an hour|hours|a day|days|yesterday|last night|this morning|long) ago\b", re.I)
+
+
+def _naming(text: str, scene: str, after: re.Match | None) -> list[str]:
+    """The scene's sentences that name what the line acts on (its words after ``after``)."""
+    target = text[after.end():] if after else text
+    words = {w for w in _CONTENT.findall(target.lower()[:80]) if w not in _FAR_STOP}
+    return [sentence for sentence in _SENTENCE.findall(scene) if words & set(_CONTENT.findall(sentence.lower()))]
+
+
 def _distances_for(text: str, scene: str, after: re.Match | None, gap: bool = False) -> list[float]:
     """Distances the scene gives in sentences that name what the line acts on (the words after
     ``after``); with ``gap``, only sentences that also put a gap or water in between (a lamp
     twenty feet off is walked to and picked up; a satchel across a gorge is not)."""
-    target = text[after.end():] if after else text
-    words = {w for w in _CONTENT.findall(target.lower()[:80]) if w not in _FAR_STOP}
     found = []
-    for sentence in _SENTENCE.findall(scene):
-        named = words & {w for w in _CONTENT.findall(sentence.lower())}
-        if not named or (gap and not _GAP_WORDS.search(sentence)):
+    for sentence in _naming(text, scene, after):
+        if gap and not _GAP_WORDS.search(sentence):
             continue
         found += [_feet(m) for m in _FAR.finditer(sentence)]
         if _MILES.search(sentence) and not _FAR.search(sentence):
@@ -257,15 +269,19 @@ def _too_far(text: str, scene: str) -> str | None:
         near = min(_distances_for(text, scene, reach, gap=True), default=0.0)
         if near > REACH_LIMIT_FT:
             return f"no arm reaches {_said(near)}"
+    if (board := _BOARD.search(text)) and (vehicle := _UNDER_WAY.search(text[board.end():])) and any(
+            _LONG_GONE.search(sentence) for sentence in _naming(text, scene, board)):
+        return f"the {vehicle.group(0).lower()} left long ago"
     if _CHASE.search(text) and (catch := _CATCH.search(text)) and _UNDER_WAY.search(text[catch.end():]) and not _MOUNTED.search(text):
         near = min(_distances_for(text, scene, catch), default=0.0)
         if near > CATCH_LIMIT_FT:
             return f"no one on foot catches it {_said(near)} off"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
-        mounted = bool(_MOUNTED.search(text))
+        how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
         near = min(_distances_for(text, scene, travel), default=0.0)
-        if near > DAY_LIMIT_FT["ride" if mounted else "foot"]:
-            return f"no {'horse' if mounted else 'one on foot'} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
+        if near > DAY_LIMIT_FT[how]:
+            who = {"car": "motor car", "ride": "horse", "foot": "one on foot"}[how]
+            return f"no {who} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
     return None
 
 
@@ -470,7 +486,7 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
 _FIRE = r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator)"
 _BURNED_SCENE = (
     re.compile(r"\b(?:threw|throws|thrown|tossed|tosses|fed|feeds|put|puts|dropped|drops|shoved|shoves|pushed|pushes|flung|flings)"
-               r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s)\s+){0,3}(?P<item>[a-z]+)\s+(?:\w+\s+){0,2}into\s+(?:the\s+|a\s+)?"
+               r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s)\s+){0,3}(?P<item>[a-z]+(?:\s+[a-z]+){0,2}?)\s+into\s+(?:the\s+|a\s+)?"
                r"(?:[\w-]+\s+){0,2}" + _FIRE + r"\b", re.I),
     re.compile(r"\b(?P<item>[a-z]+)\s+(?:was|were|has been|had been|have been)\s+(?:burned|burnt|reduced to ashes?)\b", re.I),
     re.compile(r"\b(?:burned|burnt|burns)\s+(?:the|his|her|their)\s+(?:\w+\s+){0,2}?(?P<item>[a-z]+)\b", re.I),
@@ -487,7 +503,7 @@ def _burned(text: str, scene: str) -> str | None:
         return None
     for pattern in _BURNED_SCENE:
         for m in pattern.finditer(scene):
-            item = m.group("item").lower()
-            if item not in _NOT_ITEMS and len(item) >= 3 and re.search(rf"\b{re.escape(item)}s?\b", text, re.I):
-                return f"the {item} {'were' if item.endswith('s') and not item.endswith('ss') else 'was'} burned to ash"
+            for item in reversed(m.group("item").lower().split()):  # "last letter": the noun is last
+                if item not in _NOT_ITEMS and len(item) >= 3 and re.search(rf"\b{re.escape(item)}s?\b", text, re.I):
+                    return f"the {item} {'were' if item.endswith('s') and not item.endswith('ss') else 'was'} burned to ash"
     return None

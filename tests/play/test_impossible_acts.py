@@ -354,7 +354,11 @@ def test_a_thing_the_scene_says_was_broken_lost_or_taken_cannot_be_used(line, sc
     ("I climb across and grab the rope", "The rope dangles on the far side of the chasm, forty feet away.", None),
     ("I jump onto the boat", "The boat is already two hundred feet out on the river.", "no one jumps 200 feet"),
     ("I jump onto the boat", "The boat bumps against the dock, a step away. The town is two miles east.", None),  # the town is not the boat
-    ("I run down the platform on foot to catch the train", "The train left an hour ago and is now miles down the track.", "no one on foot catches it a mile off"),
+    ("I run down the platform on foot to catch the train", "The train is now miles down the track.", "no one on foot catches it a mile off"),
+    ("I hop aboard the stage", "The stage pulled out of town an hour ago and is long gone.", "the stage left long ago"),
+    ("I hop aboard the stage", "The stage waits by the hotel; it leaves in an hour.", None),
+    ("I drive to Chicago by midnight", "It is ten at night. Chicago is a thousand miles to the west.", "no motor car covers 1000 miles by midnight"),
+    ("We drive to Boston before nightfall", "Boston is sixty miles east.", None),
     ("I run down the platform to catch the train", "The train is just pulling out, a few yards away.", None),
     ("I ride hard for the fort to get there before nightfall", "It is noon; the fort is two hundred miles north.", "no horse covers 200 miles before nightfall"),
     ("I ride for the fort", "It is noon; the fort is two hundred miles north.", None),  # a long ride, but no deadline today
