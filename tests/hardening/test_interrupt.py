@@ -30,6 +30,13 @@ def _read(fd: int, seconds: float) -> bytes:
     return out
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """Ctrl-C reaches the game as it does at a terminal, even when the tests were started in the
+    background (``cmd &`` without job control starts them with SIGINT ignored, which a child
+    inherits, and Python then never raises KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("presses", [1, 2])
 def test_ctrl_c_in_mafia_play_is_one_line_naming_the_log(tmp_path, presses):
     import pty
@@ -38,7 +45,7 @@ def test_ctrl_c_in_mafia_play_is_one_line_naming_the_log(tmp_path, presses):
     env = {**os.environ, "VGM_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "200"}
     proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "mafia", "play", "--others", "scripted", "--seat", "1",
                              "--seed", "3", "-o", str(tmp_path / "games")], stdin=slave, stdout=slave, stderr=slave,
-                            cwd=ROOT, env=env)
+                            cwd=ROOT, env=env, preexec_fn=_ctrl_c_as_at_a_terminal)
     os.close(slave)
     try:
         out = b""
