@@ -310,10 +310,10 @@ _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "g
               "every", "included", "too", "hour", "ago", "yesterday", "today", "morning", "evening", "earlier", "later",
               "visitor", "visitors", "guest", "guests", "party", "hand", "hands", "arm", "arms", "head", "face", "foot", "feet",
               "shoulder", "shoulders", "wrist", "wrists", "finger", "fingers", "breath", "time", "place", "turn", "seat", "leave"}
-_GONE_SAID = {"took": "taken", "confiscated": "taken", "stole": "taken", "seized": "taken", "takes": "taken",
-              "confiscates": "taken", "steals": "taken", "seizes": "taken", "stolen": "taken", "seized": "taken",
-              "confiscated": "taken", "removed": "taken", "sank": "lost", "sunk": "lost", "vanished": "lost",
-              "was lost": "lost", "were lost": "lost", "out of reach": "lost", "overboard": "lost", "over the side": "lost"}
+_GONE_SAID = {"took": "taken", "takes": "taken", "confiscated": "taken", "confiscates": "taken", "stole": "taken",
+              "steals": "taken", "stolen": "taken", "seized": "taken", "seizes": "taken", "removed": "taken",
+              "sank": "lost", "sunk": "lost", "vanished": "lost", "was lost": "lost", "were lost": "lost",
+              "out of reach": "lost", "overboard": "lost", "over the side": "lost"}
 
 
 def _gone_items(scene: str) -> dict[str, str]:
