@@ -240,15 +240,16 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         if unlikely >= impossible_at:
             choice, use_model = IMPOSSIBLE, False  # an act no roll can make succeed is never rolled
         who = who_rolls(speaker, line, state.instance)
+        table_talk = bool(OUT_OF_CHARACTER.match(line)) and not always_roll  # to the GM, not the world: no rule judges it
         era = (getattr(pack, "rules", None) or {}).get("era") or {}
         scene = str(options.get("scene", ""))
         why = (impossible_act(line) or impossible_in_scene(line, scene)
                or impossible_without_magic(line, who, options.get("without_magic", ()))
-               or impossible_in_era(line, scene, era.get("year"), era.get("name", ""))) if rules and not always_roll else None
+               or impossible_in_era(line, scene, era.get("year"), era.get("name", ""))) if rules and not always_roll and not table_talk else None
         if why:
             choice, use_model = IMPOSSIBLE, False
             record.parsed["rule"] = why
-        elif OUT_OF_CHARACTER.match(line) and not always_roll:
+        elif table_talk:
             choice, use_model, why = NO_ROLL, False, "out of character"  # table talk to the GM: answered, never rolled
             record.parsed["rule"] = why
         if use_model and state.model is not None:

@@ -83,6 +83,7 @@ def test_hybrid_asks_the_model_only_for_a_close_call_and_only_between_two_labels
 @pytest.mark.parametrize("line, decision", [
     ("Out of character: can my paladin keep the reward under her oath?", "no_roll"),
     ("(OOC) I sneak past the guard, right? that's what I said last time", "no_roll"),
+    ("OOC: can I google the grappling rules on my phone?", "no_roll"),  # table talk, not an act the era rule refuses
     ("I sneak past the guard", "roll"),
     ("I sneak past the guard, though out of character I'm nervous", "roll"),  # only a line that opens as table talk
 ])
