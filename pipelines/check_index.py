@@ -22,13 +22,16 @@ import numpy as np
 
 import rulesets
 
+from .vector_store import embed_cached
+
 NO_ROLL = "no_roll"
 IMPOSSIBLE = "impossible"
 DECISIONS = (NO_ROLL, IMPOSSIBLE)
 
 Embed = Callable[[list[str]], np.ndarray]
 
-__all__ = ["CheckIndex", "Vote", "Neighbour", "LineSense", "NO_ROLL", "IMPOSSIBLE", "DECISIONS", "pack_examples"]
+__all__ = ["CheckIndex", "Vote", "Neighbour", "LineSense", "NO_ROLL", "IMPOSSIBLE", "DECISIONS", "pack_examples",
+           "borrowed_examples"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,51 @@ def pack_examples(pack: Any) -> list[tuple[str, str]]:
     return [(lab, " ".join(line.split())) for lab, line in pairs if line.strip()]
 
 
+def borrowed_examples(pack: Any, others: list[Any], embed: Embed) -> list[tuple[str, str]]:
+    """The other packs' check lines, relabelled with this pack's checks through the shared ``concepts``.
+
+    A blind line is often phrased unlike any of this pack's own two dozen lines for its check,
+    yet like another game's lines for the same kind of act ("fight off the venom" is a D&D
+    Constitution save, a Pathfinder Fortitude save, a Savage Worlds Vigor roll). A line of check
+    ``q`` is lent only when every concept ``q`` stands for is one this pack also has; it then
+    goes to this pack's usual check for those concepts, and when they name different checks here
+    (Pathfinder's Perception is CoC's Spot Hidden, Listen or Psychology), to the one whose own
+    lines' centre it lies nearest.
+    """
+    mine = getattr(pack, "concepts", {}) or {}
+    if not mine:
+        return []
+    lent: list[tuple[list[str], str]] = []  # (this pack's checks the line may belong to, line)
+    for other in others:
+        theirs = getattr(other, "concepts", {}) or {}
+        if other is pack or getattr(other, "name", None) == getattr(pack, "name", None) or not theirs:
+            continue
+        for cid, check in other.checks.items():
+            stands_for = [concept for concept, ids in theirs.items() if cid in ids]
+            if not stands_for or any(concept not in mine for concept in stands_for):
+                continue
+            targets = list(dict.fromkeys(mine[concept][0] for concept in stands_for))
+            lent += [(targets, " ".join(line.split())) for line in check.examples if line.strip()]
+    if not lent:
+        return []
+    open_calls = [i for i, (targets, _) in enumerate(lent) if len(targets) > 1]
+    chosen = {i: lent[i][0][0] for i in range(len(lent))}
+    if open_calls:
+        own = [(lab, line) for lab, line in pack_examples(pack) if lab in pack.checks]
+        labels = np.array([lab for lab, _ in own])
+        vectors = embed([line for _, line in own])
+        lines = embed([lent[i][1] for i in open_calls])
+        for row, i in zip(lines, open_calls):
+            targets = [t for t in lent[i][0] if (labels == t).any()]
+            if targets:
+                chosen[i] = max(targets, key=lambda t: _cosine(vectors[labels == t].mean(axis=0), row))
+    return [(chosen[i], line) for i, (_, line) in enumerate(lent)]
+
+
+def _cosine(centre: np.ndarray, row: np.ndarray) -> float:
+    return float(centre @ row / max(float(np.linalg.norm(centre)), 1e-12))
+
+
 class CheckIndex:
     """Embedded example lines of one pack, searched by cosine similarity.
 
@@ -100,34 +148,42 @@ class CheckIndex:
         pairs: (label, line) examples.
         embed: texts → L2-normalised rows; the packaged MiniLM by default.
         temperature: softness of the vote; lower trusts the single nearest example more.
+        lent: (label, line) pairs that shape only the labels' centres, never the nearest-line
+            vote: other games' lines for the same kind of act (``borrowed_examples``).
     """
 
     def __init__(self, pairs: list[tuple[str, str]], embed: Embed | None = None, temperature: float = 0.05,
-                 centre_weight: float = 0.4) -> None:
-        if embed is None:
-            from .embeddings import embed as minilm  # lazy: the ONNX MiniLM (and chromadb) load on first use
-
-            embed = minilm
+                 centre_weight: float = 0.4, lent: list[tuple[str, str]] = ()) -> None:
+        stored = embed is None  # the packaged MiniLM: example vectors come from the on-disk store
+        embed = embed or _minilm()
         self.embed = embed
         self.labels = [lab for lab, _ in pairs]
         self.texts = [text for _, text in pairs]
         self.temperature = temperature
         self.centre_weight = centre_weight
-        self.vectors = embed(self.texts) if self.texts else np.zeros((0, 1), dtype=np.float32)
+        texts = [*self.texts, *(line for _, line in lent)]
+        vectors = (embed_cached(texts) if stored else embed(texts)) if texts else np.zeros((0, 1), dtype=np.float32)
+        self.vectors = vectors[: len(self.texts)]
         self.centre_labels = sorted(set(self.labels))
         if self.texts:
-            owner = np.array(self.labels)
-            centres = np.stack([self.vectors[owner == lab].mean(axis=0) for lab in self.centre_labels])
+            owner = np.array([*self.labels, *(lab for lab, _ in lent)])
+            centres = np.stack([vectors[owner == lab].mean(axis=0) for lab in self.centre_labels])
             self.centres = centres / np.clip(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12, None)
 
     @classmethod
-    def for_pack(cls, pack: Any, embed: Embed | None = None) -> "CheckIndex":
-        """The index of a loaded pack; built once per process for the MiniLM embedding."""
+    def for_pack(cls, pack: Any, embed: Embed | None = None, borrow: bool = False) -> "CheckIndex":
+        """The index of a loaded pack; built once per process for the MiniLM embedding.
+
+        ``borrow``: each check's centre is also made of the other TRPG packs' lines for the same
+        kinds of act (``borrowed_examples``); the nearest-line vote stays this pack's own.
+        """
         pairs = pack_examples(pack)
         if embed is not None:
-            return cls(pairs, embed)
-        digest = hashlib.sha1(repr(pairs).encode()).hexdigest()
-        return _cached(digest, tuple(pairs))
+            return cls(pairs, embed, lent=_lent(pack, embed) if borrow else [])
+        key = (hashlib.sha1(repr(pairs).encode()).hexdigest(), getattr(pack, "name", ""), borrow)
+        if key not in _INDEXES:
+            _INDEXES[key] = cls(pairs, lent=_lent(pack, embed_cached) if borrow else [])
+        return _INDEXES[key]
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -165,9 +221,18 @@ class CheckIndex:
         return Vote(neighbours=neighbours, scores=scores, best=best, blend=blend)
 
 
-@lru_cache(maxsize=8)
-def _cached(_digest: str, pairs: tuple[tuple[str, str], ...]) -> CheckIndex:
-    return CheckIndex(list(pairs))
+_INDEXES: dict[tuple[str, str, bool], CheckIndex] = {}  # (examples' digest, pack, borrowed) -> index, once per process
+
+
+def _lent(pack: Any, embed: Embed) -> list[tuple[str, str]]:
+    others = [rulesets.load(name) for name in sorted(rulesets.available())]
+    return borrowed_examples(pack, [other for other in others if other.kind == "trpg"], embed)
+
+
+def _minilm() -> Embed:
+    from .embeddings import embed  # lazy: the ONNX MiniLM (and chromadb) load on first use
+
+    return embed
 
 
 class LineSense:
@@ -194,17 +259,15 @@ class LineSense:
                  strength: float = 1.0) -> None:
         from scipy.optimize import minimize  # lazy: scipy is slow to import and only training needs it
 
-        if embed is None:
-            from .embeddings import embed as minilm  # lazy: the ONNX MiniLM (and chromadb) load on first use
-
-            embed = minilm
+        stored = embed is None
+        embed = embed or _minilm()
         self.embed = embed
         texts = [line for _, line in pairs]
         y = np.array([1.0 if self.KINDS[kind](lab) else 0.0 for lab, _ in pairs])
         self.weights = np.zeros(0)
         if not texts or y.sum() == 0 or y.sum() == len(y):
             return
-        x = embed(texts)
+        x = embed_cached(texts) if stored else embed(texts)
         weight = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
 
         def loss(w: np.ndarray) -> tuple[float, np.ndarray]:

@@ -115,3 +115,8 @@ class PackFile(_Def):
     # these and of the checks' examples to decide whether, and what, to roll.
     no_roll: list[str] = Field(default_factory=list)
     impossible: list[str] = Field(default_factory=list)
+    # Kinds of act every game has a check for, named in a vocabulary shared by the packs
+    # (``endure``: D&D's Constitution save, Pathfinder's Fortitude, Savage Worlds' Vigor), each
+    # with this pack's checks for it, the usual one first. The GM turn lends each pack the other
+    # packs' example lines through them (``pipelines.check_index.borrowed_examples``).
+    concepts: dict[str, list[str]] = Field(default_factory=dict)

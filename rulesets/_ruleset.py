@@ -38,6 +38,7 @@ class RuleSet(BaseModel):
     rules: dict = Field(default_factory=dict)
     no_roll: list[str] = Field(default_factory=list)  # lines a GM answers without dice
     impossible: list[str] = Field(default_factory=list)  # lines no roll can make succeed
+    concepts: dict[str, list[str]] = Field(default_factory=dict)  # shared kind of act -> this pack's checks, usual first
 
     _check_index: NameIndex = PrivateAttr(default_factory=NameIndex)
     _role_index: NameIndex = PrivateAttr(default_factory=NameIndex)
@@ -220,6 +221,11 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
         if fam.ability is not None and fam.ability not in abilities:
             raise fail(f"families.{fid}.ability", f"unknown {pack.ability_word} {fam.ability!r}",
                        _declared(abilities, fam.ability))
+    for concept, ids in pack.concepts.items():
+        for cid in ids:
+            if cid not in checks:
+                raise fail(f"concepts.{concept}", f"unknown check {cid!r}",
+                           f"use a check id the pack declares (`vgm rulesets show {name}`) or drop it")
     if pack.kind == "trpg" and not checks:
         raise fail("checks", "a trpg pack lists no checks", "add `checks:` with at least one entry")
 
@@ -233,7 +239,8 @@ def build(pack: PackFile, name: str, source: str) -> RuleSet:
                  aliases=pack.aliases, source=source, ability_word=pack.ability_word,
                  ability_defs=abilities, checks=checks, families=pack.families,
                  teams=pack.teams, team_aliases=pack.team_aliases,
-                 roles=roles, setups=setups, rules=pack.rules, no_roll=pack.no_roll, impossible=pack.impossible)
+                 roles=roles, setups=setups, rules=pack.rules, no_roll=pack.no_roll, impossible=pack.impossible,
+                 concepts=pack.concepts)
     rs._check_index = NameIndex(filler)
     rs._role_index = NameIndex({"the", "a", "an", "role", "player", "of", "arthur"})
     for cid, c in checks.items():

@@ -146,7 +146,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
                no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
-               drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6):
+               drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6, borrow: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -192,6 +192,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             rolling and that direction (``dice_weight`` of it) reaches ``roll_at``, the line rolls
             the vote's leading check. It only ever adds a roll: letting it also take rolls away
             cost more right checks than it saved no-roll answers (docs/play.md). ``0`` turns it off.
+        borrow: *which* check is also told by how near the line lies to other games' lines for
+            the same kind of act (the packs' shared ``concepts``; ``CheckIndex.for_pack``). Those
+            lines shape each check's centre only; *whether* to roll is this game's lines alone.
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
@@ -206,9 +209,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         pack, options = state.pack, state.options
         speaker, line = acting_turn(state.instance)
         index = options.get("check_index") or CheckIndex.for_pack(pack)
+        which = options.get("check_index") or (CheckIndex.for_pack(pack, borrow=True) if borrow else index)
         act = without_names(line, state.instance) if drop_names else line
         query = index.query(act) if len(index) else None  # one embedding serves both votes
-        vote = index.vote(act, k=k, exclude=set(DECISIONS) if always_roll else None, query=query)
+        vote = which.vote(act, k=k, exclude=set(DECISIONS) if always_roll else None, query=query)
         hints = [c for c in options.get("hint_checks", []) if c in pack.checks]
         checks = list(dict.fromkeys([*hints, *vote.candidates(candidates)]))[: max(candidates, len(hints))]
         record = state.step_record("adjudicate")

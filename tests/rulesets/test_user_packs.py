@@ -92,6 +92,8 @@ BAD = {
                      "key 'roles.seer.team'", "use one of: village, wolves"),
     "unknown role in rules": (SOCIAL + "rules: {mafia_role: werewolf}\n", "key 'rules.mafia_role'", "unknown role 'werewolf'"),
     "no checks": ("title: Empty\nkind: trpg\n", "key 'checks'", "add `checks:`"),
+    "unknown check in a concept": (GOOD + "concepts: {locks: [lockpicking, lockpick]}\n", "key 'concepts.locks'",
+                                   "unknown check 'lockpick'"),
     "not a mapping": ("- just\n- a list\n", "not a mapping", "title:"),
 }
 
