@@ -185,6 +185,10 @@ _FAR = re.compile(_MEASURE + r"(?:away|across|wide|apart|off|out|distant|ahead|b
                   r"(?:to the )?(?:north|south|east|west)(?:east|west)?(?:ward)?|(?:down|up)(?:stream|river| the (?:line|track|tracks|road|river|coast)))\b", re.I)
 _MILES = re.compile(r"\bmiles (?:away|off|out|ahead|down|up|behind|beyond|distant|from)\b", re.I)
 _SENTENCE = re.compile(r"[^.;!?]+")
+THROW_LIMIT_FT = 300       # a stone or a javelin; the longest thrown-weapon range in D&D is 120 ft, a record throw a few hundred
+_HIGH = re.compile(_MEASURE + r"(?:above|overhead|up|high|off the ground|in the air)\b", re.I)
+_CARRIED = re.compile(r"\b(?:drag|drags|dragging|carry|carries|carrying|haul|hauls|hauling|lug|lugs|lugging)\b", re.I)  # taken there first
+_THROWN = re.compile(r"\b(?:throw|throws|throwing|toss|tosses|hurl|hurls|fling|flings|lob|lobs)\b(?=[^.;!?]*\b(?:across|at|to|over|into)\b)", re.I)
 _CONTENT = re.compile(r"[a-z]{4,}")
 _FAR_STOP = {"that", "this", "with", "from", "into", "onto", "over", "across", "away", "their", "there", "where", "what", "when",
              "then", "than", "them", "they", "your", "yours", "just", "some", "feet", "yards", "miles", "mile", "foot", "yard",
@@ -222,10 +226,13 @@ _NARROW_BARS = re.compile(r"\b(?:bars|grate|grating|grille|railings)\b[^.;]{0,80
 
 
 # a coach, train or boat the scene says left long ago cannot be boarded, chased or not
-_BOARD = re.compile(r"\b(?:hop|hops|hopping|climb|climbs|jump|jumps|swing|swings|get|gets|step|steps) (?:on ?board|aboard|on|onto|into)\b"
+_BOARD = re.compile(r"\b(?:hop|hops|hopping|climb|climbs|jump|jumps|leap|leaps|leaping|swing|swings|get|gets|step|steps)"
+                    r"(?: \w+){0,4}? (?:on ?board|aboard|on|onto|into)\b"
                     r"|\b(?:board|boards|boarding|catch|catches|catching)\b", re.I)
-_LONG_GONE = re.compile(r"\blong gone\b|\b(?:left|departed|pulled out|sailed|set off|rolled out|steamed out)\b[^.;]{0,40}?"
-                        r"\b(?:an hour|hours|a day|days|yesterday|last night|this morning|long) ago\b", re.I)
+_OUT_OF_SIGHT = re.compile(r"\b(?:out of sight|over the horizon|beyond sight)\b", re.I)  # a rider may yet catch it
+_LONG_GONE = re.compile(r"\blong gone\b"
+                        r"|\b(?:left|departed|pulled out|pulled away|sailed|set off|set sail|cast off|rolled out|steamed out|steamed off)\b"
+                        r"[^.;]{0,40}?\b(?:an hour|hours|a day|days|yesterday|last night|this morning|long) ago\b", re.I)
 
 
 def _naming(text: str, scene: str, after: re.Match | None) -> list[str]:
@@ -269,9 +276,19 @@ def _too_far(text: str, scene: str) -> str | None:
         near = min(_distances_for(text, scene, reach, gap=True), default=0.0)
         if near > REACH_LIMIT_FT:
             return f"no arm reaches {_said(near)}"
-    if (board := _BOARD.search(text)) and (vehicle := _UNDER_WAY.search(text[board.end():])) and any(
-            _LONG_GONE.search(sentence) for sentence in _naming(text, scene, board)):
-        return f"the {vehicle.group(0).lower()} left long ago"
+        up = min((_feet(m) for sentence in _naming(text, scene, reach) for m in _HIGH.finditer(sentence)), default=0.0)
+        if up > REACH_LIMIT_FT:
+            return f"no arm reaches {_said(up)} up"
+    if (throw := _THROWN.search(text)) and not _asked(text, throw) and not _GOES_FIRST.search(text) and not _CARRIED.search(text):
+        near = min(_distances_for(text, scene, throw), default=0.0)
+        if near > THROW_LIMIT_FT:
+            return f"no arm throws {_said(near)}"
+    if (board := _BOARD.search(text)) and (vehicle := _UNDER_WAY.search(text[board.end():])):
+        named = _naming(text, scene, board)
+        if any(_LONG_GONE.search(sentence) for sentence in named):
+            return f"the {vehicle.group(0).lower()} left long ago"
+        if not _MOUNTED.search(text) and any(_OUT_OF_SIGHT.search(sentence) for sentence in named):
+            return f"the {vehicle.group(0).lower()} is already out of sight"
     if _CHASE.search(text) and (catch := _CATCH.search(text)) and _UNDER_WAY.search(text[catch.end():]) and not _MOUNTED.search(text):
         near = min(_distances_for(text, scene, catch), default=0.0)
         if near > CATCH_LIMIT_FT:
@@ -291,7 +308,7 @@ def _too_far(text: str, scene: str) -> str | None:
 # there is not at hand, so drawing, lighting or playing it cannot work ("I ask for my bow back" can).
 _LIST = r"(?P<items>(?:(?:his|her|their|your|my|the|all|and|of)\s+|[a-z'’]+,?(?:\s+|(?=[.;])|$)){1,8}?)"
 _GONE_WORDS = ("taken", "confiscated", "stolen", "seized", "removed", "smashed", "broken", "shattered", "destroyed",
-               "crushed", "lost", "ruined", "sunk", "swept away", "washed away")
+               "crushed", "lost", "ruined", "sunk", "swept away", "washed away", "sent", "shipped", "carried off")
 _TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been|got|is|are)\s+(?:all\s+)?(?P<how>" + "|".join(_GONE_WORDS) + r")\b"
                             r"(?!\s+(?:by surprise|aback|ill|prisoner|captive|with|up|out|off|apart|down|open)\b)(?!(?<=taken)\s+in\b)", re.I)
 _TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|(?:takes|confiscates|steals|seizes)(?=\s+(?:away\s+)?(?:his|her|their|your|my)\b))\s+(?:away\s+)?"
@@ -301,7 +318,8 @@ _SANK = re.compile(_LIST + r"(?:fell|dropped|slipped|tumbled|went|rolled)\s+(?:\
                    r"out of reach|overboard|over the side|swept away|washed away)\b", re.I)
 _USE = re.compile(r"\b(?:draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
                   r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
-                  r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their))\b", re.I)
+                  r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their)|"
+                  r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up)\b", re.I)
 _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
               "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
               "him", "them", "us", "me", "one", "two", "for", "that", "this", "these", "those", "who", "which", "what",
@@ -313,7 +331,8 @@ _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "g
 _GONE_SAID = {"took": "taken", "takes": "taken", "confiscated": "taken", "confiscates": "taken", "stole": "taken",
               "steals": "taken", "stolen": "taken", "seized": "taken", "seizes": "taken", "removed": "taken",
               "sank": "lost", "sunk": "lost", "vanished": "lost", "was lost": "lost", "were lost": "lost",
-              "out of reach": "lost", "overboard": "lost", "over the side": "lost"}
+              "out of reach": "lost", "overboard": "lost", "over the side": "lost", "sent": "sent away", "shipped": "sent away",
+              "carried off": "taken"}
 
 
 def _gone_items(scene: str) -> dict[str, str]:
@@ -448,8 +467,11 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"cctv|security cameras?|camcorders?|video cameras?", 1970, "there are no video cameras"),
     (r"flashlights?|electric torch(?:es)?", 1899, "there are no electric torches"),
     (r"telephones?|phones?", 1877, "there are no telephones"),
+    (r"telegrams?|telegraph(?:s|ed|ing)?|wire ahead", 1844, "there is no telegraph"),
     (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),
     (r"penicillin|antibiotics?", 1942, "there are no antibiotics"),
+    (r"digital cameras?|(?:little |small |tiny )?(?:screen|display|lcd) (?:on|of) (?:the back of )?(?:the |my |his |her |their )?cameras?|"
+     r"cameras?(?:'s|’s) (?:little |small )?(?:screen|display)", 1975, "there are no digital cameras"),
     (r"polaroids?|instant (?:cameras?|photos?|photographs?|prints?)", 1948, "there are no instant cameras"),
     (r"cameras?", 1839, "there are no cameras"),
 )

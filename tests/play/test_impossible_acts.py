@@ -297,6 +297,9 @@ def test_burned_writing_and_a_whole_train_dragged_to_a_stop(line, why):
     ("Is there a telephone in the inn?", "A coaching inn.", 1500, "this world", None),  # asking is not doing
     ("I light a lantern and look around", "A damp crypt.", 1500, "this world", None),
     ("I cast plane shift", "A temple.", 1500, "this world", None),
+    ("Fine, I'll send him a telegram", "A guild hall.", 1500, "this world", "there is no telegraph in this world"),
+    ("I send a telegram to Boston", "Arkham, 1925.", None, "", None),
+    ("I check the little screen on the back of the camera", "Gloucester, 1925.", None, "", "there are no digital cameras in 1925"),
 ])
 def test_a_thing_the_scenes_year_does_not_have_is_refused(line, scene, year, era, why):
     from pipelines.impossible_acts import impossible_in_era
@@ -341,6 +344,8 @@ def test_a_thing_the_scene_says_was_taken_or_burned_cannot_be_used_or_read(line,
     ("I dive into the cistern for my candle", "Her candle fell into the cistern and sank.", None),  # so is fetching it
     ("I play my fiddle", "His bow was broken in the fight.", None),  # CRD3-like: not the thing that is gone... (a fiddle's bow aside)
     ("I hold her hand", "She takes your hand and holds it.", None),  # a hand taken is a gesture
+    ("I pick up the pistol from the table", "The pistol was sent to the capital on the noon stage.", "the pistol was sent away"),
+    ("I pick up the knife", "The boy was sent to fetch water. His knife lies on the table.", None),
     ("Beau gets out of her chains and grabs her stuff", "The guards took her weapons and her chains were removed.", None),
 ])
 def test_a_thing_the_scene_says_was_broken_lost_or_taken_cannot_be_used(line, scene, why):
@@ -363,6 +368,15 @@ def test_a_thing_the_scene_says_was_broken_lost_or_taken_cannot_be_used(line, sc
     ("I ride hard for the fort to get there before nightfall", "It is noon; the fort is two hundred miles north.", "no horse covers 200 miles before nightfall"),
     ("I ride for the fort", "It is noon; the fort is two hundred miles north.", None),  # a long ride, but no deadline today
     ("We walk to the mill before dark", "The mill is two miles downstream.", None),
+    ("I leap from the pier onto the deck of the barge", "The barge cast off an hour ago.", "the barge left long ago"),
+    ("I jump from the quay onto the ferry", "The ferry pulled away and is out of sight round the headland.", "the ferry is already out of sight"),
+    ("I gallop after it and swing aboard the coach", "The coach rounds the bend, out of sight.", None),  # a rider may yet catch it
+    ("I stand on the bench and reach up to unhook the lantern", "The lantern hangs from the arch, forty feet above the water.", "no arm reaches 40 feet up"),
+    ("I reach up and take the lantern down", "The lantern hangs six feet up, by the door.", None),
+    ("I climb the pillar and grab the lantern", "The lantern hangs forty feet above the floor.", None),
+    ("I throw a stone across the harbour at the lamp", "The harbour is two miles wide; a lamp burns on the far shore.", "no arm throws 2 miles"),
+    ("I throw my dagger at the goblin", "The goblin stands twenty feet away.", None),
+    ("We drag the bodies off and throw them into the lake", "The lake lies five hundred feet from the tents.", None),  # carried there first
     ("I squeeze between the bars", "The window's bars are three inches apart.", "no body fits between bars that close"),
     ("I slip through the grate", "The grate's bars are rusted and a foot apart.", None),
 ])
