@@ -23,6 +23,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
+from ..act_cues import cued_checks
 from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -146,7 +147,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                similarity: float = 0.6, recent: int = 3, max_tokens: int = 16, shots: bool = True, always_roll: bool = False,
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
                no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
-               drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6, borrow: bool = True):
+               drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6, borrow: bool = True,
+               cues: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -195,6 +197,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         borrow: *which* check is also told by how near the line lies to other games' lines for
             the same kind of act (the packs' shared ``concepts``; ``CheckIndex.for_pack``). Those
             lines shape each check's centre only; *whether* to roll is this game's lines alone.
+        cues: a line that names its kind of act outright ("shoot the rope", "hold my breath",
+            "stands his ground": ``pipelines.act_cues``) rolls that kind's check, whatever the
+            nearest lines' nouns say; it never turns a no-roll into a roll.
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
@@ -237,6 +242,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             if (1 - dice_weight) * roll_share + dice_weight * needs_dice >= roll_at:
                 top = None  # the direction heard an act the vote took for talk: roll the vote's leading check
         choice = top if top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
+        cued = cued_checks(act, pack) if cues else []
+        if cued and choice not in DECISIONS and choice not in cued:
+            record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
+            choice = max(cued, key=lambda c: vote.blend.get(c, 0.0))  # the line names the kind of act outright
         if hints and voted_no_roll and not use_model:
             choice = hints[0]  # the scene has something to find right where they act
         unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or LineSense.from_packs("impossible"))(line)

@@ -104,7 +104,7 @@ def test_a_characters_name_does_not_choose_the_check():
                         ("no_roll", "what time is it")], embed=bag_of_words)
     inst = MoeInstance(id="t", ruleset="swade", context=[Turn(speaker="Dutch Calloway", text="Dutch Calloway swims")],
                        characters=["Dutch Calloway|Dutch"])
-    named = asyncio.run(adjudicate(drop_names=False, dice_weight=0).run(inst, None, pack=DND, check_index=index))
+    named = asyncio.run(adjudicate(drop_names=False, dice_weight=0, cues=False).run(inst, None, pack=DND, check_index=index))
     unnamed = asyncio.run(adjudicate(dice_weight=0).run(inst, None, pack=DND, check_index=index))
     assert named.checks[0].skill == "intimidation"
     assert [(c.character, c.skill) for c in unnamed.checks] == [("Dutch Calloway", "athletics")]

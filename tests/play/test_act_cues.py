@@ -1,0 +1,67 @@
+"""A line that names its kind of act outright rolls that kind's check, whatever nouns it shares
+with other checks' example lines; words said in it name nothing."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import rulesets
+from pipelines.act_cues import cued_checks, narrated
+from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
+from pipelines.check_index import CheckIndex
+
+SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "pf2e"))
+
+
+@pytest.mark.parametrize("pack, line, checks", [
+    (SWADE, "Shoot the rope.", ["shooting"]),
+    (SWADE, "Dutch throws his weight on the sweep and tries to steer between the rocks.", ["boating"]),
+    (SWADE, "Hosea stands his ground in front of the tent.", ["spirit", "fear"]),
+    (SWADE, "I bet the deed on one more hand of poker", ["gambling"]),
+    (DND, "Oskar pulls his cloak over his mouth and pushes through the spores to the lever.", ["constitution_save", "constitution"]),
+    (DND, "Ilya drains the whole horn in one go", ["constitution_save", "constitution"]),
+    (PF2, "Keth grits his teeth and fights the pull of the song.", ["will"]),
+    (PF2, "Marisol swims out to the boy against the current.", ["athletics"]),
+    (COC, "I kick off my shoes and dive in after it.", ["swim"]),
+])
+def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
+    assert cued_checks(line, pack) == checks
+
+
+@pytest.mark.parametrize("pack, line", [
+    (SWADE, "I shoot him a look and keep walking."),
+    (COC, '"The Globe sent me to shoot Mr. Ashcombe for the society page," I tell the butler.'),
+    (PF2, "Marisol rests her blade on his shoulder and tells him he will talk or he will swim."),
+    (COC, "I freeze at the foot of the stairs, hold my breath and listen hard."),
+    (DND, "I shoot the rope with my bow."),  # D&D's attacks are not checks: no check names shooting
+    (SWADE, "I ask the barkeep what there is to eat."),
+])
+def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
+    assert cued_checks(line, pack) == []
+
+
+def test_quoted_and_reported_speech_is_not_the_act():
+    assert narrated('"Hold on!" Dutch leans on the sweep.').strip() == "Dutch leans on the sweep."
+    assert "swim" not in narrated("She tells him he will talk or he will swim.")
+
+
+INDEX = CheckIndex([("athletics", "I climb the rope"), ("athletics", "I swing on the rope"),
+                    ("shooting", "I fire my rifle at the bandit"), ("no_roll", "I ask about the rope"),
+                    ("no_roll", "I ask them what they were shooting at")], embed=bag_of_words)
+
+
+def run(line: str, **args):
+    pipeline = adjudicate(decide_k=3, no_roll_weight=1.0, dice_weight=0, **args)
+    return asyncio.run(pipeline.run(instance(line), None, pack=SWADE, check_index=INDEX))
+
+
+def test_the_cue_turns_the_nearest_lines_check_into_the_named_kind():
+    assert [c.skill for c in run("Shoot the rope").checks] == ["shooting"]
+    assert [c.skill for c in run("Shoot the rope", cues=False).checks] == ["athletics"]
+
+
+@pytest.mark.parametrize("line", ["I ask them what they were shooting at", "Shoot the rope", "I climb the rope"])
+def test_a_cue_never_changes_whether_to_roll(line):
+    assert run(line).decision == run(line, cues=False).decision
+    assert run("I ask them what they were shooting at").decision == "no_roll"
