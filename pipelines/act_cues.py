@@ -5,7 +5,8 @@ The nearest example lines hear a line's nouns ("Shoot the rope" sat among rope-c
 "pulls his collar over his mouth and charges through the fumes" among grabbing and healing
 ones). When the line says what kind of act it is in so many words, that names the check: the
 pack's checks for that kind (its ``concepts``), the one the vote ranks highest among them.
-A cue never decides *whether* to roll, only *which* check a roll is.
+On *whether* to roll a cue is only a second opinion: it stands in for the needs-dice direction,
+which the nearest lines' own share for rolling must still back (``adjudicate``'s ``dice_weight``).
 """
 from __future__ import annotations
 

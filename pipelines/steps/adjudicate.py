@@ -199,7 +199,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             lines shape each check's centre only; *whether* to roll is this game's lines alone.
         cues: a line that names its kind of act outright ("shoot the rope", "hold my breath",
             "stands his ground": ``pipelines.act_cues``) rolls that kind's check, whatever the
-            nearest lines' nouns say; it never turns a no-roll into a roll.
+            nearest lines' nouns say. On *whether* to roll it only speaks as the needs-dice
+            direction does (``dice_weight``): a named act counts as plainly needing dice, and the
+            vote must still give rolling a fair share.
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
@@ -233,16 +235,16 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         top = judged.weighted_top(weights)
         voted_no_roll = top == NO_ROLL  # the vote's own view: a scene's hint stands in for a check only then
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
+        cued = cued_checks(act, pack) if cues else []
         if dice_weight > 0 and top == NO_ROLL and query is not None:
             sense = options.get("dice_sense") or LineSense.from_packs("dice")
             same_space = getattr(sense, "embed", None) is index.embed  # a test index may embed otherwise
-            needs_dice = sense(act, query=query if same_space else None)
+            needs_dice = 1.0 if cued else sense(act, query=query if same_space else None)  # "dive in after it" is an act
             roll_share = _roll_share(judged, weights)
             record.parsed["dice"] = {"vote": round(roll_share, 3), "sense": round(needs_dice, 3)}
             if (1 - dice_weight) * roll_share + dice_weight * needs_dice >= roll_at:
                 top = None  # the direction heard an act the vote took for talk: roll the vote's leading check
         choice = top if top in DECISIONS else (vote.candidates(1) or [NO_ROLL])[0]
-        cued = cued_checks(act, pack) if cues else []
         if cued and choice not in DECISIONS and choice not in cued:
             record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
             choice = max(cued, key=lambda c: vote.blend.get(c, 0.0))  # the line names the kind of act outright

@@ -62,6 +62,17 @@ def test_the_cue_turns_the_nearest_lines_check_into_the_named_kind():
 
 
 @pytest.mark.parametrize("line", ["I ask them what they were shooting at", "Shoot the rope", "I climb the rope"])
-def test_a_cue_never_changes_whether_to_roll(line):
+def test_with_the_needs_dice_opinion_off_a_cue_never_changes_whether_to_roll(line):
     assert run(line).decision == run(line, cues=False).decision
     assert run("I ask them what they were shooting at").decision == "no_roll"
+
+
+@pytest.mark.parametrize("swim_line, rolls", [("I dive in and swim hard", True), ("I swim across the river", False)])
+def test_a_named_act_counts_as_needing_dice_only_when_the_vote_leaves_rolling_a_fair_share(swim_line, rolls):
+    index = CheckIndex([("swim", swim_line), ("no_roll", "I kick off my boots by the fire"), ("no_roll", "what time is it")],
+                       embed=bag_of_words)
+    line, coc = "I kick off my shoes and dive in after it", rulesets.load("coc7e")
+    with_cue = asyncio.run(adjudicate(decide_k=3).run(instance(line), None, pack=coc, check_index=index))
+    without = asyncio.run(adjudicate(decide_k=3, cues=False).run(instance(line), None, pack=coc, check_index=index))
+    assert without.decision == "no_roll"
+    assert with_cue.decision == ("roll" if rolls else "no_roll")
