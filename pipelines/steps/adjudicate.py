@@ -148,7 +148,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
                no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
                drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6, borrow: bool = True,
-               cues: bool = True):
+               cues: bool = True, impossible_share: float = 0.25):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -174,6 +174,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             (roll, ``no_roll``, ``impossible``); *which* check is still told by the ``k`` nearest.
             A line's nearest single example is a poor judge of whether it needs dice; twenty
             neighbours, weighed more evenly, are a better one (docs/play.md).
+        impossible_share: the example lines alone refuse an act only when ``impossible`` holds at
+            least this share of that vote; below it the next label is taken. A refusal on a weak
+            plurality (0.17 for "grits his teeth and yanks the tarp back") told a player their
+            ordinary act could not work; on the tuned sets 0.25 kept every refusal and 0.3 lost five.
         no_roll_weight / impossible_weight: scale those labels' shares of that vote. Every
             check brings a dozen example lines and ``no_roll`` only one list, so without a prior
             a friendly question lands on whichever check's nouns it shares.
@@ -233,6 +237,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         judged = vote if always_roll else index.vote(act, k=decide_k, temperature=decide_temperature, query=query)
         weights = {NO_ROLL: no_roll_weight, IMPOSSIBLE: impossible_weight}
         top = judged.weighted_top(weights)
+        if top == IMPOSSIBLE and not always_roll and judged.scores.get(IMPOSSIBLE, 0.0) < impossible_share:
+            top = judged.weighted_top({**weights, IMPOSSIBLE: 0.0})  # too weak a plurality to refuse on
         voted_no_roll = top == NO_ROLL  # the vote's own view: a scene's hint stands in for a check only then
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
         cued = cued_checks(act, pack) if cues else []

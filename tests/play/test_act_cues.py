@@ -76,3 +76,19 @@ def test_a_named_act_counts_as_needing_dice_only_when_the_vote_leaves_rolling_a_
     without = asyncio.run(adjudicate(decide_k=3, cues=False).run(instance(line), None, pack=coc, check_index=index))
     assert without.decision == "no_roll"
     assert with_cue.decision == ("roll" if rolls else "no_roll")
+
+
+def test_the_examples_alone_refuse_only_on_a_clear_share_of_the_vote():
+    lines = {"impossible": "with force", "strength": "off the big heap", "sanity": "and stare at it",
+             "spot_hidden": "to look under it", "listen": "and hear it", "track": "and follow it",
+             "psychology": "and watch the old farmer"}
+    index = CheckIndex([(label, f"I yank the tarp back {tail}") for label, tail in lines.items()] + [("no_roll", "what time is it")],
+                       embed=bag_of_words)
+    line, coc = "I yank the tarp back", rulesets.load("coc7e")
+    assert index.vote(line, k=8, temperature=0.1).top == "impossible"  # the nearest, with under a quarter of the vote
+
+    def decide(**args):
+        return asyncio.run(adjudicate(decide_k=8, dice_weight=0, **args).run(instance(line), None, pack=coc, check_index=index))
+
+    assert decide(impossible_share=0.0).decision == "impossible"
+    assert [c.skill for c in decide().checks] == ["strength"]
