@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["CUES", "cued_checks", "narrated"]
+from .speech import narrated
+
+__all__ = ["CUES", "cued_checks"]
 
 _SELF = r"(?:my|his|her|their|your|our)"
 CUES: dict[str, str] = {
@@ -34,16 +36,6 @@ CUES: dict[str, str] = {
                rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b",
 }
 _CUES = tuple((concept, re.compile(pattern, re.I)) for concept, pattern in CUES.items())
-
-
-# words said rather than done: quoted speech, and what follows "tells him" ("...he will talk or he will swim")
-_QUOTED = re.compile(r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)")
-_REPORTED = re.compile(r"\b(?:tells?|says?|warns?|threatens?|promises?|asks?|explains?|shouts?|yells?|whispers?)\b.*", re.I)
-
-
-def narrated(line: str) -> str:
-    """The part of the line that tells what the character does, not what they say."""
-    return _REPORTED.sub(" ", _QUOTED.sub(" ", line))
 
 
 def cued_checks(line: str, pack: Any) -> list[str]:

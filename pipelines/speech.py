@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "speaks", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "speaks", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -70,6 +70,17 @@ def is_talk(line: str) -> bool:
         return False
     rest = line[named.end():].rstrip()
     return rest.endswith("?") and not _STATEMENT.search(rest)  # only questions: "...senses. Do I hear?" acts first
+
+
+# what follows "tells him" is words, not the act ("...and tells him he will talk or he will swim")
+_REPORTED = re.compile(r"\b(?:tells?|says?|warns?|threatens?|promises?|asks?|explains?|shouts?|yells?|whispers?)\b.*", re.I)
+_UNCLOSED = re.compile(r"[\"“][^\"”]*$")  # a quote the player never closed runs to the end of the line
+
+
+def narrated(line: str) -> str:
+    """The part of the line that tells what the character does, not what they say: quoted and
+    reported speech taken out."""
+    return _REPORTED.sub(" ", _UNCLOSED.sub(" ", _QUOTED.sub(" ", line)))
 
 
 def spoken_checks(pack: Any, share: float = SPOKEN_SHARE) -> frozenset[str]:

@@ -7,7 +7,8 @@ import asyncio
 import pytest
 
 import rulesets
-from pipelines.act_cues import cued_checks, narrated
+from pipelines.act_cues import cued_checks
+from pipelines.speech import narrated
 from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
 from pipelines.check_index import CheckIndex
 
