@@ -164,7 +164,8 @@ def _said(feet: float) -> str:
 def impossible_in_scene(line: str, scene: str) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a jump across a gap wider than anyone
     jumps, a shot at something farther than the weapon reaches, drawing or using a thing the
-    scene says was taken, or reading writing the scene says was burned. ``None`` when the line is none of these, or the scene does not say.
+    scene says was taken, reading writing the scene says was burned, or crossing by a bridge or
+    ladder the scene says is down. ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -172,7 +173,8 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
     if _JUMP.search(text) and _ACROSS.search(text):
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
-    return _out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
+    return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
+            or _way_gone(text, scene))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -308,30 +310,33 @@ def _too_far(text: str, scene: str) -> str | None:
 # there is not at hand, so drawing, lighting or playing it cannot work ("I ask for my bow back" can).
 _LIST = r"(?P<items>(?:(?:his|her|their|your|my|the|all|and|of)\s+|[a-z'’]+,?(?:\s+|(?=[.;])|$)){1,8}?)"
 _GONE_WORDS = ("taken", "confiscated", "stolen", "seized", "removed", "smashed", "broken", "shattered", "destroyed",
-               "crushed", "lost", "ruined", "sunk", "swept away", "washed away", "sent", "shipped", "carried off")
+               "crushed", "lost", "ruined", "sunk", "swept away", "washed away", "sent", "shipped", "carried off", "sold")
 _TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been|got|is|are)\s+(?:all\s+)?(?P<how>" + "|".join(_GONE_WORDS) + r")\b"
                             r"(?!\s+(?:by surprise|aback|ill|prisoner|captive|with|up|out|off|apart|down|open)\b)(?!(?<=taken)\s+in\b)", re.I)
-_TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|(?:takes|confiscates|steals|seizes)(?=\s+(?:away\s+)?(?:his|her|their|your|my)\b))\s+(?:away\s+)?"
-                           + _LIST.replace("{1,8}?", "{1,10}") + r"(?=[.;]|$|(?:and|from|at|when|before|after|off|away|included)\b)", re.I)
+_TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|sold|(?:takes|confiscates|steals|seizes|sells)(?=\s+(?:away\s+)?(?:his|her|their|its|your|my)\b))\s+(?:away\s+)?"
+                           + _LIST.replace("{1,8}?", "{1,10}?") + r"(?=[.;,]|$|(?:and|from|at|in|to|for|when|before|after|off|away|included)\b)", re.I)
 # a thing that fell or went where no one reaches it: "fell into the black cistern and sank out of reach"
 _SANK = re.compile(_LIST + r"(?:fell|dropped|slipped|tumbled|went|rolled)\s+(?:\w+\s+){0,5}?(?:and\s+)?(?P<how>sank|sunk|vanished|was lost|were lost|"
                    r"out of reach|overboard|over the side|swept away|washed away)\b", re.I)
-_USE = re.compile(r"\b(?:draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
+_USE = re.compile(r"\b(?:(?:climb|climbs|climbing|get|gets|hop|hops|swing|swings)\s+(?:up\s+)?(?:on|onto|aboard)|draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
                   r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
                   r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their)|"
-                  r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up)\b", re.I)
+                  r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up|ride|rides|riding|mount|mounts|"
+                  r"saddle|saddles)\b", re.I)
 _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
               "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
               "him", "them", "us", "me", "one", "two", "for", "that", "this", "these", "those", "who", "which", "what",
               "have", "has", "had", "been", "being", "some", "any", "was", "were", "is", "are", "not", "now", "then",
               "just", "also", "already", "both", "most", "last", "night", "day", "everyone", "everybody", "someone", "people",
-              "every", "included", "too", "hour", "ago", "yesterday", "today", "morning", "evening", "earlier", "later",
+              "every", "included", "too", "its", "only", "week", "month", "year", "next", "first", "other", "another", "same",
+              "more", "many", "much", "few", "little", "hour", "ago", "yesterday", "today", "morning", "evening", "earlier", "later",
               "visitor", "visitors", "guest", "guests", "party", "hand", "hands", "arm", "arms", "head", "face", "foot", "feet",
               "shoulder", "shoulders", "wrist", "wrists", "finger", "fingers", "breath", "time", "place", "turn", "seat", "leave"}
 _GONE_SAID = {"took": "taken", "takes": "taken", "confiscated": "taken", "confiscates": "taken", "stole": "taken",
               "steals": "taken", "stolen": "taken", "seized": "taken", "seizes": "taken", "removed": "taken",
               "sank": "lost", "sunk": "lost", "vanished": "lost", "was lost": "lost", "were lost": "lost",
               "out of reach": "lost", "overboard": "lost", "over the side": "lost", "sent": "sent away", "shipped": "sent away",
+              "sold": "sold", "sells": "sold",
               "carried off": "taken"}
 
 
@@ -349,14 +354,14 @@ def _gone_items(scene: str) -> dict[str, str]:
 
 def _taken(text: str, scene: str) -> str | None:
     """The line draws, lights, plays or uses a thing the scene says was taken, broken or lost."""
-    if text.rstrip("\"'”’ ").endswith("?") or re.search(r"\b(?:back|find|finds|search|searches|look for|looks for|recover|retrieve|steal|fish|fishes|dive|dives|mend|mends|repair|repairs|fix|fixes|pieces)\b", text, re.I):
+    if text.rstrip("\"'”’ ").endswith("?") or re.search(r"\b(?:(?:get|gets|ask|asks|want|wants|demand|demands|buy|buys|win|wins|take|takes)\b[^.!?]{0,30}?\bback|find|finds|search|searches|look for|looks for|recover|retrieve|steal|fish|fishes|dive|dives|mend|mends|repair|repairs|fix|fixes|pieces)\b", text, re.I):
         return None
     items = _gone_items(scene)
     if not items:
         return None
     for use in _USE.finditer(text):
         after = re.findall(r"[a-z]+", text[use.end():].lower())[:4]  # "draws his longbow", "with my revolver"
-        hits = [item for word in after for item in items if word.endswith(item) and word not in _NOT_ITEMS]
+        hits = [item for word in after for item in items if (word.endswith(item) or f"{word}s" == item) and word not in _NOT_ITEMS]
         if hits:
             hit = hits[-1]  # the noun ends the phrase: "thieves' tools", "tallow candle stub"
             return f"the {hit} {'were' if hit.endswith('s') and not hit.endswith('ss') else 'was'} {items[hit]}"
@@ -461,6 +466,8 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"(?:cell|mobile|smart) ?phones?|cellphones?|iphones?|(?:my|his|her|their|your) phone|text(?:s|ed|ing)? (?:him|her|them|me|us)", 1985,
      "there are no mobile phones"),
     (r"laptops?|(?:personal|home|desktop) computers?", 1977, "there are no computers"),
+    (r"(?:at|on|into) (?:the |a |his |her |their |my )?(?:\w+ )?computers?|computers? (?:terminal|screen|keyboard|records?|files?|search)|"
+     r"databases?", 1951, "there are no computers"),
     (r"internet|e-?mails?|googl(?:e|es|ed|ing)|online|wi-?fi|web ?search", 1993, "there is no internet"),
     (r"gps|sat-?nav", 1995, "there is no GPS"),
     (r"televisions?|tv", 1939, "there is no television"),
@@ -478,7 +485,8 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
 # Things a fantasy table also names for its magic ("I'll radio back up to the top", a Sending spell
 # in CRD3), so only a scene that states its year rules them out, never a pack's era.
 DATED_ONLY: tuple[tuple[str, int, str], ...] = (
-    (r"walkie-?talkies?|two-way radios?|(?:radio|radios|radioed|radioing) (?:the|them|him|her|ahead|back|for|in|to)", 1915,
+    (r"walkie-?talkies?|two-way radios?|(?:radio|radios|radioed|radioing) (?:the|them|him|her|ahead|back|for|in|to)|"
+     r"(?:on|off|up|at|into|over|by) the radio|the radio (?:set|receiver|and)|radio sets?|wireless sets?", 1915,
      "there is no radio to call on"),
 )
 _INVENTED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in INVENTIONS)
@@ -507,8 +515,8 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
 # ---- the fourth fact: writing the scene says went into the fire ------------------------------------
 _FIRE = r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator)"
 _BURNED_SCENE = (
-    re.compile(r"\b(?:threw|throws|thrown|tossed|tosses|fed|feeds|put|puts|dropped|drops|shoved|shoves|pushed|pushes|flung|flings)"
-               r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s)\s+){0,3}(?P<item>[a-z]+(?:\s+[a-z]+){0,2}?)\s+into\s+(?:the\s+|a\s+)?"
+    re.compile(r"\b(?:throw|threw|throws|thrown|tossed|tosses|fed|feeds|put|puts|dropped|drops|shoved|shoves|pushed|pushes|flung|flings)"
+               r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s|\d+)\s+){0,3}(?P<item>[a-z]+(?:\s+[a-z]+){0,2}?)\s+into\s+(?:the\s+|a\s+)?"
                r"(?:[\w-]+\s+){0,2}" + _FIRE + r"\b", re.I),
     re.compile(r"\b(?P<item>[a-z]+)\s+(?:was|were|has been|had been|have been)\s+(?:burned|burnt|reduced to ashes?)\b", re.I),
     re.compile(r"\b(?:burned|burnt|burns)\s+(?:the|his|her|their)\s+(?:\w+\s+){0,2}?(?P<item>[a-z]+)\b", re.I),
@@ -528,4 +536,36 @@ def _burned(text: str, scene: str) -> str | None:
             for item in reversed(m.group("item").lower().split()):  # "last letter": the noun is last
                 if item not in _NOT_ITEMS and len(item) >= 3 and re.search(rf"\b{re.escape(item)}s?\b", text, re.I):
                     return f"the {item} {'were' if item.endswith('s') and not item.endswith('ss') else 'was'} burned to ash"
+    return None
+
+
+# ---- the fifth fact: the way across is down -------------------------------------------------------
+# "The rope bridge was cut last night", "the ladder burned with the barn", "they cut the ferry
+# cable": walking that bridge or climbing that ladder cannot work. Another way over is an act
+# for the dice ("I climb down the cut rope", "we rig a new line"), so only the named way counts.
+_WAYS = (r"bridge|footbridge|ladder|stairs|staircase|stairway|steps|walkway|catwalk|gangplank|gangway|plank|"
+         r"ferry|cable car|lift|elevator|zip ?line")
+_WAY_DOWN = (r"cut|severed|collapsed|fallen|fell|burned|burnt|burned down|destroyed|smashed|broken|washed away|swept away|"
+             r"gone|down|blown|blown up|pulled up|drawn up|raised|torn down|in pieces|in ruins")
+_WAY_GONE = (
+    re.compile(rf"\b(?P<way>{_WAYS})\b(?:\s+(?:to|of|across|over|from|at|on|down|up)\b[^.;,]{{0,40}}?)?\s+"
+               rf"(?:was|were|has been|had been|is|are|now|lies|lay|hangs?|hung)\s+(?:now\s+|already\s+|all\s+)?(?:{_WAY_DOWN})\b", re.I),
+    re.compile(rf"\b(?:cut|severed|burned|burnt|destroyed|smashed|wrecked|blew up|pulled up|drew up|tore down)\s+"
+               rf"(?:the|their|its|that|this)\s+(?:\w+\s+)?(?P<way>{_WAYS})\b", re.I),
+    re.compile(rf"\b(?P<way>{_WAYS})\s+(?:collapsed|gave way|fell|broke|burned|burnt|went down|came down)\b", re.I),
+)
+_CROSS = (r"(?:walk|walks|walking|cross|crosses|crossing|run|runs|running|go|goes|going|head|heads|hurry|hurries|step|steps|"
+          r"stride|strides|climb|climbs|climbing|ride|rides|riding|drive|drives|lead|leads|take|takes|use|uses|board|boards)")
+_AGAIN = re.compile(r"\b(?:rebuild|rebuilds|repair|repairs|mend|mends|fix|fixes|rig|rigs|tie|ties|lash|lashes|splice|splices|"
+                    r"what'?s left|remains|pieces|halves|end of|swing|swings|new)\b", re.I)
+
+
+def _way_gone(text: str, scene: str) -> str | None:
+    """The line crosses or climbs by a bridge, ladder or stair the scene says is cut, burned or down."""
+    if text.rstrip("\"'”’ ").endswith("?") or _AGAIN.search(text):
+        return None
+    downed = {m.group("way").lower() for pattern in _WAY_GONE for m in pattern.finditer(scene)}
+    for way in sorted(downed, key=len, reverse=True):
+        if re.search(rf"\b{_CROSS}\b(?:\s+\w+){{0,3}}?\s+(?:the|that|this)\s+(?:\w+\s+)?{re.escape(way)}\b", text, re.I):
+            return f"the {way} {'are' if way in ('stairs', 'steps') else 'is'} down"
     return None

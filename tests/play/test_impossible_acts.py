@@ -353,6 +353,48 @@ def test_a_thing_the_scene_says_was_broken_lost_or_taken_cannot_be_used(line, sc
 
 
 @pytest.mark.parametrize("line, scene, why", [
+    # sold, mounted, pushed with: the thing is not there
+    ("I saddle the grey mare and ride for town", "Old Hobb sold the grey mare at the fair last week.", "the mare was sold"),
+    ("Marisol swings up onto the camel", "The caravan master sold his last camel in Zarith for water.", "the camel was sold"),
+    ("I push us off the bank with the oar", "Both oars went over the side in the rapids and sank.", "the oars were lost"),
+    ("I ride to the fair", "Old Hobb sold the grey mare at the fair last week.", None),  # the fair is not what was sold
+    ("I ask Hobb to buy the mare back", "Old Hobb sold the grey mare at the fair last week.", None),  # getting it back is a try
+    ("I pole us back to the jetty", "The raft's pole is lashed to the deck; the rope was lost.", None),  # the pole is there
+    # burned writing, with a date in its name
+    ("I open the 1902 diary and read it", "She threw the 1902 diary into the kitchen stove an hour ago.", "the diary was burned to ash"),
+])
+def test_a_thing_sold_or_lost_cannot_be_ridden_or_used(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("We walk across the footbridge to the mill", "Someone cut the footbridge ropes; the footbridge was cut at dawn.", "the footbridge is down"),
+    ("I climb the ladder to the loft", "The loft ladder burned with the rest of the stable.", "the ladder is down"),
+    ("Dutch leads the horses over the bridge", "The bridge over Cutter's Creek washed out and the bridge is gone.", "the bridge is down"),
+    ("I run up the stairs", "The raiders tore down the stairs to the tower room.", "the stairs are down"),
+    ("I climb down what's left of the bridge ropes", "The rope bridge was cut last night.", None),  # another way over: dice
+    ("We rig a new line across where the bridge was", "The rope bridge was cut last night.", None),
+    ("Can we still cross the bridge?", "The rope bridge was cut last night.", None),  # a question
+    ("I walk across the bridge", "The old bridge creaks but holds; the ferry was sunk.", None),  # not the way that is down
+])
+def test_a_bridge_or_ladder_the_scene_says_is_down_cannot_be_crossed(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("I sit down at the computer and look up his address", "Arkham, 1926.", "there are no computers in 1926"),
+    ("I search the police database for the name", "Boston, 1923.", "there are no computers in 1923"),
+    ("I switch on the radio and call the fort", "Dakota Territory, 1874.", "there is no radio to call on in 1874"),
+    ("I switch on the radio and listen for news", "Arkham, 1926.", None),  # a 1920s parlour has one
+    ("I ask the clerk to compute the fare", "Boston, 1923.", None),
+])
+def test_machines_the_scenes_year_does_not_have(line, scene, why):
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert impossible_in_era(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene, why", [
     ("I lean over the edge and snatch the banner", "The banner hangs on the far side of the chasm, forty feet of open air away.", "no arm reaches 40 feet"),
     ("I grab the lamp", "A lamp hangs on a hook twenty feet away.", None),
     ("What if something grabs the banner from the far side? Like a troll.", "The banner hangs across the chasm, forty feet away.", None),  # walked to, not reached across a gap
