@@ -14,6 +14,7 @@ turn: a small model then only chooses among the few labels the vote leaves open.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
@@ -187,6 +188,20 @@ class CheckIndex:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def fit(self, vote: Vote, scene: str, weight: float = 0.5) -> dict[str, float]:
+        """How well each label of ``vote`` suits the line *and* the scene it is said in, as a
+        log-score: the vote's blend times the scene's own vote over the label centres (a softmax
+        at the index's temperature), that raised to ``weight``. A product, so the scene only
+        reorders what the line already points at: "keep her going, slow and steady" is a horse
+        on a mountain trail and a motor car on an icy road. ``weight`` 0 or no scene: the blend.
+        """
+        blend = vote.blend or vote.scores
+        score = {lab: math.log(max(p, 1e-9)) for lab, p in blend.items()}
+        if weight <= 0 or not scene.strip() or not self.texts:
+            return score
+        near = dict(zip(self.centre_labels, (self.centres @ self.query(scene)).tolist()))
+        return {lab: s + weight * near.get(lab, 0.0) / self.temperature for lab, s in score.items()}
 
     def query(self, line: str) -> np.ndarray:
         """The line's vector, to pass to several votes without embedding it again."""
