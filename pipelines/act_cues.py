@@ -7,6 +7,11 @@ ones). When the line says what kind of act it is in so many words, that names th
 pack's checks for that kind (its ``concepts``), the one the vote ranks highest among them.
 On *whether* to roll a cue is only a second opinion: it stands in for the needs-dice direction,
 which the nearest lines' own share for rolling must still back (``adjudicate``'s ``dice_weight``).
+
+A few cues name a kind of act only where the going is hard: "keeps riding" is an endurance roll
+across a desert at noon and nothing on a town street, so it needs a hardship word in the line or
+the scene (``HARDSHIP``). One cue names no kind at all, only effort (``EFFORT``): "spends the
+afternoon going through the manifests" is a long task for the dice, whichever check the vote finds.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from typing import Any
 
 from .speech import narrated
 
-__all__ = ["CUES", "cued_checks"]
+__all__ = ["CUES", "CUE_CONCEPTS", "HARDSHIP", "EFFORT", "cued_checks", "names_effort"]
 
 _SELF = r"(?:my|his|her|their|your|our)"
 CUES: dict[str, str] = {
@@ -25,7 +30,7 @@ CUES: dict[str, str] = {
     "boat": r"\b(?:steer|steers|steering|pole|poles|poling|row|rows|rowing|paddle|paddles|paddling)\b[^.!?]{0,40}?"
             r"\b(?:boat|raft|punt|skiff|canoe|barge|flatboat|keelboat|dinghy|launch|sweep|tiller|helm|oars?|current|rapids)\b"
             r"|\b(?:on|at|takes?|grabs?|works?)\s+the\s+(?:sweep|tiller|helm|oars)\b|\bthe\s+sweep\b",
-    "gamble": r"\b(?:bet|bets|betting|wager|wagers|gamble|gambles|gambling|ante|antes)\b"
+    "gamble": r"\b(?:bet|bets|betting|wager|wagers|gamble|gambles|gambling|ante|antes)\b|\bdeal\s+me(?:\s+in)?\b"
               r"|\bplays?\s+(?:him|her|them|cards|poker|faro|dice)\b|\b(?:a|another|the)\s+(?:hand|round|game)\s+of\s+(?:cards|poker|faro|dice|bones)\b",
     "endure": r"\bthrough\s+(?:the\s+|that\s+|this\s+)?(?:\w+\s+)?(?:fumes|smoke|gas|spores|stench|reek|miasma|vapou?rs?)\b"
               r"|\b(?:fight|fights|fighting|shake|shakes|throw|throws)\s+off\s+(?:the\s+)?(?:\w+\s+)?(?:venom|poison|disease|sickness|fever|toxin|drug|exhaustion|chill)\b"
@@ -34,17 +39,50 @@ CUES: dict[str, str] = {
                r"|\b(?:fight|fights|fighting|resist|resists|resisting|refuse|refuses|shake|shakes)\b[^.!?]{0,24}?"
                r"\b(?:the\s+)?(?:pull|urge|call|song|voice|whispers?|compulsion|fear|terror|dread|panic|charm|spell)\b"
                rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b",
+    # a forced march, a ride through the heat: the games' exhaustion rules (only where the going is hard)
+    "march": r"\b(?:push|pushes|pushing|press|presses|pressing|soldier|soldiers|slog|slogs)\s+on\b"
+             r"|\b(?:keep|keeps|keeping)\s+(?:on\s+)?(?:riding|walking|marching|trudging|hiking|rowing|going\s+(?:til|till|until)\b)",
+    # calling up what one knows: Recall Knowledge, a History or Nature check, Common Knowledge
+    "recall": r"\b(?:think|thinks|thinking)\s+back\b|\b(?:try|tries|trying)\s+to\s+(?:remember|recall)\b"
+              r"|\b(?:know|knows)\s+(?:this|these)\s+(?:\w+\s+)?(?:river|rivers|stretch|country|land|lands|coast|woods|forest|hills|"
+              r"mountains|road|roads|trail|valley|desert|sea|seas|waters?|marsh|swamp|streets)\b",
+    # looking for traces: a search, whoever's word for it
+    "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b",
 }
+# cues that stand for several shared kinds of act (the rest stand for the kind they are named after)
+CUE_CONCEPTS: dict[str, tuple[str, ...]] = {
+    "march": ("endure",),
+    "recall": ("history", "nature", "religion", "arcane"),
+    "trace": ("search", "look"),
+}
+# cues that name their kind only where the going is hard, by the line's or the scene's words
+HARDSHIP = re.compile(r"\b(?:heat|hot|sun|sunstroke|noon|desert|dust|drought|thirst|thirsty|no water|water(?:skins?)? (?:is|are|ran|run) (?:out|dry|low)|"
+                      r"cold|freezing|frozen|snow|snowdrift|blizzard|ice|icy|sleet|gale|storm|rain|mud|swamp|exhausted|exhaustion|"
+                      r"weary|tired|aching|wounded|fever|hungry|starving|forced march|miles|all day|all night|sundown|nightfall|"
+                      r"jaw set|grits?\s+(?:his|her|their|my)\s+teeth)\b", re.I)
+_HARD_GOING = {"march"}
+# a long task, whatever its kind: the dice, if the vote gives rolling a fair share
+EFFORT = re.compile(r"\b(?:spend|spends|spending)\s+(?:the|all|an|a|his|her|their|my|our)\s+(?:whole\s+|entire\s+|next\s+)?"
+                    r"(?:afternoon|morning|evening|day|night|hour|hours|week)\b[^.!?]{0,40}?\b\w{2,}ing\b", re.I)
 _CUES = tuple((concept, re.compile(pattern, re.I)) for concept, pattern in CUES.items())
 
 
-def cued_checks(line: str, pack: Any) -> list[str]:
+def cued_checks(line: str, pack: Any, scene: str = "") -> list[str]:
     """The pack's checks for every kind of act the line names outright, outside anything said
-    (``[]`` when it names none, or the pack has no checks for it)."""
+    (``[]`` when it names none, or the pack has no checks for it). ``scene``: where it is said,
+    for the cues that hold only where the going is hard."""
     concepts = getattr(pack, "concepts", {}) or {}
     act = narrated(line)
     found: list[str] = []
-    for concept, pattern in _CUES:
-        if concept in concepts and pattern.search(act):
-            found += concepts[concept]
+    for cue, pattern in _CUES:
+        if not pattern.search(act) or (cue in _HARD_GOING and not (HARDSHIP.search(act) or HARDSHIP.search(scene))):
+            continue
+        for concept in CUE_CONCEPTS.get(cue, (cue,)):
+            found += concepts.get(concept, [])
     return list(dict.fromkeys(found))
+
+
+def names_effort(line: str) -> bool:
+    """Whether the line, outside anything said, sets out on a long task ("spends the afternoon
+    going through the ledgers")."""
+    return bool(EFFORT.search(narrated(line)))

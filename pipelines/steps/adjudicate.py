@@ -24,7 +24,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
-from ..act_cues import cued_checks
+from ..act_cues import cued_checks, names_effort
 from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -251,11 +251,12 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             top = judged.weighted_top({**weights, IMPOSSIBLE: 0.0})  # too weak a plurality to refuse on
         voted_no_roll = top == NO_ROLL  # the vote's own view: a scene's hint stands in for a check only then
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
-        cued = cued_checks(act, pack) if cues else []
+        cued = cued_checks(act, pack, "" if always_roll else scene) if cues else []
         if dice_weight > 0 and top == NO_ROLL and query is not None:
             sense = options.get("dice_sense") or LineSense.from_packs("dice")
             same_space = getattr(sense, "embed", None) is index.embed  # a test index may embed otherwise
-            needs_dice = 1.0 if cued else sense(act, query=query if same_space else None)  # "dive in after it" is an act
+            named = cued or (cues and names_effort(act))  # "dive in after it", "spends the afternoon sifting the files"
+            needs_dice = 1.0 if named else sense(act, query=query if same_space else None)
             roll_share = _roll_share(judged, weights)
             record.parsed["dice"] = {"vote": round(roll_share, 3), "sense": round(needs_dice, 3)}
             if (1 - dice_weight) * roll_share + dice_weight * needs_dice >= roll_at:

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import rulesets
-from pipelines.act_cues import cued_checks
+from pipelines.act_cues import cued_checks, names_effort
 from pipelines.speech import narrated
 from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
 from pipelines.check_index import CheckIndex
@@ -25,6 +25,10 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (PF2, "Keth grits his teeth and fights the pull of the song.", ["will"]),
     (PF2, "Marisol swims out to the boy against the current.", ["athletics"]),
     (COC, "I kick off my shoes and dive in after it.", ["swim"]),
+    (SWADE, "Deal me in, gentlemen.", ["gambling"]),
+    (DND, "Oskar thinks back to his years in the temple archive.", ["history", "nature", "religion", "arcana"]),
+    (PF2, "I know these hills. Where would a shepherd shelter from the storm?", ["society", "nature", "religion", "arcana", "occultism"]),
+    (COC, "I go over the desk drawer by drawer for any sign of the letter.", ["spot_hidden"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks
@@ -40,6 +44,27 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
     assert cued_checks(line, pack) == []
+
+
+@pytest.mark.parametrize("pack, line, scene, checks", [
+    (DND, "We press on, one foot after the other.", "The salt flats shimmer at noon; the waterskins ran dry at dawn.",
+     ["constitution_save", "constitution"]),
+    (SWADE, "Hosea keeps riding, hat pulled low against the sleet.", "A mountain road.", ["vigor", "soak"]),
+    (PF2, "I keep walking toward the market.", "A bright morning in a busy town square.", []),  # an easy stroll
+    (COC, "We push on to the next room.", "A dry, quiet cellar.", []),
+])
+def test_a_march_is_an_endurance_roll_only_where_the_going_is_hard(pack, line, scene, checks):
+    assert cued_checks(line, pack, scene) == checks
+
+
+@pytest.mark.parametrize("line, effort", [
+    ("Lottie spends the whole afternoon going through the court records.", True),
+    ("I'll spend the night copying out the ritual page by page.", True),
+    ("I spend all my coin on rope.", False),
+    ("'I'll spend the day resting,' she says.", False),  # said, not done
+])
+def test_a_long_task_is_named_as_effort(line, effort):
+    assert names_effort(line) is effort
 
 
 def test_quoted_and_reported_speech_is_not_the_act():
