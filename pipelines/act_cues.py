@@ -23,6 +23,8 @@ from .speech import narrated
 __all__ = ["CUES", "CUE_CONCEPTS", "HARDSHIP", "EFFORT", "cued_checks", "names_effort"]
 
 _SELF = r"(?:my|his|her|their|your|our)"
+_PLACES = (r"(?:river|rivers|stretch|country|land|lands|coast|woods|forest|hills|mountains|road|roads|trail|trails|valley|desert|"
+           r"sea|seas|waters?|marsh|marshes|swamp|streets|range|plains|reefs?|channels?)\b")
 CUES: dict[str, str] = {
     "shoot": r"\b(?:shoot|shoots|shooting)\b(?!\s+(?:(?:him|her|them|me|you|us)\s+)?(?:a\s+)?(?:\w+\s+)?(?:look|glance|smile|grin|question|wink))"
              r"|\b(?:fire|fires|firing)\s+(?:at|on|a shot|a round|both barrels)\b|\btakes?\s+a\s+shot\b",
@@ -38,14 +40,18 @@ CUES: dict[str, str] = {
     "resolve": rf"\b(?:stand|stands|standing|hold|holds|holding)\s+{_SELF}\s+ground\b"
                r"|\b(?:fight|fights|fighting|resist|resists|resisting|refuse|refuses|shake|shakes)\b[^.!?]{0,24}?"
                r"\b(?:the\s+)?(?:pull|urge|call|song|voice|whispers?|compulsion|fear|terror|dread|panic|charm|spell)\b"
-               rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b",
+               rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b"
+               r"|\bnot\s+to\s+(?:turn\s+and\s+)?(?:run|flee|bolt|scream|panic|faint|look\s+away)\b",
     # a forced march, a ride through the heat: the games' exhaustion rules (only where the going is hard)
     "march": r"\b(?:push|pushes|pushing|press|presses|pressing|soldier|soldiers|slog|slogs)\s+on\b"
              r"|\b(?:keep|keeps|keeping)\s+(?:on\s+)?(?:riding|walking|marching|trudging|hiking|rowing|going\s+(?:til|till|until)\b)",
     # calling up what one knows: Recall Knowledge, a History or Nature check, Common Knowledge
     "recall": r"\b(?:think|thinks|thinking)\s+back\b|\b(?:try|tries|trying)\s+to\s+(?:remember|recall)\b"
-              r"|\b(?:know|knows)\s+(?:this|these)\s+(?:\w+\s+)?(?:river|rivers|stretch|country|land|lands|coast|woods|forest|hills|"
-              r"mountains|road|roads|trail|valley|desert|sea|seas|waters?|marsh|swamp|streets)\b",
+              rf"|\b(?:know|knows|worked|works|run|ran|runs|fished|sailed|travelled|traveled|ridden|walked|hunted|trapped)\s+(?:this|these)\s+(?:\w+\s+)?{_PLACES}",
+    # keeping one's feet where there is no room for them
+    "balance": r"\b(?:walk|walks|walking|cross|crosses|crossing|inch|inches|inching|edge|edges|edging|tiptoe|tiptoes|run|runs|dance|dances)"
+               r"\s+(?:(?:along|across|over|out\s+(?:on|along)|onto|on|up|down|to)\s+)?(?:the|a|that|this)\s+(?:\w+\s+)?(?:wire|tightrope|high\s?wire|beam|rafters?|ridgepole|ridge|railing|rail|"
+               r"ledge|parapet|plank|log|spar|yardarm|mast|rooftop|roof\s?ridge)\b|\bkeeps?\s+(?:my|his|her|their|your|our)\s+(?:balance|footing|feet)\b",
     # looking for traces: a search, whoever's word for it
     "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b",
 }

@@ -29,6 +29,9 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (DND, "Oskar thinks back to his years in the temple archive.", ["history", "nature", "religion", "arcana"]),
     (PF2, "I know these hills. Where would a shepherd shelter from the storm?", ["society", "nature", "religion", "arcana", "occultism"]),
     (COC, "I go over the desk drawer by drawer for any sign of the letter.", ["spot_hidden"]),
+    (PF2, "I've fished these waters since I was a boy. Where do the eels hide?", ["society", "nature", "religion", "arcana", "occultism"]),
+    (DND, "Brisa edges out along the rafter above the hall.", ["acrobatics"]),
+    (SWADE, "Dutch grips the rail and tries with all he has not to bolt.", ["spirit", "fear"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks
@@ -41,6 +44,7 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
     (COC, "I freeze at the foot of the stairs, hold my breath and listen hard."),
     (DND, "I shoot the rope with my bow."),  # D&D's attacks are not checks: no check names shooting
     (SWADE, "I ask the barkeep what there is to eat."),
+    (DND, "Ilya takes the mule's bridle and walks it up to the ledge."),  # leading an animal, not keeping one's feet
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
     assert cued_checks(line, pack) == []
