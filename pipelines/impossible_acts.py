@@ -318,7 +318,8 @@ _TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|sold|(?:tak
 # a thing that fell or went where no one reaches it: "fell into the black cistern and sank out of reach"
 _SANK = re.compile(_LIST + r"(?:fell|dropped|slipped|tumbled|went|rolled)\s+(?:\w+\s+){0,5}?(?:and\s+)?(?P<how>sank|sunk|vanished|was lost|were lost|"
                    r"out of reach|overboard|over the side|swept away|washed away)\b", re.I)
-_USE = re.compile(r"\b(?:(?:climb|climbs|climbing|get|gets|hop|hops|swing|swings)\s+(?:up\s+)?(?:on|onto|aboard)|draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
+_USE = re.compile(r"\b(?:(?:climb|climbs|climbing|get|gets|hop|hops|swing|swings|step|steps|jump|jumps)\s+(?:up\s+)?(?:on|onto|aboard|into|in)|"
+                  r"row|rows|rowing|paddle|paddles|sail|sails|launch|launches|draw|draws|drawing|nock|nocks|fire|fires|firing|shoot|shoots|shooting|swing|swings|ready|readies|load|loads|"
                   r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
                   r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their)|"
                   r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up|ride|rides|riding|mount|mounts|"
@@ -463,7 +464,7 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
 # flourish", CRD3). On 56,135 CRD3 turns with D&D's era the rest fire on 55, all table talk
 # (sponsor reads, "Google", "TV", "look in the camera").
 INVENTIONS: tuple[tuple[str, int, str], ...] = (
-    (r"(?:cell|mobile|smart) ?phones?|cellphones?|iphones?|(?:my|his|her|their|your) phone|text(?:s|ed|ing)? (?:him|her|them|me|us)", 1985,
+    (r"(?:cell|mobile|smart|car) ?phones?|cellphones?|iphones?|(?:my|his|her|their|your) phone|text(?:s|ed|ing)? (?:him|her|them|me|us)", 1985,
      "there are no mobile phones"),
     (r"laptops?|(?:personal|home|desktop) computers?", 1977, "there are no computers"),
     (r"(?:at|on|into) (?:the |a |his |her |their |my )?(?:\w+ )?computers?|computers? (?:terminal|screen|keyboard|records?|files?|search)|"
@@ -520,8 +521,10 @@ _BURNED_SCENE = (
                r"(?:[\w-]+\s+){0,2}" + _FIRE + r"\b", re.I),
     re.compile(r"\b(?P<item>[a-z]+)\s+(?:was|were|has been|had been|have been)\s+(?:burned|burnt|reduced to ashes?)\b", re.I),
     re.compile(r"\b(?:burned|burnt|burns)\s+(?:the|his|her|their)\s+(?:\w+\s+){0,2}?(?P<item>[a-z]+)\b", re.I),
+    re.compile(r"\b(?P<item>[a-z]+(?:\s+[a-z'’]+){0,4}?)\s+(?:was|were|had been|has been)\s+(?:[a-z]+\s+){0,6}?(?:and\s+)?(?:burned|burnt)\s+"
+               r"(?:up\s+)?(?:in|on|into)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,2}" + _FIRE + r"\b", re.I),
 )
-_SURVIVED = re.compile(r"\b(?:scraps?|fragments?|corners?|unburned|unburnt|survived|half-burned|partly burned|what'?s left|remains|charred pages?)\b", re.I)
+_SURVIVED = re.compile(r"\b(?:scraps?|fragments?|corners?|unburned|unburnt|survived|half-burned|partly burned|what'?s left|(?:the|its|their) remains|what remains|charred pages?)\b", re.I)
 _READ = re.compile(r"\b(?:read|reads|reading|skim|skims|study|studies|page through|pages through|leaf through|leafs through|"
                    r"flip through|flips through|look through|looks through)\b", re.I)
 
@@ -545,16 +548,18 @@ def _burned(text: str, scene: str) -> str | None:
 # for the dice ("I climb down the cut rope", "we rig a new line"), so only the named way counts.
 _WAYS = (r"bridge|footbridge|ladder|stairs|staircase|stairway|steps|walkway|catwalk|gangplank|gangway|plank|"
          r"ferry|cable car|lift|elevator|zip ?line")
-_WAY_DOWN = (r"cut|severed|collapsed|fallen|fell|burned|burnt|burned down|destroyed|smashed|broken|washed away|swept away|"
+_WAY_DOWN = (r"cut|severed|snapped|parted|collapsed|fallen|fell|burned|burnt|burned down|destroyed|smashed|broken|washed away|swept away|"
              r"gone|down|blown|blown up|pulled up|drawn up|raised|torn down|in pieces|in ruins")
 _WAY_GONE = (
     re.compile(rf"\b(?P<way>{_WAYS})\b(?:\s+(?:to|of|across|over|from|at|on|down|up)\b[^.;,]{{0,40}}?)?\s+"
                rf"(?:was|were|has been|had been|is|are|now|lies|lay|hangs?|hung)\s+(?:now\s+|already\s+|all\s+)?(?:{_WAY_DOWN})\b", re.I),
     re.compile(rf"\b(?:cut|severed|burned|burnt|destroyed|smashed|wrecked|blew up|pulled up|drew up|tore down)\s+"
                rf"(?:the|their|its|that|this)\s+(?:\w+\s+)?(?P<way>{_WAYS})\b", re.I),
-    re.compile(rf"\b(?P<way>{_WAYS})\s+(?:collapsed|gave way|fell|broke|burned|burnt|went down|came down)\b", re.I),
+    re.compile(rf"\b(?P<way>{_WAYS})(?:\s+(?:across|over|to|of|from|at|on|down|up)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?\s+"
+               r"(?:collapsed|gave way|fell|broke|snapped|parted|burned|burnt|went down|came down)\b", re.I),
 )
 _CROSS = (r"(?:walk|walks|walking|cross|crosses|crossing|run|runs|running|go|goes|going|head|heads|hurry|hurries|step|steps|"
+          r"trot|trots|jog|jogs|dash|dashes|stroll|strolls|ascend|ascends|descend|descends|scramble|scrambles|"
           r"stride|strides|climb|climbs|climbing|ride|rides|riding|drive|drives|lead|leads|take|takes|use|uses|board|boards)")
 _AGAIN = re.compile(r"\b(?:rebuild|rebuilds|repair|repairs|mend|mends|fix|fixes|rig|rigs|tie|ties|lash|lashes|splice|splices|"
                     r"what'?s left|remains|pieces|halves|end of|swing|swings|new)\b", re.I)

@@ -362,6 +362,11 @@ def test_a_thing_the_scene_says_was_broken_lost_or_taken_cannot_be_used(line, sc
     ("I pole us back to the jetty", "The raft's pole is lashed to the deck; the rope was lost.", None),  # the pole is there
     # burned writing, with a date in its name
     ("I open the 1902 diary and read it", "She threw the 1902 diary into the kitchen stove an hour ago.", "the diary was burned to ash"),
+    ("I read the will aloud", "The will the lawyer drew up was torn in half and burned in the parlour grate; only ash remains.",
+     "the will was burned to ash"),
+    ("I read the will aloud", "The will was burned, but the remains of its last page lie in the grate.", None),  # a piece survived
+    ("We climb into the canoe and paddle for the island", "The canoe was crushed against the rocks in the night.", "the canoe was crushed"),
+    ("I row the skiff to the wreck", "Their skiff was stolen from the jetty.", "the skiff was taken"),
 ])
 def test_a_thing_sold_or_lost_cannot_be_ridden_or_used(line, scene, why):
     assert impossible_in_scene(line, scene) == why
@@ -376,6 +381,8 @@ def test_a_thing_sold_or_lost_cannot_be_ridden_or_used(line, scene, why):
     ("We rig a new line across where the bridge was", "The rope bridge was cut last night.", None),
     ("Can we still cross the bridge?", "The rope bridge was cut last night.", None),  # a question
     ("I walk across the bridge", "The old bridge creaks but holds; the ferry was sunk.", None),  # not the way that is down
+    ("Oskar jogs over the footbridge", "At dawn the footbridge over the millrace snapped under a fallen oak.", "the footbridge is down"),
+    ("I trot up the stairs to the gallery", "The gallery stairs collapsed in the fire.", "the stairs are down"),
 ])
 def test_a_bridge_or_ladder_the_scene_says_is_down_cannot_be_crossed(line, scene, why):
     assert impossible_in_scene(line, scene) == why
@@ -386,6 +393,7 @@ def test_a_bridge_or_ladder_the_scene_says_is_down_cannot_be_crossed(line, scene
     ("I search the police database for the name", "Boston, 1923.", "there are no computers in 1923"),
     ("I switch on the radio and call the fort", "Dakota Territory, 1874.", "there is no radio to call on in 1874"),
     ("I switch on the radio and listen for news", "Arkham, 1926.", None),  # a 1920s parlour has one
+    ("I pick up the car phone and call the garage", "A mountain road, winter of 1927.", "there are no mobile phones in 1927"),
     ("I ask the clerk to compute the fare", "Boston, 1923.", None),
 ])
 def test_machines_the_scenes_year_does_not_have(line, scene, why):
