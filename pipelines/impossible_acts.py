@@ -143,7 +143,8 @@ _NUMBERS.update({"a": 1, "an": 1, "twenty": 20, "thirty": 30, "forty": 40, "fift
 _COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sorted((w for w in _NUMBERS if " " not in w), key=len, reverse=True)) + ")"
 # "three hundred feet away", "half a mile wide", "200 yards across": a width, not a height or a walk
 # "three hundred feet", "half a mile", then at most one word before what the distance is
-_MEASURE = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand))?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
+_TENS = r"(?:\d+|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_MEASURE = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
 _GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b", re.I)
 _JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults)\b", re.I)
 _ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:whole |entire )?(?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
@@ -153,6 +154,8 @@ def _feet(match: re.Match) -> float:
     count = match.group("n").lower().replace(",", "")
     value = _NUMBERS[count] if count in _NUMBERS else float(count)
     value *= {"hundred": 100, "thousand": 1000}.get((match.group("mult") or "").lower(), 1)
+    rest = (match.group("rest") or "").lower()  # "a hundred and fifty"
+    value += _NUMBERS[rest] if rest in _NUMBERS else float(rest or 0)
     return value * _UNITS_FT[match.group("unit").lower()]
 
 
@@ -189,6 +192,7 @@ _MILES = re.compile(r"\bmiles (?:away|off|out|ahead|down|up|behind|beyond|distan
 _SENTENCE = re.compile(r"[^.;!?]+")
 THROW_LIMIT_FT = 300       # a stone or a javelin; the longest thrown-weapon range in D&D is 120 ft, a record throw a few hundred
 _HIGH = re.compile(_MEASURE + r"(?:above|overhead|up|high|off the ground|in the air)\b", re.I)
+_DEEP = re.compile(_MEASURE + r"(?:deep|down|below|beneath|under (?:the )?water)\b", re.I)
 _CARRIED = re.compile(r"\b(?:drag|drags|dragging|carry|carries|carrying|haul|hauls|hauling|lug|lugs|lugging)\b", re.I)  # taken there first
 _THROWN = re.compile(r"\b(?:throw|throws|throwing|toss|tosses|hurl|hurls|fling|flings|lob|lobs)\b(?=[^.;!?]*\b(?:across|at|to|over|into)\b)", re.I)
 _CONTENT = re.compile(r"[a-z]{4,}")
@@ -281,6 +285,9 @@ def _too_far(text: str, scene: str) -> str | None:
         up = min((_feet(m) for sentence in _naming(text, scene, reach) for m in _HIGH.finditer(sentence)), default=0.0)
         if up > REACH_LIMIT_FT:
             return f"no arm reaches {_said(up)} up"
+        down = min((_feet(m) for sentence in _naming(text, scene, reach) for m in _DEEP.finditer(sentence)), default=0.0)
+        if down > REACH_LIMIT_FT:
+            return f"no arm reaches {_said(down)} down"
     if (throw := _THROWN.search(text)) and not _asked(text, throw) and not _GOES_FIRST.search(text) and not _CARRIED.search(text):
         near = min(_distances_for(text, scene, throw), default=0.0)
         if near > THROW_LIMIT_FT:

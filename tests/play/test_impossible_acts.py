@@ -405,6 +405,10 @@ def test_machines_the_scenes_year_does_not_have(line, scene, why):
 @pytest.mark.parametrize("line, scene, why", [
     ("I lean over the edge and snatch the banner", "The banner hangs on the far side of the chasm, forty feet of open air away.", "no arm reaches 40 feet"),
     ("I grab the lamp", "A lamp hangs on a hook twenty feet away.", None),
+    ("I lean over the edge and grab the ring", "The ring lies at the bottom of a cistern a hundred and twenty feet deep.",
+     "no arm reaches 120 feet down"),
+    ("I climb down the cistern and grab the ring", "The ring lies at the bottom of a cistern a hundred and twenty feet deep.", None),
+    ("I reach into the pool and grab the key", "The key glints in a pool three feet deep.", None),  # an arm's length
     ("What if something grabs the banner from the far side? Like a troll.", "The banner hangs across the chasm, forty feet away.", None),  # walked to, not reached across a gap
     ("I climb across and grab the rope", "The rope dangles on the far side of the chasm, forty feet away.", None),
     ("I jump onto the boat", "The boat is already two hundred feet out on the river.", "no one jumps 200 feet"),
