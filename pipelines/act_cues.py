@@ -51,7 +51,8 @@ CUES: dict[str, str] = {
     # keeping one's feet where there is no room for them
     "balance": r"\b(?:walk|walks|walking|cross|crosses|crossing|inch|inches|inching|edge|edges|edging|tiptoe|tiptoes|run|runs|dance|dances)"
                r"\s+(?:(?:along|across|over|out\s+(?:on|along)|onto|on|up|down|to)\s+)?(?:the|a|that|this)\s+(?:\w+\s+)?(?:wire|tightrope|high\s?wire|beam|rafters?|ridgepole|ridge|railing|rail|"
-               r"ledge|parapet|plank|log|spar|yardarm|mast|rooftop|roof\s?ridge)\b|\bkeeps?\s+(?:my|his|her|their|your|our)\s+(?:balance|footing|feet)\b",
+               r"ledge|parapet|plank|log|spar|yardarm|mast|rooftop|roof\s?ridge)\b"
+               rf"|\bkeeps?\s+{_SELF}\s+(?:balance|footing|feet)\b",
     # looking for traces: a search, whoever's word for it
     "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b",
 }

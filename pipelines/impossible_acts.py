@@ -159,6 +159,11 @@ def _feet(match: re.Match) -> float:
     return value * _UNITS_FT[match.group("unit").lower()]
 
 
+def _is_question(text: str) -> bool:
+    """The line ends in a question mark (inside a closing quote too): asking is not doing."""
+    return text.rstrip("\"'”’ ").endswith("?")
+
+
 def _said(feet: float) -> str:
     miles = feet / 5280
     return {0.5: "half a mile", 1: "a mile"}.get(miles, f"{miles:g} miles") if miles >= 0.5 else f"{feet:.0f} feet"
@@ -270,7 +275,7 @@ def _asked(text: str, at: re.Match) -> bool:
 
 def _too_far(text: str, scene: str) -> str | None:
     """Grabbing, jumping onto, catching or riding to something the scene puts out of reach."""
-    if text.rstrip("\"'”’ ").endswith("?"):
+    if _is_question(text):
         return None
     if _SQUEEZE.search(text) and _NARROW_BARS.search(scene):
         return "no body fits between bars that close"
@@ -282,10 +287,11 @@ def _too_far(text: str, scene: str) -> str | None:
         near = min(_distances_for(text, scene, reach, gap=True), default=0.0)
         if near > REACH_LIMIT_FT:
             return f"no arm reaches {_said(near)}"
-        up = min((_feet(m) for sentence in _naming(text, scene, reach) for m in _HIGH.finditer(sentence)), default=0.0)
+        named = _naming(text, scene, reach)
+        up = min((_feet(m) for sentence in named for m in _HIGH.finditer(sentence)), default=0.0)
         if up > REACH_LIMIT_FT:
             return f"no arm reaches {_said(up)} up"
-        down = min((_feet(m) for sentence in _naming(text, scene, reach) for m in _DEEP.finditer(sentence)), default=0.0)
+        down = min((_feet(m) for sentence in named for m in _DEEP.finditer(sentence)), default=0.0)
         if down > REACH_LIMIT_FT:
             return f"no arm reaches {_said(down)} down"
     if (throw := _THROWN.search(text)) and not _asked(text, throw) and not _GOES_FIRST.search(text) and not _CARRIED.search(text):
@@ -362,7 +368,7 @@ def _gone_items(scene: str) -> dict[str, str]:
 
 def _taken(text: str, scene: str) -> str | None:
     """The line draws, lights, plays or uses a thing the scene says was taken, broken or lost."""
-    if text.rstrip("\"'”’ ").endswith("?") or re.search(r"\b(?:(?:get|gets|ask|asks|want|wants|demand|demands|buy|buys|win|wins|take|takes)\b[^.!?]{0,30}?\bback|find|finds|search|searches|look for|looks for|recover|retrieve|steal|fish|fishes|dive|dives|mend|mends|repair|repairs|fix|fixes|pieces)\b", text, re.I):
+    if _is_question(text) or re.search(r"\b(?:(?:get|gets|ask|asks|want|wants|demand|demands|buy|buys|win|wins|take|takes)\b[^.!?]{0,30}?\bback|find|finds|search|searches|look for|looks for|recover|retrieve|steal|fish|fishes|dive|dives|mend|mends|repair|repairs|fix|fixes|pieces)\b", text, re.I):
         return None
     items = _gone_items(scene)
     if not items:
@@ -512,7 +518,7 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
     text = " ".join(line.split())
     years = [int(y) for y in _YEAR.findall(scene or "")]
     year = max(years) if years else era_year
-    if year is None or text.rstrip("\"'”’ ").endswith("?"):
+    if year is None or _is_question(text):
         return None
     for pattern, invented, name in (*_INVENTED, *(_INVENTED_DATED if years else ())):
         if invented > year and pattern.search(text) and not pattern.search(scene or ""):
@@ -574,7 +580,7 @@ _AGAIN = re.compile(r"\b(?:rebuild|rebuilds|repair|repairs|mend|mends|fix|fixes|
 
 def _way_gone(text: str, scene: str) -> str | None:
     """The line crosses or climbs by a bridge, ladder or stair the scene says is cut, burned or down."""
-    if text.rstrip("\"'”’ ").endswith("?") or _AGAIN.search(text):
+    if _is_question(text) or _AGAIN.search(text):
         return None
     downed = {m.group("way").lower() for pattern in _WAY_GONE for m in pattern.finditer(scene)}
     for way in sorted(downed, key=len, reverse=True):
