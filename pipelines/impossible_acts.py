@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from .scene_state import acts_on_gone, is_question as _is_question
+
 __all__ = ["impossible_act", "impossible_in_scene", "magic_act", "impossible_without_magic", "impossible_in_era", "INVENTIONS", "IMPOSSIBLE_ACTS", "MAGIC_ACTS",
            "JUMP_LIMIT_FT", "SHOT_LIMIT_FT"]
 
@@ -146,22 +148,28 @@ _COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sort
 _TENS = r"(?:\d+|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _MEASURE = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
 _GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b", re.I)
-_JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults)\b", re.I)
+_JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults|spring|springs|springing)\b", re.I)
 _ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:whole |entire )?(?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
 
 
+def _group(match: re.Match, name: str) -> str:
+    """A group of a ``_MEASURE`` match, also where a pattern holds it twice (the second as ``h_<name>``)."""
+    found = match.groupdict()
+    return found.get(name) or found.get(f"h_{name}") or ""
+
+
 def _feet(match: re.Match) -> float:
-    count = match.group("n").lower().replace(",", "")
+    return _count(match) * _UNITS_FT[_group(match, "unit").lower()]
+
+
+def _count(match: re.Match) -> float:
+    """The number a ``_MEASURE``-like match gives: "forty", "a hundred and fifty", "2,000"."""
+    count = _group(match, "n").lower().replace(",", "")
     value = _NUMBERS[count] if count in _NUMBERS else float(count)
-    value *= {"hundred": 100, "thousand": 1000}.get((match.group("mult") or "").lower(), 1)
-    rest = (match.group("rest") or "").lower()  # "a hundred and fifty"
+    value *= {"hundred": 100, "thousand": 1000}.get(_group(match, "mult").lower(), 1)
+    rest = _group(match, "rest").lower()  # "a hundred and fifty"
     value += _NUMBERS[rest] if rest in _NUMBERS else float(rest or 0)
-    return value * _UNITS_FT[match.group("unit").lower()]
-
-
-def _is_question(text: str) -> bool:
-    """The line ends in a question mark (inside a closing quote too): asking is not doing."""
-    return text.rstrip("\"'”’ ").endswith("?")
+    return value
 
 
 def _said(feet: float) -> str:
@@ -172,8 +180,9 @@ def _said(feet: float) -> str:
 def impossible_in_scene(line: str, scene: str) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a jump across a gap wider than anyone
     jumps, a shot at something farther than the weapon reaches, drawing or using a thing the
-    scene says was taken, reading writing the scene says was burned, or crossing by a bridge or
-    ladder the scene says is down. ``None`` when the line is none of these, or the scene does not say.
+    scene says was taken, reading writing the scene says was burned, crossing by a bridge or
+    ladder the scene says is down, or acting on any other thing the scene says is ruined, lost or
+    not there (``scene_state``). ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -182,13 +191,16 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
-            or _way_gone(text, scene))
+            or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
 # A distance counts for the act only when the sentence that gives it names what the line acts on
 # ("the satchel lies on a ledge ninety feet of empty air from her"; "grab the satchel").
 REACH_LIMIT_FT = 15        # an arm, a lean and a long tool; D&D's and Pathfinder's reach weapons give 10 ft
+HIGH_JUMP_LIMIT_FT = 15    # D&D's high jump is 3 + Str modifier feet, and a hand reaches half a body higher
+_UPWARD = re.compile(r"\b(?:up|upward|upwards|to the top|onto the (?:roof|top)|on top)\b", re.I)
+_DOWNWARD = re.compile(r"\b(?:down|off|from)\b", re.I)
 CATCH_LIMIT_FT = 1320      # a train or a boat under way, a quarter mile off, is past any runner or swimmer
 DAY_LIMIT_FT = {"car": 400 * 5280, "ride": 100 * 5280, "foot": 40 * 5280}  # a long day at the wheel, a hard day's ride, a forced march
 _FAR = re.compile(_MEASURE + r"(?:away|across|wide|apart|off|out|distant|ahead|behind|beyond|from|of (?:empty |open |thin )?(?:air|space|water)|"
@@ -196,7 +208,8 @@ _FAR = re.compile(_MEASURE + r"(?:away|across|wide|apart|off|out|distant|ahead|b
 _MILES = re.compile(r"\bmiles (?:away|off|out|ahead|down|up|behind|beyond|distant|from)\b", re.I)
 _SENTENCE = re.compile(r"[^.;!?]+")
 THROW_LIMIT_FT = 300       # a stone or a javelin; the longest thrown-weapon range in D&D is 120 ft, a record throw a few hundred
-_HIGH = re.compile(_MEASURE + r"(?:above|overhead|up|high|off the ground|in the air)\b", re.I)
+_HIGH = re.compile(_MEASURE + r"(?:above|overhead|up|high|tall|off the ground|in the air)\b"
+                   r"|\b(?:rises|rise|rising|stands|towers|soars|looms|climbs)\s+(?:a\s+|some\s+|fully\s+)?(?:sheer\s+|full\s+|good\s+)?" + _MEASURE.replace("(?P<", "(?P<h_"), re.I)
 _DEEP = re.compile(_MEASURE + r"(?:deep|down|below|beneath|under (?:the )?water)\b", re.I)
 _CARRIED = re.compile(r"\b(?:drag|drags|dragging|carry|carries|carrying|haul|hauls|hauling|lug|lugs|lugging)\b", re.I)  # taken there first
 _THROWN = re.compile(r"\b(?:throw|throws|throwing|toss|tosses|hurl|hurls|fling|flings|lob|lobs)\b(?=[^.;!?]*\b(?:across|at|to|over|into)\b)", re.I)
@@ -283,6 +296,10 @@ def _too_far(text: str, scene: str) -> str | None:
         near = min(_distances_for(text, scene, onto), default=0.0)
         if near > JUMP_LIMIT_FT:
             return f"no one jumps {_said(near)}"
+        if _UPWARD.search(text, jump.start()) and not _DOWNWARD.search(text):
+            up = min((_feet(m) for sentence in _naming(text, scene, jump) for m in _HIGH.finditer(sentence)), default=0.0)
+            if up > HIGH_JUMP_LIMIT_FT:
+                return f"no one jumps {_said(up)} up"
     if (reach := _REACH.search(text)) and not _GOES_FIRST.search(text) and not _asked(text, reach):
         near = min(_distances_for(text, scene, reach, gap=True), default=0.0)
         if near > REACH_LIMIT_FT:
@@ -314,6 +331,71 @@ def _too_far(text: str, scene: str) -> str | None:
         if near > DAY_LIMIT_FT[how]:
             who = {"car": "motor car", "ride": "horse", "foot": "one on foot"}[how]
             return f"no {who} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
+    return None
+
+
+# ---- how heavy the thing is: a weight the scene gives, or a vehicle it names -------------------------
+# "forty tons of iron lie on their side", "a two-ton anchor": no back lifts that. D&D's lift limit is
+# 30 × Strength pounds (600 lb at Strength 20), so 1,500 lb is past any sheet.
+LIFT_LIMIT_LB = 1500
+_UNITS_LB = {"ton": 2000, "tons": 2000, "tonne": 2205, "tonnes": 2205, "pound": 1, "pounds": 1, "lb": 1, "lbs": 1, "hundredweight": 112}
+_WEIGHT = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+(?P<unit>"
+                     + "|".join(_UNITS_LB) + r")\b", re.I)
+# lifting, not pushing: a loaded wagon is shoved out of a rut, never raised
+_LIFT = re.compile(r"\b(?:lift|lifts|lifting|hoist|hoists|carry|carries|hurl|hurls|throw|throws|toss|tosses)\b|"
+                   r"\b(?:heave|heaves|heaving|raise|raises|pick|picks|shoulder|shoulders|right|rights|haul|hauls|hold|holds)\b"
+                   r"(?:\s+\w+){0,4}?\s+(?:up|over|above|overhead|upright|aloft)\b", re.I)
+_VEHICLE = r"(?:car|cars|automobile|motorcar|roadster|sedan|truck|lorry|tractor|bus|locomotive|engine|wagon|carriage|stagecoach|coach)"
+_OVERHEAD = re.compile(r"\b(?:lift|lifts|hoist|hoists|raise|raises|pick|picks|heave|heaves)\s+(?:the|a|an|his|her|their|that)\s+"
+                       r"(?:\w+\s+){0,2}?(?P<thing>[A-Za-z-]+)\s+(?:up\s+)?(?:over|above)\s+(?:my|his|her|their)\s+head", re.I)
+
+
+def _too_heavy(text: str, scene: str) -> str | None:
+    """Lifting or heaving what the scene says weighs tons, or holding overhead a thing the scene calls a car or a wagon."""
+    if _is_question(text) or not (lift := _LIFT.search(text)):
+        return None
+    every = re.findall(r"[^.!?]+", scene)
+    sentences = [s for s in every if set(_CONTENT.findall(s.lower())) & (set(_CONTENT.findall(text.lower())) - _FAR_STOP)] or every
+    heaviest = max((_count(m) * _UNITS_LB[_group(m, "unit").lower()] for s in sentences for m in _WEIGHT.finditer(s)), default=0.0)
+    if heaviest > LIFT_LIMIT_LB:
+        tons = heaviest / 2000
+        return f"no one lifts {tons:g} tons" if tons >= 1 else f"no one lifts {heaviest:,.0f} pounds"
+    if (over := _OVERHEAD.search(text)) and re.search(rf"\b{re.escape(over.group('thing'))}\b(?:[\s-]+\w+){{0,2}}?[\s-]+{_VEHICLE}\b", scene, re.I):
+        return "no one holds a vehicle over their head"
+    return None
+
+
+# ---- a message way that is down: the wire cut, the telephone line dead -----------------------------
+_WIRE_DOWN = (
+    re.compile(r"\b(?P<way>telegraph|telephone|phone|wire|wires|lines?)\b(?:\s+(?:line|lines|wire|wires|poles|cable))?[^.;]{0,30}?"
+               r"\b(?:is|are|was|were|has been|have been|had been|now|lies|lie|hangs?)\s+(?:\w+\s+)?(?:cut|down|dead|severed|torn down|pulled down|out|burned|broken)\b", re.I),
+    re.compile(r"\b(?:cut|cutting|cuts|severed|severing|tore down|tearing down|pulled down|pulling down|burned|burning)\s+(?:the|its|their)\s+"
+               r"(?P<way>telegraph|telephone|phone)\s+(?:wire|wires|line|lines|poles|cable)", re.I),
+    re.compile(r"\b(?P<way>telegraph|telephone|phone)\s+(?:line|lines|wire|wires|poles|cable)\s+(?:down|dead)\b", re.I),  # "brought the lines down"
+    re.compile(r"\b(?P<way>telegraph|telephone|phone)\b[^.;]{0,30}?\b(?:has never|never|does not|doesn't|did not) (?:reached|reach|come|came|run|ran)\b", re.I),
+    re.compile(r"\b(?:no|without a|without any)\s+(?P<way>telegraph|telephone|phone)\b(?!\s+(?:call|calls|message|answer))", re.I),
+)
+_WIRED = {"telegraph": re.compile(r"\b(?:wires?\s+(?:the|a|to|him|her|them|ahead|for|back|word|\w+ in)|wiring|telegraph|telegraphs|telegraphing|"
+                                   r"telegram|send (?:a |the )?(?:wire|cable)|sends (?:a |the )?(?:wire|cable)|cables? (?:the|him|her|them|ahead)|"
+                                   r"taps? out (?:a |the )?message|at the key)\b", re.I),
+          "telephone": re.compile(r"\b(?:telephone|telephones|phone|phones|ring|rings) (?:up |the |him|her|them|ahead|for|\w+ (?:station|office|sheriff|police|marshal|exchange))|"
+                                   r"\b(?:dial|dials|picks up the (?:telephone|phone|receiver)|pick up the (?:telephone|phone|receiver))\b", re.I)}
+
+
+_MENDED = re.compile(r"\b(?:splice|splices|splicing|mend|mends|repair|repairs|fix|fixes|patch|patches|rig|rigs|restring|restrings)\b", re.I)
+
+
+def _wire_down(text: str, scene: str) -> str | None:
+    """Sending word by a telegraph or a telephone whose line the scene says is cut, down or never laid."""
+    if _is_question(text) or _MENDED.search(text):
+        return None
+    for pattern in _WIRE_DOWN:
+        for m in pattern.finditer(scene):
+            way = m.group("way").lower()
+            kinds = ("telegraph",) if way == "telegraph" else ("telephone",) if way in ("telephone", "phone") else ("telegraph", "telephone")
+            for kind in kinds:
+                if _WIRED[kind].search(text):
+                    return f"the {kind} line is down" if "never" not in m.group(0) and "no" not in m.group(0).split()[0].lower() and "without" not in m.group(0) else f"there is no {kind} line here"
     return None
 
 

@@ -445,3 +445,43 @@ def test_reaching_across_a_gap_fails_exactly_past_the_reach_limit(feet):
     why = impossible_in_scene("I lean out and grab the banner", f"The banner hangs across the gap, {feet} feet away.")
     assert (why is not None) is (feet > REACH_LIMIT_FT)
 
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Ilya crouches and leaps straight up to the top of the spire.", "The bell-ringer waits at the top of the spire, two hundred feet above the square.",
+     "no one jumps 200 feet up"),
+    ("Brisa springs straight up onto the top of the wall in one leap.", "The old city wall rises a sheer thirty feet of dressed stone.",
+     "no one jumps 30 feet up"),                                                                          # a height the scene gives as "rises"
+    ("I jump up and catch the chandelier.", "A chandelier hangs twelve feet above the floor.", None),          # within a jump
+    ("I jump down from the balcony to the floor.", "The balcony runs twenty feet above the ballroom floor.", None),  # down is a fall, not a jump up
+])
+def test_a_jump_up_is_refused_only_past_any_high_jump(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Dutch puts his shoulder to the engine and heaves it back up onto the rails.",
+     "A rockslide knocked a locomotive off the rails; forty tons of iron lie on their side.", "no one lifts 40 tons"),
+    ("Brisa hauls the anchor up by herself.", "The bower anchor is a two-ton mass of iron.", "no one lifts 2 tons"),
+    ("Lottie lifts the engine back onto the rails.", "A derailed sixty-ton locomotive lies across the tracks.", "no one lifts 60 tons"),  # no word shared
+    ("Eddie picks the Packard up over his head.", "Their big Packard touring car is parked at the kerb.",
+     "no one holds a vehicle over their head"),                                                          # the scene says it is a car
+    ("I put my shoulder to the wheel and push the wagon free.", "The wagon, loaded with two tons of ore, is stuck.", None),  # pushing, not lifting
+    ("I lift the crate onto the cart.", "The crate weighs forty pounds.", None),
+    ("Eddie picks the Packard's crank up off the road.", "Their big Packard touring car is parked at the kerb.", None),
+])
+def test_lifting_what_the_scene_says_weighs_tons_or_is_a_car_is_refused(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Lottie sits down at the key and wires the marshal in Prescott.", "Raiders hit the station, cutting the telegraph wire for miles.",
+     "the telegraph line is down"),
+    ("I send a telegram to the sheriff.", "The telegraph line has never reached this stage station.", "there is no telegraph line here"),
+    ("I pick up the telephone and ring the exchange.", "The storm brought the telephone lines down last night.", "the telephone line is down"),
+    ("I ride to the next town and send a telegram from there.", "The telegraph line here was cut.", "the telegraph line is down"),
+    ("I climb the pole and splice the telegraph wire.", "Raiders hit the station, cutting the telegraph wire for miles.", None),  # mending it
+    ("I wire the marshal.", "The telegraph office is open and the clerk is at the key.", None),
+])
+def test_sending_word_by_a_line_the_scene_says_is_down_is_refused(line, scene, why):
+    assert impossible_in_scene(line, scene) == why

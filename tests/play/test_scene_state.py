@@ -1,0 +1,94 @@
+"""What the scene says no longer stands, and lines that act on it anyway (pipelines/scene_state.py)."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from pipelines.impossible_acts import impossible_in_scene
+from pipelines.scene_state import acts_on_gone, gone_things, is_question
+
+
+@pytest.mark.parametrize("scene, thing", [
+    ("The rope bridge across the gorge snapped an hour ago under the snow.", "bridge"),   # the noun before "across", not "gorge"
+    ("Both of her lifeboats were smashed to kindling when the mast came down.", "lifeboats"),
+    ("The asylum's grand staircase collapsed years ago.", "staircase"),                  # not the possessor
+    ("The circus sold its only elephant in Tulsa last month.", "elephant"),              # the object of an active verb
+    ("Yesterday the defenders found the well poisoned and filled it to the brim with stones.", "well"),  # "it" read back
+    ("Brisa's tallow candle stub fell into the cistern and sank out of reach.", "stub"),
+    ("The storm drove the only rowboat onto the rocks, and its planks are strewn along the tideline.", "rowboat"),
+    ("The lockkeeper rode off yesterday, and the only key to the sluice went with him.", "key"),
+    ("The cell has no window, only a slot in the door.", "window"),
+])
+def test_the_scene_names_what_is_gone(scene, thing):
+    assert thing in gone_things(scene)
+
+
+@pytest.mark.parametrize("scene", [
+    "A waterlogged letter was found in a drowned sailor's oilskin.",     # "drowned" describes the sailor, not the letter
+    "The dealer has the receipt for the stolen lot in his vest pocket.",
+    "A supply cart is sunk to its axles in the mud.",                    # stuck, not lost
+    "There is no sign of the thieves, and no one answers the door.",     # "no" before no thing
+    "No horse can cover that distance in a day.",                        # a claim about horses, not an absence
+])
+def test_words_that_only_look_like_ruin_mark_nothing_in_the_way(scene):
+    things = gone_things(scene)
+    assert not {"letter", "receipt", "cart", "sign", "one", "horse"} & set(things)
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Ilya walks across the rope bridge to the other side.", "The rope bridge across the gorge snapped an hour ago.",
+     "the scene says the bridge snapped"),
+    ("Margaret runs to the davits and starts lowering a lifeboat.", "Both of her lifeboats were smashed to kindling.",
+     "the scene says the lifeboats were smashed"),
+    ("Keth lowers the bucket into the well and draws up water.", "The defenders filled the well with rubble.",
+     "the scene says the well was filled in"),
+    ("Margaret climbs into the boat and rows out.", "Their rowboat was smashed to splinters on the reef.",  # "boat" names the rowboat
+     "the scene says the rowboat was smashed"),
+    ("Pip trots up the stairs to the landing.", "The grand staircase collapsed years ago.", "the scene says the staircase collapsed"),
+    ("I take the lockkeeper's key and unlock the sluice.", "The only key to the sluice went with him.",
+     "the scene says the key was taken away"),
+    ("I climb out through the window.", "The cell has no window.", "the scene says there is no window"),
+])
+def test_acting_on_a_thing_the_scene_says_is_gone_is_refused_with_the_scenes_fact(line, scene, why):
+    assert acts_on_gone(line, scene) == why
+    assert impossible_in_scene(line, scene)  # the GM's scene rules use it
+
+
+@pytest.mark.parametrize("line, scene", [
+    ("I search the wreck of the rowboat for the oars.", "Their rowboat was smashed to splinters on the reef."),  # searching the wreck
+    ("I look down at what's left of the bridge.", "The rope bridge snapped an hour ago."),
+    ("We rebuild the bridge with the ropes we have.", "The rope bridge snapped an hour ago."),                # mending it
+    ("Can we still cross the bridge?", "The rope bridge snapped an hour ago."),                               # a question
+    ("I step through the window into the hall.", "The window was smashed in the fight."),                     # through a broken window
+    ("Ilya grabs the guide and drags him out of the fumes.", "The guide has collapsed on the far side, coughing."),
+    ("Pip swears blind it's a writ signed by the harbourmaster.", "Pip has no writ, only a laundry bill."),     # a bluff about it
+    ('"Oh, the writ! The captain took it," Pip says.', "Pip has no writ."),                                   # talk
+    ("I tie my rope to the post and climb down.", "The rope bridge snapped an hour ago."),                    # "rope" is no head
+    ("I ask the ferryman about the bridge.", "The rope bridge snapped an hour ago."),
+])
+def test_acts_that_fit_a_ruined_thing_are_left_to_the_vote(line, scene):
+    assert acts_on_gone(line, scene) is None
+
+
+def test_without_a_scene_or_without_a_ruin_nothing_is_refused():
+    assert acts_on_gone("I walk across the rope bridge.", "") is None
+    assert acts_on_gone("I walk across the rope bridge.", "The rope bridge sways in the wind.") is None
+
+
+_things = st.sampled_from(["bridge", "lantern", "lute", "rowboat", "ladder", "well"])
+_ruins = st.sampled_from(["was smashed", "was destroyed", "collapsed", "was wrecked", "burned down", "is gone"])
+_uses = st.sampled_from(["I use the {}", "Ilya climbs onto the {}", "She grabs the {} and goes", "I take the {} and leave"])
+
+
+@given(_things, _ruins, _uses)
+def test_any_use_of_any_ruined_thing_is_refused(thing, ruin, use):
+    assert acts_on_gone(use.format(thing), f"Last night the old {thing} {ruin}.") is not None
+
+
+@given(_things, _ruins, st.sampled_from(["I search the ruins of the {}", "I look at the {}", "Where was the {}?", "I walk past the {}"]))
+def test_no_look_search_question_or_passing_by_is_refused(thing, ruin, line):
+    assert acts_on_gone(line.format(thing), f"Last night the old {thing} {ruin}.") is None
+
+
+def test_a_question_ends_in_a_question_mark_even_inside_quotes():
+    assert is_question('"Is the bridge still up?"') and not is_question("I cross the bridge.")
