@@ -352,7 +352,16 @@ class GameMaster(PlayerRolls, SessionSetup):
             verdict=verdict, success=success, found=found, recent=recalled + recent[-4:],
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
             scene_line=self._scene_line(turn.text, revealed), max_tokens=self.narrate_tokens, why=turn.why,
+            recall=bool(rolls) and all(r.check in self._knowledge for r in rolls),
         )
+
+    @property
+    def _knowledge(self) -> set[str]:
+        """The pack's checks for what a character knows (its History, Occult, Society...), the ones a
+        "think back" calls: failing one teaches nothing, so the narration must not tell lore."""
+        from pipelines.act_cues import CUE_CONCEPTS
+
+        return {check for concept in CUE_CONCEPTS["recall"] for check in self.ruleset.concepts.get(concept, [])}
 
     def _scene_line(self, text: str, revealed: set[str]) -> str:
         """The public scene sentence nearest the act: what a fallback can truthfully say."""

@@ -298,7 +298,8 @@ def told_by(name: str, action: str) -> str:
     return f"{name} {_third(first)}{(' ' + and_verbs) if rest else ''}".strip()
 
 
-def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "") -> str:
+def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "",
+             recall: bool = False) -> str:
     """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
     action = _gist(base_action(line, name))
     question = line.strip().rstrip("\"'”’ ").endswith("?")
@@ -312,6 +313,8 @@ def fallback(name: str, line: str, decision: str, success: bool | None, found: s
         return " ".join(p for p in (lead, scene_line or found) if p).strip()
     if success:
         return " ".join(p for p in (f"{name} sets out to {action or 'do it'}, and it works.", found or scene_line) if p).strip()
+    if recall:  # what they do not know stays unknown; the scene is still there to look at
+        return " ".join(p for p in (f"{name} searches their memory, but nothing useful comes back.", scene_line) if p).strip()
     return " ".join(p for p in (f"{name} tries to {action or 'do it'}, but it does not go their way.", found or scene_line) if p).strip()
 
 
@@ -337,6 +340,7 @@ class NarrationRequest:
     standing: list[str] = field(default_factory=list)  # in a fight: who is still up (not to be told dead)
     max_tokens: int = 90
     why: str = ""  # why an impossible act cannot work, when the rules could tell
+    recall: bool = False  # the roll was for what the character knows (History, Occult...): a failure learns nothing
 
 
 @dataclass
@@ -363,6 +367,8 @@ def guide(req: NarrationRequest) -> str:
         return f"Impossible: it cannot work ({req.why}); say why." if req.why else "Impossible: it cannot work; say why."
     if req.decision == "no_roll":
         return "No roll: answer from what the scene shows." if req.line.strip().endswith("?") else "No roll: it simply happens; describe it."
+    if req.recall and req.success is False:
+        return f"Result: {req.verdict} Nothing comes to mind.".strip()  # a failed recall tells no lore
     return f"Result: {req.verdict}".strip()
 
 
@@ -422,6 +428,8 @@ class _Gate:
             return f"named {', '.join(invented[:2])}, who is nowhere in the scene"
         if req.decision == "roll" and contradicts(clean, req.success):
             return "contradicted the dice"
+        if req.recall and req.success is False and not (_REFUSES.search(clean) or _FAIL.search(clean)):
+            return "told lore a failed recall did not earn"  # "a common crest in some ancient societies"
         if req.decision == "impossible" and not _FAIL.search(clean) and (_WIN.search(clean) or is_echo(clean, [req.line], overlap=0.4)):
             return "let the impossible succeed"  # "The lighthouse falls over": the act told as done
         if req.decision == "impossible" and not _REFUSES.search(clean) and set(_content(clean)) & self.act_words:
@@ -506,7 +514,7 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         retry_cause = gate.causes[-1] if gate.causes else "was too short"
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
-    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why)
+    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall)
     text = (text + " " + words).strip() if text else words
     notes.append(f"narration fell back to a plain description (the model's reply {retry_cause})")
     if on_token is not None:

@@ -473,3 +473,29 @@ def test_a_looping_sentence_is_spotted_but_plain_prose_is_not():
     assert repeats_itself("The padlock is locked with a sharp click, and your pick slips with a sharp click.")
     assert not repeats_itself("Rain drums on the chapel roof while Maren mends a net by the door of the vestry.")
     assert not repeats_itself("The door of the barn is open and the door of the house is shut.")
+
+
+def test_a_failed_recall_tells_no_lore_and_falls_back_to_not_knowing():
+    """'Which noble house is it?' failed Society: a 0.5B reply invented 'a common crest in ancient societies'."""
+    lore = "The silver stag is the crest of an old river family, long loyal to the crown."
+    model = ScriptedModel(by_step={"narrate": [lore, lore]})
+    out = asyncio.run(narrate(model, request(line="Do I know whose crest that is?", verdict="Brisa's History roll: failure.",
+                                             success=False, recall=True)))
+    assert "river family" not in out.text and "nothing useful comes back" in out.text and out.text.endswith("slick with algae.")
+    assert any("told lore a failed recall did not earn" in n for n in out.notes)
+
+
+def test_a_failed_recall_may_say_what_is_not_known_and_a_success_may_tell_lore():
+    unsure = "The crest tugs at your memory, but the name will not come."
+    said = asyncio.run(narrate(ScriptedModel(by_step={"narrate": [unsure]}),
+                               request(line="Do I know whose crest that is?", verdict="Brisa's History roll: failure.", success=False, recall=True)))
+    assert said.text == unsure
+    lore = "The silver stag is the crest of an old river family, long loyal to the crown."
+    told = asyncio.run(narrate(ScriptedModel(by_step={"narrate": [lore]}),
+                               request(line="Do I know whose crest that is?", verdict="Brisa's History roll: success.", success=True, recall=True)))
+    assert told.text == lore
+
+
+def test_the_gm_counts_a_packs_knowledge_checks_as_recall_and_nothing_else():
+    knowledge = GameMaster(DND, "drowned_chapel", ScriptedModel(replies=["x"]), memory=False, seed=4)._knowledge
+    assert {"history", "religion", "arcana", "nature"} <= knowledge and not {"athletics", "perception", "investigation"} & knowledge
