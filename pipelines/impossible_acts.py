@@ -87,6 +87,10 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
      r"\b(?:shove|shoves|push|pushes|move|moves|clear|clears|heave|heaves) (?:the )?(?:whole|entire) (?:rockfall|landslide|avalanche|rock ?slide|cave-in|hillside|cliff)\b"),
     ("no one holds their breath that long",
      rf"\bhold(?:s|ing)? {_SOMEONES} breath\b(?: \w+){{0,12}} (?:for|all) (?:the |a )?(?:whole|entire) (?:day|night|week)\b"),
+    # "holds his breath on the bottom all afternoon", "for twenty minutes": the record is a few minutes, for anyone
+    ("no one holds their breath that long",
+     rf"\bhold(?:s|ing)? {_SOMEONES} breath\b(?: [\w'’]+){{0,12}}? (?:all (?:morning|afternoon|evening|day|night|week)|"
+     r"for (?:ten|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|[1-9]\d+) (?:whole )?minutes)\b"),
     ("no one outruns a train on foot",
      r"\b(?:outrun|outruns|beat|beats|overtake|overtakes|outrace|outraces)\b(?: \w+){0,6} (?:train|express|locomotive)\b(?: \w+){0,6} on foot\b"),
     ("no one outruns a train on foot",

@@ -53,7 +53,7 @@ _RUIN_PHRASES = (r"burn(?:s|ed|t)? (?:down|up|out|away|to (?:the ground|ash(?:es
                  r"(?:lies|lay|lie|stands|stood|is|was|are|were|left) in (?:ruins|pieces)|"
                  r"(?:to|into) (?:pieces|splinters|kindling|matchwood|ash(?:es)?|rubble|smithereens)|"
                  r"no longer (?:stands|exists|works|runs|there)|(?:went|left|rode off|sailed|is|are|was|were) (?:away )?with (?:him|her|them)|"
-                 r"(?:is|was|are|were|now|long|already) (?:gone|missing|dead|destroyed|wrecked|ruined|sunk|collapsed)")
+                 r"(?:is|was|are|were|now|long|already|lies|lay|lie|lying) (?:gone|missing|dead|destroyed|wrecked|ruined|sunk|collapsed)")
 
 
 @lru_cache(maxsize=1)
@@ -165,7 +165,7 @@ def _object(after: str) -> list[str]:
         low = word.lower()
         if low in ("and", ".") or low in _PREPOSITIONS or low in _FUNCTION:
             head = _head(run)
-            if head and head not in _ABSTRACT:
+            if head and head not in _ABSTRACT and not _inflected_verb(head) and not _only_verb(head):  # "...and locked it"
                 heads.append(head)
             run = []
             if low != "and":
@@ -185,6 +185,8 @@ _ATTRIBUTIVE = re.compile(r"\s+(?!(?:an?|the|his|her|their|its|my|our|your|this|
                           r"with|from|during|through|overnight|now|too|beyond|under|so|then|because|where|completely|entirely|"
                           r"utterly|apart|together|again|once|twice|\w+ly)\b)[a-z]", re.I)
 _PARTIAL = re.compile(r"^\s+(?:up )?to (?:its|his|her|their|the) (?!bottom|floor|depths|seabed|riverbed)", re.I)  # "sunk to its axles" is stuck, not lost
+# "took" ruins only what it takes from someone: "took all their gear", "took Brisa's dagger" (not "took the road")
+_TOOK = re.compile(r"\b(?:took|confiscated|seized|impounded|pocketed)(?:\s+away)?(?=\s+(?:all\s+|every\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
 _PRONOUN = re.compile(r"^\s*(?:it|them)\b", re.I)
 # a thing whose parts the scene scatters: "...drove the rowboat onto the rocks, and its planks are strewn along the tideline"
 _STREWN = re.compile(r"\b(?:its|their)\s+(?:\w+\s+)?(?:planks|timbers|boards|pieces|fragments|shards|splinters|wreckage|remains|staves|"
@@ -198,6 +200,7 @@ def gone_things(scene: str) -> dict[str, str]:
         gone_things("The rope bridge across the gorge snapped an hour ago.")  # {"bridge": "snapped"}
     """
     things: dict[str, str] = {}
+    previous = ""
     for sentence in _SENTENCES.findall(" ".join(scene.split())):
         for m in _ruin_pattern().finditer(sentence):
             how = m.group(0).lower()
@@ -213,6 +216,8 @@ def gone_things(scene: str) -> dict[str, str]:
                     heads = _phrases(before)[-1:]
                 else:
                     heads = _object(after)
+            if not heads and re.search(r"\b(?:who|which|that)\s*$", before, re.I):  # "his mare, Sorrel, who lies dead"
+                heads = _phrases(re.sub(r"\b(?:who|which|that)\s*$", "", before))[-1:]
             if not heads:
                 clause = _CLAUSE_START.sub("", before) if not re.match(r"^\s*(?:and|,)", after) else before
                 heads = _phrases(re.sub(rf"(?:\b{_AUX}\s+)+$", "", clause.strip(), flags=re.I))[-2:]
@@ -221,7 +226,7 @@ def gone_things(scene: str) -> dict[str, str]:
             for head in heads:
                 things.setdefault(head, how)
         for m in _STREWN.finditer(sentence):
-            for head in _phrases(sentence[:m.start()])[-1:]:
+            for head in _phrases(sentence[:m.start()].strip() or previous)[-1:]:  # "...onto the rocks; its planks are strewn"
                 things.setdefault(head, "strewn")
         for m in re.finditer(r"\b(?:no|without(?: a| an| any)?)\s+((?:[a-z][\w'’-]*\s+){0,2}?[a-z][\w'’-]*)(?=\s*(?:[,.;:]|$|\b(?:and|or|to|in|on|at|for|with|of|is|are|was|were|left|here|there|anywhere|aboard|nearby|inside)\b|" + _MODAL.pattern[3:] + "))", sentence, re.I):
             words = m.group(1).split()
@@ -229,6 +234,13 @@ def gone_things(scene: str) -> dict[str, str]:
             rest = sentence[m.end():]
             if head and head not in _ABSTRACT and not _MODAL.match(rest) and not _only_verb(head):
                 things.setdefault(head, "not there")
+        for m in _TOOK.finditer(sentence):  # "the guards took all their gear, Pip's lute included"
+            for head in _object(sentence[m.end():]):
+                things.setdefault(head, "taken")
+        previous = sentence
+    for thing, how in list(things.items()):  # "his mare, Sorrel, who lies dead": the name is the mare
+        for name in re.findall(rf"\b{re.escape(thing)},\s+([A-Z][a-z]+),", scene):
+            things.setdefault(name, how)
     return things
 
 
@@ -273,6 +285,8 @@ def _lemma(word: str) -> str:
 def _names(thing: str, word: str) -> bool:
     """The line's word names the scene's thing: the same lemma, or one ends the other's compound
     ("boat" and "rowboat", "stair" and "staircase")."""
+    if thing[0].isupper() or word[0].isupper():  # a name is the same name or none
+        return thing == word
     a, b = _lemma(thing), _lemma(word)
     if a == b:
         return True
@@ -301,7 +315,7 @@ def acts_on_gone(line: str, scene: str) -> str | None:
             continue
         before = text[:m.start()]
         clause = re.split(r"[,;:.!?]|\b(?:and|then|but)\b", before)[-1]
-        if not _ARTICLE.search(before) or not re.search(r"[A-Za-z]", _ARTICLE.sub("", clause)):
+        if not (_ARTICLE.search(before) or thing[0].isupper()) or not re.search(r"[A-Za-z]", _ARTICLE.sub("", clause)):
             continue  # a thing named with its article, that something is done to ("The book is out" says, not does)
         how = things[thing]
         dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
@@ -329,17 +343,18 @@ def _said(thing: str, how: str) -> str:
     plural = thing.endswith("s") and not thing.endswith("ss")
     if how == "not there":
         return f"the scene says there {'are' if plural else 'is'} no {thing}"
-    how = re.sub(r"^(?:is|was|are|were|now|long|already|been) ", "", how)
+    how = re.sub(r"^(?:is|was|are|were|now|long|already|been|lies|lay|lie|lying) ", "", how)
     for start, said in _SAID_AS:
         if how.startswith(start):
             how = said
             break
     if how.startswith(("burn", "burnt")):
         how = "burned"
-    elif " " not in how:
+    elif " " not in how and how not in ("dead", "gone", "missing"):
         lemma = getLemma(how, upos="VERB")[0]
         tense = "VBD" if lemma in _BY_ITSELF else "VBN"  # "the bridge snapped", "the lute was smashed"
         how = getInflection(lemma, tag=tense)[0]
         if tense == "VBD":
-            return f"the scene says the {thing} {how}"
-    return f"the scene says the {thing} {'were' if plural else 'was'} {how}"
+            return f"the scene says {'' if thing[0].isupper() else 'the '}{thing} {how}"
+    the = "" if thing[0].isupper() else "the "
+    return f"the scene says {the}{thing} {'were' if plural else 'was'} {how}"

@@ -485,3 +485,13 @@ def test_lifting_what_the_scene_says_weighs_tons_or_is_a_car_is_refused(line, sc
 ])
 def test_sending_word_by_a_line_the_scene_says_is_down_is_refused(line, scene, why):
     assert impossible_in_scene(line, scene) == why
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Dutch ducks under the water and holds his breath on the bottom all afternoon.", True),
+    ("Eddie dives in, holds his breath for twenty minutes, and searches the car.", True),
+    ("Eddie holds his breath for a minute and swims under the pier.", False),
+    ("I hold my breath for five minutes while the gas clears.", False),   # long, but the dice may say so
+])
+def test_breath_held_past_any_record_is_refused(line, refused):
+    assert (impossible_act(line) is not None) == refused

@@ -92,3 +92,24 @@ def test_no_look_search_question_or_passing_by_is_refused(thing, ruin, line):
 
 def test_a_question_ends_in_a_question_mark_even_inside_quotes():
     assert is_question('"Is the bridge still up?"') and not is_question("I cross the bridge.")
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Oskar pushes our rowboat into the surf and rows out.",
+     "Last night's gale hurled the only rowboat onto the rocks; its splintered planks are strewn along the shingle.",
+     "the scene says the rowboat was wrecked"),                                 # the thing stands before the semicolon
+    ("Pip tunes up his lute and plays a lullaby.", "The guards took all their gear, Pip's lute included, and locked it away.",
+     "the scene says the lute was taken"),
+    ("I whistle for Sorrel and swing into the saddle.", "The ambush cost Dutch his mare, Sorrel, who lies dead where she fell.",
+     "the scene says Sorrel was dead"),                                        # the mare's name, with no article
+])
+def test_wrecked_taken_and_dead_things_named_any_way_the_scene_names_them(line, scene, why):
+    assert acts_on_gone(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene", [
+    ("I walk along the road to the mill.", "The caravan took the road north at dawn."),             # "took" takes nothing from anyone
+    ("I kneel beside Sorrel and take the saddlebags.", "His mare, Sorrel, lies dead where she fell."),  # a dead mare is unpacked, not ridden
+])
+def test_took_a_road_and_a_dead_mares_saddlebags_are_left_to_the_vote(line, scene):
+    assert acts_on_gone(line, scene) is None
