@@ -92,9 +92,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 
 def _only_verb(word: str) -> bool:
-    """lemminflect knows the word only as a verb: "poisoned", "hanging" (so it is no noun's head)."""
+    """lemminflect knows the word, but not as a noun: "poisoned", "hanging", "otherwise" (so it is no noun's head)."""
     lemmas = getAllLemmas(word.lower())
-    return bool(lemmas) and set(lemmas) <= {"VERB", "AUX"}
+    return bool(lemmas) and "NOUN" not in lemmas
 
 
 def _inflected_verb(word: str) -> bool:
@@ -274,6 +274,7 @@ _REMAINS = re.compile(r"\b(?:wreck|wreckage|ruin|ruins|remains|remnant|remnants|
                       r"where|used to|once|old|former|another|new|other|spare|second)\b", re.I)
 _PASSING = re.compile(r"\b(?:through|past|behind|beside|under|beneath|near|by|around|toward|towards|to|from|out of|away from|"
                       r"next to|against|over)\s*$", re.I)
+_OUT_THE = re.compile(r"\bout\s+(?:the|a|an)\s+(?:[\w'’-]+\s+){0,2}$", re.I)  # "jump out the windows" (not "get out my tools")
 _ARTICLE = re.compile(r"\b(?:the|a|an|his|her|their|its|my|our|your|this|that)\s+(?:[\w'’-]+\s+){0,2}$", re.I)
 
 
@@ -321,7 +322,7 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
         if _NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause) or (dead and not _LIVING_USE.search(clause)) \
                 or _REMAINS.search(clause + " " + text[m.end():m.end() + 12]) \
-                or (how != "not there" and _PASSING.search(_ARTICLE.sub("", before).rstrip())):  # "no window" cannot be climbed through
+                or (how != "not there" and (_PASSING.search(_ARTICLE.sub("", before).rstrip()) or _OUT_THE.search(before))):  # "no window" cannot be climbed through
             continue
         return _said(thing, things[thing])
     return None

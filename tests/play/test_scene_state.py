@@ -65,6 +65,8 @@ def test_acting_on_a_thing_the_scene_says_is_gone_is_refused_with_the_scenes_fac
     ('"Oh, the writ! The captain took it," Pip says.', "Pip has no writ."),                                   # talk
     ("I tie my rope to the post and climb down.", "The rope bridge snapped an hour ago."),                    # "rope" is no head
     ("I ask the ferryman about the bridge.", "The rope bridge snapped an hour ago."),
+    ("I jump out the windows and run.", "The windows shattered in the blast."),                                # out through them
+    ("I get out my lantern.", "There is no way otherwise, and the guards took nothing."),                      # "otherwise" is no thing
 ])
 def test_acts_that_fit_a_ruined_thing_are_left_to_the_vote(line, scene):
     assert acts_on_gone(line, scene) is None
