@@ -86,7 +86,7 @@ _ABSTRACT = {"one", "longer", "more", "matter", "doubt", "idea", "time", "choice
              "question", "help", "use", "point", "harm", "sleep", "rest", "end", "luck", "love", "fear", "shame", "choice",
              "attention", "notice", "mind", "wind", "breeze", "movement", "motion", "life", "light", "sight", "trouble",
              "thing", "things", "bit", "lot", "part", "kind", "sort", "stuff", "fact", "plan", "deal", "system", "systems",
-             "like", "way", "anything", "something", "nothing", "everything"}
+             "like", "way", "anything", "something", "nothing", "everything", "shit", "problem", "worries"}
 _MODAL = re.compile(r"\s*(?:can|could|will|would|may|might|should|must|dares?|is able|was able)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
@@ -248,7 +248,7 @@ def gone_things(scene: str) -> dict[str, str]:
 # Acts that fit a ruined thing: looking, searching, clearing, mending, going round or through it.
 _NOT_USE = re.compile(r"\b(?:look|looks|looking|peer|peers|glance|glances|stare|stares|gaze|gazes|watch|watches|examine|examines|"
                       r"inspect|inspects|study|studies|search|searches|searching|sift|sifts|comb|combs|check|checks|"
-                      r"find|finds|look for|looks for|hunt for|hunts for|ask|asks|tell|tells|talk|talks|describe|describes|"
+                      r"find|finds|locate|locates|look for|looks for|hunt for|hunts for|ask|asks|tell|tells|talk|talks|describe|describes|"
                       r"remember|remembers|recall|recalls|wonder|wonders|think|thinks|mourn|mourns|bury|buries|salvage|salvages|"
                       r"gather|gathers|collect|collects|clear|clears|dig|digs|shift|shifts|repair|repairs|mend|mends|fix|fixes|"
                       r"rebuild|rebuilds|replace|replaces|rig|rigs|buy|buys|borrow|borrows|recover|recovers|retrieve|retrieves|"
@@ -292,7 +292,10 @@ def _names(thing: str, word: str) -> bool:
     if a == b:
         return True
     short, long_ = sorted((a, b), key=len)
-    return len(short) >= 4 and long_ != short and (long_.endswith(short) or long_.startswith(short)) and len(long_) - len(short) >= 3
+    if len(short) < 4 or len(long_) - len(short) < 3:
+        return False
+    rest = long_[:-len(short)] if long_.endswith(short) else long_[len(short):] if long_.startswith(short) else ""
+    return bool(rest) and bool(getAllLemmas(rest))  # "row"+"boat", "stair"+"case"; not "uni"+"form"
 
 
 def acts_on_gone(line: str, scene: str) -> str | None:
@@ -321,7 +324,7 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         how = things[thing]
         dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
         if _NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause) or (dead and not _LIVING_USE.search(clause)) \
-                or _REMAINS.search(clause + " " + text[m.end():m.end() + 12]) \
+                or _REMAINS.search(clause + " " + text[m.end():m.end() + 12]) or re.match(r"\s+back\b", text[m.end():]) \
                 or (how != "not there" and (_PASSING.search(_ARTICLE.sub("", before).rstrip()) or _OUT_THE.search(before))):  # "no window" cannot be climbed through
             continue
         return _said(thing, things[thing])
