@@ -73,7 +73,7 @@ _FUNCTION = {"and", "or", "but", "nor", "of", "in", "on", "at", "to", "from", "b
              "when", "after", "before", "since", "while", "as", "where", "because", "until", "though", "although", "so", "than",
              "who", "which", "that", "whose", "whom", "there", "here", "it", "they", "he", "she", "we", "you", "i", "them", "him",
              "is", "are", "was", "were", "be", "been", "has", "have", "had", "not", "now", "then", "just", "yet", "still",
-             "ago", "last", "yesterday", "today", "tonight", "morning", "night", "hour", "hours", "day", "days", "week", "weeks",
+             "ago", "back", "last", "yesterday", "today", "tonight", "morning", "night", "hour", "hours", "day", "days", "week", "weeks",
              "month", "months", "year", "years", "minute", "minutes", "moment", "earlier", "already", "once", "long", "even"}
 _QUANTIFIED = re.compile(r"\b(?:both|all|each|one|two|three|some|most|none|any|either|neither|the rest) of\b", re.I)
 _PREPOSITIONS = {"of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over", "under", "through",
@@ -86,7 +86,7 @@ _ABSTRACT = {"one", "longer", "more", "matter", "doubt", "idea", "time", "choice
              "question", "help", "use", "point", "harm", "sleep", "rest", "end", "luck", "love", "fear", "shame", "choice",
              "attention", "notice", "mind", "wind", "breeze", "movement", "motion", "life", "light", "sight", "trouble",
              "thing", "things", "bit", "lot", "part", "kind", "sort", "stuff", "fact", "plan", "deal", "system", "systems",
-             "like", "way", "anything", "something", "nothing", "everything", "shit", "problem", "worries"}
+             "like", "way", "anything", "something", "nothing", "everything", "shit", "problem", "worries", "ones"}
 _MODAL = re.compile(r"\s*(?:can|could|will|would|may|might|should|must|dares?|is able|was able)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
@@ -187,6 +187,11 @@ _ATTRIBUTIVE = re.compile(r"\s+(?!(?:an?|the|his|her|their|its|my|our|your|this|
 _PARTIAL = re.compile(r"^\s+(?:up )?to (?:its|his|her|their|the) (?!bottom|floor|depths|seabed|riverbed)", re.I)  # "sunk to its axles" is stuck, not lost
 # "took" ruins only what it takes from someone: "took all their gear", "took Brisa's dagger" (not "took the road")
 _TOOK = re.compile(r"\b(?:took|confiscated|seized|impounded|pocketed)(?:\s+away)?(?=\s+(?:all\s+|every\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
+# left somewhere else: "left her rifle back at the livery", "his revolver is still back at the hotel"
+_AWAY = re.compile(r"\b(?:behind|back (?:at|in|on|home)|at home|miles (?:away|back))\b", re.I)
+_LEFT = re.compile(r"\b(?:left|forgot|forgotten)(?=\s+(?:all\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
+_IS_AWAY = re.compile(r"\b(?:is|are|was|were|lies|lie|sits|sit|hangs|hang|remains|remain|stays|stay)\s+(?:still\s+|safely\s+)?"
+                      r"(?:back (?:at|in|on|home)|at home|left behind)\b", re.I)
 _PRONOUN = re.compile(r"^\s*(?:it|them)\b", re.I)
 # a thing whose parts the scene scatters: "...drove the rowboat onto the rocks, and its planks are strewn along the tideline"
 _STREWN = re.compile(r"\b(?:its|their)\s+(?:\w+\s+)?(?:planks|timbers|boards|pieces|fragments|shards|splinters|wreckage|remains|staves|"
@@ -237,6 +242,13 @@ def gone_things(scene: str) -> dict[str, str]:
         for m in _TOOK.finditer(sentence):  # "the guards took all their gear, Pip's lute included"
             for head in _object(sentence[m.end():]):
                 things.setdefault(head, "taken")
+        if _AWAY.search(sentence):  # "she left her rifle back at the livery": not at hand
+            for m in _LEFT.finditer(sentence):
+                for head in _object(sentence[m.end():]):
+                    things.setdefault(head, "left behind")
+            for m in _IS_AWAY.finditer(sentence):
+                for head in _phrases(_CLAUSE_START.sub("", sentence[:m.start()]))[-1:]:
+                    things.setdefault(head, "left behind")
         previous = sentence
     for thing, how in list(things.items()):  # "his mare, Sorrel, who lies dead": the name is the mare
         for name in re.findall(rf"\b{re.escape(thing)},\s+([A-Z][a-z]+),", scene):
@@ -271,7 +283,7 @@ _STATEMENT = re.compile(r"\b(?:there'?s|there is|there are|there was|there were|
 _QUOTED = re.compile(r"[\"“][^\"”]*[\"”]|(?<!\w)'[^']*'(?!\w)")  # what a character says is talk, not an act on the thing
 _REMAINS = re.compile(r"\b(?:wreck|wreckage|ruin|ruins|remains|remnant|remnants|pieces|piece|splinters|shards|fragments|ash|ashes|"
                       r"rubble|debris|stump|stumps|end|ends|halves|half|body|corpse|carcass|what'?s left|what is left|"
-                      r"where|used to|once|old|former|another|new|other|spare|second)\b", re.I)
+                      r"where|used to|once|old|former|another|new|other|spare|second|different)\b", re.I)
 _PASSING = re.compile(r"\b(?:through|past|behind|beside|under|beneath|near|by|around|toward|towards|to|from|out of|away from|"
                       r"next to|against|over)\s*$", re.I)
 _OUT_THE = re.compile(r"\bout\s+(?:the|a|an)\s+(?:[\w'’-]+\s+){0,2}$", re.I)  # "jump out the windows" (not "get out my tools")
@@ -325,7 +337,8 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
         if _NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause) or (dead and not _LIVING_USE.search(clause)) \
                 or _REMAINS.search(clause + " " + text[m.end():m.end() + 12]) or re.match(r"\s+back\b", text[m.end():]) \
-                or (how != "not there" and (_PASSING.search(_ARTICLE.sub("", before).rstrip()) or _OUT_THE.search(before))):  # "no window" cannot be climbed through
+                or (not dead and re.search(r"\bfor$", _ARTICLE.sub("", before).rstrip())) \
+                or (how != "not there" and (_PASSING.search(_ARTICLE.sub("", before).rstrip()) or _OUT_THE.search(before))):  # going for it  # "no window" cannot be climbed through
             continue
         return _said(thing, things[thing])
     return None
@@ -333,7 +346,7 @@ def acts_on_gone(line: str, scene: str) -> str | None:
 
 _BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter"}
 # how the scene's words read after "the X was/were ...": "snapped" stays, "went overboard" is "lost overboard"
-_SAID_AS = (("went with", "taken away"), ("left with", "taken away"), ("rode off with", "taken away"),
+_SAID_AS = (("left behind", "left elsewhere"), ("went with", "taken away"), ("left with", "taken away"), ("rode off with", "taken away"),
             ("sailed with", "taken away"), ("with ", "taken away"), ("strewn", "wrecked"), ("went over", "lost overboard"), ("fell over", "lost overboard"), ("go over", "lost overboard"),
             ("washed", "swept away"), ("swept", "swept away"), ("carried", "swept away"), ("fill", "filled in"),
             ("brick", "walled up"), ("wall", "walled up"), ("put", "put down"), ("cave", "caved in"), ("fell in", "caved in"),

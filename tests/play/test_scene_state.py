@@ -115,3 +115,14 @@ def test_wrecked_taken_and_dead_things_named_any_way_the_scene_names_them(line, 
 ])
 def test_took_a_road_and_a_dead_mares_saddlebags_are_left_to_the_vote(line, scene):
     assert acts_on_gone(line, scene) is None
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Lottie shoulders her rifle and fires at the rustler.", "Lottie left her rifle back at the livery with her saddle.",
+     "the scene says the rifle was left elsewhere"),
+    ("Dutch draws his revolver.", "His revolver is still back at the hotel, under the pillow.", "the scene says the revolver was left elsewhere"),
+    ("I ride off after them.", "Tomás left his horse at the hitching post outside.", None),   # left nearby, not behind
+    ("I walk back to the hotel for my revolver.", "His revolver is still back at the hotel.", None),  # going to get it
+])
+def test_a_thing_left_behind_elsewhere_is_not_at_hand(line, scene, why):
+    assert acts_on_gone(line, scene) == why
