@@ -145,6 +145,7 @@ class GameMaster(PlayerRolls, SessionSetup):
                 secret = None  # the act touches the secret's words, not the secret: its own check cannot find it
         if decision == "impossible":
             turn.notes.append("no roll: the act cannot succeed")
+            turn.refused = True
         plans = [(c, self.sheet(c.character).plan(self.ruleset, c.skill)) for c in turn.checks]
         difficulties = [self._difficulty(p, c.skill, intent, secret) for c, p in plans]
         reasons = [f"{c.character} — {p.check_name}: {d.label(p) or 'no target'} ({d.reason})" for (c, p), d in zip(plans, difficulties)]
@@ -341,7 +342,11 @@ class GameMaster(PlayerRolls, SessionSetup):
     def _narration_request(self, turn: TurnRecord, decision: str, found: str) -> NarrationRequest:
         sheet = self.sheet(turn.character) if turn.character else self.sheets[0]
         revealed = set(self.session.revealed)
-        recent = [f"{t.speaker}: {' '.join(t.text.split())}" for t in self.session.log[-9:-1] if not t.text.startswith(("[roll]", "/roll"))]
+        # a refused act stays out of the lines the model reads: "I punch the lighthouse until it falls
+        # over" there came back a turn later as "The lighthouse falls over"
+        refused = {t.text for t in self.session.turns if t.refused}
+        recent = [f"{t.speaker}: {' '.join(t.text.split())}" for t in self.session.log[-9:-1]
+                  if not t.text.startswith(("[roll]", "/roll")) and t.text not in refused]
         recalled = [f"(earlier) {m.text}" for m in self._recalled(turn.text) if m.kind != "note"][:2]
         rolls = turn.rolls
         verdict = " ".join(f"{r.character}'s {r.check_name} roll: {r.outcome}." for r in rolls)

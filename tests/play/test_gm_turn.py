@@ -499,3 +499,14 @@ def test_a_failed_recall_may_say_what_is_not_known_and_a_success_may_tell_lore()
 def test_the_gm_counts_a_packs_knowledge_checks_as_recall_and_nothing_else():
     knowledge = GameMaster(DND, "drowned_chapel", ScriptedModel(replies=["x"]), memory=False, seed=4)._knowledge
     assert {"history", "religion", "arcana", "nature"} <= knowledge and not {"athletics", "perception", "investigation"} & knowledge
+
+
+def test_a_refused_act_is_not_among_the_lines_the_next_narration_reads():
+    """'I punch the lighthouse until it falls over' came back a turn later as 'The lighthouse falls over'."""
+    model = ScriptedModel(by_step={"narrate": ["Cold water laps at the pews, and the bell hangs silent above the nave."]}, repeat_last=True)
+    g = GameMaster(DND, "drowned_chapel", model, memory=False, seed=4)
+    first = g.step("Brisa", "I lift the whole chapel off its stones and carry it to the shore.")
+    assert first.decision == "impossible" and g.session.turns[-1].refused
+    g.step("Brisa", "I wave to the others and sit down on a dry pew.")
+    asked = [m["content"] for r in model.requests if r.get("step") == "narrate" for m in r["messages"] if m["role"] == "user"][-1]
+    assert "sit down on a dry pew" in asked and "Brisa: I lift the whole chapel" not in asked  # the GM's refusal may stay
