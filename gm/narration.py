@@ -477,8 +477,12 @@ class _Gate:
 
 
 async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str], None] | None = None,
-                  temperature: float = 0.7) -> Narration:
-    """Stream the GM's words through the guards; retry once; else the descriptive fallback."""
+                  temperature: float = 0.3) -> Narration:
+    """Stream the GM's words through the guards; retry once; else the descriptive fallback.
+
+    0.3, not 0.7: with `local:small` the share of a narration's words that the scene or the line
+    holds rose from 0.52 to 0.66 (`fresh22`) and 0.50 to 0.59 (`fresh21`), narration ok unchanged;
+    the retry after a rejected reply still samples at 0.9 to say something new."""
     started = time.perf_counter()
     notes: list[str] = []
     usage = None
