@@ -358,6 +358,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
             scene_line=self._scene_line(turn.text, revealed), max_tokens=self.narrate_tokens, why=turn.why,
             recall=bool(rolls) and all(r.check in self._knowledge for r in rolls),
+            said_before=[t.narration for t in self.session.turns[-12:] if t.narration],  # a small model repeats itself
         )
 
     @property

@@ -341,6 +341,7 @@ class NarrationRequest:
     max_tokens: int = 90
     why: str = ""  # why an impossible act cannot work, when the rules could tell
     recall: bool = False  # the roll was for what the character knows (History, Occult...): a failure learns nothing
+    said_before: list[str] = field(default_factory=list)  # the GM's earlier narrations this session, never to be said again
 
 
 @dataclass
@@ -414,7 +415,8 @@ class _Gate:
             return "empty"
         if is_echo(clean, [req.line, req.verdict, guide(req)]):
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
-        if len(_content(clean)) >= 4 and is_echo(clean, [*req.recent[-3:], *split_sentences(req.scene)], overlap=0.9):
+        earlier = [*req.recent[-3:], *split_sentences(req.scene), *(x for t in req.said_before for x in split_sentences(t))]
+        if len(_content(clean)) >= 4 and is_echo(clean, earlier, overlap=0.9):
             return "repeated earlier lines"
         if repeats_itself(clean):
             return "repeated itself"

@@ -510,3 +510,11 @@ def test_a_refused_act_is_not_among_the_lines_the_next_narration_reads():
     g.step("Brisa", "I wave to the others and sit down on a dry pew.")
     asked = [m["content"] for r in model.requests if r.get("step") == "narrate" for m in r["messages"] if m["role"] == "user"][-1]
     assert "sit down on a dry pew" in asked and "Brisa: I lift the whole chapel" not in asked  # the GM's refusal may stay
+
+
+def test_a_sentence_the_gm_said_turns_ago_is_not_said_again():
+    """At temperature 0.3 local:small answered a question about the lamp with a refusal from four turns before."""
+    old = "Eddie cannot punch the lighthouse: nothing in this world allows it, however hard they try."
+    model = ScriptedModel(by_step={"narrate": [old, old]})
+    out = asyncio.run(narrate(model, request(said_before=["The keeper shrugs. " + old], recent=[])))
+    assert "punch the lighthouse" not in out.text and any("repeated earlier lines" in n for n in out.notes)
