@@ -66,7 +66,7 @@ def _ruin_pattern() -> re.Pattern:
 
 _AUX = r"(?:was|were|is|are|been|being|be|has|have|had|got|get|gets|now|all|already|long|just|finally|both|since|then|once)"
 _DETERMINERS = {"the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "this", "that", "these", "those", "every",
-                "each", "both", "all", "some", "any", "only", "whole", "entire", "one", "two", "three", "no", "every", "either"}
+                "each", "both", "all", "some", "any", "only", "whole", "entire", "one", "two", "three", "no", "either"}
 _FUNCTION = {"and", "or", "but", "nor", "of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over",
              "under", "through", "around", "near", "beside", "behind", "between", "along", "past", "up", "down", "off", "out",
              "above", "below", "beneath", "against", "toward", "towards", "upon", "within", "without", "inside", "outside",
@@ -74,7 +74,7 @@ _FUNCTION = {"and", "or", "but", "nor", "of", "in", "on", "at", "to", "from", "b
              "who", "which", "that", "whose", "whom", "there", "here", "it", "they", "he", "she", "we", "you", "i", "them", "him",
              "is", "are", "was", "were", "be", "been", "has", "have", "had", "not", "now", "then", "just", "yet", "still",
              "ago", "back", "last", "yesterday", "today", "tonight", "morning", "night", "hour", "hours", "day", "days", "week", "weeks",
-             "month", "months", "year", "years", "minute", "minutes", "moment", "earlier", "already", "once", "long", "even"}
+             "month", "months", "year", "years", "minute", "minutes", "moment", "earlier", "once", "long", "even"}
 _QUANTIFIED = re.compile(r"\b(?:both|all|each|one|two|three|some|most|none|any|either|neither|the rest) of\b", re.I)
 _PREPOSITIONS = {"of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over", "under", "through",
                  "around", "near", "beside", "behind", "between", "along", "past", "above", "below", "beneath", "against",
@@ -82,11 +82,11 @@ _PREPOSITIONS = {"of", "in", "on", "at", "to", "from", "by", "with", "for", "int
 # "no" before these names no thing: "no one", "no longer", "no sign of", "no way across"
 _ABSTRACT = {"one", "longer", "more", "matter", "doubt", "idea", "time", "choice", "way", "sign", "signs", "trace", "traces",
              "reason", "answer", "reply", "response", "need", "hope", "chance", "sense", "sound", "word", "words", "mercy",
-             "patience", "interest", "intention", "memory", "other", "less", "further", "less", "mistake", "telling",
-             "question", "help", "use", "point", "harm", "sleep", "rest", "end", "luck", "love", "fear", "shame", "choice",
+             "patience", "interest", "intention", "memory", "other", "less", "further", "mistake", "telling",
+             "question", "help", "use", "point", "harm", "sleep", "rest", "end", "luck", "love", "fear", "shame",
              "attention", "notice", "mind", "wind", "breeze", "movement", "motion", "life", "light", "sight", "trouble",
              "thing", "things", "bit", "lot", "part", "kind", "sort", "stuff", "fact", "plan", "deal", "system", "systems",
-             "like", "way", "anything", "something", "nothing", "everything", "shit", "problem", "worries", "ones"}
+             "like", "anything", "something", "nothing", "everything", "shit", "problem", "worries", "ones"}
 _MODAL = re.compile(r"\s*(?:can|could|will|would|may|might|should|must|dares?|is able|was able)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
