@@ -27,6 +27,7 @@ from typing import Any, Callable
 from pipelines.records import Check, MoeInstance, Turn
 from rulesets import UnknownName, VgmError
 
+from pipelines.act_cues import CUE_CONCEPTS
 from pipelines.steps.adjudicate import who_rolls
 
 from .adjudication import Difficulty, choose_difficulty, make_roll, record
@@ -365,8 +366,6 @@ class GameMaster(PlayerRolls, SessionSetup):
     def _knowledge(self) -> set[str]:
         """The pack's checks for what a character knows (its History, Occult, Society...), the ones a
         "think back" calls: failing one teaches nothing, so the narration must not tell lore."""
-        from pipelines.act_cues import CUE_CONCEPTS
-
         return {check for concept in CUE_CONCEPTS["recall"] for check in self.ruleset.concepts.get(concept, [])}
 
     def _scene_line(self, text: str, revealed: set[str]) -> str:

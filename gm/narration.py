@@ -401,6 +401,8 @@ class _Gate:
         self.first_token_at: float | None = None
         title = getattr(req.pack, "title", "") or ""
         self.known = known_words(req.scene, req.line, req.found, req.name, title, *req.recent, *req.pc_names, *req.standing)
+        # the scene's sentences and the GM's earlier narrations, split once: a reply saying them again is cut
+        self.said_sentences = [*split_sentences(req.scene), *(x for t in req.said_before for x in split_sentences(t))]
         # words only the impossible act brings (its fireball, its flight), not the scene's or anyone's name
         names = {w for n in req.pc_names for w in _words(n)} | set(_words(req.name))
         # the worked replies' phrases, less any this turn's own text uses: those come from the example, not the scene
@@ -415,8 +417,7 @@ class _Gate:
             return "empty"
         if is_echo(clean, [req.line, req.verdict, guide(req)]):
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
-        earlier = [*req.recent[-3:], *split_sentences(req.scene), *(x for t in req.said_before for x in split_sentences(t))]
-        if len(_content(clean)) >= 4 and is_echo(clean, earlier, overlap=0.9):
+        if len(_content(clean)) >= 4 and is_echo(clean, [*req.recent[-3:], *self.said_sentences], overlap=0.9):
             return "repeated earlier lines"
         if repeats_itself(clean):
             return "repeated itself"

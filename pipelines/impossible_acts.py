@@ -150,7 +150,9 @@ _COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sort
 # "three hundred feet away", "half a mile wide", "200 yards across": a width, not a height or a walk
 # "three hundred feet", "half a mile", then at most one word before what the distance is
 _TENS = r"(?:\d+|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_MEASURE = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
+# a number as written: "forty", "a hundred and fifty", "2,000", "two-" (as in "two-ton"); its unit follows
+_AMOUNT = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+"
+_MEASURE = _AMOUNT + r"(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
 _GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b", re.I)
 _JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults|spring|springs|springing)\b", re.I)
 _ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:whole |entire )?(?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
@@ -343,8 +345,7 @@ def _too_far(text: str, scene: str) -> str | None:
 # 30 × Strength pounds (600 lb at Strength 20), so 1,500 lb is past any sheet.
 LIFT_LIMIT_LB = 1500
 _UNITS_LB = {"ton": 2000, "tons": 2000, "tonne": 2205, "tonnes": 2205, "pound": 1, "pounds": 1, "lb": 1, "lbs": 1, "hundredweight": 112}
-_WEIGHT = re.compile(_COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+(?P<unit>"
-                     + "|".join(_UNITS_LB) + r")\b", re.I)
+_WEIGHT = re.compile(_AMOUNT + r"(?P<unit>" + "|".join(_UNITS_LB) + r")\b", re.I)
 # lifting, not pushing: a loaded wagon is shoved out of a rut, never raised
 _LIFT = re.compile(r"\b(?:lift|lifts|lifting|hoist|hoists|carry|carries|hurl|hurls|throw|throws|toss|tosses)\b|"
                    r"\b(?:heave|heaves|heaving|raise|raises|pick|picks|shoulder|shoulders|right|rights|haul|hauls|hold|holds)\b"
@@ -356,7 +357,7 @@ _OVERHEAD = re.compile(r"\b(?:lift|lifts|hoist|hoists|raise|raises|pick|picks|he
 
 def _too_heavy(text: str, scene: str) -> str | None:
     """Lifting or heaving what the scene says weighs tons, or holding overhead a thing the scene calls a car or a wagon."""
-    if _is_question(text) or not (lift := _LIFT.search(text)):
+    if _is_question(text) or not _LIFT.search(text):
         return None
     every = re.findall(r"[^.!?]+", scene)
     sentences = [s for s in every if set(_CONTENT.findall(s.lower())) & (set(_CONTENT.findall(text.lower())) - _FAR_STOP)] or every
@@ -370,22 +371,21 @@ def _too_heavy(text: str, scene: str) -> str | None:
 
 
 # ---- a message way that is down: the wire cut, the telephone line dead -----------------------------
+# each way the scene can say it, and whether the line was once there ("down") or never was ("none")
 _WIRE_DOWN = (
-    re.compile(r"\b(?P<way>telegraph|telephone|phone|wire|wires|lines?)\b(?:\s+(?:line|lines|wire|wires|poles|cable))?[^.;]{0,30}?"
-               r"\b(?:is|are|was|were|has been|have been|had been|now|lies|lie|hangs?)\s+(?:\w+\s+)?(?:cut|down|dead|severed|torn down|pulled down|out|burned|broken)\b", re.I),
-    re.compile(r"\b(?:cut|cutting|cuts|severed|severing|tore down|tearing down|pulled down|pulling down|burned|burning)\s+(?:the|its|their)\s+"
-               r"(?P<way>telegraph|telephone|phone)\s+(?:wire|wires|line|lines|poles|cable)", re.I),
-    re.compile(r"\b(?P<way>telegraph|telephone|phone)\s+(?:line|lines|wire|wires|poles|cable)\s+(?:down|dead)\b", re.I),  # "brought the lines down"
-    re.compile(r"\b(?P<way>telegraph|telephone|phone)\b[^.;]{0,30}?\b(?:has never|never|does not|doesn't|did not) (?:reached|reach|come|came|run|ran)\b", re.I),
-    re.compile(r"\b(?:no|without a|without any)\s+(?P<way>telegraph|telephone|phone)\b(?!\s+(?:call|calls|message|answer))", re.I),
+    (re.compile(r"\b(?P<way>telegraph|telephone|phone|wire|wires|lines?)\b(?:\s+(?:line|lines|wire|wires|poles|cable))?[^.;]{0,30}?"
+                r"\b(?:is|are|was|were|has been|have been|had been|now|lies|lie|hangs?)\s+(?:\w+\s+)?(?:cut|down|dead|severed|torn down|pulled down|out|burned|broken)\b", re.I), "down"),
+    (re.compile(r"\b(?:cut|cutting|cuts|severed|severing|tore down|tearing down|pulled down|pulling down|burned|burning)\s+(?:the|its|their)\s+"
+                r"(?P<way>telegraph|telephone|phone)\s+(?:wire|wires|line|lines|poles|cable)", re.I), "down"),
+    (re.compile(r"\b(?P<way>telegraph|telephone|phone)\s+(?:line|lines|wire|wires|poles|cable)\s+(?:down|dead)\b", re.I), "down"),  # "brought the lines down"
+    (re.compile(r"\b(?P<way>telegraph|telephone|phone)\b[^.;]{0,30}?\b(?:has never|never|does not|doesn't|did not) (?:reached|reach|come|came|run|ran)\b", re.I), "none"),
+    (re.compile(r"\b(?:no|without a|without any)\s+(?P<way>telegraph|telephone|phone)\b(?!\s+(?:call|calls|message|answer))", re.I), "none"),
 )
 _WIRED = {"telegraph": re.compile(r"\b(?:wires?\s+(?:the|a|to|him|her|them|ahead|for|back|word|\w+ in)|wiring|telegraph|telegraphs|telegraphing|"
                                    r"telegram|send (?:a |the )?(?:wire|cable)|sends (?:a |the )?(?:wire|cable)|cables? (?:the|him|her|them|ahead)|"
                                    r"taps? out (?:a |the )?message|at the key)\b", re.I),
           "telephone": re.compile(r"\b(?:telephone|telephones|phone|phones|ring|rings) (?:up |the |him|her|them|ahead|for|\w+ (?:station|office|sheriff|police|marshal|exchange))|"
                                    r"\b(?:dial|dials|picks up the (?:telephone|phone|receiver)|pick up the (?:telephone|phone|receiver))\b", re.I)}
-
-
 _MENDED = re.compile(r"\b(?:splice|splices|splicing|mend|mends|repair|repairs|fix|fixes|patch|patches|rig|rigs|restring|restrings)\b", re.I)
 
 
@@ -393,13 +393,13 @@ def _wire_down(text: str, scene: str) -> str | None:
     """Sending word by a telegraph or a telephone whose line the scene says is cut, down or never laid."""
     if _is_question(text) or _MENDED.search(text):
         return None
-    for pattern in _WIRE_DOWN:
+    for pattern, state in _WIRE_DOWN:
         for m in pattern.finditer(scene):
             way = m.group("way").lower()
             kinds = ("telegraph",) if way == "telegraph" else ("telephone",) if way in ("telephone", "phone") else ("telegraph", "telephone")
             for kind in kinds:
                 if _WIRED[kind].search(text):
-                    return f"the {kind} line is down" if "never" not in m.group(0) and "no" not in m.group(0).split()[0].lower() and "without" not in m.group(0) else f"there is no {kind} line here"
+                    return f"the {kind} line is down" if state == "down" else f"there is no {kind} line here"
     return None
 
 

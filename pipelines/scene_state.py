@@ -75,6 +75,7 @@ _FUNCTION = {"and", "or", "but", "nor", "of", "in", "on", "at", "to", "from", "b
              "is", "are", "was", "were", "be", "been", "has", "have", "had", "not", "now", "then", "just", "yet", "still",
              "ago", "back", "last", "yesterday", "today", "tonight", "morning", "night", "hour", "hours", "day", "days", "week", "weeks",
              "month", "months", "year", "years", "minute", "minutes", "moment", "earlier", "once", "long", "even"}
+_BOUNDARY = _FUNCTION | _DETERMINERS  # where a noun phrase's run of words ends
 _QUANTIFIED = re.compile(r"\b(?:both|all|each|one|two|three|some|most|none|any|either|neither|the rest) of\b", re.I)
 _PREPOSITIONS = {"of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over", "under", "through",
                  "around", "near", "beside", "behind", "between", "along", "past", "above", "below", "beneath", "against",
@@ -103,6 +104,11 @@ def _inflected_verb(word: str) -> bool:
     lemmas = getAllLemmas(word)
     plural = any(noun != word for noun in lemmas.get("NOUN", ()))  # "boats", "paddles" are nouns first
     return any(verb != word for verb in lemmas.get("VERB", ())) and not plural
+
+
+def _is_thing(head: str | None) -> bool:
+    """A phrase's head that can name a thing: a noun, not an abstract word ("no doubt") or a verb ("locked")."""
+    return bool(head) and head not in _ABSTRACT and not _only_verb(head) and not _inflected_verb(head)
 
 
 def _head(words: list[str]) -> str | None:
@@ -134,14 +140,14 @@ def _phrases(span: str) -> list[str]:
             i += 1
             while i < len(words) and words[i].lower() in _DETERMINERS:
                 i += 1
-            while i < len(words) and words[i].lower() not in _FUNCTION | _DETERMINERS:
+            while i < len(words) and words[i].lower() not in _BOUNDARY:
                 i += 1
             continue
         if low in _FUNCTION or (low in _DETERMINERS and low != "no"):
             i += 1
             continue
         run = []
-        while i < len(words) and words[i].lower() not in _FUNCTION | _DETERMINERS:
+        while i < len(words) and words[i].lower() not in _BOUNDARY:
             run.append(words[i])
             i += 1
             if len(run) > 1 and (_inflected_verb(run[-1]) or run[-1][0].isupper()):  # "candle stub fell": a verb ends it
@@ -152,7 +158,7 @@ def _phrases(span: str) -> list[str]:
             i += 1
             continue
         head = _head(run)
-        if head and head not in _ABSTRACT and not _only_verb(head) and not _inflected_verb(head):
+        if _is_thing(head):
             heads.append(head)
     return heads
 
@@ -165,7 +171,7 @@ def _object(after: str) -> list[str]:
         low = word.lower()
         if low in ("and", ".") or low in _PREPOSITIONS or low in _FUNCTION:
             head = _head(run)
-            if head and head not in _ABSTRACT and not _inflected_verb(head) and not _only_verb(head):  # "...and locked it"
+            if _is_thing(head):  # not "...and locked it"
                 heads.append(head)
             run = []
             if low != "and":
@@ -334,14 +340,24 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         if not (_ARTICLE.search(before) or thing[0].isupper()) or not re.search(r"[A-Za-z]", _ARTICLE.sub("", clause)):
             continue  # a thing named with its article, that something is done to ("The book is out" says, not does)
         how = things[thing]
-        dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
-        if _NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause) or (dead and not _LIVING_USE.search(clause)) \
-                or _REMAINS.search(clause + " " + text[m.end():m.end() + 12]) or re.match(r"\s+back\b", text[m.end():]) \
-                or (not dead and re.search(r"\bfor$", _ARTICLE.sub("", before).rstrip())) \
-                or (how != "not there" and (_PASSING.search(_ARTICLE.sub("", before).rstrip()) or _OUT_THE.search(before))):  # going for it  # "no window" cannot be climbed through
+        if _fits_what_is_left(how, clause, before, text[m.end():]):
             continue
-        return _said(thing, things[thing])
+        return _said(thing, how)
     return None
+
+
+def _fits_what_is_left(how: str, clause: str, before: str, after: str) -> bool:
+    """The line's act on the thing is one that its state allows: said, denied or asked about, a
+    look or a search, its remains, getting it back or going for it, passing by or through it
+    (except through what is not there: "no window" cannot be climbed through), and for the dead,
+    anything but a living use."""
+    dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
+    lead = _ARTICLE.sub("", before).rstrip()  # the words before the thing's article
+    return bool(_NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause)
+                or (dead and not _LIVING_USE.search(clause))
+                or _REMAINS.search(clause + " " + after[:12]) or re.match(r"\s+back\b", after)
+                or (not dead and re.search(r"\bfor$", lead))
+                or (how != "not there" and (_PASSING.search(lead) or _OUT_THE.search(before))))
 
 
 _BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter"}
@@ -358,6 +374,7 @@ _SAID_AS = (("left behind", "left elsewhere"), ("went with", "taken away"), ("le
 def _said(thing: str, how: str) -> str:
     """"the scene says the bridge snapped" / "the scene says there is no window"."""
     plural = thing.endswith("s") and not thing.endswith("ss")
+    the = "" if thing[0].isupper() else "the "  # "the bridge", but "Sorrel"
     if how == "not there":
         return f"the scene says there {'are' if plural else 'is'} no {thing}"
     how = re.sub(r"^(?:is|was|are|were|now|long|already|been|lies|lay|lie|lying) ", "", how)
@@ -372,6 +389,5 @@ def _said(thing: str, how: str) -> str:
         tense = "VBD" if lemma in _BY_ITSELF else "VBN"  # "the bridge snapped", "the lute was smashed"
         how = getInflection(lemma, tag=tense)[0]
         if tense == "VBD":
-            return f"the scene says {'' if thing[0].isupper() else 'the '}{thing} {how}"
-    the = "" if thing[0].isupper() else "the "
+            return f"the scene says {the}{thing} {how}"
     return f"the scene says {the}{thing} {'were' if plural else 'was'} {how}"
