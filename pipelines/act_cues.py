@@ -28,7 +28,10 @@ _PLACES = (r"(?:river|rivers|stretch|country|land|lands|coast|woods|forest|hills
 CUES: dict[str, str] = {
     "shoot": r"\b(?:shoot|shoots|shooting)\b(?!\s+(?:(?:him|her|them|me|you|us)\s+)?(?:a\s+)?(?:\w+\s+)?(?:look|glance|smile|grin|question|wink))"
              r"|\b(?:fire|fires|firing)\s+(?:at|on|a shot|a round|both barrels)\b|\btakes?\s+a\s+shot\b",
-    "swim": r"\b(?:swim|swims|swimming)\b|\b(?:dive|dives|diving)\s+(?:in|into|after|under|down|for)\b|\btreads?\s+water\b",
+    # a dive into water, not "dives into the cab" or "dives for cover"
+    "swim": r"\b(?:swim|swims|swimming)\b|\btreads?\s+water\b|\b(?:dive|dives|diving)\s+(?:in\b(?!to)|after\b|(?:down|under)\s+(?:to|into|and|after)\b|"
+            r"(?:under|beneath)\s+the\s+(?:water|surface|waves|ice)\b|(?:in)?to\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:water|river|lake|sea|pool|pond|"
+            r"torrent|current|waves|surf|stream|creek|canal|harbou?r|bay|well|depths|flood|rapids|millrace|cistern|moat)\b)",
     "boat": r"\b(?:steer|steers|steering|pole|poles|poling|row|rows|rowing|paddle|paddles|paddling)\b[^.!?]{0,40}?"
             r"\b(?:boat|raft|punt|skiff|canoe|barge|flatboat|keelboat|dinghy|launch|sweep|tiller|helm|oars?|current|rapids)\b"
             r"|\b(?:on|at|takes?|grabs?|works?)\s+the\s+(?:sweep|tiller|helm|oars)\b|\bthe\s+sweep\b",

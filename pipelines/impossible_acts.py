@@ -68,6 +68,12 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
      r"\b(?:swim|swims|jump|jumps|leap|leaps) (?:all the way )?(?:across|over) (?:the )?(?:whole |entire )?(?:ocean|atlantic|pacific|continent)\b"),
     ("that is too far for any body", r"\b(?:jump|jumps|leap|leaps) (?:\w+ ){0,3}(?:to|onto) the (?:moon|sun|clouds|stars)\b"),
     ("the past cannot be reached", r"\b(?:travel back in time|go back in time|turn back time|stop time|rewind time)\b"),
+    # "goes back to last night, before the rain": a time as where one goes ("back to last night's camp" is a place)
+    ("the past cannot be reached",
+     r"\b(?:go|goes|going|went|travel|travels|travelling|traveling|step|steps|slip|slips|head|heads)\s+back\s+to\s+"
+     r"(?:last\s+(?:night|week|month|year|winter|summer|spring|autumn|fall)|yesterday|the\s+(?:day|night|week|morning|evening)\s+before|"
+     r"(?:(?:a|an|one|two|three|four|five|six|ten|twenty|a few|several|\d+)\s+)(?:hours?|days?|weeks?|months?|years?)\s+(?:ago|earlier))\b"
+     r"(?!(?:\s+(?:morning|afternoon|evening|night))?['’]s)"),
     ("the past cannot be reached", r"\b(?:photograph|photo|picture) of (?:\w+ ){0,4}(?:the way it looked|in the past|last (?:week|year|month))\b"),
     ("a body does not fit through a keyhole",
      rf"\b(?:squeeze|squeezes|slip|slips|crawl|crawls|climb|climbs|wriggle|wriggles) (?:{_SOMEONES} (?:whole )?(?:body|self) )?(?:\w+ )?through (?:the |a )?keyhole\b"),
@@ -91,6 +97,12 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one holds their breath that long",
      rf"\bhold(?:s|ing)? {_SOMEONES} breath\b(?: [\w'’]+){{0,12}}? (?:all (?:morning|afternoon|evening|day|night|week)|"
      r"for (?:ten|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|[1-9]\d+) (?:whole )?minutes)\b"),
+    # one breath, then a long stay or a long way under water: "takes a big breath, dives down and spends the next hour searching"
+    ("no one holds their breath that long",
+     r"(?=.*\b(?:dive|dives|diving|underwater|under\s+water|down\s+there|the\s+bottom|lakebed|seabed|riverbed|submerged|beneath\s+the\s+(?:water|surface|waves))\b)"
+     r"\b(?:take|takes|taking|gulp|gulps|draw|draws|suck|sucks)\s+(?:in\s+)?(?:one\s+|a\s+)?(?:deep\s+|big\s+|long\s+|last\s+)?(?:gulp\s+of\s+air|lungful|breath)\b"
+     r"[^.;!?]{0,100}?\b(?:(?:the\s+next|an|a\s+full|a\s+whole)\s+hour|for\s+hours|all\s+(?:morning|afternoon|evening|day|night)|"
+     r"(?:for\s+)?(?:ten|fifteen|twenty|thirty|forty|fifty|sixty|[1-9]\d+)\s+(?:whole\s+)?minutes|underwater\s+all\s+the\s+way\s+to\s+(?-i:[A-Z]))"),
     ("no one outruns a train on foot",
      r"\b(?:outrun|outruns|beat|beats|overtake|overtakes|outrace|outraces)\b(?: \w+){0,6} (?:train|express|locomotive)\b(?: \w+){0,6} on foot\b"),
     ("no one outruns a train on foot",
@@ -183,12 +195,13 @@ def _said(feet: float) -> str:
     return {0.5: "half a mile", 1: "a mile"}.get(miles, f"{miles:g} miles") if miles >= 0.5 else f"{feet:.0f} feet"
 
 
-def impossible_in_scene(line: str, scene: str) -> str | None:
+def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a jump across a gap wider than anyone
     jumps, a shot at something farther than the weapon reaches, drawing or using a thing the
     scene says was taken, reading writing the scene says was burned, crossing by a bridge or
     ladder the scene says is down, or acting on any other thing the scene says is ruined, lost or
-    not there (``scene_state``). ``None`` when the line is none of these, or the scene does not say.
+    not there (``scene_state``), or speaking when the scene says ``actor`` is gagged. ``None`` when
+    the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -197,7 +210,8 @@ def impossible_in_scene(line: str, scene: str) -> str | None:
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
-            or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene))
+            or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
+            or _gagged(text, scene, actor))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -380,12 +394,14 @@ _WIRE_DOWN = (
     (re.compile(r"\b(?P<way>telegraph|telephone|phone)\s+(?:line|lines|wire|wires|poles|cable)\s+(?:down|dead)\b", re.I), "down"),  # "brought the lines down"
     (re.compile(r"\b(?P<way>telegraph|telephone|phone)\b[^.;]{0,30}?\b(?:has never|never|does not|doesn't|did not) (?:reached|reach|come|came|run|ran)\b", re.I), "none"),
     (re.compile(r"\b(?:no|without a|without any)\s+(?P<way>telegraph|telephone|phone)\b(?!\s+(?:call|calls|message|answer))", re.I), "none"),
+    # "no town, wire or station in sight": a wire among the things the scene says are not there
+    (re.compile(r"\b(?:no|without)\s+(?:[a-z]+,\s+){1,4}(?:or\s+|and\s+)?(?P<way>wires?|telegraph|telephone|phone)\b(?!\s+(?:fence|cutters))", re.I), "none"),
 )
 _WIRED = {"telegraph": re.compile(r"\b(?:wires?\s+(?:the|a|to|him|her|them|ahead|for|back|word|\w+ in)|wiring|telegraph|telegraphs|telegraphing|"
                                    r"telegram|send (?:a |the )?(?:wire|cable)|sends (?:a |the )?(?:wire|cable)|cables? (?:the|him|her|them|ahead)|"
                                    r"taps? out (?:a |the )?message|at the key)\b", re.I),
           "telephone": re.compile(r"\b(?:telephone|telephones|phone|phones|ring|rings) (?:up |the |him|her|them|ahead|for|\w+ (?:station|office|sheriff|police|marshal|exchange))|"
-                                   r"\b(?:dial|dials|picks up the (?:telephone|phone|receiver)|pick up the (?:telephone|phone|receiver))\b", re.I)}
+                                   r"\b(?:dial|dials|(?:picks? up|cranks?|lifts?|grabs?|uses?) the (?:telephone|phone|receiver))\b", re.I)}
 _MENDED = re.compile(r"\b(?:splice|splices|splicing|mend|mends|repair|repairs|fix|fixes|patch|patches|rig|rigs|restring|restrings)\b", re.I)
 
 
@@ -400,6 +416,31 @@ def _wire_down(text: str, scene: str) -> str | None:
             for kind in kinds:
                 if _WIRED[kind].search(text):
                     return f"the {kind} line is down" if state == "down" else f"there is no {kind} line here"
+    return None
+
+
+# ---- a gag: the scene says the actor's mouth is stopped, so no words get out --------------------
+_GAG = re.compile(r"\b(?:gag|gags|gagged)\b(?<!running gag)|\bmouths?\s+(?:is\s+|are\s+)?(?:taped|stuffed|bound|sewn|tied)\b", re.I)
+_SPEAKS = re.compile(r"\b(?:speech|speak|speaks|speaking|say|says|saying|tell|tells|telling|shout|shouts|shouting|yell|yells|yelling|"
+                     r"call|calls|calling|cry|cries|crying|scream|screams|screaming|sing|sings|singing|whisper|whispers|ask|asks|"
+                     r"plead|pleads|beg|begs|talk|talks|talking|argue|argues|bluff|bluffs|lie to|lies to|order|orders|urge|urges|"
+                     r"preach|preaches|recite|recites|chant|chants|pray aloud|prays aloud|harangue|harangues)\b", re.I)
+# working at the gag itself, or saying it some other way than aloud
+_AROUND_GAG = re.compile(r"\b(?:gag|spit|spits|chew|chews|loosen|loosens|work|works|hum|hums|mumble|mumbles|mmph|muffled|grunt|grunts|"
+                         r"write|writes|scrawl|scrawls|sign|signs|signal|signals|gesture|gestures|nod|nods|point|points|mouth|mouths|wink|winks)\b", re.I)
+
+
+def _gagged(text: str, scene: str, actor: str | None) -> str | None:
+    """Speaking, when the scene says the actor is gagged ("bound in a cage, a leather gag buckled
+    across her mouth"): the gag is in a sentence naming the actor, or the one after it."""
+    if not actor or _is_question(text) or _AROUND_GAG.search(text) or not (_SPEAKS.search(text) or re.search(r"[\"“]", text)):
+        return None
+    first = actor.split()[0]
+    named = re.compile(rf"\b{re.escape(first)}\b")
+    sentences = [m.group(0) for m in _SENTENCE.finditer(scene)]
+    for i, sentence in enumerate(sentences):
+        if _GAG.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1]))):
+            return f"{first} is gagged: no words get out"
     return None
 
 
@@ -592,6 +633,9 @@ DATED_ONLY: tuple[tuple[str, int, str], ...] = (
 _INVENTED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in INVENTIONS)
 _INVENTED_DATED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in DATED_ONLY)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+# a year spoken of as already known: remembered, read about, heard of
+_KNOWN = re.compile(r"\b(?:remember|remembers|remembering|recall|recalls|recalling|read|reads|reading|heard|hears|knows|knew|learned|learnt|"
+                    r"recollects?|memory|memories)\b", re.I)
 
 
 def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: str = "") -> str | None:
@@ -609,6 +653,9 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
     for pattern, invented, name in (*_INVENTED, *(_INVENTED_DATED if years else ())):
         if invented > year and pattern.search(text) and not pattern.search(scene or ""):
             return f"{name} in {year if years else era or year}"
+    later = [int(y) for y in _YEAR.findall(text) if int(y) > year]
+    if later and years and _KNOWN.search(text):
+        return f"{min(later)} has not happened yet in {year}"  # "remembers reading about the crash of October 1929" in 1925
     return None
 
 

@@ -262,6 +262,11 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             if (1 - dice_weight) * roll_share + dice_weight * needs_dice >= roll_at:
                 top = None  # the direction heard an act the vote took for talk: roll the vote's leading check
         choice = top if top in DECISIONS else (leaders or [NO_ROLL])[0]
+        if choice == IMPOSSIBLE and cued:
+            # the line names a kind of act the game has a roll for ("swims for the far bank, armour
+            # and all"): the nearest lines' "impossible" was their topic; the rules below still refuse
+            record.parsed["cue"] = f"impossible -> one of {', '.join(cued)}"
+            choice = max(cued, key=lambda c: fit.get(c, -math.inf))
         if cued and choice not in DECISIONS and choice not in cued:
             record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
             choice = max(cued, key=lambda c: fit.get(c, -math.inf))  # the line names the kind of act outright
@@ -274,7 +279,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         who = who_rolls(speaker, line, state.instance)
         table_talk = bool(OUT_OF_CHARACTER.match(line)) and not always_roll  # to the GM, not the world: no rule judges it
         era = (getattr(pack, "rules", None) or {}).get("era") or {}
-        why = (impossible_act(line) or impossible_in_scene(line, scene)
+        why = (impossible_act(line) or impossible_in_scene(line, scene, who)
                or impossible_without_magic(line, who, options.get("without_magic", ()))
                or impossible_in_era(line, scene, era.get("year"), era.get("name", ""))) if rules and not always_roll and not table_talk else None
         if why:

@@ -45,6 +45,9 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
     (DND, "I shoot the rope with my bow."),  # D&D's attacks are not checks: no check names shooting
     (SWADE, "I ask the barkeep what there is to eat."),
     (DND, "Ilya takes the mule's bridle and walks it up to the ledge."),  # leading an animal, not keeping one's feet
+    (SWADE, "Lottie dives into the engine house with her toolbag."),   # a dive into a room is no swim
+    (COC, "I dive for cover behind the counter."),
+    (DND, "Brisa vaults the table and dives down behind it."),
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
     assert cued_checks(line, pack) == []
@@ -122,3 +125,15 @@ def test_the_examples_alone_refuse_only_on_a_clear_share_of_the_vote():
 
     assert decide(impossible_share=0.0).decision == "impossible"
     assert [c.skill for c in decide().checks] == ["strength"]
+
+
+def test_a_line_naming_a_rolled_kind_of_act_is_rolled_when_the_nearest_lines_say_impossible():
+    """Swimming in armour sits among impossible lines by its topic; the game has a roll for it."""
+    index = CheckIndex([("impossible", "I swim in my armor across the whole sea"), ("impossible", "I swim in my armor to the moon"),
+                        ("swim", "I swim after the boat"), ("no_roll", "what time is it")], embed=bag_of_words)
+    line, coc = "I swim in my armor after the boat", rulesets.load("coc7e")
+    assert index.vote(line, k=3, temperature=0.1).top == "impossible"
+    state = asyncio.run(adjudicate(decide_k=3, dice_weight=0).run(instance(line), None, pack=coc, check_index=index))
+    assert [c.skill for c in state.checks] == ["swim"]
+    uncued = asyncio.run(adjudicate(decide_k=3, dice_weight=0, cues=False).run(instance(line), None, pack=coc, check_index=index))
+    assert uncued.decision == "impossible"

@@ -482,6 +482,9 @@ def test_lifting_what_the_scene_says_weighs_tons_or_is_a_car_is_refused(line, sc
     ("I ride to the next town and send a telegram from there.", "The telegraph line here was cut.", "the telegraph line is down"),
     ("I climb the pole and splice the telegraph wire.", "Raiders hit the station, cutting the telegraph wire for miles.", None),  # mending it
     ("I wire the marshal.", "The telegraph office is open and the clerk is at the key.", None),
+    ("Hosea cranks the telephone on the wagon's dash and asks for the sheriff.", "Ten miles of prairie, no house, wire or pole anywhere.",
+     "there is no telephone line here"),  # the wire among the things the scene says are not there
+    ("I cut a length of wire from the fence.", "No house, wire or pole anywhere.", None),
 ])
 def test_sending_word_by_a_line_the_scene_says_is_down_is_refused(line, scene, why):
     assert impossible_in_scene(line, scene) == why
@@ -492,6 +495,50 @@ def test_sending_word_by_a_line_the_scene_says_is_down_is_refused(line, scene, w
     ("Eddie dives in, holds his breath for twenty minutes, and searches the car.", True),
     ("Eddie holds his breath for a minute and swims under the pier.", False),
     ("I hold my breath for five minutes while the gas clears.", False),   # long, but the dice may say so
+    ("Sorrel gulps a lungful of air, dives off the pier and searches the wreck for the next hour.", True),
+    ("I take one deep breath and swim underwater all the way to Innsmouth.", True),
+    ("I take a deep breath and swim underwater to the far side of the pool.", False),
+    ("I take a deep breath and tell him I have waited an hour already.", False),  # no water: a breath is a pause
 ])
 def test_breath_held_past_any_record_is_refused(line, refused):
     assert (impossible_act(line) is not None) == refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Keth heads back to yesterday morning's camp.", False),        # a place named by when they left it
+    ("I go back to yesterday, before the fire, and warn the miller.", True),
+    ("Pip slips back to three days ago to read the letter before it was sealed.", True),
+    ("We go back to last night's inn and ask the landlord.", False),
+    ("I go back to the inn and ask about last night.", False),
+])
+def test_going_back_to_a_past_time_is_refused(line, refused):
+    assert (impossible_act(line) == "the past cannot be reached") == refused
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Eddie recalls reading about the Wall Street crash of 1929 and tells the banker to sell.", "Arkham, summer 1924.",
+     "1929 has not happened yet in 1924"),
+    ("I remember the great fire of 1871 and warn them about lanterns.", "Chicago, 1893.", None),   # the past is fine
+    ("I bet him the river floods again in 1927.", "Arkham, summer 1924.", None),                  # a guess, not a memory
+    ("Do I remember anything that happened in 1930?", "Arkham, summer 1924.", None),               # asking is not doing
+])
+def test_remembering_a_year_after_the_scenes_own_is_refused(line, scene, why):
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert impossible_in_era(line, scene) == why
+
+
+GAGGED = "The cultists tied Tomás to a chair in the cellar. A rag is stuffed in his mouth and a gag knotted behind his head."
+
+
+@pytest.mark.parametrize("line, actor, why", [
+    ("Tomás shouts for help as loud as he can.", "Tomás Vidal", "Tomás is gagged: no words get out"),
+    ('"Let me go and I will pay you," Tomás tells the guard.', "Tomás Vidal", "Tomás is gagged: no words get out"),
+    ("Tomás works the gag loose against the chair back.", "Tomás Vidal", None),
+    ("Tomás hums loudly to draw the guard over.", "Tomás Vidal", None),
+    ("Tomás rocks the chair towards the lamp.", "Tomás Vidal", None),
+    ("I shout up the stairs for Tomás.", "Margaret Hale", None),   # someone else is gagged
+    ("Tomás shouts for help.", None, None),                         # who acts unknown: the rule cannot tell
+])
+def test_a_gagged_character_cannot_speak(line, actor, why):
+    assert impossible_in_scene(line, GAGGED, actor) == why
