@@ -265,7 +265,8 @@ _GOES_TO = re.compile(r"\b(?:run|runs|walk|walks|go|goes|ride|rides|swim|swims|r
 _SQUEEZE = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wriggle|wriggles|fit|fits|crawl|crawls|worm|worms|slide|slides)\b"
                       r"(?: \w+){0,4}? (?:between|through|past) (?:the |those |these )?(?:\w+ )?(?:bars|grate|grating|grille|railings)\b", re.I)
 _NARROW_BARS = re.compile(r"\b(?:bars|grate|grating|grille|railings)\b[^.;]{0,80}?\b(?:(?:a |one )?(?:hand'?s?|palm'?s?|finger'?s?)[ -](?:width|breadth)|"
-                          r"(?:two|three|four|five|six|[1-6]) inch(?:es)?|inches apart|too (?:narrow|close|tight))\b"
+                          r"(?:two|three|four|five|six|[1-6]) inch(?:es)?|inches apart|too (?:narrow|close|tight)|"
+                          r"(?:only |just |no more than )?(?:a|one|two|three) fingers? (?:fit|fits|will fit|can fit|could fit|goes|go|wide))\b"
                           r"|\b(?:close-set|narrow-set|tight-set)\s+(?:\w+\s+)?(?:bars|grate|grating|grille|railings)\b", re.I)
 
 
@@ -614,6 +615,9 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"televisions?|tv", 1939, "there is no television"),
     (r"cctv|security cameras?|camcorders?|video cameras?", 1970, "there are no video cameras"),
     (r"flashlights?|electric torch(?:es)?", 1899, "there are no electric torches"),
+    (r"caller ?id|call(?:er)? display", 1987, "there is no caller ID"),
+    (r"answering machines?|voice ?mails?", 1971, "there are no answering machines"),
+    (r"fax(?:es|ed)?|fax machines?", 1964, "there are no fax machines"),
     (r"telephones?|phones?", 1877, "there are no telephones"),
     (r"telegrams?|telegraph(?:s|ed|ing)?|wire ahead", 1844, "there is no telegraph"),
     (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),

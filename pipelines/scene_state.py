@@ -47,7 +47,7 @@ _RUIN_PHRASES = (r"burn(?:s|ed|t)? (?:down|up|out|away|to (?:the ground|ash(?:es
                  r"(?:blown|blew|blow|blows) (?:up|apart|to (?:bits|pieces))|"
                  r"(?:torn|tore|tear|tears|pulled|pull|pulls) down|"
                  r"(?:filled|fill|fills)(?= (?:[\w'’]+ ){0,3}?(?:in\b|(?:to the (?:brim|top) )?with (?:stones|rubble|rocks|earth|sand|dirt|gravel|concrete|cement|mortar|debris)))|"
-                 r"(?:bricked|walled) up|put (?:down|out of (?:its|his|her) misery)|"
+                 r"(?:bricked|walled) up|put (?:(?:him|her|it|them) )?(?:down(?!\s+(?:for|in|on|onto|at|by|beside|next|gently|softly|carefully|to|as)\b)|out of (?:its|his|her|their) misery)|"
                  r"(?:went|go|goes|fell|falls) (?:overboard|over the side)|(?:washed|swept|carried) away|"
                  r"reduced to (?:ash(?:es)?|rubble|splinters|kindling|cinders)|"
                  r"(?:lies|lay|lie|stands|stood|is|was|are|were|left) in (?:ruins|pieces)|"
@@ -227,6 +227,12 @@ def gone_things(scene: str) -> dict[str, str]:
                     heads = _phrases(before)[-1:]
                 else:
                     heads = _object(after)
+            if re.match(r"put (?:him|her|it|them) ", how):  # "Jericho broke a leg and Dutch had to put him down": the beast
+                earlier = re.split(r"(?:,|;|\band\b|\bso\b|\bthen\b)(?!.*(?:,|;|\band\b|\bso\b|\bthen\b))", before, maxsplit=1)
+                if len(earlier) < 2:
+                    continue  # "the sheriff put him down": who was put down is not named here
+                heads = _phrases(earlier[0])[:1]  # named in an earlier clause, not the one who did it
+                how = re.sub(r"^put \w+ ", "put ", how)
             if not heads and re.search(r"\b(?:who|which|that)\s*$", before, re.I):  # "his mare, Sorrel, who lies dead"
                 heads = _phrases(re.sub(r"\b(?:who|which|that)\s*$", "", before))[-1:]
             if not heads:
@@ -275,7 +281,7 @@ _NOT_USE = re.compile(r"\b(?:look|looks|looking|peer|peers|glance|glances|stare|
                       r"say|says|said|swear|swears|claim|claims|insist|insists|pretend|pretends|bluff|bluffs|lie|lies|"
                       r"explain|explains|mention|mentions|promise|promises|wish|wishes|hope|hopes|wave|waves|show|shows)\b", re.I)
 # a dead man or beast is carried, searched and buried; only a living use of him cannot work
-_LIVING_USE = re.compile(r"\b(?:ride|rides|riding|saddle|saddles|mount|mounts|spur|spurs|hitch|hitches|harness|harnesses|whistle for|"
+_LIVING_USE = re.compile(r"\b(?:ride|rides|riding|saddles?(?!\s+(?:off|from|bags?|blanket)\b)|mount|mounts|spur|spurs|hitch|hitches|harness|harnesses|whistle for|"
                          r"whistles for|call|calls|order|orders|question|questions|wake|wakes|hire|hires|pay|pays|follow|follows)\b", re.I)
 _DEAD = ("kill", "drown", "dead", "put down", "put out of", "is dead", "was dead", "are dead", "were dead", "long dead")
 # "the ledger was burned, but a scrap of the last page survived": part of it is still there

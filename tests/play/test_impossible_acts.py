@@ -300,6 +300,9 @@ def test_burned_writing_and_a_whole_train_dragged_to_a_stop(line, why):
     ("Fine, I'll send him a telegram", "A guild hall.", 1500, "this world", "there is no telegraph in this world"),
     ("I send a telegram to Boston", "Arkham, 1925.", None, "", None),
     ("I check the little screen on the back of the camera", "Gloucester, 1925.", None, "", "there are no digital cameras in 1925"),
+    ("Margaret checks the caller ID to see who rang.", "A crank telephone on the farmhouse wall.", 1925, "the 1920s",
+     "there is no caller ID in the 1920s"),
+    ("I fax the photos to the Boston Globe.", "Arkham, 1925.", None, "", "there are no fax machines in 1925"),
 ])
 def test_a_thing_the_scenes_year_does_not_have_is_refused(line, scene, year, era, why):
     from pipelines.impossible_acts import impossible_in_era
@@ -432,6 +435,7 @@ def test_machines_the_scenes_year_does_not_have(line, scene, why):
     ("I throw my dagger at the goblin", "The goblin stands twenty feet away.", None),
     ("We drag the bodies off and throw them into the lake", "The lake lies five hundred feet from the tents.", None),  # carried there first
     ("I squeeze between the bars", "The window's bars are three inches apart.", "no body fits between bars that close"),
+    ("Pip wriggles out between the bars.", "The grate's bars are so close that only two fingers fit between them.", "no body fits between bars that close"),
     ("I slip through the grate", "The grate's bars are rusted and a foot apart.", None),
 ])
 def test_a_thing_out_of_reach_by_the_scenes_own_distance_cannot_be_reached(line, scene, why):

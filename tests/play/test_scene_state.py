@@ -29,6 +29,7 @@ def test_the_scene_names_what_is_gone(scene, thing):
     "A supply cart is sunk to its axles in the mud.",                    # stuck, not lost
     "There is no sign of the thieves, and no one answers the door.",     # "no" before no thing
     "No horse can cover that distance in a day.",                        # a claim about horses, not an absence
+    "The sheriff put him down.",                                          # who was put down is not named
 ])
 def test_words_that_only_look_like_ruin_mark_nothing_in_the_way(scene):
     things = gone_things(scene)
@@ -104,6 +105,8 @@ def test_a_question_ends_in_a_question_mark_even_inside_quotes():
      "the scene says the lute was taken"),
     ("I whistle for Sorrel and swing into the saddle.", "The ambush cost Dutch his mare, Sorrel, who lies dead where she fell.",
      "the scene says Sorrel was dead"),                                        # the mare's name, with no article
+    ("Hosea rides Bramble down the pass.", "Hosea's mule, Bramble, shattered a hoof on the scree, so Hosea had to put her down.",
+     "the scene says Bramble was put down"),                                  # "her": the beast of the earlier clause
 ])
 def test_wrecked_taken_and_dead_things_named_any_way_the_scene_names_them(line, scene, why):
     assert acts_on_gone(line, scene) == why
@@ -112,6 +115,8 @@ def test_wrecked_taken_and_dead_things_named_any_way_the_scene_names_them(line, 
 @pytest.mark.parametrize("line, scene", [
     ("I walk along the road to the mill.", "The caravan took the road north at dawn."),             # "took" takes nothing from anyone
     ("I kneel beside Sorrel and take the saddlebags.", "His mare, Sorrel, lies dead where she fell."),  # a dead mare is unpacked, not ridden
+    ("I take the saddle off Bramble.", "Hosea's mule, Bramble, shattered a hoof on the scree, so Hosea had to put her down."),
+    ("I wake the sheriff and ask for the keys.", "The sheriff put him down for the night in the back cell."),  # a bed, not a death
 ])
 def test_took_a_road_and_a_dead_mares_saddlebags_are_left_to_the_vote(line, scene):
     assert acts_on_gone(line, scene) is None
