@@ -369,12 +369,15 @@ class GameMaster(PlayerRolls, SessionSetup):
         return {check for concept in CUE_CONCEPTS["recall"] for check in self.ruleset.concepts.get(concept, [])}
 
     def _scene_line(self, text: str, revealed: set[str]) -> str:
-        """The public scene sentence nearest the act: what a fallback can truthfully say."""
+        """The public scene sentence nearest the act: what a fallback can truthfully say. The cast
+        list's "Ruth Quist: the keeper, missing for four nights." is no sentence to narrate (and
+        says nothing of where she is), so only the opening, the scene and what was found count."""
         from pipelines.embeddings import embed
 
         from .narration import split_sentences
 
-        sentences = split_sentences(" ".join([self.scenario.opening, self.scenario.public_scene(revealed)]))
+        found = [s.text.strip() for s in self.scenario.secrets if s.id in revealed]
+        sentences = split_sentences(" ".join([self.scenario.opening, self.scenario.scene, *found]))
         if not sentences:
             return ""
         vectors = embed([text, *sentences])

@@ -518,3 +518,13 @@ def test_a_sentence_the_gm_said_turns_ago_is_not_said_again():
     model = ScriptedModel(by_step={"narrate": [old, old]})
     out = asyncio.run(narrate(model, request(said_before=["The keeper shrugs. " + old], recent=[])))
     assert "punch the lighthouse" not in out.text and any("repeated earlier lines" in n for n in out.notes)
+
+
+def test_the_fallbacks_scene_sentence_is_never_a_line_of_the_cast_list():
+    """A cast entry ("Maren: the chapel's elderly keeper.") read out as narration sounds like a
+    prompt, and may place someone who is missing; the fallback draws on the scene's own prose."""
+    g = GameMaster(DND, "drowned_chapel", ScriptedModel(replies=["x"]), memory=False, seed=4)
+    npc = g.scenario.npcs[0]
+    line = g._scene_line(f"I walk over to {npc.name} and look at {npc.description}", set())
+    assert line and f"{npc.name}:" not in line
+    assert line in " ".join([g.scenario.opening, g.scenario.scene])
