@@ -352,14 +352,15 @@ class GameMaster(PlayerRolls, SessionSetup):
         rolls = turn.rolls
         verdict = " ".join(f"{r.character}'s {r.check_name} roll: {r.outcome}." for r in rolls)
         success = None if not rolls else all(r.success for r in rolls) if all(r.success is not None for r in rolls) else None
+        said_before = [t.narration for t in self.session.turns[-12:] if t.narration]  # a small model repeats itself
         return NarrationRequest(
             pack=self.ruleset, scene=self.scenario.public_scene(revealed), name=sheet.names()[1] if len(sheet.names()) > 1 else sheet.name,
             line=turn.text if not turn.text.startswith("/check") else f"I make a {rolls[0].check_name} check" if rolls else "I try it", decision=decision,
             verdict=verdict, success=success, found=found, recent=recalled + recent[-4:],
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
-            scene_line=self._scene_line(turn.text, revealed), max_tokens=self.narrate_tokens, why=turn.why,
+            scene_line=self._scene_line(turn.text, revealed, said_before), max_tokens=self.narrate_tokens, why=turn.why,
             recall=bool(rolls) and all(r.check in self._knowledge for r in rolls),
-            said_before=[t.narration for t in self.session.turns[-12:] if t.narration],  # a small model repeats itself
+            said_before=said_before,
         )
 
     @property
@@ -368,18 +369,21 @@ class GameMaster(PlayerRolls, SessionSetup):
         "think back" calls: failing one teaches nothing, so the narration must not tell lore."""
         return {check for concept in CUE_CONCEPTS["recall"] for check in self.ruleset.concepts.get(concept, [])}
 
-    def _scene_line(self, text: str, revealed: set[str]) -> str:
+    def _scene_line(self, text: str, revealed: set[str], said: list[str] = ()) -> str:
         """The public scene sentence nearest the act: what a fallback can truthfully say. The cast
         list's "Ruth Quist: the keeper, missing for four nights." is no sentence to narrate (and
-        says nothing of where she is), so only the opening, the scene and what was found count."""
+        says nothing of where she is), so only the scene and what was found count; a sentence the
+        table has already heard (the opening, an earlier narration) only when every one has been."""
         from pipelines.embeddings import embed
 
         from .narration import split_sentences
 
         found = [s.text.strip() for s in self.scenario.secrets if s.id in revealed]
-        sentences = split_sentences(" ".join([self.scenario.opening, self.scenario.scene, *found]))
+        sentences = split_sentences(" ".join([self.scenario.scene, *found])) or split_sentences(self.scenario.opening)
         if not sentences:
             return ""
+        heard = " ".join([self.scenario.opening, *said])
+        sentences = [s for s in sentences if s not in heard] or sentences
         vectors = embed([text, *sentences])
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
 

@@ -528,3 +528,11 @@ def test_the_fallbacks_scene_sentence_is_never_a_line_of_the_cast_list():
     line = g._scene_line(f"I walk over to {npc.name} and look at {npc.description}", set())
     assert line and f"{npc.name}:" not in line
     assert line in " ".join([g.scenario.opening, g.scenario.scene])
+
+
+def test_the_fallbacks_scene_sentence_is_one_the_table_has_not_heard_yet():
+    g = GameMaster(DND, "drowned_chapel", ScriptedModel(replies=["x"]), memory=False, seed=4)
+    first = g._scene_line("I look at the bell", set())
+    again = g._scene_line("I look at the bell", set(), [f"Brisa looks up. {first}"])
+    assert again and again != first
+    assert first not in g.scenario.opening
