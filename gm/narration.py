@@ -87,6 +87,10 @@ def tells(text: str, found: str, share: float = 0.4) -> bool:
 
 # --- guards -----------------------------------------------------------------------------
 
+# where one sentence joins two clauses: ", and the pews are loose", "; the wind rises", " and the rest"
+_CLAUSE_JOIN = re.compile(r"(,\s+(?:and|but|while)\s+|;\s+|\s+and\s+(?=(?:the|a|an|his|her|their|its|your|you|it|they|he|she)\b))", re.I)
+
+
 def is_echo(sentence: str, sources: list[str], overlap: float = 0.7) -> bool:
     """The sentence mostly repeats a source (the player's line, a recent line, the prompt's verdict)."""
     mine = _content(sentence)
@@ -397,6 +401,7 @@ class _Gate:
         self.buffer = ""
         self.kept: list[str] = []
         self.causes: list[str] = []
+        self.trimmed = 0  # clauses dropped for repeating what the table heard
         self.shown = False
         self.first_token_at: float | None = None
         title = getattr(req.pack, "title", "") or ""
@@ -445,7 +450,28 @@ class _Gate:
             return "copied a worked example"  # "your pick slips with a sharp click" at a river crossing
         return None
 
+    def _without_heard_clauses(self, sentence: str) -> str:
+        """The sentence less its clauses the table already heard: "The altar is cracked and the pews
+        are loose." after "...and the pews are loose." keeps "The altar is cracked." A sentence
+        that is all heard is left whole, for the verdict to cut."""
+        parts = _CLAUSE_JOIN.split(sentence.strip())
+        clauses, joins = parts[0::2], parts[1::2]
+        if len(clauses) < 2:
+            return sentence
+        heard = [*self.req.recent[-3:], *self.said_sentences]
+        keep = [not (len(_content(c)) >= 2 and is_echo(c, heard, overlap=0.9)) for c in clauses]
+        if all(keep) or not any(keep):
+            return sentence
+        out = ""
+        for i, (clause, kept) in enumerate(zip(clauses, keep)):
+            if kept:
+                out += (joins[i - 1] if out and i > 0 else "") + clause
+        out = out.strip().rstrip(",;")
+        self.trimmed += 1
+        return out[0].upper() + out[1:] + ("" if out[-1] in ".!?\"”" else ".")
+
     def _accept(self, sentence: str) -> None:
+        sentence = self._without_heard_clauses(sentence)
         cause = self._verdict(sentence)
         if cause is not None:
             self.causes.append(cause)
@@ -503,6 +529,8 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         text = gate.close()
         for cause in dict.fromkeys(gate.causes):
             notes.append(f"narration: cut a sentence that {cause}")
+        if gate.trimmed:
+            notes.append("narration: dropped a clause that repeated earlier lines")
         if len(_words(text)) >= MIN_WORDS:
             def add(words: str, what: str) -> None:
                 nonlocal text  # what the player must hear and the reply left out, streamed like the rest

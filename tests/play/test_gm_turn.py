@@ -536,3 +536,13 @@ def test_the_fallbacks_scene_sentence_is_one_the_table_has_not_heard_yet():
     again = g._scene_line("I look at the bell", set(), [f"Brisa looks up. {first}"])
     assert again and again != first
     assert first not in g.scenario.opening
+
+
+def test_a_clause_the_table_already_heard_is_dropped_from_a_new_sentence():
+    """local:small said "the pews are loose" in three turns running, each time inside a new sentence."""
+    model = ScriptedModel(by_step={"narrate": [
+        "Your fingers find a cold brass ring under the lip, and the pews are loose. The water laps at the altar steps."]})
+    out = asyncio.run(narrate(model, request(said_before=["The chapel is empty, and the pews are loose."], recent=[])))
+    assert out.text.startswith("Your fingers find a cold brass ring under the lip.")
+    assert "pews" not in out.text and not out.fell_back
+    assert "narration: dropped a clause that repeated earlier lines" in out.notes
