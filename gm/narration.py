@@ -550,6 +550,8 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
     words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall)
+    if text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
+        words = req.scene_line  # the words on screen already answer: "...waits for an answer" would unsay them
     text = (text + " " + words).strip() if text else words
     notes.append(f"narration fell back to a plain description (the model's reply {retry_cause})")
     if on_token is not None:

@@ -546,3 +546,10 @@ def test_a_clause_the_table_already_heard_is_dropped_from_a_new_sentence():
     assert out.text.startswith("Your fingers find a cold brass ring under the lip.")
     assert "pews" not in out.text and not out.fell_back
     assert "narration: dropped a clause that repeated earlier lines" in out.notes
+
+
+def test_a_short_answer_to_talk_is_finished_with_the_scene_not_with_waiting_for_an_answer():
+    line = '"Maren, where is your father tonight?"'
+    model = ScriptedModel(by_step={"narrate": [f"Maren looks away. {line}"]})
+    out = asyncio.run(narrate(model, request(line=line, decision="no_roll", verdict="", success=None, recent=[]), on_token=lambda _: None))
+    assert out.fell_back and out.text == "Maren looks away. The altar is slick with algae."
