@@ -63,7 +63,13 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one holds their breath that long",
      rf"\bhold(?:s|ing)? {_SOMEONES} breath (?:(?:for|until) (?:an? |the |a whole |one |two |three |several )?(?:hour|hours|day|days|week|night|year)\b"
      r"|until (?:dawn|sunrise|morning|tomorrow|nightfall|sundown|the \w+ (?:comes|arrives|rolls in)))"),
+    # "holds his breath on the bottom until the soldiers leave at dawn"
+    ("no one holds their breath that long",
+     rf"\bhold(?:s|ing)? {_SOMEONES} breath\b[^.;!?]{{0,60}}?\buntil [^.;!?]{{0,40}}?\b(?:at|by|come|before) (?:dawn|sunrise|morning|nightfall|sundown)\b"),
     ("nothing living outruns that", r"\b(?:outrun|outruns) (?:a |the )?(?:bullet|lightning|light)\b"),
+    ("no hand is quicker than a bullet",
+     r"\b(?:catch|catches|catching|snatch|snatches|snatching|grab|grabs|pluck|plucks|seize|seizes)\s+(?:the|a|that|each|every|both)\s+"
+     r"(?:\w+\s+)?bullets?\b(?:\s+\w+){0,3}?\s+(?:out of (?:the )?(?:mid-?)?air|in (?:mid-?)?(?:air|flight)|mid-?air|as it (?:flies|comes))"),
     ("that is too far for any body",
      r"\b(?:swim|swims|jump|jumps|leap|leaps) (?:all the way )?(?:across|over) (?:the )?(?:whole |entire )?(?:ocean|atlantic|pacific|continent)\b"),
     ("that is too far for any body", r"\b(?:jump|jumps|leap|leaps) (?:\w+ ){0,3}(?:to|onto) the (?:moon|sun|clouds|stars)\b"),
@@ -200,7 +206,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
     jumps, a shot at something farther than the weapon reaches, drawing or using a thing the
     scene says was taken, reading writing the scene says was burned, crossing by a bridge or
     ladder the scene says is down, or acting on any other thing the scene says is ruined, lost or
-    not there (``scene_state``), or speaking when the scene says ``actor`` is gagged. ``None`` when
+    not there (``scene_state``), or speaking or wielding a weapon when the scene says ``actor`` is
+    gagged or tied up. ``None`` when
     the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
@@ -211,7 +218,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _gagged(text, scene, actor))
+            or _gagged(text, scene, actor) or _bound(text, scene, actor))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -417,6 +424,30 @@ def _wire_down(text: str, scene: str) -> str | None:
             for kind in kinds:
                 if _WIRED[kind].search(text):
                     return f"the {kind} line is down" if state == "down" else f"there is no {kind} line here"
+    return None
+
+
+# ---- bound hands: the scene says the actor is tied up, so no weapon is drawn or fired ------------
+_BOUND = re.compile(r"\b(?:hog-?tied|trussed(?: up)?|bound hand and foot|tied hand and foot|handcuffed|in (?:manacles|shackles|irons|chains)|"
+                    r"(?:wrists|hands|arms)(?: and (?:ankles|feet|legs))? (?:\w+ )?(?:are |were )?(?:bound|tied|lashed|manacled|shackled|chained|cuffed))\b", re.I)
+_HANDS = re.compile(r"\b(?:draw|draws|grab|grabs|snatch|snatches|shoot|shoots|fire|fires|aim|aims|swing|swings|stab|stabs|throw|throws|"
+                    r"punch|punches|load|loads|cock|cocks|pick up|picks up|reach for|reaches for|wield|wields)\b", re.I)
+# working at the bonds themselves
+_AT_BONDS = re.compile(r"\b(?:rope|ropes|bonds|knots?|cords?|manacles?|shackles?|cuffs?|chains?|irons|free|loose|loosen|loosens|wriggle|wriggles|"
+                       r"slip|slips|twist|twists|saw|saws|chew|chews|gnaw|gnaws|teeth|mouth)\b", re.I)
+
+
+def _bound(text: str, scene: str, actor: str | None) -> str | None:
+    """Grabbing, drawing or firing a weapon when the scene says the actor lies bound ("hogtied in
+    the back of the wagon"): the binding is in a sentence naming the actor, or the one after it."""
+    if not actor or _is_question(text) or _AT_BONDS.search(text) or not _HANDS.search(text):
+        return None
+    first = actor.split()[0]
+    named = re.compile(rf"\b{re.escape(first)}\b")
+    sentences = [m.group(0) for m in _SENTENCE.finditer(scene)]
+    for i, sentence in enumerate(sentences):
+        if _BOUND.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1]))):
+            return f"{first} is tied up: no hand is free for that"
     return None
 
 
@@ -664,7 +695,7 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
 
 
 # ---- the fourth fact: writing the scene says went into the fire ------------------------------------
-_FIRE = r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator)"
+_FIRE = r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator|forge|pyre|bonfire)"
 _BURNED_SCENE = (
     re.compile(r"\b(?:throw|threw|throws|thrown|tossed|tosses|fed|feeds|put|puts|dropped|drops|shoved|shoves|pushed|pushes|flung|flings)"
                r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s|\d+)\s+){0,3}(?P<item>[a-z]+(?:\s+[a-z]+){0,2}?)\s+into\s+(?:the\s+|a\s+)?"

@@ -546,3 +546,33 @@ GAGGED = "The cultists tied Tomás to a chair in the cellar. A rag is stuffed in
 ])
 def test_a_gagged_character_cannot_speak(line, actor, why):
     assert impossible_in_scene(line, GAGGED, actor) == why
+
+
+TIED = "Keth lies trussed up on the barge deck, wrists lashed behind his back. His bow hangs on a peg by the tiller."
+
+
+@pytest.mark.parametrize("line, actor, why", [
+    ("Keth grabs his bow and shoots the bargeman.", "Keth Ardwell", "Keth is tied up: no hand is free for that"),
+    ("I draw my knife and cut the mooring line.", "Keth Ardwell", "Keth is tied up: no hand is free for that"),
+    ("Keth saws the rope against a nail head.", "Keth Ardwell", None),          # working at the bonds
+    ("I wriggle my wrists to loosen the knots.", "Keth Ardwell", None),
+    ("Keth shouts for the watch.", "Keth Ardwell", None),                       # a voice is free
+    ("I grab the bow off the peg.", "Pip Underbough", None),                    # someone else is the one tied
+])
+def test_a_character_the_scene_says_is_tied_up_cannot_wield_a_weapon(line, actor, why):
+    assert impossible_in_scene(line, TIED, actor) == why
+
+
+@pytest.mark.parametrize("line, why", [
+    ("Margaret plucks the bullet out of the air an inch from her nose.", "no hand is quicker than a bullet"),
+    ("I grab a bullet from the box and load it.", None),
+    ("I catch the thrown dagger in mid-air.", None),   # a thrown blade is the dice's call
+    ("I hold my breath under the pier until the patrol leaves at dawn.", "no one holds their breath that long"),
+])
+def test_a_bullet_caught_in_flight_and_breath_held_till_dawn(line, why):
+    assert impossible_act(line) == why
+
+
+def test_a_letter_thrown_into_a_forge_is_ash():
+    scene = "The smith fed the ledger into his forge last night; only ash is left in the coals."
+    assert impossible_in_scene("I pull the ledger out of the forge and read it.", scene) == "the ledger was burned to ash"
