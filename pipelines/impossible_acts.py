@@ -442,13 +442,16 @@ def _bound(text: str, scene: str, actor: str | None) -> str | None:
     the back of the wagon"): the binding is in a sentence naming the actor, or the one after it."""
     if not actor or _is_question(text) or _AT_BONDS.search(text) or not _HANDS.search(text):
         return None
-    first = actor.split()[0]
-    named = re.compile(rf"\b{re.escape(first)}\b")
+    return f"{actor.split()[0]} is tied up: no hand is free for that" if _said_of(actor, scene, _BOUND) else None
+
+
+def _said_of(actor: str, scene: str, state: re.Pattern) -> bool:
+    """The scene puts ``state`` on the actor: in a sentence naming them (by first name), or in
+    the sentence after one that does ("...in a cage; a gag across her mouth")."""
+    named = re.compile(rf"\b{re.escape(actor.split()[0])}\b")
     sentences = [m.group(0) for m in _SENTENCE.finditer(scene)]
-    for i, sentence in enumerate(sentences):
-        if _BOUND.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1]))):
-            return f"{first} is tied up: no hand is free for that"
-    return None
+    return any(state.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1])))
+               for i, sentence in enumerate(sentences))
 
 
 # ---- a gag: the scene says the actor's mouth is stopped, so no words get out --------------------
@@ -467,13 +470,7 @@ def _gagged(text: str, scene: str, actor: str | None) -> str | None:
     across her mouth"): the gag is in a sentence naming the actor, or the one after it."""
     if not actor or _is_question(text) or _AROUND_GAG.search(text) or not (_SPEAKS.search(text) or re.search(r"[\"“]", text)):
         return None
-    first = actor.split()[0]
-    named = re.compile(rf"\b{re.escape(first)}\b")
-    sentences = [m.group(0) for m in _SENTENCE.finditer(scene)]
-    for i, sentence in enumerate(sentences):
-        if _GAG.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1]))):
-            return f"{first} is gagged: no words get out"
-    return None
+    return f"{actor.split()[0]} is gagged: no words get out" if _said_of(actor, scene, _GAG) else None
 
 
 # ---- the third fact: what the scene says is gone --------------------------------------------
