@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "speaks", "narrated", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "asks_only", "speaks", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -70,6 +70,21 @@ def is_talk(line: str) -> bool:
         return False
     rest = line[named.end():].rstrip()
     return rest.endswith("?") and not _STATEMENT.search(rest)  # only questions: "...senses. Do I hear?" acts first
+
+
+# a question for facts: who, what, where... ("how about", "why don't you" are proposals, not questions)
+_WH = re.compile(r"^\s*(?:who|what|where|when|why|how|which|whose)\b(?!\s+(?:about|don't|dont|not|dare|would you like))", re.I)
+
+
+def asks_only(line: str) -> bool:
+    """Whether a line that only speaks (``is_talk``) only asks for facts: every sentence said is a
+    who/what/where/when/why/how question ("How much to take me across?", "Who put up the money on
+    Kettleman, Sheriff?"). The one asked answers; no one rolls to ask."""
+    if not is_talk(line):
+        return False
+    said = [q.strip("\"“”'‘’ ") for q in _QUOTED.findall(line)] or [line[_addressed(line).end():] if _addressed(line) else line]
+    sentences = [s.strip() for part in said for s in re.split(r"(?<=[.!?])\s+", part) if s.strip()]
+    return bool(sentences) and all(s.endswith("?") and _WH.match(_VOCATIVE.sub("", s)) for s in sentences)
 
 
 # what follows "tells him" is words, not the act ("...and tells him he will talk or he will swim")

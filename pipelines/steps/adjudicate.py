@@ -28,7 +28,7 @@ from ..act_cues import cued_checks, names_effort
 from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
-from ..speech import is_talk, spoken_checks
+from ..speech import asks_only, is_talk, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
@@ -311,6 +311,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         if talk_checks and not always_roll and choice not in DECISIONS and who == speaker and is_talk(line) \
                 and choice not in spoken_checks(pack):
             record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"
+            choice = NO_ROLL
+        if not always_roll and choice not in DECISIONS and who == speaker and asks_only(line):
+            record.parsed["talk"] = "a question for facts is answered by the one asked, not rolled"
             choice = NO_ROLL
         record.parsed["choice"] = choice
         record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "rule" if why else "examples"

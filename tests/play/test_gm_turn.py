@@ -207,6 +207,8 @@ TALK_INDEX = CheckIndex([
     ("Maren, what do you know about the bell tower?", "dexterity_save", ("no_roll", [])),  # talk never calls a save
     ('"Please, Maren, let us in," I beg.', "persuasion", ("roll", [("Brisa", "persuasion")])),  # ...but can call a plea
     ("I throw myself clear as the bell tower collapses", "dexterity_save", ("roll", [("Brisa", "dexterity_save")])),  # an act
+    ('"Who paid for the new bell, Maren?"', "persuasion", ("no_roll", [])),      # a question for facts is answered
+    ('"Why don\'t you let us in, Maren?"', "persuasion", ("roll", [("Brisa", "persuasion")])),  # a plea dressed as a question
 ])
 def test_talk_can_only_call_for_a_check_people_make_by_speaking(line, chosen, expected):
     model = ScriptedModel(by_step={"adjudicate": [json.dumps({"choice": chosen})]})
