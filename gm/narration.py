@@ -212,6 +212,8 @@ def contradicts(sentence: str, success: bool | None) -> bool:
 
 
 _DOWN = re.compile(r"\b(defeated|dead|dies|died|killed|slain|falls? dead|is down|are down|collapses?|lifeless)\b", re.I)
+# a death told as fact: "The father is dead." Only the rules (a fight) or the scene may kill anyone
+_DEATH = re.compile(r"\b(?:dead|died|dies|killed|murdered|slain|drowned|corpses?|bod(?:y|ies)|grave|buried|death|deceased)\b", re.I)
 
 
 def _names(sentence: str, name: str) -> bool:
@@ -402,6 +404,7 @@ class _Gate:
         self.kept: list[str] = []
         self.causes: list[str] = []
         self.trimmed = 0  # clauses dropped for repeating what the table heard
+        self.death_known = bool(_DEATH.search(" ".join([req.scene, req.line, req.found, *req.recent])))
         self.shown = False
         self.first_token_at: float | None = None
         title = getattr(req.pack, "title", "") or ""
@@ -446,6 +449,8 @@ class _Gate:
             return "recited the numbers"
         if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):
             return "contradicted the fight"
+        if not req.standing and _DEATH.search(clean) and not self.death_known:
+            return "told of a death nothing in the scene holds"  # "The father is dead." of a keeper the scene calls missing
         if copies(clean, self.borrowed):
             return "copied a worked example"  # "your pick slips with a sharp click" at a river crossing
         return None

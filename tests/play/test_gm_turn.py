@@ -555,3 +555,16 @@ def test_a_short_answer_to_talk_is_finished_with_the_scene_not_with_waiting_for_
     model = ScriptedModel(by_step={"narrate": [f"Maren looks away. {line}"]})
     out = asyncio.run(narrate(model, request(line=line, decision="no_roll", verdict="", success=None, recent=[]), on_token=lambda _: None))
     assert out.fell_back and out.text == "Maren looks away. The altar is slick with algae."
+
+
+@pytest.mark.parametrize("scene, kept", [
+    ("A flooded chapel. The keeper has been missing for four nights.", False),   # the model may not kill him
+    ("A flooded chapel. The keeper's body lies under the altar cloth.", True),   # the scene already holds the death
+])
+def test_a_death_the_scene_does_not_hold_is_not_told(scene, kept):
+    said = "The keeper is dead, and the water is cold."
+    model = ScriptedModel(by_step={"narrate": [f"{said} Ripples spread across the flooded nave floor.", said]})
+    out = asyncio.run(narrate(model, request(scene=scene, decision="no_roll", verdict="", success=None, recent=[],
+                                             line="I ask where the keeper is")))
+    assert ("keeper is dead" in out.text) is kept
+    assert any("told of a death" in n for n in out.notes) is (not kept)
