@@ -21,7 +21,7 @@ import asyncio
 import random
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 
 from pipelines.records import Check, MoeInstance, Turn
@@ -369,7 +369,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         "think back" calls: failing one teaches nothing, so the narration must not tell lore."""
         return {check for concept in CUE_CONCEPTS["recall"] for check in self.ruleset.concepts.get(concept, [])}
 
-    def _scene_line(self, text: str, revealed: set[str], said: list[str] = ()) -> str:
+    def _scene_line(self, text: str, revealed: set[str], said: Sequence[str] = ()) -> str:
         """The public scene sentence nearest the act: what a fallback can truthfully say. The cast
         list's "Ruth Quist: the keeper, missing for four nights." is no sentence to narrate (and
         says nothing of where she is), so only the scene and what was found count; a sentence the

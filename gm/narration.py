@@ -411,6 +411,7 @@ class _Gate:
         self.known = known_words(req.scene, req.line, req.found, req.name, title, *req.recent, *req.pc_names, *req.standing)
         # the scene's sentences and the GM's earlier narrations, split once: a reply saying them again is cut
         self.said_sentences = [*split_sentences(req.scene), *(x for t in req.said_before for x in split_sentences(t))]
+        self.heard = [*req.recent[-3:], *self.said_sentences]  # what the table already heard, for the repeat guards
         # words only the impossible act brings (its fireball, its flight), not the scene's or anyone's name
         names = {w for n in req.pc_names for w in _words(n)} | set(_words(req.name))
         # the worked replies' phrases, less any this turn's own text uses: those come from the example, not the scene
@@ -425,7 +426,7 @@ class _Gate:
             return "empty"
         if is_echo(clean, [req.line, req.verdict, guide(req)]):
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
-        if len(_content(clean)) >= 4 and is_echo(clean, [*req.recent[-3:], *self.said_sentences], overlap=0.9):
+        if len(_content(clean)) >= 4 and is_echo(clean, self.heard, overlap=0.9):
             return "repeated earlier lines"
         if repeats_itself(clean):
             return "repeated itself"
@@ -463,8 +464,7 @@ class _Gate:
         clauses, joins = parts[0::2], parts[1::2]
         if len(clauses) < 2:
             return sentence
-        heard = [*self.req.recent[-3:], *self.said_sentences]
-        keep = [not (len(_content(c)) >= 2 and is_echo(c, heard, overlap=0.9)) for c in clauses]
+        keep = [not (len(_content(c)) >= 2 and is_echo(c, self.heard, overlap=0.9)) for c in clauses]
         if all(keep) or not any(keep):
             return sentence
         out = ""

@@ -207,8 +207,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
     scene says was taken, reading writing the scene says was burned, crossing by a bridge or
     ladder the scene says is down, or acting on any other thing the scene says is ruined, lost or
     not there (``scene_state``), or speaking or wielding a weapon when the scene says ``actor`` is
-    gagged or tied up. ``None`` when
-    the line is none of these, or the scene does not say.
+    gagged or tied up. ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """

@@ -82,7 +82,8 @@ def asks_only(line: str) -> bool:
     Kettleman, Sheriff?"). The one asked answers; no one rolls to ask."""
     if not is_talk(line):
         return False
-    said = [q.strip("\"“”'‘’ ") for q in _QUOTED.findall(line)] or [line[_addressed(line).end():] if _addressed(line) else line]
+    named = _addressed(line)
+    said = [q.strip("\"“”'‘’ ") for q in _QUOTED.findall(line)] or [line[named.end():] if named else line]
     sentences = [s.strip() for part in said for s in re.split(r"(?<=[.!?])\s+", part) if s.strip()]
     return bool(sentences) and all(s.endswith("?") and _WH.match(_VOCATIVE.sub("", s)) for s in sentences)
 

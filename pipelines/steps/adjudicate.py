@@ -262,12 +262,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             if (1 - dice_weight) * roll_share + dice_weight * needs_dice >= roll_at:
                 top = None  # the direction heard an act the vote took for talk: roll the vote's leading check
         choice = top if top in DECISIONS else (leaders or [NO_ROLL])[0]
-        if choice == IMPOSSIBLE and cued:
-            # the line names a kind of act the game has a roll for ("swims for the far bank, armour
-            # and all"): the nearest lines' "impossible" was their topic; the rules below still refuse
-            record.parsed["cue"] = f"impossible -> one of {', '.join(cued)}"
-            choice = max(cued, key=lambda c: fit.get(c, -math.inf))
-        if cued and choice not in DECISIONS and choice not in cued:
+        # the line names the kind of act outright: its check over the vote's, and over a topic-only
+        # "impossible" ("swims for the far bank, armour and all"); the rules below still refuse
+        if cued and (choice == IMPOSSIBLE or (choice not in DECISIONS and choice not in cued)):
             record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
             choice = max(cued, key=lambda c: fit.get(c, -math.inf))  # the line names the kind of act outright
         if hints and voted_no_roll and not use_model:
