@@ -321,6 +321,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         decision = result.decision or ("roll" if result.checks else "no_roll")
         turn.why = next((s.parsed["rule"] for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("rule")), "")
         turn.notes += [f"talk, not an act: {s.parsed['talk']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("talk")]
+        turn.notes += [f"routine, not a check: {s.parsed['routine']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("routine")]
         votes = [s.parsed["vote"] for s in result.steps if isinstance(s.parsed, dict) and isinstance(s.parsed.get("vote"), dict)]
         # the checks the vote leads with: within half the leading check's share ("pick the lock on the
         # cellar door" leads with Locksmith; Spot Hidden trailing far behind is not a reason to search)

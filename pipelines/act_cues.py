@@ -57,7 +57,26 @@ CUES: dict[str, str] = {
                r"ledge|parapet|plank|log|spar|yardarm|mast|rooftop|roof\s?ridge)\b"
                rf"|\bkeeps?\s+{_SELF}\s+(?:balance|footing|feet)\b",
     # looking for traces: a search, whoever's word for it
-    "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b",
+    "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b"
+             # "searching the reeds for a boat", "search the desk for the key": a search, whatever the place's nouns
+             r"|\b(?:search|searches|searching|comb|combs|combing|scour|scours|scouring)\s+(?:through\s+)?(?:the|a|an|this|that|his|her|their|every)\s+"
+             r"(?:[\w'-]+\s+){0,3}?for\b",
+    # moving unseen: "keeping low and out of the light", "creeps up without a sound"
+    # ("sneaks up and lifts the hat" names the lifting as its act: the approach is only the way there)
+    "sneak": r"\b(?:sneak|sneaks|sneaking|creep|creeps|creeping|steal|steals|stealing)\s+(?:up|past|in|into|out|along|through|toward|towards|closer|around|round|after|behind|across|over|down)\b(?!\s+and\b)"
+             r"|\b(?:keep|keeps|keeping|stay|stays|staying)\s+(?:low|down|to the shadows|in the shadows|out of (?:the )?(?:light|sight|view|lamplight|firelight|moonlight))\b"
+             r"|\bwithout\s+(?:being\s+(?:seen|heard|noticed|spotted)|a\s+sound|making\s+a\s+sound)\b",
+    # following a quarry's traces: "follow the blood and the churned snow", "tracks the deer"
+    "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}?"
+             r"(?:tracks|track|prints|footprints|hoofprints|pawprints|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
+             r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b",
+    # riding hard: "spurs his horse along the rim", "at a dead gallop"
+    "ride": r"\b(?:spur|spurs|spurring|whip|whips|whipping|kick|kicks|kicking)\s+(?:my|his|her|their|the)\s+(?:\w+\s+)?(?:horse|mount|mare|pony|stallion|gelding|mule|steed|camel)\b"
+            r"|\bat\s+a\s+(?:full|hard|dead|flat|breakneck)\s+gallop\b|\bgallops?\s+(?:hard|flat out|after|to cut|to head)\b|\brides?\s+hard\b",
+    # judging whether someone is honest: "trying to figure out whether the story holds water"
+    "read_people": r"\b(?:whether|if)\s+(?:he|she|they|the|his|her|their|this|that)\b(?:\s+\w+){0,2}?\s+(?:is|are|was|were|'s)?\s*"
+                   r"(?:lying|telling the truth|holds water|hold water|adds up|add up|on the level|hiding something|being straight|being honest)\b"
+                   r"|\b(?:size|sizes|sizing)\s+(?:him|her|them)\s+up\b|\b(?:read|reads|reading)\s+(?:his|her|their)\s+(?:face|eyes|expression)\b",
 }
 # cues that stand for several shared kinds of act (the rest stand for the kind they are named after)
 CUE_CONCEPTS: dict[str, tuple[str, ...]] = {

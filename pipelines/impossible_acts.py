@@ -171,15 +171,21 @@ _TENS = r"(?:\d+|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|one|two|t
 # a number as written: "forty", "a hundred and fifty", "2,000", "two-" (as in "two-ton"); its unit follows
 _AMOUNT = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+"
 _MEASURE = _AMOUNT + r"(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
-_GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b", re.I)
+_GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b"
+                  # "a fifty-foot gap", "a 40 ft chasm": the width said before what it measures
+                  r"|" + _AMOUNT.replace("(?P<", "(?P<h_") + r"(?P<h_unit>" + "|".join(_UNITS_FT) + r")[\s-]+(?:wide[\s-]+)?"
+                  r"(?:gap|gorge|chasm|ravine|crevasse|rift|gulf|breach|span)\b"
+                  # "a gap of fifty feet"
+                  r"|\b(?:gap|gorge|chasm|ravine|crevasse|rift|gulf|breach|span)\s+of\s+(?:some\s+|about\s+|nearly\s+|almost\s+|over\s+|more than\s+)?"
+                  + _AMOUNT.replace("(?P<", "(?P<g_") + r"(?P<g_unit>" + "|".join(_UNITS_FT) + r")\b", re.I)
 _JUMP = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|vault|vaults|spring|springs|springing)\b", re.I)
 _ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:whole |entire )?(?:gorge|canyon|chasm|gap|ravine|river|rift|crevasse|abyss|gulf))\b", re.I)
 
 
 def _group(match: re.Match, name: str) -> str:
-    """A group of a ``_MEASURE`` match, also where a pattern holds it twice (the second as ``h_<name>``)."""
+    """A group of a ``_MEASURE`` match, also where a pattern holds it more than once (as ``h_<name>``, ``g_<name>``)."""
     found = match.groupdict()
-    return found.get(name) or found.get(f"h_{name}") or ""
+    return found.get(name) or found.get(f"h_{name}") or found.get(f"g_{name}") or ""
 
 
 def _feet(match: re.Match) -> float:
@@ -207,7 +213,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
     scene says was taken, reading writing the scene says was burned, crossing by a bridge or
     ladder the scene says is down, or acting on any other thing the scene says is ruined, lost or
     not there (``scene_state``), or speaking or wielding a weapon when the scene says ``actor`` is
-    gagged or tied up. ``None`` when the line is none of these, or the scene does not say.
+    gagged or tied up, or firing a gun or bow the scene says ``actor`` has emptied. ``None`` when
+    the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -217,7 +224,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _gagged(text, scene, actor) or _bound(text, scene, actor))
+            or _gagged(text, scene, actor) or _bound(text, scene, actor) or _emptied(text, scene, actor))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -286,6 +293,12 @@ _LONG_GONE = re.compile(r"\blong gone\b"
                         r"[^.;]{0,40}?\b(?:an hour|hours|a day|days|yesterday|last night|this morning|long) ago\b", re.I)
 
 
+# far enough ahead that only a horse or a motor closes the gap: minutes gone, or a speck on the horizon
+_AHEAD_ON_FOOT = re.compile(r"\b(?:left|departed|pulled out|pulled away|set off|rolled out|steamed out|steamed off|drove off|sailed)\b"
+                            r"[^.;]{0,40}?\b(?:ten|fifteen|twenty|thirty|forty|fifty|[1-5][0-9]) minutes ago\b"
+                            r"|\b(?:on|over) the horizon\b|\bout of sight\b", re.I)
+
+
 def _naming(text: str, scene: str, after: re.Match | None) -> list[str]:
     """The scene's sentences that name what the line acts on (its words after ``after``)."""
     target = text[after.end():] if after else text
@@ -348,10 +361,13 @@ def _too_far(text: str, scene: str) -> str | None:
             return f"the {vehicle.group(0).lower()} left long ago"
         if not _MOUNTED.search(text) and any(_OUT_OF_SIGHT.search(sentence) for sentence in named):
             return f"the {vehicle.group(0).lower()} is already out of sight"
-    if _CHASE.search(text) and (catch := _CATCH.search(text)) and _UNDER_WAY.search(text[catch.end():]) and not _MOUNTED.search(text):
-        near = min(_distances_for(text, scene, catch), default=0.0)
+    if (chase := _CHASE.search(text)) and _CATCH.search(text, chase.start()) and (vehicle := _UNDER_WAY.search(text, chase.start())) \
+            and not _MOUNTED.search(text):  # "runs after the stage until she catches it"
+        near = min(_distances_for(text, scene, chase), default=0.0)
         if near > CATCH_LIMIT_FT:
             return f"no one on foot catches it {_said(near)} off"
+        if any(_LONG_GONE.search(sentence) or _AHEAD_ON_FOOT.search(sentence) for sentence in _naming(text, scene, chase)):
+            return f"no one on foot catches a {vehicle.group(0).lower()} that far ahead"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
         how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
         near = min(_distances_for(text, scene, travel), default=0.0)
@@ -441,13 +457,47 @@ def _bound(text: str, scene: str, actor: str | None) -> str | None:
     the back of the wagon"): the binding is in a sentence naming the actor, or the one after it."""
     if not actor or _is_question(text) or _AT_BONDS.search(text) or not _HANDS.search(text):
         return None
-    return f"{actor.split()[0]} is tied up: no hand is free for that" if _said_of(actor, scene, _BOUND) else None
+    return f"{_first_name(actor)} is tied up: no hand is free for that" if _said_of(actor, scene, _BOUND) else None
+
+
+_TITLES = {"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "sir", "lady", "lord", "father", "sister", "brother",
+           "captain", "professor", "prof.", "doc", "sheriff", "deputy", "reverend", "rev."}
+
+
+def _first_name(actor: str) -> str:
+    """The name the scene calls a character by: "Dr. Margaret Hale" is Margaret."""
+    words = actor.split()
+    return next((w for w in words if w.lower() not in _TITLES), words[0] if words else actor)
+
+
+# ---- an empty weapon: the scene says the actor's gun clicked empty or the quiver is spent -----------
+_EMPTY = re.compile(r"\b(?:gun|guns|pistol|revolver|colt|six-?gun|six-?shooter|rifle|winchester|carbine|shotgun|derringer|cylinder|chambers?|magazine)\b"
+                    r"[^.;]{0,40}?\b(?:clicked|clicks|clicking|is|was|are|were|ran|runs|went|goes|sits|hangs|now)\s+(?:\w+\s+)?(?:empty|dry)\b"
+                    r"|\bout of (?:ammunition|ammo|bullets|cartridges|shells|rounds|shot|arrows|bolts)\b"
+                    r"|\b(?:fired|spent|used|loosed|shot)\s+(?:his|her|their|its|the)\s+(?:very\s+)?last\s+(?:bullet|round|cartridge|shell|arrow|bolt)\b"
+                    r"|\b(?:quiver|cartridge belt|bandolier|ammunition belt|gun ?belt)\s+(?:is|was|hangs|lies)\s+(?:\w+\s+)?empty\b"
+                    r"|\bempty\s+(?:quiver|revolver|pistol|gun|rifle|shotgun|colt|cylinder|chambers?|magazine)\b", re.I)
+_FIRES = re.compile(r"\b(?:shoot|shoots|shooting|fire|fires|firing|pull|pulls|squeeze|squeezes)\b(?!\s+(?:a|his|her|their|my)\s+(?:look|glance|question))"
+                    r"|\b(?:put|puts|send|sends|pump|pumps|sink|sinks)\s+(?:a|an|one|two|three|another)\s+(?:bullet|round|slug|shot|arrow|bolt)\b"
+                    r"|\b(?:nock|nocks|looses?|lets?\s+fly|takes?\s+a\s+shot|empties)\b", re.I)
+# reloading first, or picking up another weapon: then the shot may be had
+_RELOADS = re.compile(r"\b(?:reload|reloads|reloading|load|loads|loading|thumbs?\s+(?:in\s+)?(?:a|some|fresh|new|two|three)|"
+                      r"fresh|new|spare|other|another|second|backup|borrowed|dead man|grab|grabs|snatch|snatches|pick up|picks up|"
+                      r"scoop|scoops|fetch|fetches|retrieve|retrieves|belt|bandolier|box of|cartridges|shells)\b", re.I)
+
+
+def _emptied(text: str, scene: str, actor: str | None) -> str | None:
+    """Firing, with no reload in between, a gun or bow the scene says the actor has emptied
+    ("Dutch's Colt clicked empty on his last shot"); another weapon or a reload first is an act."""
+    if not actor or _is_question(text) or not _FIRES.search(text) or _RELOADS.search(text):
+        return None
+    return f"{_first_name(actor)} has nothing left to shoot" if _said_of(actor, scene, _EMPTY) else None
 
 
 def _said_of(actor: str, scene: str, state: re.Pattern) -> bool:
     """The scene puts ``state`` on the actor: in a sentence naming them (by first name), or in
     the sentence after one that does ("...in a cage; a gag across her mouth")."""
-    named = re.compile(rf"\b{re.escape(actor.split()[0])}\b")
+    named = re.compile(rf"\b{re.escape(_first_name(actor))}\b")
     sentences = [m.group(0) for m in _SENTENCE.finditer(scene)]
     return any(state.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1])))
                for i, sentence in enumerate(sentences))
@@ -469,7 +519,7 @@ def _gagged(text: str, scene: str, actor: str | None) -> str | None:
     across her mouth"): the gag is in a sentence naming the actor, or the one after it."""
     if not actor or _is_question(text) or _AROUND_GAG.search(text) or not (_SPEAKS.search(text) or re.search(r"[\"“]", text)):
         return None
-    return f"{actor.split()[0]} is gagged: no words get out" if _said_of(actor, scene, _GAG) else None
+    return f"{_first_name(actor)} is gagged: no words get out" if _said_of(actor, scene, _GAG) else None
 
 
 # ---- the third fact: what the scene says is gone --------------------------------------------
@@ -621,15 +671,14 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
     if not actor or actor not in without_magic:
         return None
     what = magic_act(line)
-    words = [w for w in actor.split() if not w.endswith(".")]  # "Dr. Margaret Hale" is Margaret, as on her sheet
-    return f"{(words or actor.split())[0]} has no magic for {what}" if what else None
+    return f"{_first_name(actor)} has no magic for {what}" if what else None
 
 
 # ---- things the scene's year does not have yet -----------------------------------------------
 # (pattern, the year it came into ordinary hands, what the GM says). Only things no one mistakes for
 # something older: "computer" was a clerk in 1925 and a "plane" is a carpenter's tool or another
 # world, so neither is here; nor "helicopter", which players use for a move ("a helicopter
-# flourish", CRD3). On 56,135 CRD3 turns with D&D's era the rest fire on 55, all table talk
+# flourish", CRD3). On 56,135 CRD3 turns with D&D's era the rest fire on 59, all table talk
 # (sponsor reads, "Google", "TV", "look in the camera").
 INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"(?:cell|mobile|smart|car) ?phones?|cellphones?|iphones?|(?:my|his|her|their|your) phone|text(?:s|ed|ing)? (?:him|her|them|me|us)", 1985,
@@ -649,6 +698,12 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"telegrams?|telegraph(?:s|ed|ing)?|wire ahead", 1844, "there is no telegraph"),
     (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),
     (r"penicillin|antibiotics?", 1942, "there are no antibiotics"),
+    # testing it, not naming it ("vials of our DNA", said in jest at a fantasy table)
+    (r"dna (?:tests?|testing|match\w*|samples?|analys\w+|profil\w*|evidence|results?|fingerprint\w*)|"
+     r"(?:match|matches|matching|test|tests|testing|analy[sz]e|analy[sz]es|compare|compares|sequence|sequences)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+)?dna|"
+     r"genetic (?:tests?|testing|fingerprint\w*|profil\w*|match\w*)", 1986, "there is no DNA testing"),
+    (r"x-?rays?", 1895, "there are no X-rays"),
+    (r"radar", 1935, "there is no radar"),
     (r"digital cameras?|(?:little |small |tiny )?(?:screen|display|lcd) (?:on|of) (?:the back of )?(?:the |my |his |her |their )?cameras?|"
      r"cameras?(?:'s|’s) (?:little |small )?(?:screen|display)", 1975, "there are no digital cameras"),
     (r"polaroids?|instant (?:cameras?|photos?|photographs?|prints?)", 1948, "there are no instant cameras"),
@@ -660,6 +715,7 @@ DATED_ONLY: tuple[tuple[str, int, str], ...] = (
     (r"walkie-?talkies?|two-way radios?|(?:radio|radios|radioed|radioing) (?:the|them|him|her|ahead|back|for|in|to)|"
      r"(?:on|off|up|at|into|over|by) the radio|the radio (?:set|receiver|and)|radio sets?|wireless sets?", 1915,
      "there is no radio to call on"),
+    (r"(?:aero|air|bi)planes?", 1903, "there are no aeroplanes"),  # "it's like an airplane" (CRD3)
 )
 _INVENTED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in INVENTIONS)
 _INVENTED_DATED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in DATED_ONLY)

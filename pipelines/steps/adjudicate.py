@@ -28,6 +28,7 @@ from ..act_cues import cued_checks, names_effort
 from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
+from ..routine_acts import routine_only
 from ..speech import asks_only, is_talk, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
@@ -149,7 +150,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
                no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
                drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6, borrow: bool = True,
-               cues: bool = True, impossible_share: float = 0.25, scene_weight: float = 0.5):
+               cues: bool = True, impossible_share: float = 0.25, scene_weight: float = 0.5, routine: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -212,6 +213,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             The line alone hears "keep her going, slow and steady" as riding whether the scene is a
             mule trail or an icy road. On the tuned sets 0.5 took right check from 0.817 to 0.850 (20
             fixed, 8 broken) and on two unseen ones from 0.708 to 0.750 (6 fixed, 3 broken); 0 is off.
+        routine: a line that only keeps gear, shuts a door or passes idle time, with nothing
+            pressing in it or the scene (``pipelines.routine_acts``), gets no roll whatever check
+            the vote heard in its nouns ("load the revolver, holster it" is not a shot).
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
@@ -311,6 +315,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             choice = NO_ROLL
         if not always_roll and choice not in DECISIONS and who == speaker and asks_only(line):
             record.parsed["talk"] = "a question for facts is answered by the one asked, not rolled"
+            choice = NO_ROLL
+        if routine and not always_roll and choice not in DECISIONS and routine_only(act, scene):
+            record.parsed["routine"] = "gear kept up, a door shut or idle time, with nothing pressing: no roll"
             choice = NO_ROLL
         record.parsed["choice"] = choice
         record.parsed["by"] = "model" if use_model and record.parse_ok and state.model is not None else "rule" if why else "examples"

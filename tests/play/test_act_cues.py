@@ -32,6 +32,14 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (PF2, "I've fished these waters since I was a boy. Where do the eels hide?", ["society", "nature", "religion", "arcana", "occultism"]),
     (DND, "Brisa edges out along the rafter above the hall.", ["acrobatics"]),
     (SWADE, "Dutch grips the rail and tries with all he has not to bolt.", ["spirit", "fear"]),
+    (PF2, "I slip through the willows toward their fire, keeping low and out of the light.", ["stealth"]),
+    (COC, "Tomás creeps along the hedge without a sound.", ["stealth"]),
+    (DND, "I follow the blood spatter and the churned snow into the trees after it.", ["survival"]),
+    (COC, "Eddie tracks the dog across the dunes.", ["track"]),
+    (SWADE, '"Hyah!" Dutch spurs his horse along the rim to cut the wagon off.', ["riding"]),
+    (COC, "Eddie watches him talk, trying to figure out whether the story holds water.", ["psychology"]),
+    (DND, "Oskar sizes him up across the table.", ["insight"]),
+    (PF2, "Keth walks the bank slowly, searching the reeds for a boat pulled in out of sight.", ["perception"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks
@@ -48,6 +56,10 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
     (SWADE, "Lottie dives into the engine house with her toolbag."),   # a dive into a room is no swim
     (COC, "I dive for cover behind the counter."),
     (DND, "Brisa vaults the table and dives down behind it."),
+    (PF2, "While he shouts on his barrel I sneak up and lift the hat off his head."),  # the lifting is the act
+    (DND, "I follow the road to the village."),                                      # a road is no quarry's trail
+    (SWADE, "Dutch rides into town at a walk."),
+    (COC, '"Is the story true?" I ask him.'),                                         # asking, not judging
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
     assert cued_checks(line, pack) == []

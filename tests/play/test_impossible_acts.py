@@ -576,3 +576,55 @@ def test_a_bullet_caught_in_flight_and_breath_held_till_dawn(line, why):
 def test_a_letter_thrown_into_a_forge_is_ash():
     scene = "The smith fed the ledger into his forge last night; only ash is left in the coals."
     assert impossible_in_scene("I pull the ledger out of the forge and read it.", scene) == "the ledger was burned to ash"
+
+
+@pytest.mark.parametrize("scene, refused", [
+    ("The rope bridge burned, leaving a fifty-foot gap between the ledges.", True),   # the width before the gap
+    ("A gap of sixty feet splits the old road.", True),                              # the width after it
+    ("A ten-foot gap splits the path.", False),
+    ("A 40 ft wide chasm bars the way.", True),
+    ("A fifty-foot drop falls away below the ledge; the far ledge is six feet off.", False),  # a depth, not a width
+])
+def test_a_gap_whose_width_the_scene_gives_in_any_word_order_is_too_wide_to_jump(scene, refused):
+    assert (impossible_in_scene("Ilya takes a run-up and leaps the gap to the far ledge.", scene) is not None) is refused
+
+
+EMPTY = "Dutch's Colt clicked empty on his last shot, and his cartridge belt hangs from the saddle of his bolted horse."
+
+
+@pytest.mark.parametrize("line, actor, why", [
+    ("Dutch thumbs back the hammer and puts a bullet in the rustler's leg.", "Dutch Calloway", "Dutch has nothing left to shoot"),
+    ("I fire at the rustler.", "Dutch Calloway", "Dutch has nothing left to shoot"),
+    ("Dutch reloads and fires at the rustler.", "Dutch Calloway", None),                 # a reload first
+    ("Dutch grabs the dead man's rifle and fires.", "Dutch Calloway", None),             # another gun
+    ("Dutch runs for the horse.", "Dutch Calloway", None),                               # no shot
+    ("Lottie fires at the rustler.", "Lottie Shaw", None),                               # someone else's gun is empty
+    ("Margaret nocks an arrow and looses it at the wolf.", "Dr. Margaret Hale", "Margaret has nothing left to shoot"),
+])
+def test_a_gun_or_bow_the_scene_says_is_spent_cannot_fire_without_a_reload(line, actor, why):
+    scene = EMPTY if actor != "Dr. Margaret Hale" else "Dr. Margaret Hale has loosed her last arrow; the quiver is empty."
+    assert impossible_in_scene(line, scene, actor) == why
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Lottie runs after the stage until she catches it.", "The stage pulled out twenty minutes ago and is a plume of dust on the horizon.", True),
+    ("I sprint after the train and catch it.", "The train left the depot a quarter of an hour ago, now out of sight.", True),
+    ("Lottie runs after the stage until she catches it.", "The stage is creeping away from the depot, twenty yards off.", False),
+    ("Lottie rides after the stage until she catches it.", "The stage pulled out twenty minutes ago and is a plume of dust on the horizon.", False),
+])
+def test_no_one_on_foot_catches_a_coach_or_train_long_gone(line, scene, refused):
+    assert (impossible_in_scene(line, scene) is not None) is refused
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("Margaret asks the state laboratory to match the DNA in the blood against the brother's.", "Boston, autumn 1925.",
+     "there is no DNA testing in 1925"),
+    ("I send the blood to the lab for a DNA test.", "Los Angeles, 1994.", None),
+    ("I fly the biplane over the ridge.", "Texas, 1921.", None),
+    ("I charter an aeroplane to the island.", "Maine, 1899.", "there are no aeroplanes in 1899"),
+    ("I take an X-ray of the skull.", "Arkham, 1890.", "there are no X-rays in 1890"),
+])
+def test_a_science_or_machine_from_after_the_scenes_year_is_refused(line, scene, why):
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert impossible_in_era(line, scene) == why

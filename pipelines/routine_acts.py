@@ -1,0 +1,76 @@
+"""Routine acts: a line that only looks after gear, passes idle time or walks somewhere plain.
+
+"I load the revolver, holster it and lock the office door behind me", "Keth waxes his bowstring
+and checks his arrows", "Pip tunes his lute and hums": no game rolls for these when nothing
+presses. The nearest example lines hear their nouns (a revolver sits among shooting lines, a lute
+among performances) and call a check. Here every clause of the line, outside anything said, must
+open with such a verb, and neither the line nor the scene may speak of haste or danger: loading a
+gun with the posse riding in, or tuning a lute for the duke's court, is left to the vote.
+
+    routine_only("Keth waxes his bowstring and checks his arrows", "camp in a dry hollow")  # True
+    routine_only("I load the rifle and fire at the wolf", "")                               # False
+"""
+from __future__ import annotations
+
+import re
+
+from .speech import narrated
+
+__all__ = ["routine_only", "ROUTINE"]
+
+_OWN = r"(?:(?:my|his|her|their|the|its|a|an|this|that)\s+)?(?:\w+\s+){0,2}?"
+_GEAR = (r"(?:revolver|pistol|rifle|gun|shotgun|carbine|colt|winchester|musket|crossbow|bow|bowstring|string|arrows?|bolts?|"
+         r"quiver|blade|sword|knife|dagger|axe|spear|weapons?|ammunition|ammo|rounds|cartridges|shells|cylinder|gear|kit|pack|"
+         r"bag|satchel|saddlebags?|straps?|buckles?|boots|armou?r|mail|shield|lantern|lamp|pipe|tools|instruments?|lute|fiddle|"
+         r"guitar|harmonica|banjo|flute|notes|notebook|journal|bedroll|tent|camp|things|belongings|holster|belt|horse|mount|mule|pony)")
+# each kind of routine clause, by its opening verb
+ROUTINE: dict[str, str] = {
+    "gear": r"(?:load|loads|loading|unload|unloads|holster|holsters|sheathe|sheathes|sheath|sheaths|clean|cleans|oil|oils|wax|waxes|"
+            r"polish|polishes|sharpen|sharpens|hone|hones|whet|whets|tune|tunes|restring|restrings|string|strings|mend|mends|"
+            r"darn|darns|pack|packs|unpack|unpacks|repack|repacks|stow|stows|buckle|buckles|unbuckle|unbuckles|lace|laces|"
+            r"tighten|tightens|adjust|adjusts|brush|brushes|curry|curries|feed|feeds|water|waters|unsaddle|unsaddles|"
+            r"check|checks|count|counts|fill|fills|refill|refills|trim|trims|light|lights|wind|winds|hang|hangs|lay|lays|"
+            r"set|sets|spread|spreads|roll|rolls)\s+(?:up\s+|out\s+|down\s+|on\s+|off\s+|over\s+)?" + _OWN + _GEAR + r"\b"
+            r"|(?:holster|holsters|sheathe|sheathes|pocket|pockets|stow|stows|shoulder|shoulders)\s+(?:it|them)\b"
+            r"|(?:feed|feeds|water|waters|brush|brushes|curry|curries|unsaddle|unsaddles)\s+(?:down\s+)?(?:it|them|him|her)\b",
+    "door": r"(?:lock|locks|bolt|bolts|bar|bars|shut|shuts|close|closes|latch|latches)\s+(?:the|his|her|my|their|a)\s+(?:\w+\s+)?"
+            r"(?:door|doors|gate|shutters?|window)\b",
+    "idle": r"(?:hum|hums|humming|whistle|whistles|whistling|rest|rests|sit|sits|settle|settles|stretch|stretches|doze|dozes|"
+            r"yawn|yawns|practise|practises|practice|practices|rehearse|rehearses|sip|sips|eat|eats|smoke|smokes|puff|puffs|"
+            r"wash|washes|shave|shaves)\b",
+}
+_CLAUSE = re.compile(r"\s*(?:[,;:.!]|\band\b|\bthen\b|\bafter that\b)\s*", re.I)
+_SUBJECT = re.compile(r"^(?:i|he|she|they|we|you)\s+", re.I)
+_NAME = re.compile(r"^(?:[A-Z][\w'’.-]*\s+){1,3}")
+_ADVERB = re.compile(r"^(?:(?:carefully|quietly|slowly|calmly|idly|absently|also|just|first|then|methodically|patiently|"
+                     r"finally|briefly|softly|lazily)\s+)+", re.I)
+_ROUTINE = tuple(re.compile(rf"^(?:{pattern})", re.I) for pattern in ROUTINE.values())
+# haste or danger, in the line or the scene: then even a routine act may be a race
+_PRESSURE = re.compile(r"\b(?:hurry|hurries|hurried|hurriedly|quick|quickly|fast|rush|rushes|rushed|seconds?|any moment|in time|"
+                       r"before (?:it|they|he|she|the|anyone|someone|we|i)|while (?:the|they|he|she)|under fire|charg\w+|attack\w*|"
+                       r"ambush\w*|bearing down|closing in|closes in|coming for|pursu\w+|chasing|chased|gunfire|shots? (?:ring|rang|crack)|"
+                       r"fight|fighting|brawl|battle|duel|bullets?|flood\w*|collaps\w+|sinking|screams?|"
+                       r"(?:for|to impress|in front of|before) (?:the|a|an) (?:crowd|court|audience|duke|king|queen|judges?)|"
+                       r"audience|crowd|contest|competition|wager|bet)\b", re.I)
+
+
+def _clauses(act: str) -> list[str]:
+    return [c for c in _CLAUSE.split(act) if c and c.strip()]
+
+
+def routine_only(line: str, scene: str = "") -> bool:
+    """Whether every clause of the line, outside anything said, is a routine act (gear kept up, a
+    door shut, idle time), with no haste or danger in the line or the scene. A line that speaks is
+    never routine here: talk has its own rules."""
+    act = " ".join(narrated(line).split())
+    if act != " ".join(line.split()) or _PRESSURE.search(act) or _PRESSURE.search(scene):
+        return False
+    clauses = _clauses(act)
+    if not clauses:
+        return False
+    for clause in clauses:
+        body = _ADVERB.sub("", _SUBJECT.sub("", clause.strip()))
+        named = _ADVERB.sub("", _NAME.sub("", body))  # "Keth waxes his bowstring"; "Load the gun" stays whole first
+        if not any(pattern.match(body) or pattern.match(named) for pattern in _ROUTINE):
+            return False
+    return True

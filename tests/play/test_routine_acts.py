@@ -1,0 +1,49 @@
+"""Gear kept up, a door shut, idle time: no roll when nothing presses, whatever check the nouns suggest."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import rulesets
+from pipelines.check_index import CheckIndex
+from pipelines.routine_acts import routine_only
+from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
+
+
+@pytest.mark.parametrize("line, scene", [
+    ("I load the revolver, holster it and lock the office door behind me.", "Past midnight in Eddie's office; he is heading out to meet an informant."),
+    ("Keth waxes his bowstring and checks his arrows for warped shafts.", "Camp in a dry hollow; the fire is burning well."),
+    ("Pip tunes his lute and hums through the riddle-song.", "A quiet attic room rented for the night."),
+    ("I brush down my horse and feed her.", "The livery stable at dusk."),
+    ("She sharpens her sword, then sheathes it.", "A quiet inn."),
+])
+def test_routine_upkeep_with_nothing_pressing_is_routine(line, scene):
+    assert routine_only(line, scene)
+
+
+@pytest.mark.parametrize("line, scene", [
+    ("I load the rifle and fire at the wolf.", "A wolf pads out of the trees."),                 # a shot is no upkeep
+    ("I load the revolver before they reach the door.", "Eddie's office."),                      # haste in the line
+    ("I reload my pistol.", "Bullets splinter the bar as the gang charges in."),                 # danger in the scene
+    ("Pip tunes his lute and plays for the crowd.", "A packed tavern."),                         # a performance
+    ("I check the door for traps.", "A dusty corridor."),                                        # a search, not upkeep
+    ('"Lock the door," I tell him.', "A quiet inn."),                                            # talk has its own rules
+    ("I read the ancient runes on the door.", "A crypt."),                                       # reading a script may need a check
+])
+def test_acts_with_a_chance_to_fail_or_a_reason_to_hurry_are_not_routine(line, scene):
+    assert not routine_only(line, scene)
+
+
+def test_a_routine_line_gets_no_roll_though_its_nouns_sit_among_a_checks_lines():
+    index = CheckIndex([("firearms_handgun", "I fire the revolver at him"), ("firearms_handgun", "I load the revolver and shoot"),
+                        ("no_roll", "what time is it")], embed=bag_of_words)
+    line, coc = "I load the revolver and holster it", rulesets.load("coc7e")
+
+    def decide(**args):
+        return asyncio.run(adjudicate(decide_k=3, dice_weight=0, **args).run(instance(line), None, pack=coc, check_index=index))
+
+    assert [c.skill for c in decide(routine=False).checks] == ["firearms_handgun"]
+    routine = decide()
+    assert routine.decision == "no_roll" and routine.checks == []
+    assert "routine" in routine.steps[-1].parsed
