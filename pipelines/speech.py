@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "asks_only", "speaks", "narrated", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "asks_only", "speaks", "addressed", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -44,6 +44,12 @@ def _addressed(line: str) -> re.Match | None:
     """The opening "Name," the line is put to, unless that word is an interjection ("Oh, ...")."""
     named = _VOCATIVE.match(line)
     return named if named and named.group(1).split()[0].lower() not in _INTERJECTIONS else None
+
+
+def addressed(line: str) -> str | None:
+    """The name the line opens by addressing ("Dutch, keep an eye on that door" → "Dutch")."""
+    named = _addressed(line)
+    return named.group(1) if named else None
 
 
 def speaks(line: str) -> bool:

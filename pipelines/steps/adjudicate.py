@@ -29,7 +29,8 @@ from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_s
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..routine_acts import routine_only
-from ..speech import asks_only, is_talk, spoken_checks
+from ..gatekeepers import keeper_in, social_kind
+from ..speech import addressed, asks_only, is_talk, speaks, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
@@ -140,6 +141,19 @@ def _roll_share(vote: Vote, weights: dict[str, float]) -> float:
     return roll / total if total else 0.0
 
 
+def _talk_past_keeper(line: str, scene: str, speaker: str | None, pack: Any, instance: MoeInstance) -> str | None:
+    """The social check for words said to a gatekeeper the scene sets against the speaker
+    (``pipelines.gatekeepers``); ``None`` for a question for facts, for words put to a fellow
+    player character ("Dutch, keep an eye on that door"), or where no one stands in the way."""
+    if not speaks(line) or asks_only(line) or not keeper_in(scene):
+        return None
+    named, table = (addressed(line) or "").lower(), roster(instance)
+    if named and (table.get(named) or table.get(named.split()[0])) not in (None, speaker):
+        return None
+    checks = [c for c in (getattr(pack, "concepts", {}) or {}).get(social_kind(line), []) if c in pack.checks]
+    return checks[0] if checks else None
+
+
 def _confident(vote: Vote, share: float, similarity: float) -> bool:
     return vote.top is not None and vote.share >= share and vote.best.get(vote.top, 0.0) >= similarity
 
@@ -150,7 +164,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                impossible_at: float = 1.0, rules: bool = True, decide_k: int = 20, decide_temperature: float = 0.1,
                no_roll_weight: float = 2.0, impossible_weight: float = 1.0, talk_checks: bool = True,
                drop_names: bool = True, dice_weight: float = 0.5, roll_at: float = 0.6, borrow: bool = True,
-               cues: bool = True, impossible_share: float = 0.25, scene_weight: float = 0.5, routine: bool = True):
+               cues: bool = True, impossible_share: float = 0.25, scene_weight: float = 0.5, routine: bool = True,
+               keepers: bool = True):
     """Roll or not, and which check, for the last player line.
 
     Args:
@@ -216,6 +231,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         routine: a line that only keeps gear, shuts a door or passes idle time, with nothing
             pressing in it or the scene (``pipelines.routine_acts``), gets no roll whatever check
             the vote heard in its nouns ("load the revolver, holster it" is not a shot).
+        keepers: words said to a gatekeeper the scene sets against the speaker (a guard blocking
+            the gate, an inspector prying at a crate: ``pipelines.gatekeepers``) roll the social
+            check their words are, where the vote heard friendly talk and called no roll.
         drop_names: embed the line without the table's character names (``without_names``);
             the rules, the talk test and who rolls still read the whole line.
 
@@ -313,6 +331,10 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                 and choice not in spoken_checks(pack):
             record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"
             choice = NO_ROLL
+        if keepers and choice == NO_ROLL and not (always_roll or table_talk) \
+                and (pressed := _talk_past_keeper(line, scene, speaker, pack, state.instance)):
+            record.parsed["keeper"] = f"words meant to get past the scene's gatekeeper: {pressed}"
+            choice = pressed
         if not always_roll and choice not in DECISIONS and who == speaker and asks_only(line):
             record.parsed["talk"] = "a question for facts is answered by the one asked, not rolled"
             choice = NO_ROLL

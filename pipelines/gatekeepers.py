@@ -1,0 +1,48 @@
+"""Talk aimed past a gatekeeper: a guard, an inspector, a doorman whose job in the scene is to stop,
+check or refuse. What the player says to them is a social roll, not an answer.
+
+"Hymnals, sir, nothing but hymnals for the temple" said to a customs officer tapping the crate,
+"I'm his cousin from Providence" to the orderly who stands between the investigator and the
+ward: the nearest example lines hear friendly small talk and call no roll, yet every game rolls
+when words are meant to get something past someone set against it. Which roll is read from the
+words: a threat is intimidation, a plea persuasion, and anything else (a story, a claim of who
+they are or what the cargo is) deception, since that is how such claims are usually made.
+
+    keeper_in("Two guards in the baron's livery block the gate.")      # True
+    social_kind('"Please, he is my brother. Five minutes."')          # "persuade"
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["keeper_in", "social_kind"]
+
+_KEEPER = (r"(?:guard|guards|guardsman|guardsmen|doorman|doormen|bouncer|sentry|sentries|sentinel|watchman|watchmen|the watch|patrol|"
+           r"inspector|customs|officer|official|clerk|orderly|porter|gatekeeper|gate-?keeper|warden|toll-?keeper|tollman|bailiff|"
+           r"constable|deputy|sheriff|marshal|soldier|soldiers|butler|receptionist|secretary|nurse|matron|steward|majordomo|"
+           r"attendant|sergeant|captain|magistrate|elders?|council|innkeeper|landlord|landlady|proprietor|barkeep|bartender)")
+# what the keeper does in the scene: stands in the way, checks, refuses
+_STOPS = (r"(?:block|blocks|blocking|blocked|bars the|barring|barred|stop|stops|stopped|stopping|check|checks|checking|inspect|"
+          r"inspects|inspecting|guard|guards|guarding|stands? between|won't let|will not let|refuse|refuses|refused|refusing|demand|"
+          r"demands|demanding|question|questions|questioning|turns? away|turning away|admits? only|members only|closed|forbid|"
+          r"forbids|forbidden|pries|prying|lifts? the|frown|frowns|frowning|suspicious|eyes|eyeing|rationing|insists|taps|"
+          r"wants? to see|asks? for|no one (?:gets|goes|passes|enters)|nobody|only (?:to|for))")
+_KEEPER_SCENE = re.compile(rf"\b{_KEEPER}\b[^.;]*\b{_STOPS}\b|\b{_STOPS}\b[^.;]*\b{_KEEPER}\b", re.I)
+_THREAT = re.compile(r"\bor (?:else|i|we|you'll|you will)\b|\b(?:i'll|i will|we'll|we will)\s+(?:kill|break|hurt|gut|shoot|burn|bury|cut|end)\b|"
+                     r"\bget out of (?:my|our|the) way\b|\byou'll regret\b|\blast (?:chance|warning)\b", re.I)
+_PLEA = re.compile(r"\b(?:please|i beg|i'm begging|we beg|have mercy|have a heart|for pity's sake|i promise|we promise|"
+                   r"i'll answer for|i will answer for|i swear|let (?:me|us|them|him|her) (?:in|through|pass|see|go))\b", re.I)
+
+
+def keeper_in(scene: str) -> bool:
+    """Whether the scene sets someone to stop, check or refuse: a guard blocking a gate, an
+    inspector prying at a crate, an orderly between the player and the ward."""
+    return bool(_KEEPER_SCENE.search(scene or ""))
+
+
+def social_kind(line: str) -> str:
+    """The shared kind of social act the words are (the packs' ``concepts``): ``intimidate``,
+    ``persuade`` or ``deceive``."""
+    if _THREAT.search(line):
+        return "intimidate"
+    return "persuade" if _PLEA.search(line) else "deceive"

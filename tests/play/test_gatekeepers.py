@@ -1,0 +1,66 @@
+"""Words said to a gatekeeper the scene sets against the speaker are a social roll: a threat is
+intimidation, a plea persuasion, a story or a claim deception."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import rulesets
+from pipelines.check_index import CheckIndex
+from pipelines.gatekeepers import keeper_in, social_kind
+from pipelines.records import MoeInstance, Turn
+from tests.play.test_gm_turn import adjudicate, bag_of_words
+
+COC, PF2 = rulesets.load("coc7e"), rulesets.load("pf2e")
+
+
+@pytest.mark.parametrize("scene, keeper", [
+    ("Two guards in Baron Vell's livery block the gate to the granary.", True),
+    ("A river customs officer taps the crate Pip is escorting.", True),
+    ("At the hospital, a night orderly stands between Tomás and the ward.", True),
+    ("The innkeeper is rationing the last beds and will give them only to riders on the baron's business.", True),
+    ("The innkeeper is wiping down the bar and humming.", False),          # at work, not in the way
+    ("A guard dozes on a stool at the far end of the market.", False),
+])
+def test_a_scene_sets_a_gatekeeper_only_where_someone_stops_checks_or_refuses(scene, keeper):
+    assert keeper_in(scene) is keeper
+
+
+@pytest.mark.parametrize("line, kind", [
+    ('"Move the cart, or I move it with you still in it."', "intimidate"),
+    ('"Please, ma\'am. He\'s my brother and he might not see morning."', "persuade"),
+    ('"Hymnals, sir, nothing but hymnals for the temple."', "deceive"),
+    ('"I\'m his cousin from Providence, came straight off the train."', "deceive"),
+])
+def test_the_words_say_which_social_act_they_are(line, kind):
+    assert social_kind(line) == kind
+
+
+INDEX = CheckIndex([("no_roll", "good evening sir how are you"), ("no_roll", "nice weather for it"),
+                    ("no_roll", "what time is it"), ("stealth", "I sneak past the guard")], embed=bag_of_words)
+ORDERLY = "At the hospital, a night orderly stands between Tomás and the ward. Visiting hours ended at eight."
+
+
+def decide(line: str, scene: str, pack=COC, **args):
+    instance = MoeInstance(id="t", ruleset=pack.name, context=[Turn(speaker="GM", text=scene), Turn(speaker="Tomás", text=line)],
+                           characters=["Tomás", "Eddie"])
+    return asyncio.run(adjudicate(decide_k=3, dice_weight=0, **args).run(instance, None, pack=pack, check_index=INDEX, scene=scene))
+
+
+def test_a_story_told_to_a_gatekeeper_is_rolled_where_the_vote_heard_small_talk():
+    line = '"Good evening sir, I\'m his cousin, came straight off the train."'
+    assert decide(line, ORDERLY, keepers=False).decision == "no_roll"
+    rolled = decide(line, ORDERLY)
+    assert [c.skill for c in rolled.checks] == ["fast_talk"]
+    assert "gatekeeper" in rolled.steps[-1].parsed["keeper"]
+    assert [c.skill for c in decide(line, ORDERLY, pack=PF2).checks] == ["deception"]
+
+
+@pytest.mark.parametrize("line, scene", [
+    ('"Good evening sir, I\'m his cousin, came straight off the train."', "A quiet hospital corridor at night."),  # no one in the way
+    ('"What time is it, sir?"', ORDERLY),                                                                         # a question for facts
+    ('Eddie, "good evening sir, nice weather for it," right?', ORDERLY),                                        # words to a fellow player
+])
+def test_talk_with_no_gatekeeper_to_get_past_stays_unrolled(line, scene):
+    assert decide(line, scene).decision == "no_roll"
