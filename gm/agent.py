@@ -28,6 +28,7 @@ from pipelines.records import Check, MoeInstance, Turn
 from rulesets import UnknownName, VgmError
 
 from pipelines.act_cues import CUE_CONCEPTS
+from pipelines.speech import asks_the_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from .adjudication import Difficulty, choose_difficulty, make_roll, record
@@ -120,7 +121,8 @@ class GameMaster(PlayerRolls, SessionSetup):
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
-        talk = is_talk(text)  # talk that touches a secret is answered by the one spoken to: no hint, no forced roll
+        # talk that touches a secret is answered by the one spoken to, and a plain question by the GM: no hint, no forced roll
+        talk = is_talk(text) or asks_the_gm(text)
         if low.startswith("/check"):
             decision, checks, voted = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))], None
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name

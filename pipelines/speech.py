@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "asks_only", "speaks", "addressed", "narrated", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "asks_only", "asks_the_gm", "speaks", "addressed", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -92,6 +92,26 @@ def asks_only(line: str) -> bool:
     said = [q.strip("\"“”'‘’ ") for q in _QUOTED.findall(line)] or [line[named.end():] if named else line]
     sentences = [s.strip() for part in said for s in re.split(r"(?<=[.!?])\s+", part) if s.strip()]
     return bool(sentences) and all(s.endswith("?") and _WH.match(_VOCATIVE.sub("", s)) for s in sentences)
+
+
+# a question put to the GM, not in quotes: "How many goblins are behind the gate?", "What's the name on the boat?"
+_GM_WH = re.compile(r"^(?:(?:wait|so|ok|okay|um|uh|hey|and|lol|hm+|well|right)[,\s]+)*"
+                    r"(?:who|who's|what|what's|whats|where|where's|when|when's|why|how|which|whose)\b", re.I)
+# what takes lore or a keen sense to answer: the players roll for that ("Which god is this shrine for?")
+_NEEDS_LORE = re.compile(r"\b(?:do|did|would|does|can|could) (?:i|we|he|she|they) (?:know|recogni[sz]e|remember|recall|notice|see|hear|spot|"
+                         r"sense|smell|tell)\b|\bknow about\b|\b(?:mean|means|meaning|signify|signifies|symboli[sz]es?|rite|rites|ritual|"
+                         r"deity|god|gods|goddess|crest|sigil|heraldry|coat of arms|runes?|glyphs?|language|script|spell|magic|arcane|"
+                         r"lying|hiding|kind of (?:creature|beast|monster|thing)|sort of (?:creature|beast|monster|thing))\b", re.I)
+
+
+def asks_the_gm(line: str) -> bool:
+    """Whether a line with nothing in quotes only asks the GM for plain facts: every sentence a
+    who/what/where/how... question ("How many goblins are behind the gate?"), none reaching for
+    lore, a keen sense or a read of someone ("Which god is this shrine for?", "Is he lying?")."""
+    if _QUOTED.search(line) or _NEEDS_LORE.search(line):
+        return False
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", line.strip()) if s.strip()]
+    return bool(sentences) and all(s.endswith("?") and _GM_WH.match(s) for s in sentences)
 
 
 # what follows "tells him" is words, not the act ("...and tells him he will talk or he will swim")

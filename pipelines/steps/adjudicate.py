@@ -30,7 +30,7 @@ from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..routine_acts import routine_only
 from ..gatekeepers import keeper_in, social_kind
-from ..speech import addressed, asks_only, is_talk, speaks, spoken_checks
+from ..speech import addressed, asks_only, asks_the_gm, is_talk, speaks, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
@@ -337,6 +337,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             choice = pressed
         if not always_roll and choice not in DECISIONS and who == speaker and asks_only(line):
             record.parsed["talk"] = "a question for facts is answered by the one asked, not rolled"
+            choice = NO_ROLL
+        if not always_roll and choice not in DECISIONS and asks_the_gm(line):
+            record.parsed["talk"] = "a question to the GM for plain facts is answered, not rolled"
             choice = NO_ROLL
         if routine and not always_roll and choice not in DECISIONS and routine_only(act, scene):
             record.parsed["routine"] = "gear kept up, a door shut or idle time, with nothing pressing: no roll"

@@ -568,3 +568,29 @@ def test_a_death_the_scene_does_not_hold_is_not_told(scene, kept):
                                              line="I ask where the keeper is")))
     assert ("keeper is dead" in out.text) is kept
     assert any("told of a death" in n for n in out.notes) is (not kept)
+
+
+@pytest.mark.parametrize("line, plain", [
+    ("How many goblins are behind the gate?", True),
+    ("What's the name on the boat?", True),
+    ("wait, how far off is the bridge, and which way does the trail go?", True),
+    ("Which god is this shrine for, and what do the nails mean?", False),   # lore: the players roll for it
+    ("Whose crest is that on the carriage door?", False),
+    ("What do I know about the Cult of the Eye?", False),
+    ("How far off are the goblins? Can I reach them this turn?", False),    # a move asked about, not a fact
+    ('"How many are behind the gate?" I ask the guard.', False),            # put to someone: talk, not the GM
+    ("I count the goblins behind the gate.", False),
+])
+def test_a_plain_question_to_the_gm_is_told_from_one_reaching_for_lore_or_an_act(line, plain):
+    from pipelines.speech import asks_the_gm
+
+    assert asks_the_gm(line) is plain
+
+
+def test_a_plain_question_to_the_gm_is_answered_even_when_it_touches_a_secret():
+    g, _ = gm("dnd5e", "drowned_chapel", ["perception"], ["Cold water laps at the pews; the bell hangs silent above."])
+    line = "What's hanging in the bell tower?"
+    assert reaching_for(g.scenario, line, set()) is not None  # it touches the bell's secret
+    reply = g.step("Brisa", line)
+    assert reply.decision == "no_roll" and reply.rolls == []
+    assert any("question to the GM" in note for note in reply.notes), reply.notes
