@@ -101,13 +101,15 @@ _GM_WH = re.compile(r"^(?:(?:wait|so|ok|okay|um|uh|hey|and|lol|hm+|well|right)[,
 _NEEDS_LORE = re.compile(r"\b(?:do|did|would|does|can|could) (?:i|we|he|she|they) (?:know|recogni[sz]e|remember|recall|notice|see|hear|spot|"
                          r"sense|smell|tell)\b|\bknow about\b|\b(?:mean|means|meaning|signify|signifies|symboli[sz]es?|rite|rites|ritual|"
                          r"deity|god|gods|goddess|crest|sigil|heraldry|coat of arms|runes?|glyphs?|language|script|spell|magic|arcane|"
-                         r"lying|hiding|kind of (?:creature|beast|monster|thing)|sort of (?:creature|beast|monster|thing))\b", re.I)
+                         r"lying|hiding|kind of|sort of|type of)\b", re.I)
 
 
 def asks_the_gm(line: str) -> bool:
     """Whether a line with nothing in quotes only asks the GM for plain facts: every sentence a
     who/what/where/how... question ("How many goblins are behind the gate?"), none reaching for
-    lore, a keen sense or a read of someone ("Which god is this shrine for?", "Is he lying?")."""
+    lore, a keen sense or a read of someone ("Which god is this shrine for?", "What kind of meat
+    is this?"). In CRD3 the DM called a roll after 0.8% of such questions (15 of 1,776), against
+    2.0% after any player turn."""
     if _QUOTED.search(line) or _NEEDS_LORE.search(line):
         return False
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", line.strip()) if s.strip()]

@@ -47,3 +47,22 @@ def test_a_routine_line_gets_no_roll_though_its_nouns_sit_among_a_checks_lines()
     routine = decide()
     assert routine.decision == "no_roll" and routine.checks == []
     assert "routine" in routine.steps[-1].parsed
+
+
+@pytest.mark.parametrize("line", [
+    "Dutch ties his horse to the hitching post and pushes through the batwing doors.",
+    "Lottie winds her pocket watch.",
+    "We walk down the track to the village.",
+    "I string my bow and check the fletching on my arrows.",
+])
+def test_hitching_a_horse_winding_a_watch_and_walking_somewhere_plain_are_routine(line):
+    assert routine_only(line, "A sunny afternoon in a quiet town.")
+
+
+@pytest.mark.parametrize("line, scene", [
+    ("We walk along the ledge to the far side.", "A cliff path."),                     # keeping one's feet: not a plain walk
+    ("I push through the crowd to the stage.", "A packed hall."),                    # a crowd in the way
+    ("We walk down the track to the village.", "Wolves are closing in behind you."),  # danger in the scene
+])
+def test_a_walk_where_footing_or_danger_matters_is_not_routine(line, scene):
+    assert not routine_only(line, scene)
