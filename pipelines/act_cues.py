@@ -36,7 +36,7 @@ CUES: dict[str, str] = {
             r"\b(?:boat|raft|punt|skiff|canoe|barge|flatboat|keelboat|dinghy|launch|sweep|tiller|helm|oars?|current|rapids)\b"
             r"|\b(?:on|at|takes?|grabs?|works?)\s+the\s+(?:sweep|tiller|helm|oars)\b|\bthe\s+sweep\b",
     "gamble": r"\b(?:bet|bets|betting|wager|wagers|gamble|gambles|gambling|ante|antes)\b|\bdeal\s+me(?:\s+in)?\b"
-              r"|\bplays?\s+(?:him|her|them|cards|poker|faro|dice)\b|\b(?:a|another|the)\s+(?:hand|round|game)\s+of\s+(?:cards|poker|faro|dice|bones)\b",
+              r"|\bplays?\s+(?:him|her|them|cards|poker|faro|dice)\b|\bhand for hand\b|\b(?:push|pushes|put|puts|toss|tosses)\s+(?:in\s+)?(?:my|his|her|their)\s+stake\b|\b(?:a|another|the)\s+(?:hand|round|game)\s+of\s+(?:cards|poker|faro|dice|bones)\b",
     "endure": r"\bthrough\s+(?:the\s+|that\s+|this\s+)?(?:\w+\s+)?(?:fumes|smoke|gas|spores|stench|reek|miasma|vapou?rs?)\b"
               r"|\b(?:fight|fights|fighting|shake|shakes|throw|throws)\s+off\s+(?:the\s+)?(?:\w+\s+)?(?:venom|poison|disease|sickness|fever|toxin|drug|exhaustion|chill)\b"
               r"|\b(?:drain|drains|chug|chugs|down|downs|gulp|gulps|quaff|quaffs)\s+(?:the|a|his|her|my|their)\s+(?:\w+\s+)?(?:horn|tankard|flagon|bottle|mug|pint|stein|jug)\b",

@@ -149,3 +149,7 @@ def test_a_line_naming_a_rolled_kind_of_act_is_rolled_when_the_nearest_lines_say
     assert [c.skill for c in state.checks] == ["swim"]
     uncued = asyncio.run(adjudicate(decide_k=3, dice_weight=0, cues=False).run(instance(line), None, pack=coc, check_index=index))
     assert uncued.decision == "impossible"
+
+
+def test_a_stake_pushed_in_and_play_hand_for_hand_is_gambling():
+    assert cued_checks("Lottie pushes her stake in and plays the cattle buyer hand for hand until dawn.", SWADE) == ["gambling"]

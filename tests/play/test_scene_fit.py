@@ -55,3 +55,11 @@ def test_the_gm_turn_rolls_the_check_that_suits_the_scene():
     assert roll(ROAD) == ["drive_auto"]
     assert roll(TRAIL) == ["ride"]
     assert roll(ROAD, scene_weight=0) == roll(TRAIL, scene_weight=0)  # off: the scene changes nothing
+
+
+def test_the_scene_cannot_overturn_a_vote_the_nearest_lines_give_one_check_alone():
+    """The nearest line is a drive; a trail scene may not make it a ride that no near line backs."""
+    assert INDEX.vote(LINE, k=1).scores == {"drive_auto": 1.0}
+    assert roll(TRAIL, k=1, scene_weight=1.0, scene_floor=0) == ["ride"]   # no floor: the scene alone decides
+    assert roll(TRAIL, k=1, scene_weight=1.0) == ["drive_auto"]
+    assert roll(TRAIL, k=4) == ["ride"]                                    # where near lines back both, the scene still chooses
