@@ -61,6 +61,10 @@ CUES: dict[str, str] = {
              # "searching the reeds for a boat", "search the desk for the key": a search, whatever the place's nouns
              r"|\b(?:search|searches|searching|comb|combs|combing|scour|scours|scouring)\s+(?:through\s+)?(?:the|a|an|this|that|his|her|their|every)\s+"
              r"(?:[\w'-]+\s+){0,3}?for\b",
+    # looking hard at something: "I look closely at the stranger's hands", "scans the ridge" ("squints at the
+    # sigil" is left out: it mostly opens a question of lore)
+    "look": r"\b(?:look|looks|looking|stare|stares|staring|gaze|gazes)\s+(?:closely|carefully|hard|long|intently)\s+(?:at|into|over)\b"
+            r"|\b(?:scan|scans|scanning)\s+(?:the|a|an|his|her|their)\b",
     # moving unseen: "keeping low and out of the light", "creeps up without a sound"
     # ("sneaks up and lifts the hat" names the lifting as its act: the approach is only the way there)
     "sneak": r"\b(?:sneak|sneaks|sneaking|creep|creeps|creeping|steal|steals|stealing)\s+(?:up|past|in|into|out|along|through|toward|towards|closer|around|round|after|behind|across|over|down)\b(?!\s+and\b)"

@@ -213,8 +213,9 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
     scene says was taken, reading writing the scene says was burned, crossing by a bridge or
     ladder the scene says is down, or acting on any other thing the scene says is ruined, lost or
     not there (``scene_state``), or speaking or wielding a weapon when the scene says ``actor`` is
-    gagged or tied up, or firing a gun or bow the scene says ``actor`` has emptied. ``None`` when
-    the line is none of these, or the scene does not say.
+    gagged, tied up or blindfolded, or firing a gun or bow the scene says ``actor`` has emptied, or
+    using a password or a tongue the scene says no one knows, or breaking by hand through a foot of
+    steel or stone. ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -224,7 +225,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _gagged(text, scene, actor) or _bound(text, scene, actor) or _emptied(text, scene, actor))
+            or _gagged(text, scene, actor) or _bound(text, scene, actor) or _emptied(text, scene, actor)
+            or _blindfolded(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -494,6 +496,83 @@ def _emptied(text: str, scene: str, actor: str | None) -> str | None:
     return f"{_first_name(actor)} has nothing left to shoot" if _said_of(actor, scene, _EMPTY) else None
 
 
+# ---- eyes covered: the scene says the actor is blindfolded or hooded, so nothing is read or seen ---
+_BLIND = re.compile(r"\b(?:blindfold|blindfolds|blindfolded|struck blind|is blind|are blind|blinded)\b"
+                    r"|\b(?:hood|sack|bag|sackcloth)\s+(?:\w+\s+)?(?:over|on|covering)\s+(?:his|her|their)\s+(?:head|face|eyes)\b"
+                    r"|\beyes\s+(?:are\s+|were\s+)?(?:bandaged|covered|bound|taped)\b", re.I)
+_SIGHT = re.compile(r"\b(?:read|reads|reading|spot|spots|spotting|watch|watches|watching|see|sees|seeing|look|looks|looking|"
+                    r"examine|examines|examining|study|studies|studying|describe|describes|sketch|sketches|"
+                    r"scan|scans|scanning|glance|glances|peer|peers|squint|squints|note|notes)\b", re.I)
+# working at the blindfold, or going by ear, touch or count
+_AROUND_BLIND = re.compile(r"\b(?:blindfold|hood|sack|bag|rub|rubs|shake|shakes|pull|pulls|push|pushes|tug|tugs|slip|slips|"
+                           r"listen|listens|hear|hears|feel|feels|count|counts|smell|smells|sniff|sniffs|by ear|by touch|"
+                           r"by feel|memori[sz]e|memori[sz]es)\b", re.I)
+
+
+# someone else looking ("they were looking at our coin"), or owning up to the dark ("I can't see it")
+_OTHERS_SEE = re.compile(r"\b(?:they|people|someone|everyone|you|we|can't|cannot|can not|couldn't|don't|doesn't)\b(?:\s+\w+){0,2}?\s+"
+                         + _SIGHT.pattern.removeprefix(r"\b"), re.I)
+
+
+def _blindfolded(text: str, scene: str, actor: str | None) -> str | None:
+    """Reading, watching or studying when the scene says the actor's eyes are covered ("Eddie is
+    blindfolded in the back of the car"); listening, counting turns or working at the cloth is left,
+    and so is a fight (D&D's blinded still swings, at disadvantage)."""
+    if not actor or _is_question(text) or _AROUND_BLIND.search(text) or not _SIGHT.search(text) or _OTHERS_SEE.search(text):
+        return None
+    return f"{_first_name(actor)} cannot see: the eyes are covered" if _said_of(actor, scene, _BLIND) else None
+
+
+# ---- what no one at the table knows: a password never heard, a tongue none of them speaks ---------
+_NO_ONE_KNOWS = re.compile(r"\b(?:no one|nobody|none of (?:you|them|us|the party|the group)|neither of (?:you|them|us)|"
+                           r"no living (?:scholar|soul|man|person|one))\b[^.;]{0,60}?\b(?:knows?|has heard|have heard|heard|"
+                           r"has ever heard|have ever heard|speaks?|can speak|can read|reads?|has cracked|has read|understands?|"
+                           r"remembers?|was told|were told|has learned|has learnt)\b", re.I)
+_SECRETS = ("password", "watchword", "countersign", "combination", "code", "cipher", "language", "tongue", "dialect", "script")
+_SECRET = re.compile(r"\b(?P<thing>" + "|".join(_SECRETS) + r")s?\b", re.I)
+_USES_KNOWN = re.compile(r"\b(?:tell|tells|say|says|give|gives|speak|speaks|chat|chats|talk|talks|converse|converses|read|reads|"
+                         r"dial|dials|enter|enters|whisper|whispers|answer|answers|recite|recites|use|uses|translate|translates|"
+                         r"decode|decodes|decipher|deciphers|spin|spins|fluently|instantly|perfectly)\b", re.I)
+# finding it out, or trying a guess or a bluff: acts with a chance
+_SEEKS = re.compile(r"\b(?:guess|guesses|try|tries|trying|attempt|attempts|bluff|bluffs|pretend|pretends|fake|fakes|mumble|mumbles|"
+                    r"learn|learns|find out|finds out|figure|figures|work out|works out|study|studies|ask|asks|listen|listens|"
+                    r"overhear|overhears|copy|copies|gesture|gestures|sign|signs|mime|mimes|point|points|pick|picks|crack|cracks)\b", re.I)
+
+
+def _unknown(text: str, scene: str) -> str | None:
+    """Using a password, a code or a tongue the scene says no one present knows ("the gate guard
+    demands the night's password; nobody in the party has heard it")."""
+    if _is_question(text) or _SEEKS.search(text) or not _USES_KNOWN.search(text) or not (used := _SECRET.search(text)):
+        return None
+    thing = used.group("thing").lower()
+    named = re.compile(rf"\b{thing}s?\b", re.I)
+    sentences = _SENTENCE.findall(scene)
+    for i, sentence in enumerate(sentences):  # "...demands the password. Nobody in the party has heard it."
+        if _NO_ONE_KNOWS.search(sentence) and (named.search(sentence) or (i and re.search(r"\b(?:it|them)\b", sentence, re.I)
+                                                                       and named.search(sentences[i - 1]))):
+            return f"no one here knows the {thing}"
+    return None
+
+
+# ---- a door or wall the scene says is feet of steel or stone: no body breaks it ----------------
+_THICK = re.compile(_AMOUNT + r"(?P<unit>foot|feet|inch|inches|yard|yards)[\s-]+(?:thick\s+)?of\s+(?:solid\s+|reinforced\s+|tempered\s+)?"
+                    r"(?:steel|iron|stone|granite|rock|concrete|bronze|masonry)\b", re.I)
+_BREAKS_BY_BODY = re.compile(r"\b(?:kick|kicks|kicking|punch|punches|shoulder|shoulders|smash|smashes|break|breaks|batter|batters|"
+                             r"bash|bashes|ram|rams|force|forces|rip|rips|tear|tears|charge|charges|barge|barges)\b"
+                             r"[^.;!?]{0,30}?\b(?:door|doors|wall|walls|vault|gate|hatch|bulkhead)\b", re.I)
+_TOOLS = re.compile(r"\b(?:dynamite|explosives?|charges?|powder|cannon|battering ram|drill|torch|acetylene|pick|pickaxe|sledge|"
+                    r"sledgehammer|crowbar|jack|key|keys|combination|spell|magic|thermite)\b", re.I)
+
+
+def _too_thick(text: str, scene: str) -> str | None:
+    """Kicking in or shouldering through a door or wall the scene says is a foot of steel or stone."""
+    if _is_question(text) or not _BREAKS_BY_BODY.search(text) or _TOOLS.search(text):
+        return None
+    inches = [_count(m) * (12 if m.group("unit").lower().startswith(("foot", "feet")) else 36 if m.group("unit").lower().startswith("yard") else 1)
+              for m in _THICK.finditer(scene)]
+    return "no body breaks through that much steel or stone" if inches and max(inches) >= 6 else None
+
+
 def _said_of(actor: str, scene: str, state: re.Pattern) -> bool:
     """The scene puts ``state`` on the actor: in a sentence naming them (by first name), or in
     the sentence after one that does ("...in a cage; a gag across her mouth")."""
@@ -698,6 +777,7 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"telegrams?|telegraph(?:s|ed|ing)?|wire ahead", 1844, "there is no telegraph"),
     (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),
     (r"penicillin|antibiotics?", 1942, "there are no antibiotics"),
+    (r"photocop\w*|xerox\w*", 1959, "there are no photocopiers"),
     # testing it, not naming it ("vials of our DNA", said in jest at a fantasy table)
     (r"dna (?:tests?|testing|match\w*|samples?|analys\w+|profil\w*|evidence|results?|fingerprint\w*)|"
      r"(?:match|matches|matching|test|tests|testing|analy[sz]e|analy[sz]es|compare|compares|sequence|sequences)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+)?dna|"

@@ -38,7 +38,7 @@ def is_question(text: str) -> bool:
 # Verbs whose subject (intransitive or passive) or object (active) is ruined, lost or dead. Each is
 # inflected with lemminflect, so "snaps", "snapped" and "snapping" all count.
 _RUIN_LEMMAS = ("destroy smash shatter wreck splinter snap sever collapse demolish raze scuttle dismantle melt "
-                "sink sell steal confiscate pawn kill drown dissolve crumble topple").split()
+                "sink sell steal confiscate pawn kill drown dissolve crumble topple die").split()
 # Forms that only ruin with their particle or phrase ("burned down", not "the candle burns").
 _RUIN_PHRASES = (r"burn(?:s|ed|t)? (?:down|up|out|away|to (?:the ground|ash(?:es)?|cinders|a crisp))|"
                  r"(?:was|were|been|is|are) (?:burned|burnt)|(?:burned|burnt) (?:up )?(?:in|on|into) (?:the |a )?(?:[\w-]+ ){0,2}"

@@ -40,6 +40,8 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (COC, "Eddie watches him talk, trying to figure out whether the story holds water.", ["psychology"]),
     (DND, "Oskar sizes him up across the table.", ["insight"]),
     (PF2, "Keth walks the bank slowly, searching the reeds for a boat pulled in out of sight.", ["perception"]),
+    (DND, "I look closely at the stranger's hands.", ["perception"]),
+    (SWADE, "I shade my eyes and scan the canyon rim for a glint.", ["notice"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks
@@ -60,6 +62,7 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
     (DND, "I follow the road to the village."),                                      # a road is no quarry's trail
     (SWADE, "Dutch rides into town at a walk."),
     (COC, '"Is the story true?" I ask him.'),                                         # asking, not judging
+    (PF2, "Pip squints at the sigil. Does he know what kind of magic this is?"),       # a squint opens a question of lore
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
     assert cued_checks(line, pack) == []

@@ -628,3 +628,50 @@ def test_a_science_or_machine_from_after_the_scenes_year_is_refused(line, scene,
     from pipelines.impossible_acts import impossible_in_era
 
     assert impossible_in_era(line, scene) == why
+
+
+BLINDFOLDED = "Eddie is blindfolded in the back of the moving car; the driver hums."
+
+
+@pytest.mark.parametrize("line, actor, why", [
+    ("Eddie reads the street signs as they drive past.", "Eddie Kowalczyk", "Eddie cannot see: the eyes are covered"),
+    ("I watch the driver's hands on the wheel.", "Eddie Kowalczyk", "Eddie cannot see: the eyes are covered"),
+    ("Eddie counts the turns and listens for the trolley bells.", "Eddie Kowalczyk", None),   # by ear
+    ("Eddie rubs his head on the seat to push the blindfold up.", "Eddie Kowalczyk", None),   # at the cloth
+    ("Tomás reads the street signs.", "Tomás Reyes", None),                                   # his eyes are free
+    ("Eddie says they were looking at him the whole way.", "Eddie Kowalczyk", None),         # others' eyes
+    ("Eddie can't see a thing.", "Eddie Kowalczyk", None),
+])
+def test_a_blindfolded_character_cannot_read_or_watch(line, actor, why):
+    assert impossible_in_scene(line, BLINDFOLDED, actor) == why
+
+
+@pytest.mark.parametrize("line, scene, why", [
+    ("I tell him tonight's password.", "The gate guard demands the night's password. Nobody in the party has heard it.",
+     "no one here knows the password"),
+    ("Pip chats with him fluently in his own dialect.", "The merchant speaks only an old desert dialect that none of you has ever heard.",
+     "no one here knows the dialect"),
+    ("I try to bluff him with a made-up password.", "The gate guard demands the night's password. Nobody in the party has heard it.", None),
+    ("I sneak closer to overhear the password.", "The gate guard demands the night's password. Nobody in the party has heard it.", None),
+    ("I tell him the password.", "The guard demands the password; Brisa learned it from the smuggler last night.", None),
+])
+def test_a_password_or_tongue_no_one_present_knows_cannot_be_used(line, scene, why):
+    assert impossible_in_scene(line, scene) == why
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Dutch kicks the vault door in with his boot.", "The vault's door is two feet of steel, time-locked until Monday.", True),
+    ("I shoulder through the wall.", "The cell wall is a yard of solid granite.", True),
+    ("Dutch packs dynamite against the vault door hinges and lights it.", "The vault's door is two feet of steel.", False),  # a tool for it
+    ("Dutch kicks the shed door in.", "The old shed door is rotten pine.", False),
+    ("I kick the door in.", "The door is a sheet of iron two inches thick.", False),  # no thickness the rule reads as past any body
+])
+def test_no_body_breaks_through_a_foot_of_steel_or_stone(line, scene, refused):
+    assert (impossible_in_scene(line, scene) is not None) is refused
+
+
+def test_a_photocopy_in_the_1920s_is_refused():
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert impossible_in_era("I photocopy the professor's notes.", "Arkham, 1925.") == "there are no photocopiers in 1925"
+    assert impossible_in_era("I copy the professor's notes out by hand.", "Arkham, 1925.") is None
