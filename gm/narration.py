@@ -26,7 +26,7 @@ from pipelines.steps.adjudicate import shot_messages, table_system
 
 __all__ = [
     "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
-    "is_echo", "repeats_itself", "copies", "speaks_for", "prompt_leak", "contradicts", "MIN_WORDS",
+    "is_echo", "repeats_itself", "copies", "speaks_for", "acts_for_another", "prompt_leak", "contradicts", "MIN_WORDS",
 ]
 
 MIN_WORDS = 8
@@ -152,6 +152,31 @@ def speaks_for(sentence: str, names: list[str]) -> bool:
     return bool(leading or (said and (quoted or re.search(rf"{_SAY}\s*(,|:|that\b)", sentence, re.I))))
 
 
+_TITLES = {"dr", "mr", "mrs", "ms", "miss", "sir", "lady", "lord", "father", "sister", "brother", "captain", "professor", "doc"}
+
+
+def _first(name: str) -> str:
+    """The name a sentence calls a character by: "Dr. Margaret Hale" is Margaret."""
+    words = [w for w in name.split() if w.lower().rstrip(".") not in _TITLES]
+    return (words or name.split() or [name])[0]
+
+
+def acts_for_another(sentence: str, name: str, pc_names: list[str], line: str = "") -> str | None:
+    """Another player character the sentence is about, on this character's turn, when it does not
+    name the one acting and the player's line did not bring them in: the small model mixes up who
+    acts ("Eddie's revolver is aimed at a nearby gunfight" when Tomás loads his)."""
+    mine = _first(name).lower() if name else ""
+    if not mine or re.search(rf"\b{re.escape(mine)}\b|\byou\b", sentence, re.I):
+        return None
+    own = {w.lower().rstrip(".") for w in name.split()}  # "Hale" is Dr. Margaret Hale herself
+    for other in pc_names:
+        first = _first(other)
+        if first.lower() not in own and len(first) > 1 and re.search(rf"\b{re.escape(first)}\b", sentence) \
+                and not re.search(rf"\b{re.escape(first)}\b", line, re.I):
+            return first
+    return None
+
+
 # Prompt text a small model copies back; none of it belongs in what the players read.
 PROMPT_TELLTALES = (
     "as the gm", "as the game master", "game master", "tell them what happens", "what happens next?", "narrate",
@@ -162,11 +187,17 @@ PROMPT_TELLTALES = (
 )
 
 
+_SCREEN = re.compile(r"\bcamera (?:pans|zooms|cuts|follows|lingers|shows|tracks)\b|\b(?:cut|fade|fades) (?:to|in|out)\b|"
+                     r"\bthe scene (?:shifts|cuts|changes|fades)\b|\bthe (?:viewer|audience|reader)s?\b|\bon screen\b", re.I)
+
+
 def prompt_leak(sentence: str, hidden: list[str] | None = None) -> str | None:
     """Why the sentence must not be shown: "prompt text" or "GM-only text"; None when it is fine."""
     low = sentence.lower()
     if any(t in low for t in PROMPT_TELLTALES) or re.match(r"^\s*(gm|dm|keeper)\s*:", low):
         return "prompt text"
+    if _SCREEN.search(low):
+        return "film talk"  # "The camera pans to the doorway": the story told as a screen, not a table
     for secret in hidden or []:
         if is_echo(sentence, [secret], overlap=0.6):
             return "GM-only text"
@@ -432,6 +463,8 @@ class _Gate:
             return "repeated itself"
         if speaks_for(clean, req.pc_names):
             return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
+        if (other := acts_for_another(clean, req.name, req.pc_names, req.line)):
+            return f"told {other}'s doings on {_first(req.name)}'s turn"  # "Eddie's revolver is aimed..." when Tomás loads his
         leak = prompt_leak(clean, req.hidden)
         if leak:
             return f"leaked {leak}"

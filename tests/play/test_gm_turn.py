@@ -594,3 +594,32 @@ def test_a_plain_question_to_the_gm_is_answered_even_when_it_touches_a_secret():
     reply = g.step("Brisa", line)
     assert reply.decision == "no_roll" and reply.rolls == []
     assert any("question to the GM" in note for note in reply.notes), reply.notes
+
+
+@pytest.mark.parametrize("sentence, line, other", [
+    ("Eddie's revolver is aimed at a nearby gunfight.", "I load my revolver and holster it.", "Eddie"),
+    ("Tomás checks the cylinder and slides the gun home.", "I load my revolver and holster it.", None),   # the one acting
+    ("Hale's lamp throws his shadow up the stairs.", "I load my revolver and holster it.", "Hale"),
+    ("Eddie steadies the ladder while Tomás climbs.", "I climb the ladder while Eddie holds it.", None),  # the line brought him in
+    ("The wind rattles the shutters.", "I load my revolver and holster it.", None),
+])
+def test_narration_about_another_player_character_on_this_ones_turn_is_caught(sentence, line, other):
+    from gm.narration import acts_for_another
+
+    names = ["Tomás Reyes", "Tomás", "Eddie Kowalczyk", "Eddie", "Dr. Margaret Hale", "Margaret", "Hale"]
+    assert acts_for_another(sentence, "Tomás Reyes", names, line) == other
+    assert acts_for_another("Hale climbs the stairs.", "Dr. Margaret Hale", names, "I climb the stairs.") is None  # her own surname
+
+
+@pytest.mark.parametrize("sentence, cut", [
+    ("The camera pans to the doorway, revealing a lamp.", True),
+    ("The scene shifts to the harbour.", True),
+    ("The camera in his hands catches the lamp room.", False),   # a camera in the story
+    ("The stairs are slick with brine.", False),
+])
+def test_narration_told_as_film_is_cut(sentence, cut):
+    from gm.narration import _Gate
+
+    req = NarrationRequest(pack=None, scene="A lighthouse on the coast; the keeper's cottage smells of lamp oil and brine.",
+                           name="Tomás Reyes", line="I climb the stairs to the lamp room.", decision="no_roll")
+    assert (_Gate(req, None)._verdict(sentence) is not None) is cut
