@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "asks_only", "asks_the_gm", "speaks", "addressed", "narrated", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "asks_only", "asks_the_gm", "speaks", "addressed", "without_quotes", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -121,10 +121,15 @@ _REPORTED = re.compile(r"\b(?:tells?|says?|warns?|threatens?|promises?|asks?|exp
 _UNCLOSED = re.compile(r"[\"“][^\"”]*$")  # a quote the player never closed runs to the end of the line
 
 
+def without_quotes(line: str) -> str:
+    """The line with its quoted words taken out (a quote the player never closed runs to the end)."""
+    return _UNCLOSED.sub(" ", _QUOTED.sub(" ", line))
+
+
 def narrated(line: str) -> str:
     """The part of the line that tells what the character does, not what they say: quoted and
     reported speech taken out."""
-    return _REPORTED.sub(" ", _UNCLOSED.sub(" ", _QUOTED.sub(" ", line)))
+    return _REPORTED.sub(" ", without_quotes(line))
 
 
 def spoken_checks(pack: Any, share: float = SPOKEN_SHARE) -> frozenset[str]:

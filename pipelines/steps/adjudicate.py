@@ -29,7 +29,7 @@ from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_s
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..routine_acts import routine_only
-from ..gatekeepers import keeper_in, social_kind
+from ..gatekeepers import asks_in_words, keeper_in, social_kind
 from ..speech import addressed, asks_only, asks_the_gm, is_talk, speaks, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
@@ -145,7 +145,7 @@ def _talk_past_keeper(line: str, scene: str, speaker: str | None, pack: Any, ins
     """The social check for words said to a gatekeeper the scene sets against the speaker
     (``pipelines.gatekeepers``); ``None`` for a question for facts, for words put to a fellow
     player character ("Dutch, keep an eye on that door"), or where no one stands in the way."""
-    if not speaks(line) or asks_only(line) or not keeper_in(scene):
+    if not (speaks(line) or asks_in_words(line)) or asks_only(line) or not keeper_in(scene):
         return None
     named, table = (addressed(line) or "").lower(), roster(instance)
     if named and (table.get(named) or table.get(named.split()[0])) not in (None, speaker):

@@ -64,3 +64,25 @@ def test_a_story_told_to_a_gatekeeper_is_rolled_where_the_vote_heard_small_talk(
 ])
 def test_talk_with_no_gatekeeper_to_get_past_stays_unrolled(line, scene):
     assert decide(line, scene).decision == "no_roll"
+
+
+def test_a_request_told_not_quoted_to_those_in_the_way_is_persuasion():
+    from pipelines.gatekeepers import asks_in_words
+
+    line = "Tomás stands before the orderly and asks him to let him through, promising to be quick."
+    assert asks_in_words(line) and social_kind(line) == "persuade"
+    assert social_kind("Tomás claims to be the man's cousin and asks to go in.") == "deceive"
+    assert social_kind("Tomás warns him what happens to men who cross Vinnie.") == "intimidate"
+    assert not asks_in_words('"You can ask Master Feld, he knows us," I tell the doorman.')  # the asking is inside the quote
+    assert [c.skill for c in decide(line, ORDERLY).checks] == ["persuade"]
+
+
+@pytest.mark.parametrize("line", [
+    "I go back to the guard and ask where the inn is.",     # a fact asked for
+    "Let's pretend we're whispering.",                      # no claim made to anyone
+    "I'll go up and ask the tavern keeper.",
+])
+def test_asking_for_a_fact_or_table_chatter_is_no_request_to_get_past_anyone(line):
+    from pipelines.gatekeepers import asks_in_words
+
+    assert not asks_in_words(line)
