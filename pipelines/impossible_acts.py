@@ -120,6 +120,11 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
      r"(?:the |a |that )?(?:sheer |vertical |bare )?(?:cliff face|cliff|cliffs|rock face|rock wall|wall|walls)\b(?! ?(?:path|trail|road|track|stairs?|steps))"),
     ("no one walks through a solid wall",
      rf"\b(?:walk|walks|step|steps|pass|passes)\b(?: straight| right)? through (?:the |a )?(?:\w+ ){{0,2}}(?:wall|walls|bricks|stone){_ENDS}"),
+    # looking through a wall, not through a crack or a keyhole in it
+    ("no eye sees through a solid wall",
+     r"\b(?:look|looks|looking|see|sees|seeing|peer|peers|peering|stare|stares|staring|gaze|gazes)\b(?: straight| right)? through "
+     r"(?:the |a |that )?(?:\w+ )?(?:wall|walls|floor|floorboards|ceiling|bricks|stone|closed door|locked door)\b"
+     r"(?![^.!?]{0,20}\b(?:crack|gap|hole|keyhole|chink|knothole|slit|window|grate))"),
     # "the whole thing", when the line has named it: a ceiling, a rockfall
     ("no one could move that",
      r"\b(?:ceiling|roof|rockfall|landslide|avalanche|rock ?slide|slide|cave-in)\b.{0,80}\b(?:hold|holds|holding|shove|shoves|push|pushes|move|moves|lift|lifts)"
@@ -270,6 +275,22 @@ _MOUNTED = re.compile(r"\b(?:ride|rides|riding|gallop|gallops|horse|mount|saddle
 _MOTOR = re.compile(r"\b(?:car|cars|ford|automobile|motorcar|truck|roadster|sedan|floors? it|floors the|step on it|drive|drives|driving)\b", re.I)
 
 
+# a leap off a height, landing unhurt: a fall of more than this breaks any body (D&D: 1d6 per 10 ft, up to 20d6);
+# into water a little more, as cliff divers do
+FALL_LIMIT_FT, WATER_FALL_LIMIT_FT = 100, 200
+_LEAP_OFF = re.compile(r"\b(?:jump|jumps|jumping|leap|leaps|leaping|step|steps|dive|dives|diving|throw|throws|hurl|hurls)\s+"
+                       r"(?:(?:himself|herself|myself|themselves)\s+)?(?:off|from|over|down)\b", re.I)
+_LANDS = re.compile(r"\b(?:land|lands|landing)\s+(?:on\s+(?:his|her|my|their)\s+feet|safely|lightly|softly|unhurt|unharmed|in a crouch|neatly)\b"
+                    r"|\b(?:unhurt|unharmed|unscathed|without a scratch|walks? away|strolls? away)\b", re.I)
+_WATER = re.compile(r"\b(?:water|sea|lake|river|pool|bay|harbou?r|surf|waves)\b", re.I)
+_DROP = re.compile(_MEASURE + r"(?:drop|drops|down|below|beneath|deep|high|tall|straight down|to the (?:rocks|ground|floor|water|river|sea|street|bottom))\b"
+                   r"|\b(?:drops?|falls?|plunges?)\s+(?:away\s+)?(?:a\s+|some\s+|fully\s+)?(?:sheer\s+)?" + _MEASURE.replace("(?P<", "(?P<h_"), re.I)
+# reading writing at a distance no eye resolves, without a glass
+READ_LIMIT_FT = 300
+_READS_AFAR = re.compile(r"\b(?:read|reads|reading|make out|makes out)\b", re.I)
+_OPTICS = re.compile(r"\b(?:spyglass|telescope|binoculars|field glasses|opera glasses|scope|glass|lens)\b", re.I)
+
+
 _GAP_WORDS = re.compile(r"\b(?:gorge|chasm|canyon|ravine|gap|abyss|crevasse|drop|far (?:side|wall|bank|ledge|edge|shore|end)|other side|across|"
                         r"empty air|open air|thin air|water|river|lake|sea|bay|out on)\b", re.I)
 _GOES_TO = re.compile(r"\b(?:run|runs|walk|walks|go|goes|ride|rides|swim|swims|row|rows|climb|climbs|sprint|sprints|dash|dashes|head|heads|"
@@ -329,7 +350,8 @@ def _asked(text: str, at: re.Match) -> bool:
 
 
 def _too_far(text: str, scene: str) -> str | None:
-    """Grabbing, jumping onto, catching or riding to something the scene puts out of reach."""
+    """Grabbing, jumping onto, catching or riding to something the scene puts out of reach, landing
+    unhurt from a height past any body, or reading writing farther off than any eye resolves."""
     if _is_question(text):
         return None
     if _SQUEEZE.search(text) and _NARROW_BARS.search(scene):
@@ -370,6 +392,15 @@ def _too_far(text: str, scene: str) -> str | None:
             return f"no one on foot catches it {_said(near)} off"
         if any(_LONG_GONE.search(sentence) or _AHEAD_ON_FOOT.search(sentence) for sentence in _naming(text, scene, chase)):
             return f"no one on foot catches a {vehicle.group(0).lower()} that far ahead"
+    if (leap := _LEAP_OFF.search(text)) and _LANDS.search(text, leap.end()):
+        wet = bool(_WATER.search(text))
+        drop = max((_feet(m) for sentence in _SENTENCE.findall(scene) for m in _DROP.finditer(sentence)), default=0.0)
+        if drop > (WATER_FALL_LIMIT_FT if wet else FALL_LIMIT_FT):
+            return f"no one lands unhurt from {_said(drop)}"
+    if (read := _READS_AFAR.search(text)) and not _OPTICS.search(text) and not _GOES_FIRST.search(text):
+        near = min(_distances_for(text, scene, read), default=0.0)
+        if near > READ_LIMIT_FT:
+            return f"no eye reads writing {_said(near)} off"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
         how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
         near = min(_distances_for(text, scene, travel), default=0.0)
@@ -528,9 +559,12 @@ _NO_ONE_KNOWS = re.compile(r"\b(?:no one|nobody|none of (?:you|them|us|the party
                            r"no living (?:scholar|soul|man|person|one))\b[^.;]{0,60}?\b(?:knows?|has heard|have heard|heard|"
                            r"has ever heard|have ever heard|speaks?|can speak|can read|reads?|has cracked|has read|understands?|"
                            r"remembers?|was told|were told|has learned|has learnt)\b", re.I)
-_SECRETS = ("password", "watchword", "countersign", "combination", "code", "cipher", "language", "tongue", "dialect", "script")
+_SECRETS = ("password", "watchword", "countersign", "combination", "code", "cipher", "language", "tongue", "dialect", "script",
+            "name", "identity")
+_WHO_UNKNOWN = re.compile(r"\bwho (?:he|she|they|it) (?:is|are|was|were)\b|\bwhat (?:he|she|they) (?:is|are) called\b", re.I)
 _SECRET = re.compile(r"\b(?P<thing>" + "|".join(_SECRETS) + r")s?\b", re.I)
 _USES_KNOWN = re.compile(r"\b(?:tell|tells|say|says|give|gives|speak|speaks|chat|chats|talk|talks|converse|converses|read|reads|"
+                         r"remember|remembers|recall|recalls|write|writes|scrawl|scrawls|"
                          r"dial|dials|enter|enters|whisper|whispers|answer|answers|recite|recites|use|uses|translate|translates|"
                          r"decode|decodes|decipher|deciphers|spin|spins|fluently|instantly|perfectly)\b", re.I)
 # finding it out, or trying a guess or a bluff: acts with a chance
@@ -548,8 +582,9 @@ def _unknown(text: str, scene: str) -> str | None:
     named = re.compile(rf"\b{thing}s?\b", re.I)
     sentences = _SENTENCE.findall(scene)
     for i, sentence in enumerate(sentences):  # "...demands the password. Nobody in the party has heard it."
-        if _NO_ONE_KNOWS.search(sentence) and (named.search(sentence) or (i and re.search(r"\b(?:it|them)\b", sentence, re.I)
-                                                                       and named.search(sentences[i - 1]))):
+        said_of = named.search(sentence) or (thing in ("name", "identity") and _WHO_UNKNOWN.search(sentence))  # "no one knows who he is"
+        if _NO_ONE_KNOWS.search(sentence) and (said_of or (i and re.search(r"\b(?:it|them)\b", sentence, re.I)
+                                                            and named.search(sentences[i - 1]))):
             return f"no one here knows the {thing}"
     return None
 
@@ -720,6 +755,15 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("teleporting", r"\bteleport(?:s|ing)? (?:to|into|out|away|across|behind|over|back|us|me|him|her|them|myself|himself|herself)\b"),
     ("turning someone into a beast",
      r"\bturns? (?:him|her|them|it|the \w+|(?:all )?(?:the )?(?:\w+ ){0,2}\w+) into (?:a |an )?(?:frogs?|toads?|newts?|mice|mouse|rats?|pigs?|chickens?|sheep|goats?|stone|statues?)\b"),
+    # asking a beast for an answer: only a spell makes it talk back ("asks the rattlesnake which way they rode")
+    ("speaking with animals",
+     r"\b(?:ask|asks|asking|question|questions|questioning|interrogate|interrogates)\s+(?:the|that|this|a|his|her|my)\s+(?:\w+\s+)?"
+     r"(?:horse|mare|mule|dog|hound|cat|crow|raven|owl|snake|rattlesnake|sidewinder|rat|wolf|fox|bird|cow|goat|pig|frog|toad|fish|lizard|spider)"
+     r"\s+(?:which|where|what|who|whom|when|why|how|if|whether|about)\b"),
+    # a limb cut off, set back on as good as new
+    ("making a severed limb whole",
+     r"\b(?:stitch|stitches|sew|sews|put|puts|attach|attaches|reattach|reattaches|graft|grafts|splint|splints)\s+(?:the|his|her|their)\s+"
+     r"(?:severed\s+|cut-off\s+)?(?:arm|leg|hand|foot|head|finger|fingers)\s+back\s+on\b"),
     ("raising the dead",
      r"\b(?:bring|brings|bringing|pray|prays|praying|sing|sings|singing|call|calls|calling|will|wills) (?:him|her|them|it|the \w+|\w+) (?:\w+ ){0,2}back to life\b"
      r"|\b(?:raise|raises|raising) (?:(?:him|her|them|the \w+|\w+) from )?the dead\b|\bresurrect(?:s|ing)? (?:him|her|them|the \w+|\w+)\b"),

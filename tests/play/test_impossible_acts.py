@@ -675,3 +675,50 @@ def test_a_photocopy_in_the_1920s_is_refused():
 
     assert impossible_in_era("I photocopy the professor's notes.", "Arkham, 1925.") == "there are no photocopiers in 1925"
     assert impossible_in_era("I copy the professor's notes out by hand.", "Arkham, 1925.") is None
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Ilya jumps off the cliff and lands on his feet on the rocks.", "The cliff drops three hundred feet to the rocks below.", True),
+    ("I jump down from the hayloft and land on my feet.", "The hayloft is ten feet up.", False),
+    ("She dives off the cliff into the sea and surfaces unhurt.", "The cliff stands 150 feet high above the water.", False),  # water, within a diver's reach
+    ("Ilya jumps off the cliff.", "The cliff drops three hundred feet to the rocks below.", False),  # the jump is possible; what follows is the dice'
+])
+def test_landing_unhurt_from_a_fall_past_any_body_is_refused(line, scene, refused):
+    assert (impossible_in_scene(line, scene) is not None) is refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Dutch reads the letter from here with his naked eye.", "A letter lies on a desk in a farmhouse across the valley, two miles away.", True),
+    ("Dutch reads the letter through his spyglass.", "A letter lies on a desk in a farmhouse across the valley, two miles away.", False),
+    ("I read the wanted poster.", "The poster hangs by the door, ten feet away.", False),
+])
+def test_writing_too_far_off_for_any_eye_cannot_be_read(line, scene, refused):
+    assert (impossible_in_scene(line, scene) is not None) is refused
+
+
+@pytest.mark.parametrize("line, why", [
+    ("Eddie looks through the wall to see who is in the study.", "no eye sees through a solid wall"),
+    ("I look through the crack in the wall.", None),
+    ("I peer through the window.", None),
+])
+def test_no_eye_sees_through_a_wall(line, why):
+    assert impossible_act(line) == why
+
+
+@pytest.mark.parametrize("line, what", [
+    ("Lottie asks the rattlesnake which way the bandits rode.", "speaking with animals"),
+    ("I ask the horse's owner where he bought it.", None),
+    ("Marisol stitches the arm back on.", "making a severed limb whole"),
+    ("Marisol stitches the wound closed.", None),
+])
+def test_talking_beasts_and_limbs_set_back_on_are_magic(line, what):
+    assert magic_act(line) == what
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Tomás remembers the murderer's name and writes it down.", True),
+    ("Tomás asks around for the murderer's name.", False),   # finding it out
+])
+def test_a_name_no_one_knows_cannot_be_remembered(line, refused):
+    scene = "The murderer has never been seen; no one knows who he is."
+    assert (impossible_in_scene(line, scene) is not None) is refused
