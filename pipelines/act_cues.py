@@ -65,15 +65,31 @@ CUES: dict[str, str] = {
     # sigil" is left out: it mostly opens a question of lore)
     "look": r"\b(?:look|looks|looking|stare|stares|staring|gaze|gazes)\s+(?:closely|carefully|hard|long|intently)\s+(?:at|into|over)\b"
             r"|\b(?:scan|scans|scanning)\s+(?:the|a|an|his|her|their)\b",
+    # climbing: "starts up the pier, finding holds in the mossy stone"
+    # ("climbs onto a water trough and speaks to the crowd": the climb is only the way to the act)
+    "climb": r"\b(?:climb|climbs|climbing|scale|scales|scaling|clamber|clambers|clambering|shin|shins|shinny|shinnies)\s+(?:up|down|over|the|a|onto|to)\b"
+             r"(?!\s+(?:(?:up|down|the|a)\s+)*(?:stairs|steps|staircase|stairway|ladder|ramp)\b)"  # a stair is a walk
+             r"(?![^.;!?]*?\b(?:and|to)\s+(?:\w+\s+){0,2}?(?:speak|speaks|talk|talks|preach|preaches|appeal|appeals|address|addresses|raise|raises|"
+             r"work|works|patch|patches|fix|fixes|mend|mends|repair|repairs|jump|jumps|leap|leaps|shout|shouts|call|calls|remind|reminds|"
+             r"tell|tells|wave|waves)\b)"
+             r"|\b(?:finding|finds|find|feeling for)\s+(?:hand|foot)?holds\b|\bstarts?\s+up\s+the\s+(?:wall|pier|cliff|tower|rope|tree|face|rock|chimney|drainpipe)\b",
     # moving unseen: "keeping low and out of the light", "creeps up without a sound"
     # ("sneaks up and lifts the hat" names the lifting as its act: the approach is only the way there)
     "sneak": r"\b(?:sneak|sneaks|sneaking|creep|creeps|creeping|steal|steals|stealing)\s+(?:up|past|in|into|out|along|through|toward|towards|closer|around|round|after|behind|across|over|down)\b(?!\s+and\b)"
              r"|\b(?:keep|keeps|keeping|stay|stays|staying)\s+(?:low|down|to the shadows|in the shadows|out of (?:the )?(?:light|sight|view|lamplight|firelight|moonlight))\b"
-             r"|\bwithout\s+(?:being\s+(?:seen|heard|noticed|spotted)|a\s+sound|making\s+a\s+sound)\b",
+             r"|\bwithout\s+(?:being\s+(?:seen|heard|noticed|spotted)|a\s+sound|making\s+a\s+sound)\b"
+             r"|\bwithout\s+(?:the|a|any|anyone|anybody|him|her|them)\s+(?:\w+\s+)?(?:noticing|seeing|hearing|spotting)\b"
+             r"|\bfrom\s+(crate|cover|shadow|tree|barrel|bush|doorway|pillar)\s+to\s+\1\b",
+    # a hand's quiet work: "lifts the key ring off his belt", "palms the token" (over any sneaking around it)
+    "palm": r"\b(?:lift|lifts|lifting|palm|palms|palming|pocket|pockets|pocketing|swipe|swipes|pinch|pinches|filch|filches|slip|slips|slipping)\s+"
+            r"(?:the|a|an|his|her|their|that|token|key)\b(?:\s+[\w'-]+){0,3}?\s+(?:right\s+)?(?:off|from|out of)\s+"
+            r"(?:his|her|their|its|the\s+\w+(?:'s|’s)|the\s+(?:tray|table|counter|desk|plate|purse|pocket|belt))\b"
+            r"|\b(?:pick|picks|picking)\s+(?:his|her|their|the \w+'s)\s+pocket\b",
     # following a quarry's traces: "follow the blood and the churned snow", "tracks the deer"
     "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}?"
              r"(?:tracks|track|prints|footprints|hoofprints|pawprints|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
-             r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b",
+             r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b"
+             r"|\b(?:for|find|finds|see|sees)\s+(?:where|which way)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,5}?(?:went|headed|ran|fled|rode|gone|led)\b",
     # riding hard: "spurs his horse along the rim", "at a dead gallop"
     "ride": r"\b(?:spur|spurs|spurring|whip|whips|whipping|kick|kicks|kicking)\s+(?:my|his|her|their|the)\s+(?:\w+\s+)?(?:horse|mount|mare|pony|stallion|gelding|mule|steed|camel)\b"
             r"|\bat\s+a\s+(?:full|hard|dead|flat|breakneck)\s+gallop\b|\bgallops?\s+(?:hard|flat out|after|to cut|to head)\b|\brides?\s+hard\b",
@@ -94,22 +110,28 @@ HARDSHIP = re.compile(r"\b(?:heat|hot|sun|sunstroke|noon|desert|dust|drought|thi
                       r"weary|tired|aching|wounded|fever|hungry|starving|forced march|miles|all day|all night|sundown|nightfall|"
                       r"jaw set|grits?\s+(?:his|her|their|my)\s+teeth)\b", re.I)
 _HARD_GOING = {"march"}
+# cues whose words are the act even when said aloud: a bet called at the table
+_SAID_ACTS = {"gamble"}
 # a long task, whatever its kind: the dice, if the vote gives rolling a fair share
 EFFORT = re.compile(r"\b(?:spend|spends|spending)\s+(?:the|all|an|a|his|her|their|my|our)\s+(?:whole\s+|entire\s+|next\s+)?"
                     r"(?:afternoon|morning|evening|day|night|hour|hours|week)\b[^.!?]{0,40}?\b\w{2,}ing\b", re.I)
 _CUES = tuple((concept, re.compile(pattern, re.I)) for concept, pattern in CUES.items())
+_CUES_BY_NAME = dict(_CUES)
 
 
 def cued_checks(line: str, pack: Any, scene: str = "") -> list[str]:
     """The pack's checks for every kind of act the line names outright, outside anything said
-    (``[]`` when it names none, or the pack has no checks for it). ``scene``: where it is said,
+    (a bet is an act said aloud too; ``[]`` when it names none, or the pack has no checks for it). ``scene``: where it is said,
     for the cues that hold only where the going is hard."""
     concepts = getattr(pack, "concepts", {}) or {}
     act = narrated(line)
     found: list[str] = []
     for cue, pattern in _CUES:
-        if not pattern.search(act) or (cue in _HARD_GOING and not (HARDSHIP.search(act) or HARDSHIP.search(scene))):
+        words = line if cue in _SAID_ACTS else act  # "Deal me in." said aloud joins the game
+        if not pattern.search(words) or (cue in _HARD_GOING and not (HARDSHIP.search(act) or HARDSHIP.search(scene))):
             continue
+        if cue == "sneak" and _CUES_BY_NAME["palm"].search(act):
+            continue  # lifting a key "without him noticing" is the hand's work, not the feet's
         for concept in CUE_CONCEPTS.get(cue, (cue,)):
             found += concepts.get(concept, [])
     return list(dict.fromkeys(found))

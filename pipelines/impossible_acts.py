@@ -300,6 +300,13 @@ _GOES_TO = re.compile(r"\b(?:run|runs|walk|walks|go|goes|ride|rides|swim|swims|r
 # bars "a hand's width apart" or "four inches apart" let no body through, not even a halfling's
 _SQUEEZE = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wriggle|wriggles|fit|fits|crawl|crawls|worm|worms|slide|slides)\b"
                       r"(?: \w+){0,4}? (?:between|through|past) (?:the |those |these )?(?:\w+ )?(?:bars|grate|grating|grille|railings)\b", re.I)
+# an opening the scene says is a few fingers or inches wide: an arrow slit, a crack, a vent
+_SQUEEZE_OUT = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wriggle|wriggles|crawl|crawls|worm|worms|climb|climbs|fit|fits|"
+                          r"get|gets)\b(?: \w+){0,3}? (?:out |in )?through (?:the |that |this |an? )?(?:\w+ )?(?P<hole>slit|crack|gap|hole|vent|pipe|"
+                          r"chimney|flue|grate|grating|loophole|window|hatch|opening|chink|keyhole|drain)\b", re.I)
+_TOO_NARROW = re.compile(r"\b(?:two|three|four|a|one|few) fingers? (?:wide|across|broad)\b|\b(?:a |one )?hand'?s?[ -](?:width|breadth)\b|"
+                         r"\b(?:two|three|four|five|six|[1-6])[ -]inch(?:es)? (?:wide|across)\b|\b(?:two|three|four|five|six|[1-6])[ -]inch(?:es)?\b(?= (?:slit|crack|gap|opening))|"
+                         r"\btoo (?:narrow|small) for (?:a|any) (?:body|man|person|child)\b", re.I)
 _NARROW_BARS = re.compile(r"\b(?:bars|grate|grating|grille|railings)\b[^.;]{0,80}?\b(?:(?:a |one )?(?:hand'?s?|palm'?s?|finger'?s?)[ -](?:width|breadth)|"
                           r"(?:two|three|four|five|six|[1-6]) inch(?:es)?|inches apart|too (?:narrow|close|tight)|"
                           r"(?:only |just |no more than )?(?:a|one|two|three) fingers? (?:fit|fits|will fit|can fit|could fit|goes|go|wide))\b"
@@ -356,6 +363,9 @@ def _too_far(text: str, scene: str) -> str | None:
         return None
     if _SQUEEZE.search(text) and _NARROW_BARS.search(scene):
         return "no body fits between bars that close"
+    if (hole := _SQUEEZE_OUT.search(text)) and any(_TOO_NARROW.search(sentence) and re.search(rf"\b{hole.group('hole')}", sentence, re.I)
+                                                   for sentence in _SENTENCE.findall(scene)):
+        return f"no body fits through a {hole.group('hole').lower()} that narrow"
     if (jump := _JUMP.search(text)) and (onto := _ONTO.search(text, jump.end())) and not _GOES_TO.search(text) and not _asked(text, jump):
         near = min(_distances_for(text, scene, onto), default=0.0)
         if near > JUMP_LIMIT_FT:
@@ -710,7 +720,7 @@ _HANDGUN = re.compile(r"\b(?:pistol|revolver|colt|six[- ]?(?:gun|shooter)|derrin
 _BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|throw|throws|hurl|hurls)\b", re.I)
 _SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
                    r"(?:put|puts|sink|sinks|send|sends) (?:a|an) (?:bullet|round|slug|arrow|bolt|shaft)|loose an arrow|looses an arrow)\b", re.I)
-_DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange)\b", re.I)
+_DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange|across)\b", re.I)
 
 
 def _out_of_range(text: str, scene: str) -> str | None:
@@ -764,6 +774,11 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("making a severed limb whole",
      r"\b(?:stitch|stitches|sew|sews|put|puts|attach|attaches|reattach|reattaches|graft|grafts|splint|splints)\s+(?:the|his|her|their)\s+"
      r"(?:severed\s+|cut-off\s+)?(?:arm|leg|hand|foot|head|finger|fingers)\s+back\s+on\b"),
+    # healing by prayer or a laying on of hands: a miracle, for one who works them
+    ("a healing miracle",
+     r"\b(?:calls?|calling|prays?|praying)\s+(?:on|to|upon)\s+(?:the lord|god|the gods|the saints?|heaven|the almighty|\w+)\s+(?:to|and)\s+"
+     r"(?:heal|heals|cure|cures|mend|mends|close|closes|save|saves)\b"
+     r"|\b(?:lays?|laying|puts?|places?)\s+(?:her|his|their|my)\s+hands\s+on\b[^.!?]{0,60}?\b(?:heal|heals|healed|cure|cures|cured|mend|mends)\b"),
     ("raising the dead",
      r"\b(?:bring|brings|bringing|pray|prays|praying|sing|sings|singing|call|calls|calling|will|wills) (?:him|her|them|it|the \w+|\w+) (?:\w+ ){0,2}back to life\b"
      r"|\b(?:raise|raises|raising) (?:(?:him|her|them|the \w+|\w+) from )?the dead\b|\bresurrect(?:s|ing)? (?:him|her|them|the \w+|\w+)\b"),

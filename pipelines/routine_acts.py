@@ -28,7 +28,8 @@ _GEAR = (r"(?:revolver|pistol|rifle|gun|shotgun|carbine|colt|winchester|musket|c
          r"quiver|blade|sword|knife|dagger|axe|spear|weapons?|ammunition|ammo|rounds|cartridges|shells|cylinder|gear|kit|pack|"
          r"bag|satchel|saddlebags?|straps?|buckles?|boots|armou?r|mail|shield|lantern|lamp|pipe|tools|instruments?|lute|fiddle|"
          r"guitar|harmonica|banjo|flute|notes|notebook|journal|bedroll|tent|camp|things|belongings|holster|belt|horse|mount|mule|pony|"
-         r"watch|pocket watch|clock|fletching|hat|coat|cloak|gloves|collar|tie|cravat|spectacles|glasses)")
+         r"watch|pocket watch|clock|fletching|hat|coat|cloak|gloves|collar|tie|cravat|spectacles|glasses|"
+         r"camera|plates?|plate holders?|film|flash powder|powder|tripod|tobacco)")
 # each kind of routine clause, by its opening verb
 ROUTINE: dict[str, str] = {
     "gear": r"(?:load|loads|loading|unload|unloads|holster|holsters|sheathe|sheathes|sheath|sheaths|clean|cleans|oil|oils|wax|waxes|"

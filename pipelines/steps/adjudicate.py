@@ -336,7 +336,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             else:
                 choice = picked
         if talk_checks and not always_roll and choice not in DECISIONS and who == speaker and is_talk(line) \
-                and choice not in spoken_checks(pack):
+                and choice not in spoken_checks(pack) and choice not in cued:  # "Deal me in." is a bet, said aloud
             record.parsed["talk"] = f"{pack.check(choice).name} is not a check talk calls for"
             choice = NO_ROLL
         if keepers and choice == NO_ROLL and not (always_roll or table_talk) \

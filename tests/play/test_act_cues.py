@@ -42,6 +42,11 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (PF2, "Keth walks the bank slowly, searching the reeds for a boat pulled in out of sight.", ["perception"]),
     (DND, "I look closely at the stranger's hands.", ["perception"]),
     (SWADE, "I shade my eyes and scan the canyon rim for a glint.", ["notice"]),
+    (DND, "I walk the rows before the frost goes, looking for where the goat and whoever led it went.", ["survival"]),
+    (PF2, "Keth moves from crate to crate, trying to reach the warehouse door.", ["stealth"]),
+    (PF2, "Marisol starts up the pier, finding holds in the mossy stone.", ["athletics"]),
+    (DND, "Brisa slips the key ring off his belt without him noticing.", ["sleight_of_hand"]),  # the hand's work over the sneaking
+    (SWADE, '"I\'ll see that, Mr. Tate. Deal me in."', ["gambling"]),                           # a bet said aloud
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks
@@ -63,6 +68,10 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
     (SWADE, "Dutch rides into town at a walk."),
     (COC, '"Is the story true?" I ask him.'),                                         # asking, not judging
     (PF2, "Pip squints at the sigil. Does he know what kind of magic this is?"),       # a squint opens a question of lore
+    (SWADE, "Hosea climbs onto a water trough and speaks to the crowd."),              # the climb is the way to the act
+    (SWADE, "Lottie climbs up to patch the valve."),
+    (DND, "I climb up the stairs."),                                                   # a stair is a walk
+    (DND, "Ilya lifts the twine loop off the post and swings the gate open."),         # no one's pocket
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
     assert cued_checks(line, pack) == []

@@ -722,3 +722,26 @@ def test_talking_beasts_and_limbs_set_back_on_are_magic(line, what):
 def test_a_name_no_one_knows_cannot_be_remembered(line, refused):
     scene = "The murderer has never been seen; no one knows who he is."
     assert (impossible_in_scene(line, scene) is not None) is refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("I squeeze out through the arrow slit and climb down.", "The cell's only opening is an arrow slit two fingers wide.", True),
+    ("I wriggle through the vent.", "The vent is a yard wide; the bars beside it are a hand's width apart.", False),  # the narrow thing is not the vent
+    ("I squeeze out through the window.", "The window is narrow but a child could fit.", False),
+])
+def test_no_body_fits_through_an_opening_a_few_fingers_wide(line, scene, refused):
+    assert (impossible_in_scene(line, scene) is not None) is refused
+
+
+def test_a_shot_at_a_rider_miles_across_a_valley_is_out_of_a_revolvers_reach():
+    scene = "The outlaw is topping the far ridge, a speck at least two miles across the valley. Dutch has only his Colt."
+    assert impossible_in_scene("Dutch draws his Colt and takes a shot at the Kid on the ridge.", scene) == "no handgun reaches 2 miles"
+
+
+@pytest.mark.parametrize("line, what", [
+    ("Lottie lays her hands on his side and calls on the Lord to heal him.", "a healing miracle"),
+    ("Lottie presses her hands on the wound to stop the bleeding.", None),
+    ("I pray to God for strength and keep digging.", None),
+])
+def test_healing_by_prayer_is_a_miracle_for_one_who_works_them(line, what):
+    assert magic_act(line) == what

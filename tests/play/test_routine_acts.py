@@ -17,6 +17,7 @@ from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
     ("Pip tunes his lute and hums through the riddle-song.", "A quiet attic room rented for the night."),
     ("I brush down my horse and feed her.", "The livery stable at dusk."),
     ("She sharpens her sword, then sheathes it.", "A quiet inn."),
+    ("I load a fresh plate holder into the camera and check the flash powder.", "A quiet side street; nothing to do but wait."),
 ])
 def test_routine_upkeep_with_nothing_pressing_is_routine(line, scene):
     assert routine_only(line, scene)
