@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pipelines.llm import ModelError, stream_complete
-from pipelines.speech import is_talk
+from pipelines.speech import first_name, is_talk
 from pipelines.steps.adjudicate import shot_messages, table_system
 
 __all__ = [
@@ -152,25 +152,16 @@ def speaks_for(sentence: str, names: list[str]) -> bool:
     return bool(leading or (said and (quoted or re.search(rf"{_SAY}\s*(,|:|that\b)", sentence, re.I))))
 
 
-_TITLES = {"dr", "mr", "mrs", "ms", "miss", "sir", "lady", "lord", "father", "sister", "brother", "captain", "professor", "doc"}
-
-
-def _first(name: str) -> str:
-    """The name a sentence calls a character by: "Dr. Margaret Hale" is Margaret."""
-    words = [w for w in name.split() if w.lower().rstrip(".") not in _TITLES]
-    return (words or name.split() or [name])[0]
-
-
 def acts_for_another(sentence: str, name: str, pc_names: list[str], line: str = "") -> str | None:
     """Another player character the sentence is about, on this character's turn, when it does not
     name the one acting and the player's line did not bring them in: the small model mixes up who
     acts ("Eddie's revolver is aimed at a nearby gunfight" when Tomás loads his)."""
-    mine = _first(name).lower() if name else ""
+    mine = first_name(name).lower() if name else ""
     if not mine or re.search(rf"\b{re.escape(mine)}\b|\byou\b", sentence, re.I):
         return None
     own = {w.lower().rstrip(".") for w in name.split()}  # "Hale" is Dr. Margaret Hale herself
     for other in pc_names:
-        first = _first(other)
+        first = first_name(other)
         if first.lower() not in own and len(first) > 1 and re.search(rf"\b{re.escape(first)}\b", sentence) \
                 and not re.search(rf"\b{re.escape(first)}\b", line, re.I):
             return first
@@ -464,7 +455,7 @@ class _Gate:
         if speaks_for(clean, req.pc_names):
             return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
         if (other := acts_for_another(clean, req.name, req.pc_names, req.line)):
-            return f"told {other}'s doings on {_first(req.name)}'s turn"  # "Eddie's revolver is aimed..." when Tomás loads his
+            return f"told {other}'s doings on {first_name(req.name)}'s turn"  # "Eddie's revolver is aimed..." when Tomás loads his
         leak = prompt_leak(clean, req.hidden)
         if leak:
             return f"leaked {leak}"

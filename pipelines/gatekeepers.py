@@ -32,7 +32,9 @@ _STOPS = (r"(?:block|blocks|blocking|blocked|bars the|barring|barred|stop|stops|
           r"forbids|forbidden|pries|prying|lifts? the|frown|frowns|frowning|suspicious|eyes|eyeing|rationing|insists|taps|"
           r"wants? to see|asks? for|no one (?:gets|goes|passes|enters)|nobody|only (?:to|for)|will not|won't|grumbl\w*)")
 _KEEPER_SCENE = re.compile(rf"\b{_KEEPER}\b[^.;]*\b{_STOPS}\b|\b{_STOPS}\b[^.;]*\b{_KEEPER}\b", re.I)
-_THREAT = re.compile(r"\bor (?:else|i'll|i will|we'll|we will|you'll|you will|i|we)\b(?!'re|'ve|'d| are| were| have| both)|\b(?:i'll|i will|we'll|we will)\s+(?:kill|break|hurt|gut|shoot|burn|bury|cut|end)\b|"
+# ("or we're both in the soup" is a worry, not a threat)
+_THREAT = re.compile(r"\bor (?:else|i'll|i will|we'll|we will|you'll|you will|i|we)\b(?!'re|'ve|'d| are| were| have| both)|"
+                     r"\b(?:i'll|i will|we'll|we will)\s+(?:kill|break|hurt|gut|shoot|burn|bury|cut|end)\b|"
                      r"\bget out of (?:my|our|the) way\b|\byou'll regret\b|\blast (?:chance|warning)\b", re.I)
 _PLEA = re.compile(r"\b(?:please|i beg|i'm begging|we beg|have mercy|have a heart|for pity's sake|i promise|we promise|as a favou?r|"
                    r"i'm asking you|i am asking you|i ask you|"

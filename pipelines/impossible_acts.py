@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from .scene_state import acts_on_gone, is_question as _is_question
+from .speech import first_name
 
 __all__ = ["impossible_act", "impossible_in_scene", "magic_act", "impossible_without_magic", "impossible_in_era", "INVENTIONS", "IMPOSSIBLE_ACTS", "MAGIC_ACTS",
            "JUMP_LIMIT_FT", "SHOT_LIMIT_FT"]
@@ -500,17 +501,9 @@ def _bound(text: str, scene: str, actor: str | None) -> str | None:
     the back of the wagon"): the binding is in a sentence naming the actor, or the one after it."""
     if not actor or _is_question(text) or _AT_BONDS.search(text) or not _HANDS.search(text):
         return None
-    return f"{_first_name(actor)} is tied up: no hand is free for that" if _said_of(actor, scene, _BOUND) else None
+    return f"{first_name(actor)} is tied up: no hand is free for that" if _said_of(actor, scene, _BOUND) else None
 
 
-_TITLES = {"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "sir", "lady", "lord", "father", "sister", "brother",
-           "captain", "professor", "prof.", "doc", "sheriff", "deputy", "reverend", "rev."}
-
-
-def _first_name(actor: str) -> str:
-    """The name the scene calls a character by: "Dr. Margaret Hale" is Margaret."""
-    words = actor.split()
-    return next((w for w in words if w.lower() not in _TITLES), words[0] if words else actor)
 
 
 # ---- an empty weapon: the scene says the actor's gun clicked empty or the quiver is spent -----------
@@ -534,7 +527,7 @@ def _emptied(text: str, scene: str, actor: str | None) -> str | None:
     ("Dutch's Colt clicked empty on his last shot"); another weapon or a reload first is an act."""
     if not actor or _is_question(text) or not _FIRES.search(text) or _RELOADS.search(text):
         return None
-    return f"{_first_name(actor)} has nothing left to shoot" if _said_of(actor, scene, _EMPTY) else None
+    return f"{first_name(actor)} has nothing left to shoot" if _said_of(actor, scene, _EMPTY) else None
 
 
 # ---- eyes covered: the scene says the actor is blindfolded or hooded, so nothing is read or seen ---
@@ -561,7 +554,7 @@ def _blindfolded(text: str, scene: str, actor: str | None) -> str | None:
     and so is a fight (D&D's blinded still swings, at disadvantage)."""
     if not actor or _is_question(text) or _AROUND_BLIND.search(text) or not _SIGHT.search(text) or _OTHERS_SEE.search(text):
         return None
-    return f"{_first_name(actor)} cannot see: the eyes are covered" if _said_of(actor, scene, _BLIND) else None
+    return f"{first_name(actor)} cannot see: the eyes are covered" if _said_of(actor, scene, _BLIND) else None
 
 
 # ---- what no one at the table knows: a password never heard, a tongue none of them speaks ---------
@@ -621,7 +614,7 @@ def _too_thick(text: str, scene: str) -> str | None:
 def _said_of(actor: str, scene: str, state: re.Pattern) -> bool:
     """The scene puts ``state`` on the actor: in a sentence naming them (by first name), or in
     the sentence after one that does ("...in a cage; a gag across her mouth")."""
-    named = re.compile(rf"\b{re.escape(_first_name(actor))}\b")
+    named = re.compile(rf"\b{re.escape(first_name(actor))}\b")
     sentences = [m.group(0) for m in _SENTENCE.finditer(scene)]
     return any(state.search(sentence) and (named.search(sentence) or (i and named.search(sentences[i - 1])))
                for i, sentence in enumerate(sentences))
@@ -643,7 +636,7 @@ def _gagged(text: str, scene: str, actor: str | None) -> str | None:
     across her mouth"): the gag is in a sentence naming the actor, or the one after it."""
     if not actor or _is_question(text) or _AROUND_GAG.search(text) or not (_SPEAKS.search(text) or re.search(r"[\"“]", text)):
         return None
-    return f"{_first_name(actor)} is gagged: no words get out" if _said_of(actor, scene, _GAG) else None
+    return f"{first_name(actor)} is gagged: no words get out" if _said_of(actor, scene, _GAG) else None
 
 
 # ---- the third fact: what the scene says is gone --------------------------------------------
@@ -809,7 +802,7 @@ def impossible_without_magic(line: str, actor: str | None, without_magic: list[s
     if not actor or actor not in without_magic:
         return None
     what = magic_act(line)
-    return f"{_first_name(actor)} has no magic for {what}" if what else None
+    return f"{first_name(actor)} has no magic for {what}" if what else None
 
 
 # ---- things the scene's year does not have yet -----------------------------------------------

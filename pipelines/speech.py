@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "asks_only", "asks_the_gm", "speaks", "addressed", "without_quotes", "narrated", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "asks_only", "asks_the_gm", "speaks", "addressed", "first_name", "without_quotes", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -44,6 +44,16 @@ def _addressed(line: str) -> re.Match | None:
     """The opening "Name," the line is put to, unless that word is an interjection ("Oh, ...")."""
     named = _VOCATIVE.match(line)
     return named if named and named.group(1).split()[0].lower() not in _INTERJECTIONS else None
+
+
+_TITLES = {"dr", "mr", "mrs", "ms", "miss", "sir", "lady", "lord", "father", "sister", "brother", "captain", "professor", "prof",
+           "doc", "sheriff", "deputy", "reverend", "rev"}
+
+
+def first_name(name: str) -> str:
+    """The name a line or a scene calls a character by: "Dr. Margaret Hale" is Margaret."""
+    words = name.split()
+    return next((w for w in words if w.lower().rstrip(".") not in _TITLES), words[0] if words else name)
 
 
 def addressed(line: str) -> str | None:
