@@ -366,7 +366,7 @@ def _fits_what_is_left(how: str, clause: str, before: str, after: str) -> bool:
                 or (how != "not there" and (_PASSING.search(lead) or _OUT_THE.search(before))))
 
 
-_BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter"}
+_BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter", "die"}
 # how the scene's words read after "the X was/were ...": "snapped" stays, "went overboard" is "lost overboard"
 _SAID_AS = (("left behind", "left elsewhere"), ("went with", "taken away"), ("left with", "taken away"), ("rode off with", "taken away"),
             ("sailed with", "taken away"), ("with ", "taken away"), ("strewn", "wrecked"), ("went over", "lost overboard"), ("fell over", "lost overboard"), ("go over", "lost overboard"),

@@ -18,6 +18,7 @@ from pipelines.scene_state import acts_on_gone, gone_things, is_question
     ("The storm drove the only rowboat onto the rocks, and its planks are strewn along the tideline.", "rowboat"),
     ("The lockkeeper rode off yesterday, and the only key to the sluice went with him.", "key"),
     ("The cell has no window, only a slot in the door.", "window"),
+    ("The witness died last spring, a month before the trial.", "witness"),             # a death, by "died"
 ])
 def test_the_scene_names_what_is_gone(scene, thing):
     assert thing in gone_things(scene)
@@ -131,3 +132,9 @@ def test_took_a_road_and_a_dead_mares_saddlebags_are_left_to_the_vote(line, scen
 ])
 def test_a_thing_left_behind_elsewhere_is_not_at_hand(line, scene, why):
     assert acts_on_gone(line, scene) == why
+
+
+def test_a_person_the_scene_says_died_cannot_be_questioned():
+    scene = "The witness died last spring, a month before the trial."
+    assert acts_on_gone("I go and question the witness.", scene) == "the scene says the witness died"
+    assert acts_on_gone("I visit the witness's grave.", scene) is None
