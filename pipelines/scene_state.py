@@ -186,7 +186,7 @@ def _object(after: str) -> list[str]:
 _SENTENCES = re.compile(r"[^.;!?]+")
 _CLAUSE_START = re.compile(r".*(?:[,:—–]|\b(?:when|after|because|while|where|until|since|though|although|but|so|as|which|who|whose|that))\s+", re.I)
 # a ruin word used as an adjective, before its noun: "a drowned sailor", "the stolen lot"
-_ATTRIBUTIVE = re.compile(r"\s+(?!(?:an?|the|his|her|their|its|my|our|your|this|that|it|them|to|into|in|on|at|by|under|over|off|out|up|down|away|"
+_ATTRIBUTIVE = re.compile(r"\s+(?!(?:an?|the|his|her|their|its|my|our|your|this|that|it|them|to|into|in|on|at|by|of|under|over|off|out|up|down|away|"
                           r"and|or|but|when|after|before|while|as|since|last|yesterday|years?|months?|weeks?|days?|hours?|ago|long|"
                           r"with|from|during|through|overnight|now|too|beyond|under|so|then|because|where|completely|entirely|"
                           r"utterly|apart|together|again|once|twice|\w+ly)\b)[a-z]", re.I)

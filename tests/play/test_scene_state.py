@@ -19,6 +19,7 @@ from pipelines.scene_state import acts_on_gone, gone_things, is_question
     ("The lockkeeper rode off yesterday, and the only key to the sluice went with him.", "key"),
     ("The cell has no window, only a slot in the door.", "window"),
     ("The witness died last spring, a month before the trial.", "witness"),             # a death, by "died"
+    ("The old keeper died of a fever in March.", "keeper"),                              # "of" follows a verb, never a noun
 ])
 def test_the_scene_names_what_is_gone(scene, thing):
     assert thing in gone_things(scene)
