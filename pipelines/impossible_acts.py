@@ -231,8 +231,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _gagged(text, scene, actor) or _bound(text, scene, actor) or _emptied(text, scene, actor)
-            or _blindfolded(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene))
+            or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -496,14 +495,6 @@ _AT_BONDS = re.compile(r"\b(?:rope|ropes|bonds|knots?|cords?|manacles?|shackles?
                        r"slip|slips|twist|twists|saw|saws|chew|chews|gnaw|gnaws|teeth|mouth)\b", re.I)
 
 
-def _bound(text: str, scene: str, actor: str | None) -> str | None:
-    """Grabbing, drawing or firing a weapon when the scene says the actor lies bound ("hogtied in
-    the back of the wagon"): the binding is in a sentence naming the actor, or the one after it."""
-    if not actor or _is_question(text) or _AT_BONDS.search(text) or not _HANDS.search(text):
-        return None
-    return f"{first_name(actor)} is tied up: no hand is free for that" if _said_of(actor, scene, _BOUND) else None
-
-
 
 
 # ---- an empty weapon: the scene says the actor's gun clicked empty or the quiver is spent -----------
@@ -522,14 +513,6 @@ _RELOADS = re.compile(r"\b(?:reload|reloads|reloading|load|loads|loading|thumbs?
                       r"scoop|scoops|fetch|fetches|retrieve|retrieves|belt|bandolier|box of|cartridges|shells)\b", re.I)
 
 
-def _emptied(text: str, scene: str, actor: str | None) -> str | None:
-    """Firing, with no reload in between, a gun or bow the scene says the actor has emptied
-    ("Dutch's Colt clicked empty on his last shot"); another weapon or a reload first is an act."""
-    if not actor or _is_question(text) or not _FIRES.search(text) or _RELOADS.search(text):
-        return None
-    return f"{first_name(actor)} has nothing left to shoot" if _said_of(actor, scene, _EMPTY) else None
-
-
 # ---- eyes covered: the scene says the actor is blindfolded or hooded, so nothing is read or seen ---
 _BLIND = re.compile(r"\b(?:blindfold|blindfolds|blindfolded|struck blind|is blind|are blind|blinded)\b"
                     r"|\b(?:hood|sack|bag|sackcloth)\s+(?:\w+\s+)?(?:over|on|covering)\s+(?:his|her|their)\s+(?:head|face|eyes)\b"
@@ -546,15 +529,6 @@ _AROUND_BLIND = re.compile(r"\b(?:blindfold|hood|sack|bag|rub|rubs|shake|shakes|
 # someone else looking ("they were looking at our coin"), or owning up to the dark ("I can't see it")
 _OTHERS_SEE = re.compile(r"\b(?:they|people|someone|everyone|you|we|can't|cannot|can not|couldn't|don't|doesn't)\b(?:\s+\w+){0,2}?\s+"
                          + _SIGHT.pattern.removeprefix(r"\b"), re.I)
-
-
-def _blindfolded(text: str, scene: str, actor: str | None) -> str | None:
-    """Reading, watching or studying when the scene says the actor's eyes are covered ("Eddie is
-    blindfolded in the back of the car"); listening, counting turns or working at the cloth is left,
-    and so is a fight (D&D's blinded still swings, at disadvantage)."""
-    if not actor or _is_question(text) or _AROUND_BLIND.search(text) or not _SIGHT.search(text) or _OTHERS_SEE.search(text):
-        return None
-    return f"{first_name(actor)} cannot see: the eyes are covered" if _said_of(actor, scene, _BLIND) else None
 
 
 # ---- what no one at the table knows: a password never heard, a tongue none of them speaks ---------
@@ -631,12 +605,30 @@ _AROUND_GAG = re.compile(r"\b(?:gag|spit|spits|chew|chews|loosen|loosens|work|wo
                          r"write|writes|scrawl|scrawls|sign|signs|signal|signals|gesture|gestures|nod|nods|point|points|mouth|mouths|wink|winks)\b", re.I)
 
 
-def _gagged(text: str, scene: str, actor: str | None) -> str | None:
-    """Speaking, when the scene says the actor is gagged ("bound in a cage, a leather gag buckled
-    across her mouth"): the gag is in a sentence naming the actor, or the one after it."""
-    if not actor or _is_question(text) or _AROUND_GAG.search(text) or not (_SPEAKS.search(text) or re.search(r"[\"“]", text)):
+# A state the scene puts on the actor, the acts it stops, the acts that work around it, and what the GM says.
+# Each is held in a sentence naming the actor (by first name) or the one after it (``_said_of``).
+_HELD_BACK: tuple[tuple[re.Pattern, re.Pattern, re.Pattern, str], ...] = (
+    # "bound in a cage, a leather gag buckled across her mouth": no speech verb, no quoted words
+    (_GAG, re.compile(_SPEAKS.pattern + r"|[\"“]", re.I), _AROUND_GAG, "{who} is gagged: no words get out"),
+    # "hogtied in the back of the wagon": no weapon grabbed, drawn or fired
+    (_BOUND, _HANDS, _AT_BONDS, "{who} is tied up: no hand is free for that"),
+    # "Dutch's Colt clicked empty on his last shot": no shot without a reload or another weapon first
+    (_EMPTY, _FIRES, _RELOADS, "{who} has nothing left to shoot"),
+    # "Eddie is blindfolded in the back of the car": nothing read or watched; listening, counting turns,
+    # working at the cloth and a fight (D&D's blinded still swings, at disadvantage) are left
+    (_BLIND, _SIGHT, re.compile(_AROUND_BLIND.pattern + "|" + _OTHERS_SEE.pattern, re.I), "{who} cannot see: the eyes are covered"),
+)
+
+
+def _held_back(text: str, scene: str, actor: str | None) -> str | None:
+    """Why the actor cannot do this: the scene gags, binds, blinds or empties the gun of the one
+    acting (``_HELD_BACK``), and the line does that stopped act without working around it."""
+    if not actor or _is_question(text):
         return None
-    return f"{first_name(actor)} is gagged: no words get out" if _said_of(actor, scene, _GAG) else None
+    for state, act, around, why in _HELD_BACK:
+        if act.search(text) and not around.search(text) and _said_of(actor, scene, state):
+            return why.format(who=first_name(actor))
+    return None
 
 
 # ---- the third fact: what the scene says is gone --------------------------------------------

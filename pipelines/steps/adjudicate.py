@@ -262,8 +262,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         fit = which.fit(vote, "" if always_roll else scene, scene_weight)  # MOE asks which check the log called
         # the scene reorders only checks the nearest lines give a fair share: a unanimous vote for
         # Perception is not turned into Survival because the scene is a riverbank
-        floor = scene_floor * max((vote.scores.get(c, 0.0) for c in vote.candidates(candidates)), default=0.0)
-        leaders = sorted(vote.candidates(candidates), key=lambda c: (vote.scores.get(c, 0.0) < floor, -fit.get(c, -math.inf)))
+        voted = vote.candidates(candidates)
+        floor = scene_floor * max((vote.scores.get(c, 0.0) for c in voted), default=0.0)
+        leaders = sorted(voted, key=lambda c: (vote.scores.get(c, 0.0) < floor, -fit.get(c, -math.inf)))
         checks = list(dict.fromkeys([*hints, *leaders]))[: max(candidates, len(hints))]
         record = state.step_record("adjudicate")
         record.parsed = {
