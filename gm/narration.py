@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pipelines.llm import ModelError, stream_complete
-from pipelines.speech import first_name, is_talk
+from pipelines.speech import first_name, is_talk, speaks
 from pipelines.steps.adjudicate import shot_messages, table_system
+
+from .retell import base_action, gist, third_person, told_by
 
 __all__ = [
     "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
@@ -246,90 +248,10 @@ def _names(sentence: str, name: str) -> bool:
 
 # --- the fallback sentence ---------------------------------------------------------------
 
-_IRREGULAR = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was", "can": "can",
-              "will": "will", "must": "must", "should": "should", "could": "could", "would": "would", "may": "may", "might": "might"}
-_PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i'm": "they're", "i've": "they've",
-             "i'll": "they'll", "i'd": "they'd", "we": "they", "us": "them", "our": "their"}
-
-
-def _third(verb: str) -> str:
-    low = verb.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    if re.search(r"(s|sh|ch|x|z|o)$", low):
-        return verb + "es"
-    if re.search(r"[^aeiou]y$", low):
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def _base_verb(verb: str) -> str:
-    """``"edges"`` → ``"edge"``, ``"tries"`` → ``"try"``: the reverse of ``_third``."""
-    low = verb.lower()
-    back = {v: k for k, v in _IRREGULAR.items() if k not in ("am", "are", "was", "were")}
-    if low in back:
-        return back[low]
-    if re.search(r"[^aeiou]ies$", low):
-        return verb[:-3] + "y"
-    if re.search(r"(ss|sh|ch|x|z|o)es$", low):
-        return verb[:-2]
-    return verb[:-1] if low.endswith("s") and not low.endswith("ss") else verb
-
-
-def base_action(line: str, name: str = "") -> str:
-    """``"I try to climb my rope"`` → ``"climb their rope"`` (what the character attempts); a line
-    told in the third person by the character's ``name`` ("brisa edges along the ledge") too."""
-    text = " ".join(line.strip().split())
-    text = re.split(r"(?<=[.!?])\s|[:;]", text)[0].rstrip(".!?")  # the first thing they say they do
-    text = re.sub(r"^(i|we)'(ll|m|d|ve)\s+(going to\s+)?", "", text, flags=re.I)
-    lead = re.search(r"(?:^|[,;]\s*)(?:then\s+)?(i|we)\s+\w", text, re.I)  # "While Maren talks, I watch her face"
-    if lead and lead.start() > 0:
-        text = text[lead.start():].lstrip(",; ")
-    text = re.sub(r"^(ok(ay)?|so|well|then|now),?\s+", "", text, flags=re.I)
-    text = re.sub(r"^they\s+", "", text, flags=re.I)  # "They push on": the verb is already the base form
-    teller = rf"{re.escape(name.strip())}|{re.escape(name.split()[0])}|" if name.strip() else ""
-    told = re.match(rf"^(?:{teller}she|he)\s+(\w+)\b", text, re.I)  # "Brisa edges...", "She holds her breath..."
-    if told and told.group(1).lower() in ("is", "was", "has", "had", "will", "would", "can", "could"):
-        return ""  # "Pip is hiding...": no act to retell; the fallback says it plainly
-    if told and told.group(1).lower().endswith("s"):
-        text = _base_verb(told.group(1)) + text[told.end(1):]  # "Brisa edges..." → "edge..."
-        text = re.sub(r"\band (\w+s)\b", lambda m: "and " + _base_verb(m.group(1)), text)  # "...and shoots" → "...and shoot"
-        text = re.sub(r"^(try|attempt)\s+to\s+", "", text, flags=re.I)
-    text = re.sub(r"^(i|we)\s+(will|'ll|want to|wanna|would like to|try to|attempt to|am going to|'m going to|going to|shall|can|could)\s+", "", text, flags=re.I)
-    text = re.sub(r"^(i|we)\s+(try|attempt)\s+to\s+", "", text, flags=re.I)
-    text = re.sub(r"^(i|we)\s+", "", text, flags=re.I)
-    return " ".join(_PRONOUNS.get(w.lower(), w) for w in text.split())
-
-
-def _gist(action: str, words: int = 10) -> str:
-    """The act's first clause, a few words long: enough to say what failed or worked without
-    handing the player's whole line back to them (an echo)."""
-    clause = re.split(r",\s|\s(?:so that|so|while|until|before|because)\s", action)[0]
-    cut = clause.split()
-    if len(cut) > words:  # end at the last "and" that fits ("crawl under the engine with her wrench"), else at the limit
-        ands = [i for i, w in enumerate(cut[:words]) if w.lower() == "and" and i >= 3]
-        cut = cut[:ands[-1]] if ands else cut[:words]
-    return " ".join(cut)
-
-
-def third_person(name: str, line: str) -> str:
-    """``("Brisa", "I search the altar")`` → ``"Brisa searches the altar"``."""
-    return told_by(name, base_action(line))
-
-
-def told_by(name: str, action: str) -> str:
-    """``("Brisa", "search the altar and lift their lamp")`` → ``"Brisa searches the altar and lifts their lamp"``."""
-    if not action:
-        return name
-    first, _, rest = action.partition(" ")
-    and_verbs = re.sub(r"\band (\w+)", lambda m: "and " + (_third(m.group(1)) if m.group(1).lower() not in _STOP else m.group(1)), rest)
-    return f"{name} {_third(first)}{(' ' + and_verbs) if rest else ''}".strip()
-
-
 def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "",
              recall: bool = False) -> str:
     """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
-    action = _gist(base_action(line, name))
+    action = gist(base_action(line, name))
     question = line.strip().rstrip("\"'”’ ").endswith("?")
     if decision == "no_roll" and is_talk(line):  # words spoken are answered in the fiction; don't retell them as an act
         return " ".join(p for p in (f"{name} waits for an answer." if question else f"{name} waits to see how that lands.", scene_line) if p).strip()
@@ -339,6 +261,9 @@ def fallback(name: str, line: str, decision: str, success: bool | None, found: s
     if decision == "no_roll" or success is None:
         lead = f"{name} takes in the scene." if question or not action else f"{told_by(name, action)}."
         return " ".join(p for p in (lead, scene_line or found) if p).strip()
+    if not action and speaks(line):  # a plea, a lie or a threat rolled: say how the words were taken
+        lead = f"{name} makes their case, and the words land." if success else f"{name} makes their case, but the words fall flat."
+        return " ".join(p for p in (lead, found or scene_line) if p).strip()
     if success:
         return " ".join(p for p in (f"{name} sets out to {action or 'do it'}, and it works.", found or scene_line) if p).strip()
     if recall:  # what they do not know stays unknown; the scene is still there to look at

@@ -335,7 +335,7 @@ def test_fallback_sentences_read_as_the_table_would_say_them():
     ("Keth", "Keth draws his longbow and shoots out the lantern.", "impossible", None, "Keth cannot draw his longbow and shoot out the lantern"),
     ("Lottie", "Lottie crawls under the engine with her big wrench and goes to work on that valve.", "roll", False,
      "Lottie tries to crawl under the engine with her big wrench, but"),
-    ("Pip", "Pip is hiding behind the barrels, very still.", "roll", True, "Pip sets out to do it, and it works."),
+    ("Pip", "Pip is hiding behind the barrels, very still.", "roll", True, "Pip sets out to hide behind the barrels, and it works."),
     ("Marisol", "She holds her breath as best she can and pushes through the reek.", "roll", False,
      "Marisol tries to hold her breath as best she can, but"),
 ])
