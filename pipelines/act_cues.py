@@ -43,7 +43,7 @@ CUES: dict[str, str] = {
     "resolve": rf"\b(?:stand|stands|standing|hold|holds|holding)\s+{_SELF}\s+ground\b"
                r"|\b(?:fight|fights|fighting|resist|resists|resisting|refuse|refuses|shake|shakes)\b[^.!?]{0,24}?"
                r"\b(?:the\s+)?(?:pull|urge|call|song|voice|whispers?|compulsion|fear|terror|dread|panic|charm|spell)\b"
-               rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b"
+               rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bsteel(?:s|ing)?\s+{_SELF}\s+(?:mind|nerves?|will|resolve|heart)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b"
                r"|\bnot\s+to\s+(?:turn\s+and\s+)?(?:run|flee|bolt|scream|panic|faint|look\s+away)\b",
     # a forced march, a ride through the heat: the games' exhaustion rules (only where the going is hard)
     "march": r"\b(?:push|pushes|pushing|press|presses|pressing|soldier|soldiers|slog|slogs)\s+on\b"
@@ -86,11 +86,18 @@ CUES: dict[str, str] = {
             r"(?:his|her|their|its|the\s+\w+(?:'s|’s)|the\s+(?:tray|table|counter|desk|plate|purse|pocket|belt))\b"
             r"|\b(?:pick|picks|picking)\s+(?:his|her|their|the \w+'s)\s+pocket\b",
     # following a quarry's traces: "follow the blood and the churned snow", "tracks the deer"
-    "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+){0,2}?"
-             r"(?:tracks|track|prints|footprints|hoofprints|pawprints|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
+    "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w'’-]+\s+){0,2}?"
+             r"(?:tracks|track|trail|prints|footprints|hoofprints|pawprints|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
              r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b"
              r"|\b(?:for|find|finds|see|sees)\s+(?:where|which way)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,5}?(?:went|headed|ran|fled|rode|gone|led)\b",
     # riding hard: "spurs his horse along the rim", "at a dead gallop"
+    # taking hold of someone or what they hold: "twists the revolver out of the deacon's hand", "tackles him"
+    "grapple": r"\b(?:wrest|wrests|wresting|wrench|wrenches|wrenching|twist|twists|twisting|pry|prys|pries|prying|tear|tears|tearing|"
+               r"yank|yanks|yanking|snatch|snatches|snatching|grab|grabs|grabbing|rip|rips|ripping)\s+(?:the|his|her|their|its)\s+(?:[\w-]+\s+){0,2}?"
+               r"(?:out\s+of|from|away\s+from)\s+(?:his|her|their|its|the\s+[\w-]+(?:'s|’s))\s+(?:\w+\s+)?(?:hand|hands|grip|grasp|fingers|fist|claws|hold)\b"
+               r"|\b(?:disarm|disarms|disarming)\s+(?:him|her|them)\b"  # not "disarms the spring needle": a trap is the hand's work
+               r"|\b(?:grapple|grapples|grappling|wrestle|wrestles|wrestling|tackle|tackles|tackling)\s+(?:him|her|them|it|the)\b"
+               r"|\b(?:pin|pins|pinning)\s+(?:him|her|them|it|the\s+\w+)\s+(?:down|to\s+the)\b",
     "ride": r"\b(?:spur|spurs|spurring|whip|whips|whipping|kick|kicks|kicking)\s+(?:my|his|her|their|the)\s+(?:\w+\s+)?(?:horse|mount|mare|pony|stallion|gelding|mule|steed|camel)\b"
             r"|\bat\s+a\s+(?:full|hard|dead|flat|breakneck)\s+gallop\b|\bgallops?\s+(?:hard|flat out|after|to cut|to head)\b|\brides?\s+hard\b",
     # judging whether someone is honest: "trying to figure out whether the story holds water"

@@ -11,6 +11,10 @@ request told rather than quoted ("asks the elders to reopen the road") counts to
 
     keeper_in("Two guards in the baron's livery block the gate.")      # True
     social_kind('"Please, he is my brother. Five minutes."')          # "persuade"
+
+The other way round: a listener the scene sets to want the words (the sheriff who asked for the
+name, the patron expecting the report) needs no roll to hear them, when the words only tell and
+ask for nothing (``informs_willing``).
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import re
 
 from .speech import without_quotes
 
-__all__ = ["keeper_in", "social_kind", "asks_in_words"]
+__all__ = ["keeper_in", "social_kind", "asks_in_words", "informs_willing"]
 
 _KEEPER = (r"(?:guard|guards|guardsman|guardsmen|doorman|doormen|bouncer|sentry|sentries|sentinel|watchman|watchmen|the watch|patrol|"
            r"inspector|customs|officer|official|clerk|orderly|porter|gatekeeper|gate-?keeper|warden|toll-?keeper|tollman|bailiff|"
@@ -73,3 +77,33 @@ def social_kind(line: str) -> str:
     if _PLEA.search(line) or (_REQUEST.search(told) and not _REPORTED_LIE.search(told)):
         return "persuade"  # a request told, not quoted, is put plainly
     return "deceive"
+
+
+# the listener wants the words: asked for them, sent for the party, waits for the news
+_WILLING = re.compile(r"\b(?:asked (?:you |the party |the investigators |them |us )?(?:to look|to find|to bring|to report|for (?:the|your|a|any|word|news|a report))|"
+                      r"hired (?:you|the party|them)|sent for (?:you|the party|them)|(?:is|are) expecting (?:you|the party|them|word|news|your)|"
+                      r"(?:is|are) (?:waiting|eager|anxious) (?:for (?:you|your|news|word)|to hear)|wants? to (?:know|hear) (?:what|how|who|where|everything)|"
+                      r"(?:is|are) glad to see (?:you|them))\b", re.I)
+# telling what happened or handing over what was asked for: words that give, not ask
+# ("tells the sheriff she is the mayor's niece" is a claim about herself, not a report)
+_TELLS = re.compile(r"\b(?:tell|tells|telling|report|reports|reporting|explain|explains|describe|describes|recount|recounts|relate|relates|"
+                    r"fill|fills)\b(?:\s+[\w'’]+){0,3}?\s+(?:in\s+)?(?:what|everything|all|about|how|where|who|when|the\s+(?:name|news|story|whole|details))\b"
+                    r"|\b(?:show|shows|hand|hands|give|gives|toss|tosses|slide|slides|lay|lays)\s+(?:him|her|them|the|a|an|his|her|their|our|my)\b", re.I)
+# a claim about oneself, in words said: "I'm his cousin"
+_SELF_CLAIM = re.compile(r"\b(?:i'm|i am|we're|we are|my name|i was sent|i work for)\b", re.I)
+# words that want something back: a question, a favour, an order
+_WANTS = re.compile(r"\?|\b(?:could you|would you|will you|can you|i need|we need|you need to|you should|you must|help|lend|let (?:me|us)|"
+                    r"give (?:me|us)|come with|don't|do not|pay|reward|owe)\b", re.I)
+
+
+def informs_willing(line: str, scene: str) -> bool:
+    """Whether the line only tells a listener the scene sets to want it what they want: a report
+    to the sheriff who asked for one ("tells the sheriff plainly what we found at the mill"), the
+    name handed to the one who asked for it. No one stands in the way (``keeper_in``), and the
+    words ask, beg, threaten and lie for nothing."""
+    if not _WILLING.search(scene or "") or keeper_in(scene):
+        return False
+    told = without_quotes(line)
+    if _REQUEST.search(told) or _REPORTED_THREAT.search(told) or _REPORTED_LIE.search(told) or _THREAT.search(line) or _PLEA.search(line):
+        return False
+    return bool(_TELLS.search(told)) and not _WANTS.search(line) and not _SELF_CLAIM.search(line)

@@ -38,6 +38,8 @@ _HUGE = (r"(?:building|house|cottage|barn|church|chapel|temple|tower|lighthouse|
          r"bank|inn|tavern|bridge|span|mansion|manor|warehouse|mill|windmill)s?")
 # Things a strong person can heave at one end (to free a wheel), but never hold overhead or throw.
 _HEAVY = r"(?:wagon|cart|carriage|stagecoach|coach|boulder)s?"
+# ...and a motor car, which no one holds overhead either (thrown, it is only put "into reverse")
+_HEAVY_OVERHEAD = r"(?:wagon|cart|carriage|stagecoach|coach|boulder|car|automobile|motorcar|truck|lorry|tractor|sedan|roadster)s?"
 _THROW = r"(?:throw|throws|toss|tosses|hurl|hurls|fling|flings)"
 _MOVE = (r"(?:lift|lifts|pick up|picks up|hoist|hoists|heave|heaves|carry|carries|throw|throws|toss|tosses|hurl|"
          r"hurls|raise|raises|uproot|uproots|tip over|tips over)")
@@ -55,7 +57,7 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one could move that", rf"\b{_MOVE} {_OBJECT}{_HUGE}\b{_ENDS}"),
     ("no one could move that", rf"\b{_HUGE} (?:onto|on|over) {_SOMEONES} (?:back|head|shoulders?)\b"),
     ("no one could move that", rf"\b(?:tip|tips|topple|topples|push|pushes|shove|shoves|knock|knocks|pull|pulls) {_OBJECT}{_HUGE} (?:over|down)\b"),
-    ("no one could lift that so high", rf"\b(?:{_MOVE}|{_THROW}) {_OBJECT}{_HEAVY} (?:\w+ ){{0,2}}(?:over|above) {_SOMEONES} head\b"),
+    ("no one could lift that so high", rf"\b(?:{_MOVE}|{_THROW}) {_OBJECT}{_HEAVY_OVERHEAD} (?:\w+ ){{0,2}}(?:over|above) {_SOMEONES} head\b"),
     ("no one could throw that", rf"\b{_THROW} {_OBJECT}{_HEAVY}\b{_ENDS}"),
     ("no one flies by flapping their arms", rf"\bflap(?:s|ping)? {_SOMEONES} arms\b"),
     ("water and air do not hold a person up",
@@ -737,6 +739,10 @@ _SPELLS = ("fireball|magic missile|lightning bolt|cure wounds|healing word|sleep
 MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("a spell", rf"\bcast(?:s|ing)? (?:a |an |the |my |his |her |their |one )?(?:\w+ ){{0,2}}(?:spell|spells|cantrip|hex|curse|ritual|incantation)\b"),
     ("a spell", rf"\bcast(?:s|ing)? (?:a |an )?(?:{_SPELLS})\b"),
+    # a spell thrown like a stone: "throw a fireball into the middle of their shield wall"
+    ("a spell", r"\b(?:throw|throws|hurl|hurls|fling|flings|lob|lobs|launch|launches|shoot|shoots|conjure|conjures|unleash|unleashes)"
+                r" (?:a |an |my |his |her |their )?(?:fireballs?|magic missiles?|lightning bolts?|eldritch blasts?|fire ?bolts?|"
+                r"rays? of frost|scorching rays?)\b"),
     ("magic", r"\b(?:with|using|use|uses|by) (?:my |his |her |their )?(?:magic|magical powers?|sorcery|witchcraft|psychic powers?|psionics?|mind powers?)\b"),
     ("magic", r"\b(?:my|his|her|their) (?:psychic|psionic|telepathic|magic|magical|arcane|mystic) (?:powers?|gifts?|abilities)\b"),
     # fire or lightning out of bare hands: "hurls a bolt of lightning from his hand", "fire shoots from her fingertips"
@@ -822,6 +828,14 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"automobiles?|motor ?cars?|(?:tow|pickup|motor) trucks?|lorr(?:y|ies)", 1886, "there are no motor cars"),
     (r"penicillin|antibiotics?", 1942, "there are no antibiotics"),
     (r"photocop\w*|xerox\w*", 1959, "there are no photocopiers"),
+    (r"(?:cassette|tape|reel-to-reel|wire) recorders?|cassettes?|(?:audio ?)?tapes? (?:recorders?|recordings?)|walkman", 1935,
+     "there are no tape recorders"),
+    (r"credit cards?|debit cards?", 1950, "there are no credit cards"),
+    (r"tasers?|stun guns?", 1974, "there are no stun guns"),
+    (r"night[- ]vision(?: goggles| scopes?)?|thermal (?:goggles|scopes?|cameras?|imaging)", 1960, "there is no night vision"),
+    (r"luminol", 1937, "there is no luminol"),
+    (r"metal detectors?", 1931, "there are no metal detectors"),
+    (r"ballpoints?|ballpoint pens?", 1938, "there are no ballpoint pens"),
     # testing it, not naming it ("vials of our DNA", said in jest at a fantasy table)
     (r"dna (?:tests?|testing|match\w*|samples?|analys\w+|profil\w*|evidence|results?|fingerprint\w*)|"
      r"(?:match|matches|matching|test|tests|testing|analy[sz]e|analy[sz]es|compare|compares|sequence|sequences)\s+(?:the\s+|a\s+|his\s+|her\s+|their\s+)?dna|"

@@ -81,6 +81,13 @@ _PREPOSITIONS = {"of", "in", "on", "at", "to", "from", "by", "with", "for", "int
                  "around", "near", "beside", "behind", "between", "along", "past", "above", "below", "beneath", "against",
                  "toward", "towards", "upon", "within", "inside", "outside", "during", "after", "before", "since", "like"}
 # "no" before these names no thing: "no one", "no longer", "no sign of", "no way across"
+# "windowless", "roofless", "moonless": the thing before -less is not there. Stems here name no
+# thing the scene lacks ("a restless crowd" still has the rest of the room, "a spotless floor" a spot to stand on).
+_LACKING = re.compile(r"\b([a-z]{3,})less\b", re.I)
+_LESS_NOT_LACKING = {"rest", "care", "spot", "count", "reck", "tire", "relent", "ruth", "thought", "price", "name", "age",
+                     "bound", "bottom", "time", "head", "heart", "spine", "wire", "seam", "breath", "speech", "expression",
+                     "motion", "sound", "noise", "colour", "color", "taste", "effort", "track", "path", "fault", "flaw", "blame",
+                     "guilt", "shape", "form", "weight", "self", "god", "friend", "home", "land", "penni", "pity", "clue", "power"}
 _ABSTRACT = {"one", "longer", "more", "matter", "doubt", "idea", "time", "choice", "way", "sign", "signs", "trace", "traces",
              "reason", "answer", "reply", "response", "need", "hope", "chance", "sense", "sound", "word", "words", "mercy",
              "patience", "interest", "intention", "memory", "other", "less", "further", "mistake", "telling",
@@ -251,6 +258,10 @@ def gone_things(scene: str) -> dict[str, str]:
             rest = sentence[m.end():]
             if head and head not in _ABSTRACT and not _MODAL.match(rest) and not _only_verb(head):
                 things.setdefault(head, "not there")
+        for m in _LACKING.finditer(sentence):  # "a windowless cell": no window; "a roofless chapel": no roof
+            stem = m.group(1).lower()
+            if stem not in _ABSTRACT and stem not in _LESS_NOT_LACKING and getAllLemmas(stem, upos="NOUN"):
+                things.setdefault(stem, "not there")
         for m in _TOOK.finditer(sentence):  # "the guards took all their gear, Pip's lute included"
             for head in _object(sentence[m.end():]):
                 things.setdefault(head, "taken")
@@ -359,6 +370,9 @@ def _fits_what_is_left(how: str, clause: str, before: str, after: str) -> bool:
     anything but a living use."""
     dead = getLemma(how.split()[-1], upos="VERB")[0] in _DEAD or how.startswith(_DEAD)
     lead = _ARTICLE.sub("", before).rstrip()  # the words before the thing's article
+    if how == "not there" and _LOOK_THROUGH.search(lead):
+        return False  # a look out of a window there is none of sees nothing: unlike a look at a wreck
+
     return bool(_NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause)
                 or (dead and not _LIVING_USE.search(clause))
                 or _REMAINS.search(clause + " " + after[:12]) or re.match(r"\s+back\b", after)
@@ -366,6 +380,8 @@ def _fits_what_is_left(how: str, clause: str, before: str, after: str) -> bool:
                 or (how != "not there" and (_PASSING.search(lead) or _OUT_THE.search(before))))
 
 
+_LOOK_THROUGH = re.compile(r"\b(?:look|looks|looking|peer|peers|peering|gaze|gazes|glance|glances|stare|stares|see|sees|watch|watches|"
+                           r"squint|squints)\s+(?:out(?:\s+of)?|through)$", re.I)
 _BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter", "die"}
 # how the scene's words read after "the X was/were ...": "snapped" stays, "went overboard" is "lost overboard"
 _SAID_AS = (("left behind", "left elsewhere"), ("went with", "taken away"), ("left with", "taken away"), ("rode off with", "taken away"),

@@ -29,7 +29,7 @@ from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_s
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..routine_acts import routine_only
-from ..gatekeepers import asks_in_words, keeper_in, social_kind
+from ..gatekeepers import asks_in_words, informs_willing, keeper_in, social_kind
 from ..speech import addressed, asks_only, asks_the_gm, is_talk, speaks, spoken_checks
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
@@ -299,7 +299,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
             choice = max(cued, key=lambda c: fit.get(c, -math.inf))  # the line names the kind of act outright
         if hints and voted_no_roll and not use_model:
-            choice = hints[0]  # the scene has something to find right where they act
+            # the scene has something to find right where they act: by the check of the secret's family
+            # the nearest lines rank highest ("greets the chief politely" is Diplomacy, not Perception)
+            choice = max(hints, key=lambda c: (vote.scores.get(c, 0.0), -hints.index(c)))
         unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or LineSense.from_packs("impossible"))(line)
         record.parsed["p_impossible"] = round(unlikely, 3)
         if unlikely >= impossible_at:
@@ -344,6 +346,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                 and (pressed := _talk_past_keeper(line, scene, speaker, pack, state.instance)):
             record.parsed["keeper"] = f"words meant to get past the scene's gatekeeper: {pressed}"
             choice = pressed
+        if keepers and not (always_roll or table_talk) and choice in spoken_checks(pack) and informs_willing(line, scene):
+            record.parsed["talk"] = "telling a listener what they asked to hear needs no roll"
+            choice = NO_ROLL
         if not always_roll and choice not in DECISIONS and who == speaker and asks_only(line):
             record.parsed["talk"] = "a question for facts is answered by the one asked, not rolled"
             choice = NO_ROLL

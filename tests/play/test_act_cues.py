@@ -47,6 +47,11 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (PF2, "Marisol starts up the pier, finding holds in the mossy stone.", ["athletics"]),
     (DND, "Brisa slips the key ring off his belt without him noticing.", ["sleight_of_hand"]),  # the hand's work over the sneaking
     (SWADE, '"I\'ll see that, Mr. Tate. Deal me in."', ["gambling"]),                           # a bet said aloud
+    (COC, "Eddie lunges in and tries to twist the revolver out of the deacon's hand.", ["fighting_brawl"]),
+    (DND, "I tackle him before he reaches the door.", ["athletics"]),
+    (PF2, "Pip carefully disarms the spring needle before lifting the lid.", []),  # a trap, not a foe
+    (SWADE, "Dutch gets down and tries to follow the thief's trail across the rock.", ["survival"]),
+    (DND, "Oskar listens to the whole tune, steeling his mind against it.", ["wisdom_save"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks

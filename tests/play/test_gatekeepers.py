@@ -8,7 +8,7 @@ import pytest
 
 import rulesets
 from pipelines.check_index import CheckIndex
-from pipelines.gatekeepers import keeper_in, social_kind
+from pipelines.gatekeepers import informs_willing, keeper_in, social_kind
 from pipelines.records import MoeInstance, Turn
 from tests.play.test_gm_turn import adjudicate, bag_of_words
 
@@ -86,3 +86,18 @@ def test_asking_for_a_fact_or_table_chatter_is_no_request_to_get_past_anyone(lin
     from pipelines.gatekeepers import asks_in_words
 
     assert not asks_in_words(line)
+
+
+SHERIFF = "Sheriff Pruett, who asked you to look into the mill, is waiting on the porch and is glad to see you back."
+
+
+@pytest.mark.parametrize("line, scene, free", [
+    ("Margaret tells the sheriff plainly what we found at the mill: the broken lock and the carvings.", SHERIFF, True),
+    ('Dutch tosses the wanted bill on the desk: "Name\'s Eli Crane."', "The marshal is expecting you; he asked for the name of the man you hunt.", True),
+    ("Margaret tells the sheriff what we found and asks him to lend us two deputies.", SHERIFF, False),   # wants something back
+    ('"Could you open the cells for us, Sheriff?"', SHERIFF, False),                                      # a request
+    ("Margaret tells the sheriff she is the mayor's niece.", SHERIFF, False),                            # a claim, not a report
+    ("Margaret tells the clerk plainly what we found at the mill.", "The clerk is sorting the mail.", False),  # no one asked
+])
+def test_telling_a_listener_what_they_asked_to_hear_needs_no_roll(line, scene, free):
+    assert informs_willing(line, scene) is free

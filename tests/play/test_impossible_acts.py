@@ -108,6 +108,11 @@ def test_the_decision_step_refuses_it_without_dice_and_names_the_rule():
     assert any(isinstance(s.parsed, dict) and s.parsed.get("rule") == "no one could lift that so high" for s in result.steps)
 
 
+def test_a_motor_car_is_never_held_overhead_but_may_be_thrown_into_reverse():
+    assert impossible_act("Eddie hoists the whole car over his head and hurls it onto the ghoul.") == "no one could lift that so high"
+    assert impossible_act("I throw the car into reverse and floor it.") is None
+
+
 @given(_heavy)
 def test_a_heavy_thing_may_be_heaved_but_never_held_overhead_or_thrown(thing):
     assert impossible_act(f"I heave the {thing} up an inch so they can crawl out") is None
@@ -174,6 +179,7 @@ def test_the_decision_step_reads_the_width_from_the_scene():
     ("Dutch kneels by the coffin and prays the sheriff back to life.", "raising the dead"),
     ("Dutch stands up and hurls a bolt of lightning from his hand at them.", "magic"),
     ("fire streams from her fingertips into the straw", "magic"),
+    ("I chant the words a wizard once used and throw a fireball into their shield wall.", "a spell"),
 ])
 def test_acts_only_magic_can_do_are_named(line, what):
     assert magic_act(line) == what
@@ -303,6 +309,8 @@ def test_burned_writing_and_a_whole_train_dragged_to_a_stop(line, why):
     ("Margaret checks the caller ID to see who rang.", "A crank telephone on the farmhouse wall.", 1925, "the 1920s",
      "there is no caller ID in the 1920s"),
     ("I fax the photos to the Boston Globe.", "Arkham, 1925.", None, "", "there are no fax machines in 1925"),
+    ("I press record on my pocket cassette recorder.", "Maine coast, autumn 1925.", None, "", "there are no tape recorders in 1925"),
+    ("I spray luminol on the floorboards.", "The farmhouse kitchen.", 1925, "the 1920s", "there is no luminol in the 1920s"),
 ])
 def test_a_thing_the_scenes_year_does_not_have_is_refused(line, scene, year, era, why):
     from pipelines.impossible_acts import impossible_in_era

@@ -51,6 +51,9 @@ def test_words_that_only_look_like_ruin_mark_nothing_in_the_way(scene):
     ("I take the lockkeeper's key and unlock the sluice.", "The only key to the sluice went with him.",
      "the scene says the key was taken away"),
     ("I climb out through the window.", "The cell has no window.", "the scene says there is no window"),
+    ("I look out the window to judge the hour.", "They locked you in a windowless cell under the bank.",  # -less: none there
+     "the scene says there is no window"),
+    ("Brisa climbs onto the roof to keep watch.", "Rain pours into the roofless chapel.", "the scene says there is no roof"),
 ])
 def test_acting_on_a_thing_the_scene_says_is_gone_is_refused_with_the_scenes_fact(line, scene, why):
     assert acts_on_gone(line, scene) == why
@@ -70,6 +73,8 @@ def test_acting_on_a_thing_the_scene_says_is_gone_is_refused_with_the_scenes_fac
     ("I ask the ferryman about the bridge.", "The rope bridge snapped an hour ago."),
     ("I jump out the windows and run.", "The windows shattered in the blast."),                                # out through them
     ("I get out my lantern.", "There is no way otherwise, and the guards took nothing."),                      # "otherwise" is no thing
+    ("I search the rest of the hall.", "A restless crowd fills the hall."),                                    # "restless" lacks no rest
+    ("I feel along the wall for a window.", "A windowless cell."),                                             # looking for it
 ])
 def test_acts_that_fit_a_ruined_thing_are_left_to_the_vote(line, scene):
     assert acts_on_gone(line, scene) is None
