@@ -623,3 +623,16 @@ def test_narration_told_as_film_is_cut(sentence, cut):
     req = NarrationRequest(pack=None, scene="A lighthouse on the coast; the keeper's cottage smells of lamp oil and brine.",
                            name="Tomás Reyes", line="I climb the stairs to the lamp room.", decision="no_roll")
     assert (_Gate(req, None)._verdict(sentence) is not None) is cut
+
+
+def test_the_narrator_reads_the_players_last_lines_not_its_own_earlier_words():
+    """A small model handed the GM's earlier narration blends it into the next one ("Brisa's arm
+    flies up to the bell tower, holding wet footprints"); only the players' own lines go in."""
+    first = "Cold water laps at the pews while the bronze bell hangs silent above the altar."
+    g, model = gm("dnd5e", "drowned_chapel", ["no_roll", "no_roll"], [first, "The stone stays cold and silent under the chapel bell."],
+                  spec=adjudicate())
+    g.step("Brisa", "I wade toward the altar")
+    g.step("Oskar", "I look up at the bell")
+    asked = [r for r in model.requests if r.get("step") == "narrate"][-1]["messages"][-1]["content"]
+    assert "Brisa" in asked and "I wade toward the altar" in asked
+    assert first not in asked and "GM:" not in asked and asked.count("I look up at the bell") == 1
