@@ -832,7 +832,6 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
      "there are no tape recorders"),
     (r"credit cards?|debit cards?", 1950, "there are no credit cards"),
     (r"tasers?|stun guns?", 1974, "there are no stun guns"),
-    (r"night[- ]vision(?: goggles| scopes?)?|thermal (?:goggles|scopes?|cameras?|imaging)", 1960, "there is no night vision"),
     (r"luminol", 1937, "there is no luminol"),
     (r"metal detectors?", 1931, "there are no metal detectors"),
     (r"ballpoints?|ballpoint pens?", 1938, "there are no ballpoint pens"),
@@ -854,6 +853,8 @@ DATED_ONLY: tuple[tuple[str, int, str], ...] = (
      r"(?:on|off|up|at|into|over|by) the radio|the radio (?:set|receiver|and)|radio sets?|wireless sets?", 1915,
      "there is no radio to call on"),
     (r"(?:aero|air|bi)planes?", 1903, "there are no aeroplanes"),  # "it's like an airplane" (CRD3)
+    # "we've got night vision" is darkvision at a fantasy table (CRD3, 3 turns)
+    (r"night[- ]vision(?: goggles| scopes?)?|thermal (?:goggles|scopes?|cameras?|imaging)", 1960, "there is no night vision"),
 )
 _INVENTED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in INVENTIONS)
 _INVENTED_DATED = tuple((re.compile(rf"\b(?:{pattern})\b", re.I), year, name) for pattern, year, name in DATED_ONLY)
