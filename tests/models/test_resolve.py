@@ -123,12 +123,15 @@ async def test_two_local_models_of_one_file_share_the_server_address(tmp_path, m
     assert await second._base() == "http://127.0.0.1:5555/v1"
 
 
-@pytest.mark.parametrize("load, cores, threads", [(0.2, 2, 2), (1.2, 2, 1), (4.5, 2, 1), (2.0, 8, 6), (0.0, 1, 1)])
-def test_default_threads_leave_out_the_busy_cores(monkeypatch, load, cores, threads):
+@pytest.mark.parametrize("busy, cores, threads", [([10, 5], 2, 2), ([100, 20], 2, 1), ([100, 100], 2, 1),
+                                                  ([100, 100, 0, 0, 0, 0, 0, 0], 8, 6), ([0], 1, 1)])
+def test_default_threads_leave_out_the_cores_busy_now(monkeypatch, busy, cores, threads):
+    """Busy now, not in the last minute: a test run that just ended no longer halves the threads."""
     from pipelines.llm import serve
 
     monkeypatch.delenv("VGM_THREADS", raising=False)
-    monkeypatch.setattr(serve.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(serve.psutil, "cpu_percent", lambda interval, percpu: busy)
+    monkeypatch.setattr(serve.os, "getloadavg", lambda: (4.0, 4.0, 4.0))  # a busy minute that is over
     monkeypatch.setattr(serve.os, "sched_getaffinity", lambda pid: set(range(cores)))
     assert serve.default_threads() == threads
 
