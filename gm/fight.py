@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pipelines.speech import narrated
+
 from .combat import Combat, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "player_acts", "fight_lines", "FightAction"]
 
-ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing (?:\w+ ){0,3}at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club|tackle|open fire|loose an arrow at)\b", re.I)
+ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing (?:\w+ ){0,3}at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club(?=\s+(?:him|her|them|it|down|at)\b)|tackle|open fire|loose an arrow at)\b", re.I)
 # Who a fight can be with, beyond the foes' and NPCs' own names.
 _FOE_WORDS = r"enem(y|ies)|foes?|him|her|them|thugs?|guards?|bandits?|monsters?|creatures?|beasts?"
 _KINDS = [
@@ -51,7 +53,9 @@ def linked_fight(scenario: Scenario, sheets: list[Any], seed: int) -> Combat:
 
 
 def is_attack(text: str) -> bool:
-    return bool(ATTACK.search(text))
+    """An attack told as the character's act: not words said or reported ("asks him why the Club
+    took the bridge", "tells him she'll shoot"), not the noun "club"."""
+    return bool(ATTACK.search(narrated(text)))
 
 
 def starts_fight(scenario: Scenario, text: str) -> bool:

@@ -102,8 +102,10 @@ CUES: dict[str, str] = {
             r"|\bat\s+a\s+(?:full|hard|dead|flat|breakneck)\s+gallop\b|\bgallops?\s+(?:hard|flat out|after|to cut|to head)\b|\brides?\s+hard\b",
     # judging whether someone is honest: "trying to figure out whether the story holds water"
     "read_people": r"\b(?:whether|if)\s+(?:he|she|they|the|his|her|their|this|that)\b(?:\s+\w+){0,2}?\s+(?:is|are|was|were|'s)?\s*"
-                   r"(?:lying|telling the truth|holds water|hold water|adds up|add up|on the level|hiding something|being straight|being honest)\b"
-                   r"|\b(?:size|sizes|sizing)\s+(?:him|her|them)\s+up\b|\b(?:read|reads|reading)\s+(?:his|her|their)\s+(?:face|eyes|expression)\b",
+                   r"(?:lying|telling the truth|holds water|hold water|adds up|add up|on the level|hiding something|being straight|being honest|"
+                   r"afraid|scared|frightened|nervous|bluffing|sincere|serious)\b"
+                   r"|\b(?:size|sizes|sizing)\s+(?:him|her|them)\s+up\b|\b(?:read|reads|reading)\s+(?:his|her|their)\s+(?:face|eyes|expression)\b"
+                   r"|\b(?:study|studies|studying|watch|watches|watching|search|searches|searching)\s+(?:his|her|their|the\s+[\w-]+(?:'s|’s))\s+(?:face|eyes|expression)\b",
 }
 # cues that stand for several shared kinds of act (the rest stand for the kind they are named after)
 CUE_CONCEPTS: dict[str, tuple[str, ...]] = {

@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["is_talk", "asks_only", "asks_the_gm", "speaks", "addressed", "first_name", "without_quotes", "narrated", "spoken_checks", "SPOKEN_SHARE"]
+__all__ = ["is_talk", "asks_only", "asks_in_report", "asks_the_gm", "speaks", "addressed", "first_name", "without_quotes", "narrated", "spoken_checks", "SPOKEN_SHARE"]
 
 # A check is one talk can call for when at least this share of its example lines speak. Measured
 # on the four shipped packs: the social checks sit at 30-55%, every other check at 0-8%.
@@ -102,6 +102,20 @@ def asks_only(line: str) -> bool:
     said = [q.strip("\"“”'‘’ ") for q in _QUOTED.findall(line)] or [line[named.end():] if named else line]
     sentences = [s.strip() for part in said for s in re.split(r"(?<=[.!?])\s+", part) if s.strip()]
     return bool(sentences) and all(s.endswith("?") and _WH.match(_VOCATIVE.sub("", s)) for s in sentences)
+
+
+# a question for facts told, not quoted: "I ask Ruth gently when she last saw her father"
+_ASKS_REPORTED = re.compile(r"^(?:(?:i|we|[A-Z][\w'’]+)\s+)?(?:(?:gently|quietly|politely|softly|calmly|then|just)\s+)?(?:ask|asks)\s+"
+                            r"(?:him|her|them|the\s+[\w'’-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+"
+                            r"(?:(?:gently|quietly|politely|softly|calmly|plainly|again)\s+)?(?:who|what|where|when|why|how|which|whose)\b[^,;:!?.]*[.?]?$", re.I)
+
+
+def asks_in_report(line: str) -> bool:
+    """Whether the line only tells of asking someone for a fact, in one clause and nothing in
+    quotes ("I ask Ruth gently when she last saw her father"): like a quoted question for facts,
+    the one asked answers. Asking "whether" or "if" someone lies is a read of them, not this."""
+    text = " ".join(line.split())
+    return not _QUOTED.search(text) and bool(_ASKS_REPORTED.match(text))
 
 
 # a question put to the GM, not in quotes: "How many goblins are behind the gate?", "What's the name on the boat?"

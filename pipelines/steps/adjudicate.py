@@ -30,7 +30,7 @@ from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..routine_acts import routine_only
 from ..gatekeepers import asks_in_words, informs_willing, keeper_in, social_kind
-from ..speech import addressed, asks_only, asks_the_gm, is_talk, speaks, spoken_checks
+from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
 from ._registry import step
@@ -152,6 +152,29 @@ def _talk_past_keeper(line: str, scene: str, speaker: str | None, pack: Any, ins
         return None
     checks = [c for c in (getattr(pack, "concepts", {}) or {}).get(social_kind(line), []) if c in pack.checks]
     return checks[0] if checks else None
+
+
+def _hinted_check(hints: list[str], line: str, pack: Any, vote: Vote, cued: list[str]) -> str:
+    """Which of a secret's family of checks the act calls: the kind the line names outright
+    ("studies his face to see if he is afraid" reads him: Perception); for words (said or told), the
+    social check of their kind ("greets the chief politely and asks what the toll is for" is
+    Diplomacy, not the family's first-listed Perception); for a deed, the one the nearest lines rank
+    highest among the family's other checks."""
+    named = [c for c in cued if c in hints]
+    if named:
+        return named[0]
+    spoken = spoken_checks(pack)
+    if speaks(line) or narrated(line) != without_quotes(line):
+        told = without_quotes(line)
+        kind = "intimidate" if social_kind(line) == "intimidate" else "deceive" if _LIES.search(told) else "persuade"
+        social = [c for c in (getattr(pack, "concepts", {}) or {}).get(kind, []) if c in hints]
+        if social:
+            return social[0]
+    deeds = [c for c in hints if c not in spoken] or hints
+    return max(deeds, key=lambda c: (vote.scores.get(c, 0.0), -hints.index(c)))
+
+
+_LIES = re.compile(r"\b(?:lies?|lying|claims?|pretends?|poses? as|bluffs?|passes (?:himself|herself|themselves) off)\b", re.I)
 
 
 def _confident(vote: Vote, share: float, similarity: float) -> bool:
@@ -299,9 +322,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
             record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
             choice = max(cued, key=lambda c: fit.get(c, -math.inf))  # the line names the kind of act outright
         if hints and voted_no_roll and not use_model:
-            # the scene has something to find right where they act: by the check of the secret's family
-            # the nearest lines rank highest ("greets the chief politely" is Diplomacy, not Perception)
-            choice = max(hints, key=lambda c: (vote.scores.get(c, 0.0), -hints.index(c)))
+            choice = _hinted_check(hints, line, pack, vote, cued)  # the scene has something to find right where they act
         unlikely = 0.0 if always_roll or impossible_at >= 1.0 else (options.get("impossible_sense") or LineSense.from_packs("impossible"))(line)
         record.parsed["p_impossible"] = round(unlikely, 3)
         if unlikely >= impossible_at:
@@ -349,7 +370,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         if keepers and not (always_roll or table_talk) and choice in spoken_checks(pack) and informs_willing(line, scene):
             record.parsed["talk"] = "telling a listener what they asked to hear needs no roll"
             choice = NO_ROLL
-        if not always_roll and choice not in DECISIONS and who == speaker and asks_only(line):
+        if not always_roll and choice not in DECISIONS and who == speaker and (asks_only(line) or (asks_in_report(line) and not hints)):
             record.parsed["talk"] = "a question for facts is answered by the one asked, not rolled"
             choice = NO_ROLL
         if not always_roll and choice not in DECISIONS and asks_the_gm(line):

@@ -39,6 +39,7 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (SWADE, '"Hyah!" Dutch spurs his horse along the rim to cut the wagon off.', ["riding"]),
     (COC, "Eddie watches him talk, trying to figure out whether the story holds water.", ["psychology"]),
     (DND, "Oskar sizes him up across the table.", ["insight"]),
+    (PF2, "I study the goblin chief's face to see if he is afraid.", ["perception"]),
     (PF2, "Keth walks the bank slowly, searching the reeds for a boat pulled in out of sight.", ["perception"]),
     (DND, "I look closely at the stranger's hands.", ["perception"]),
     (SWADE, "I shade my eyes and scan the canyon rim for a glint.", ["notice"]),

@@ -587,6 +587,27 @@ def test_a_plain_question_to_the_gm_is_told_from_one_reaching_for_lore_or_an_act
     assert asks_the_gm(line) is plain
 
 
+@pytest.mark.parametrize("line, told", [
+    ("I ask Ruth gently when she last saw her father", True),
+    ("Margaret asks the clerk where the records are kept.", True),
+    ("I ask him whether he is lying", False),                          # a read of him, not a fact
+    ("I ask the guard where the inn is, then slip past him", False),   # an act besides
+    ('"Where is the inn?" I ask.', False),                              # quoted: asks_only's part
+])
+def test_a_question_for_facts_told_not_quoted_is_known(line, told):
+    from pipelines.speech import asks_in_report
+
+    assert asks_in_report(line) is told
+
+
+def test_asking_the_gate_chief_politely_about_a_secret_rolls_the_family_check_for_words():
+    """The troll secret lists Perception first; a polite question reaching it is Diplomacy (and
+    no fight: "the club took the bridge" names the goblins' Club, not a blow)."""
+    g, _ = gm("pf2e", "broken_bridge", [], ["Nettlejaw tugs at his enormous hat and glances downriver."], spec=adjudicate())
+    asked = g.step("Marisol", "I greet the chief politely and ask him why the club took the bridge")
+    assert [c.skill for c in asked.checks] == ["diplomacy"] and not asked.fight, asked.notes
+
+
 def test_a_plain_question_to_the_gm_is_answered_even_when_it_touches_a_secret():
     g, _ = gm("dnd5e", "drowned_chapel", ["perception"], ["Cold water laps at the pews; the bell hangs silent above."])
     line = "What's hanging in the bell tower?"
