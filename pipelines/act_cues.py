@@ -44,7 +44,9 @@ CUES: dict[str, str] = {
                r"|\b(?:fight|fights|fighting|resist|resists|resisting|refuse|refuses|shake|shakes)\b[^.!?]{0,24}?"
                r"\b(?:the\s+)?(?:pull|urge|call|song|voice|whispers?|compulsion|fear|terror|dread|panic|charm|spell)\b"
                rf"|\bsteels?\s+(?:my|him|her|them|your|our)sel(?:f|ves)\b|\bsteel(?:s|ing)?\s+{_SELF}\s+(?:mind|nerves?|will|resolve|heart)\b|\bkeeps?\s+{_SELF}\s+(?:nerve|wits|sanity|composure)\b"
-               r"|\bnot\s+to\s+(?:turn\s+and\s+)?(?:run|flee|bolt|scream|panic|faint|look\s+away)\b",
+               r"|\bnot\s+to\s+(?:turn\s+and\s+)?(?:run|flee|bolt|scream|panic|faint|look\s+away)\b"
+               r"|\b(?:won't|will not|refuse to|refuses to|do not|don't)\s+listen\b|\bshuts?\s+(?:it|them|the\s+(?:voice|voices|whispers?))\s+out\b"
+               rf"|\b(?:plants?|planting)\s+{_SELF}\s+feet\b[^.!?]{{0,30}}?\b(?:not|n't|never)\s+(?:run|flee|bolt|budge|move)\b",
     # a forced march, a ride through the heat: the games' exhaustion rules (only where the going is hard)
     "march": r"\b(?:push|pushes|pushing|press|presses|pressing|soldier|soldiers|slog|slogs)\s+on\b"
              r"|\b(?:keep|keeps|keeping)\s+(?:on\s+)?(?:riding|walking|marching|trudging|hiking|rowing|going\s+(?:til|till|until)\b)",

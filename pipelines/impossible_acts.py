@@ -69,6 +69,10 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     # "holds his breath on the bottom until the soldiers leave at dawn"
     ("no one holds their breath that long",
      rf"\bhold(?:s|ing)? {_SOMEONES} breath\b[^.;!?]{{0,60}}?\buntil [^.;!?]{{0,40}}?\b(?:at|by|come|before) (?:dawn|sunrise|morning|nightfall|sundown)\b"),
+    # "dives down and searches the shrine, staying under for a good hour"
+    ("no one holds their breath that long",
+     r"\b(?:stay|stays|staying|remain|remains|remaining|swim|swims|swimming|stay down|stays down)\s+(?:under|underwater|down|beneath the (?:water|surface|waves))"
+     r"\s+(?:for\s+)?(?:a good |a whole |an entire |about an? |nearly an? |over an? |an? |the whole |all )?(?:hour|hours|day|days|night|afternoon|morning)\b"),
     ("nothing living outruns that", r"\b(?:outrun|outruns) (?:a |the )?(?:bullet|lightning|light)\b"),
     ("no hand is quicker than a bullet",
      r"\b(?:catch|catches|catching|snatch|snatches|snatching|grab|grabs|pluck|plucks|seize|seizes)\s+(?:the|a|that|each|every|both)\s+"
@@ -843,7 +847,7 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"radar", 1935, "there is no radar"),
     (r"digital cameras?|(?:little |small |tiny )?(?:screen|display|lcd) (?:on|of) (?:the back of )?(?:the |my |his |her |their )?cameras?|"
      r"cameras?(?:'s|’s) (?:little |small )?(?:screen|display)", 1975, "there are no digital cameras"),
-    (r"polaroids?|instant (?:cameras?|photos?|photographs?|prints?)", 1948, "there are no instant cameras"),
+    (r"polaroids?|instant (?:colou?r )?(?:cameras?|photos?|photographs?|prints?|snaps?)", 1948, "there are no instant cameras"),
     (r"cameras?", 1839, "there are no cameras"),
 )
 # Things a fantasy table also names for its magic ("I'll radio back up to the top", a Sending spell

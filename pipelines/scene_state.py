@@ -53,7 +53,9 @@ _RUIN_PHRASES = (r"burn(?:s|ed|t)? (?:down|up|out|away|to (?:the ground|ash(?:es
                  r"(?:lies|lay|lie|stands|stood|is|was|are|were|left) in (?:ruins|pieces)|"
                  r"(?:to|into) (?:pieces|splinters|kindling|matchwood|ash(?:es)?|rubble|smithereens)|"
                  r"no longer (?:stands|exists|works|runs|there)|(?:went|left|rode off|sailed|is|are|was|were) (?:away )?with (?:him|her|them)|"
-                 r"(?:is|was|are|were|now|long|already|lies|lay|lie|lying) (?:gone|missing|dead|destroyed|wrecked|ruined|sunk|collapsed)")
+                 r"(?:is|was|are|were|now|long|already|lies|lay|lie|lying) (?:gone|missing|dead|destroyed|wrecked|ruined|sunk|collapsed)|"
+                 r"(?:lies|lay|lie|lying|rests|rested|sits) (?:on|at) the (?:bottom of the |)(?:river|lake|sea|ocean|harbou?r|pond|canal|bay)(?: bottom| bed| floor)?\b(?<!river\b)(?<!lake\b)(?<!sea\b)(?<!ocean\b)(?<!harbor\b)(?<!harbour\b)(?<!pond\b)(?<!canal\b)(?<!bay\b)|"
+                 r"(?:lies|lay|lie|lying|rests|rested|sits) (?:on|at) the bottom of the (?:river|lake|sea|ocean|harbou?r|pond|canal|bay)\b")
 
 
 @lru_cache(maxsize=1)
@@ -231,6 +233,8 @@ def gone_things(scene: str) -> dict[str, str]:
             heads = []
             if active and not aux and not how.startswith(("is ", "was ", "are ", "were ", "now ", "long ", "already ")):
                 if _PRONOUN.match(after):  # "found the well poisoned and filled it with stones"
+                    if not re.search(r"\band\s*$", before):
+                        continue  # "where bandits scuttled it": the doers are not what was ruined, and "it" is named elsewhere
                     heads = _phrases(before)[-1:]
                 else:
                     heads = _object(after)
@@ -390,7 +394,7 @@ _SAID_AS = (("left behind", "left elsewhere"), ("went with", "taken away"), ("le
             ("brick", "walled up"), ("wall", "walled up"), ("put", "put down"), ("cave", "caved in"), ("fell in", "caved in"),
             ("gave", "collapsed"), ("give", "collapsed"), ("blow", "blown up"), ("blew", "blown up"), ("torn", "torn down"),
             ("tore", "torn down"), ("tear", "torn down"), ("pull", "torn down"), ("reduced", "reduced to ruin"),
-            ("no longer", "gone"), ("to ", "smashed"), ("into ", "smashed"))
+            ("no longer", "gone"), ("to ", "smashed"), ("into ", "smashed"), ("on the", "sunk"), ("at the", "sunk"))
 
 
 def _said(thing: str, how: str) -> str:

@@ -53,6 +53,8 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (PF2, "Pip carefully disarms the spring needle before lifting the lid.", []),  # a trap, not a foe
     (SWADE, "Dutch gets down and tries to follow the thief's trail across the rock.", ["survival"]),
     (DND, "Oskar listens to the whole tune, steeling his mind against it.", ["wisdom_save"]),
+    (PF2, "I clench my holy symbol and refuse to touch the thing. I won't listen.", ["will"]),
+    (SWADE, "Hosea plants his feet and does not run as the dead reach for him.", ["spirit", "fear"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks

@@ -108,6 +108,11 @@ def test_the_decision_step_refuses_it_without_dice_and_names_the_rule():
     assert any(isinstance(s.parsed, dict) and s.parsed.get("rule") == "no one could lift that so high" for s in result.steps)
 
 
+def test_no_one_stays_under_water_for_an_hour():
+    assert impossible_act("Keth dives down and searches the shrine, staying under for a good hour.") == "no one holds their breath that long"
+    assert impossible_act("Keth dives down and stays under as long as he can.") is None
+
+
 def test_a_motor_car_is_never_held_overhead_but_may_be_thrown_into_reverse():
     assert impossible_act("Eddie hoists the whole car over his head and hurls it onto the ghoul.") == "no one could lift that so high"
     assert impossible_act("I throw the car into reverse and floor it.") is None
@@ -311,6 +316,7 @@ def test_burned_writing_and_a_whole_train_dragged_to_a_stop(line, why):
     ("I fax the photos to the Boston Globe.", "Arkham, 1925.", None, "", "there are no fax machines in 1925"),
     ("I press record on my pocket cassette recorder.", "Maine coast, autumn 1925.", None, "", "there are no tape recorders in 1925"),
     ("I spray luminol on the floorboards.", "The farmhouse kitchen.", 1925, "the 1920s", "there is no luminol in the 1920s"),
+    ("Tomás snaps an instant colour print and hands it over.", "October 1925.", None, "", "there are no instant cameras in 1925"),
 ])
 def test_a_thing_the_scenes_year_does_not_have_is_refused(line, scene, year, era, why):
     from pipelines.impossible_acts import impossible_in_era

@@ -54,6 +54,8 @@ def test_words_that_only_look_like_ruin_mark_nothing_in_the_way(scene):
     ("I look out the window to judge the hour.", "They locked you in a windowless cell under the bank.",  # -less: none there
      "the scene says there is no window"),
     ("Brisa climbs onto the roof to keep watch.", "Rain pours into the roofless chapel.", "the scene says there is no roof"),
+    ("I hop aboard the ferry and pole us across.", "The only ferry lies on the river bottom, its mast jutting from the "
+     "water where bandits scuttled it last night.", "the scene says the ferry sank"),
 ])
 def test_acting_on_a_thing_the_scene_says_is_gone_is_refused_with_the_scenes_fact(line, scene, why):
     assert acts_on_gone(line, scene) == why
@@ -75,6 +77,8 @@ def test_acting_on_a_thing_the_scene_says_is_gone_is_refused_with_the_scenes_fac
     ("I get out my lantern.", "There is no way otherwise, and the guards took nothing."),                      # "otherwise" is no thing
     ("I search the rest of the hall.", "A restless crowd fills the hall."),                                    # "restless" lacks no rest
     ("I feel along the wall for a window.", "A windowless cell."),                                             # looking for it
+    ("I shoot the nearest bandit.", "The ferry lies sunk where bandits scuttled it last night."),              # the doers live
+    ("I question the guard.", "The guard lies on the floor, groaning."),
 ])
 def test_acts_that_fit_a_ruined_thing_are_left_to_the_vote(line, scene):
     assert acts_on_gone(line, scene) is None
