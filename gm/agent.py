@@ -352,7 +352,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         refused = {t.text for t in self.session.turns if t.refused}
         # only the players' own lines: a small model handed the GM's earlier words blends them into
         # this turn ("Brisa's arm flies up to the bell tower, holding wet footprints"), and the guards
-        # then cut the repeats and ask again (bench sessions, local:small, 24 turns: 11 retried and 8 fell back with them, 7 and 3 without)
+        # then cut the repeats and ask again (bench/narration_sessions.py, local:small, 24 turns: 10 retried and 4 fell back with them, 9 and 3 without)
         recent = [f"{t.speaker}: {' '.join(t.text.split())}" for t in self.session.log[-9:-1]
                   if not t.text.startswith(("[roll]", "/roll")) and t.text not in refused and not is_gm(t.speaker) and t.text != turn.text]  # the act itself comes after them
         rolls = turn.rolls
