@@ -29,7 +29,7 @@ from rulesets import UnknownName, VgmError
 
 from pipelines.act_cues import CUE_CONCEPTS
 from pipelines.speech import asks_the_gm
-from pipelines.steps._conversation import is_gm
+from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from .adjudication import Difficulty, choose_difficulty, make_roll, record
