@@ -8,7 +8,7 @@ scenario, as a table plays. The single-line case sets (`vgm play eval`) cannot s
 wrong over a session: the small model picking up its own earlier words. Per model it prints how
 many turns needed a second narration call, how many fell back to the plain sentence, how many
 sentences the guards cut, and the share of narrated words (three letters or more, any form) that
-the scene, the opening, the line or what was found holds: a rough measure of invention, not of
+the scene, its opening, its secrets or the line holds: a rough measure of invention, not of
 quality. The model samples at 0.3, so the counts move a little between runs.
 """
 from __future__ import annotations
@@ -61,7 +61,6 @@ def _words(text: str) -> set[str]:
 
 def bench_model(spec: str, show: bool) -> dict:
     import gm.narration as narration
-    from gm.agent import GameMaster
     from pipelines.llm import get_model
 
     calls = {"n": 0}
@@ -72,7 +71,16 @@ def bench_model(spec: str, show: bool) -> dict:
         return await streamed(*args, **kwargs)
 
     narration.stream_complete = counted
-    model = get_model(spec, cache=False)
+    try:
+        return _play(get_model(spec, cache=False), spec, calls, show)
+    finally:
+        narration.stream_complete = streamed
+
+
+def _play(model, spec: str, calls: dict, show: bool) -> dict:
+    """Each scenario's six turns on one GM; ``calls`` counts the narration calls of the turn."""
+    from gm.agent import GameMaster
+
     turns = retried = fell_back = cuts = 0
     grounded: list[float] = []
     for (pack, scenario), lines in SESSIONS.items():

@@ -350,11 +350,12 @@ class GameMaster(PlayerRolls, SessionSetup):
         # a refused act stays out of the lines the model reads: "I punch the lighthouse until it falls
         # over" there came back a turn later as "The lighthouse falls over"
         refused = {t.text for t in self.session.turns if t.refused}
-        # only the players' own lines: a small model handed the GM's earlier words blends them into
-        # this turn ("Brisa's arm flies up to the bell tower, holding wet footprints"), and the guards
-        # then cut the repeats and ask again (bench/narration_sessions.py, local:small, 24 turns: 10 retried and 4 fell back with them, 9 and 3 without)
+        # only the players' own lines, and not the act itself (it comes after them): a small model
+        # handed the GM's earlier words blends them into this turn ("Brisa's arm flies up to the bell
+        # tower, holding wet footprints"), and the guards then cut the repeats and ask again
+        # (bench/narration_sessions.py, local:small, 24 turns: 10 retried and 4 fell back with them, 9 and 3 without)
         recent = [f"{t.speaker}: {' '.join(t.text.split())}" for t in self.session.log[-9:-1]
-                  if not t.text.startswith(("[roll]", "/roll")) and t.text not in refused and not is_gm(t.speaker) and t.text != turn.text]  # the act itself comes after them
+                  if not t.text.startswith(("[roll]", "/roll")) and t.text not in refused and not is_gm(t.speaker) and t.text != turn.text]
         rolls = turn.rolls
         verdict = " ".join(f"{r.character}'s {r.check_name} roll: {r.outcome}." for r in rolls)
         success = None if not rolls else all(r.success for r in rolls) if all(r.success is not None for r in rolls) else None

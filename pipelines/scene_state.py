@@ -54,8 +54,8 @@ _RUIN_PHRASES = (r"burn(?:s|ed|t)? (?:down|up|out|away|to (?:the ground|ash(?:es
                  r"(?:to|into) (?:pieces|splinters|kindling|matchwood|ash(?:es)?|rubble|smithereens)|"
                  r"no longer (?:stands|exists|works|runs|there)|(?:went|left|rode off|sailed|is|are|was|were) (?:away )?with (?:him|her|them)|"
                  r"(?:is|was|are|were|now|long|already|lies|lay|lie|lying) (?:gone|missing|dead|destroyed|wrecked|ruined|sunk|collapsed)|"
-                 r"(?:lies|lay|lie|lying|rests|rested|sits) (?:on|at) the (?:bottom of the |)(?:river|lake|sea|ocean|harbou?r|pond|canal|bay)(?: bottom| bed| floor)?\b(?<!river\b)(?<!lake\b)(?<!sea\b)(?<!ocean\b)(?<!harbor\b)(?<!harbour\b)(?<!pond\b)(?<!canal\b)(?<!bay\b)|"
-                 r"(?:lies|lay|lie|lying|rests|rested|sits) (?:on|at) the bottom of the (?:river|lake|sea|ocean|harbou?r|pond|canal|bay)\b")
+                 r"(?:lies|lay|lie|lying|rests|rested|sits) (?:on|at) the (?:bottom of the (?:river|lake|sea|ocean|harbou?r|pond|canal|bay)"
+                 r"(?: (?:bottom|bed|floor))?|(?:river|lake|sea|ocean|harbou?r|pond|canal|bay) (?:bottom|bed|floor))\b")
 
 
 @lru_cache(maxsize=1)
@@ -82,14 +82,14 @@ _QUANTIFIED = re.compile(r"\b(?:both|all|each|one|two|three|some|most|none|any|e
 _PREPOSITIONS = {"of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over", "under", "through",
                  "around", "near", "beside", "behind", "between", "along", "past", "above", "below", "beneath", "against",
                  "toward", "towards", "upon", "within", "inside", "outside", "during", "after", "before", "since", "like"}
-# "no" before these names no thing: "no one", "no longer", "no sign of", "no way across"
-# "windowless", "roofless", "moonless": the thing before -less is not there. Stems here name no
-# thing the scene lacks ("a restless crowd" still has the rest of the room, "a spotless floor" a spot to stand on).
+# "windowless", "roofless", "moonless": the thing before -less is not there. Stems here (and in
+# _ABSTRACT below: "restless", "timeless") name no thing the scene lacks ("a spotless floor" has a spot to stand on).
 _LACKING = re.compile(r"\b([a-z]{3,})less\b", re.I)
-_LESS_NOT_LACKING = {"rest", "care", "spot", "count", "reck", "tire", "relent", "ruth", "thought", "price", "name", "age",
-                     "bound", "bottom", "time", "head", "heart", "spine", "wire", "seam", "breath", "speech", "expression",
-                     "motion", "sound", "noise", "colour", "color", "taste", "effort", "track", "path", "fault", "flaw", "blame",
+_LESS_NOT_LACKING = {"care", "spot", "count", "reck", "tire", "relent", "ruth", "thought", "price", "name", "age",
+                     "bound", "bottom", "head", "heart", "spine", "wire", "seam", "breath", "speech", "expression",
+                     "noise", "colour", "color", "taste", "effort", "track", "path", "fault", "flaw", "blame",
                      "guilt", "shape", "form", "weight", "self", "god", "friend", "home", "land", "penni", "pity", "clue", "power"}
+# "no" before these names no thing: "no one", "no longer", "no sign of", "no way across"
 _ABSTRACT = {"one", "longer", "more", "matter", "doubt", "idea", "time", "choice", "way", "sign", "signs", "trace", "traces",
              "reason", "answer", "reply", "response", "need", "hope", "chance", "sense", "sound", "word", "words", "mercy",
              "patience", "interest", "intention", "memory", "other", "less", "further", "mistake", "telling",
@@ -376,7 +376,6 @@ def _fits_what_is_left(how: str, clause: str, before: str, after: str) -> bool:
     lead = _ARTICLE.sub("", before).rstrip()  # the words before the thing's article
     if how == "not there" and _LOOK_THROUGH.search(lead):
         return False  # a look out of a window there is none of sees nothing: unlike a look at a wreck
-
     return bool(_NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause)
                 or (dead and not _LIVING_USE.search(clause))
                 or _REMAINS.search(clause + " " + after[:12]) or re.match(r"\s+back\b", after)
