@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -28,7 +29,7 @@ from pipelines.records import Check, MoeInstance, Turn
 from rulesets import UnknownName, VgmError
 
 from pipelines.act_cues import CUE_CONCEPTS
-from pipelines.speech import asks_the_gm
+from pipelines.speech import asks_in_report, asks_the_gm
 from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
@@ -122,8 +123,9 @@ class GameMaster(PlayerRolls, SessionSetup):
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
-        # talk that touches a secret is answered by the one spoken to, and a plain question by the GM: no hint, no forced roll
-        talk = is_talk(text) or asks_the_gm(text)
+        # talk that touches a secret is answered by the one spoken to, and a plain question by the GM: no hint, no forced roll;
+        # so is a question told, not quoted ("I ask Vane where he learned to play cards" is his to answer, not Gambling)
+        talk = is_talk(text) or asks_the_gm(text) or asks_in_report(text)
         if low.startswith("/check"):
             decision, checks, voted = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))], None
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
@@ -340,7 +342,34 @@ class GameMaster(PlayerRolls, SessionSetup):
             turn.notes.append(f"the model named {result.checks[0].character} for {result.checks[0].skill}, but {who} is acting; {who} rolls it")
         elif len(result.checks) > 1:
             turn.notes.append(f"one check at a time: {who} rolls {chosen.skill}")
+        lore = self._own_lore(who, chosen.skill, said.text)
+        if lore is not None:
+            turn.notes.append(f"{who} knows {self.ruleset.check(lore).name}: that, not {self.ruleset.check(chosen.skill).name}, is what they recall it by")
+            chosen = Check(character=who, skill=lore)
         return "roll", [chosen], voted
+
+    def _own_lore(self, who: str, skill: str, line: str) -> str | None:
+        """The character's own topic check (Pathfinder's Lore) for a recall whose topic the line, or
+        the scene where it speaks of what the line does, names: Keth, with Lore (river), recalls which channel a flatboat still clears by it,
+        not by Nature. ``None`` where the check is no recall, or no topic of theirs is in play."""
+        families = getattr(self.ruleset, "families", {}) or {}
+        recall = {c for concept in CUE_CONCEPTS["recall"] for c in (getattr(self.ruleset, "concepts", {}) or {}).get(concept, [])}
+        if not families or (skill not in recall and skill.split(":")[0] not in families):
+            return None
+        try:
+            sheet = self.sheet(who)
+        except VgmError:
+            return None
+        own = [k for keys in sheet.check_keys().values() for k in keys if ":" in k and k.split(":")[0] in families and k != skill]
+        # the line, and the scene's sentences about what the line is about (one word of five letters or more shared)
+        words = set(re.findall(r"[a-z]{5,}", line.lower()))
+        told = [line.lower(), *(x.lower() for x in re.findall(r"[^.!?]+", self.scenario.public_scene(set(self.session.revealed)))
+                                if words & set(re.findall(r"[a-z]{5,}", x.lower())))]
+        for check in own:
+            topic = [w for w in re.split(r"[_\s-]+", check.split(":", 1)[1].lower()) if len(w) >= 4]
+            if topic and any(all(re.search(rf"\b{re.escape(w)}s?\b", x) for w in topic) for x in told):
+                return check
+        return None
 
     # ----- narrating ----------------------------------------------------------------------
 

@@ -35,7 +35,10 @@ CUES: dict[str, str] = {
     "boat": r"\b(?:steer|steers|steering|pole|poles|poling|row|rows|rowing|paddle|paddles|paddling)\b[^.!?]{0,40}?"
             r"\b(?:boat|raft|punt|skiff|canoe|barge|flatboat|keelboat|dinghy|launch|sweep|tiller|helm|oars?|current|rapids)\b"
             r"|\b(?:on|at|takes?|grabs?|works?)\s+the\s+(?:sweep|tiller|helm|oars)\b|\bthe\s+sweep\b",
-    "gamble": r"\b(?:bet|bets|betting|wager|wagers|gamble|gambles|gambling|ante|antes)\b|\bdeal\s+me(?:\s+in)?\b"
+    # "I'd wager they've seen less use", "I bet he's lying": a guess said aloud, not a stake
+    "gamble": r"(?<!\bi'd )(?<!\bi’d )(?<!\bi'll )(?<!\bwould )\b(?:bet|bets|betting|wager|wagers|gamble|gambles|gambling|ante|antes)\b"
+              r"(?!\s+(?:that\s+(?:he|she|they|it|you|we)\b|(?:he|she|they|it|you|we)(?:'s|’s|'re|’re|'ll|'d|'ve|\s+(?:is|are|was|were|will|would|can|could|has|have|had|"
+              r"don't|doesn't|didn't|never|knows?|thinks?)\b)))|\bdeal\s+me(?:\s+in)?\b"
               r"|\bplays?\s+(?:him|her|them|cards|poker|faro|dice)\b|\bhand for hand\b|\b(?:push|pushes|put|puts|toss|tosses)\s+(?:in\s+)?(?:my|his|her|their)\s+stake\b|\b(?:a|another|the)\s+(?:hand|round|game)\s+of\s+(?:cards|poker|faro|dice|bones)\b",
     "endure": r"\bthrough\s+(?:the\s+|that\s+|this\s+)?(?:\w+\s+)?(?:fumes|smoke|gas|spores|stench|reek|miasma|vapou?rs?)\b"
               r"|\b(?:fight|fights|fighting|shake|shakes|throw|throws)\s+off\s+(?:the\s+)?(?:\w+\s+)?(?:venom|poison|disease|sickness|fever|toxin|drug|exhaustion|chill)\b"
@@ -78,7 +81,12 @@ CUES: dict[str, str] = {
     # moving unseen: "keeping low and out of the light", "creeps up without a sound"
     # ("sneaks up and lifts the hat" names the lifting as its act: the approach is only the way there)
     "sneak": r"\b(?:sneak|sneaks|sneaking|creep|creeps|creeping|steal|steals|stealing)\s+(?:up|past|in|into|out|along|through|toward|towards|closer|around|round|after|behind|across|over|down)\b(?!\s+and\b)"
-             r"|\b(?:keep|keeps|keeping|stay|stays|staying)\s+(?:low|down|to the shadows|in the shadows|out of (?:the )?(?:light|sight|view|lamplight|firelight|moonlight))\b"
+             r"|\b(?:keep|keeps|keeping|stay|stays|staying)\s+(?:to the shadows|in the shadows|out of (?:the )?(?:light|sight|view|lamplight|firelight|moonlight))\b"
+             # low, on the move: "keeps low along the hedge"; not "keeps low and talks the mule calm" on a pitching deck
+             r"|\b(?:keep|keeps|keeping|stay|stays|staying)\s+(?:low|down)\b(?=[^.;!?]*\b(?:creep|creeps|crawl|crawls|move|moves|moving|edge|edges|"
+             r"slip|slips|work|works|making|makes|make|toward|towards|past|through|along|across|around|behind|closer|approach|approaches|"
+             r"follow|follows|circle|circles|tail|tails|dart|darts|scuttle|scuttles|cross|crosses|head|heads|shadows?|out of (?:the )?(?:light|sight|view)|"
+             r"unseen|unnoticed|quiet|quietly|silent|silently)\b)"
              r"|\bwithout\s+(?:being\s+(?:seen|heard|noticed|spotted)|a\s+sound|making\s+a\s+sound)\b"
              r"|\bwithout\s+(?:the|a|any|anyone|anybody|him|her|them)\s+(?:\w+\s+)?(?:noticing|seeing|hearing|spotting)\b"
              r"|\bfrom\s+(crate|cover|shadow|tree|barrel|bush|doorway|pillar)\s+to\s+\1\b",

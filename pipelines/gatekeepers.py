@@ -36,6 +36,12 @@ _STOPS = (r"(?:block|blocks|blocking|blocked|bars the|barring|barred|stop|stops|
           r"forbids|forbidden|pries|prying|lifts? the|frown|frowns|frowning|suspicious|eyes|eyeing|rationing|insists|taps|"
           r"wants? to see|asks? for|no one (?:gets|goes|passes|enters)|nobody|only (?:to|for)|will not|won't|grumbl\w*)")
 _KEEPER_SCENE = re.compile(rf"\b{_KEEPER}\b[^.;]*\b{_STOPS}\b|\b{_STOPS}\b[^.;]*\b{_KEEPER}\b", re.I)
+# anyone the scene sets against the asking, whatever their trade: the debtor who has dodged the
+# party for a month, the witness who refuses to talk
+# ("some of them have avoided the fray" avoids no one; "I wouldn't say a clearing" is the teller's hedge)
+_UNWILLING = re.compile(r"\b(?:has|have|had)\s+(?:been\s+)?(?:dodg|avoid|duck|evad|refus|stall|hid)\w*\s+(?:him|her|them|you|us|me|the\s+(?:party|group|law|sheriff|watch|"
+                        r"collectors?|questions?)|paying|to\s+pay|payment|every)\b"
+                        r"|(?<!\bi )(?<!\byou )(?<!\bwe )\b(?:refuses?|refused|won't|will not|would not|wouldn't)\s+(?:to\s+)?(?:pay|talk|speak|answer|say|sell|give|hand|open|let|tell)\b", re.I)
 # ("or we're both in the soup" is a worry, not a threat)
 _THREAT = re.compile(r"\bor (?:else|i'll|i will|we'll|we will|you'll|you will|i|we)\b(?!'re|'ve|'d| are| were| have| both)|"
                      r"\b(?:i'll|i will|we'll|we will)\s+(?:kill|break|hurt|gut|shoot|burn|bury|cut|end)\b|"
@@ -52,6 +58,11 @@ _REQUEST = re.compile(r"\b(?:asks?|begs?|urges?|pleads? with|implores?|beseeches
                       r"|\b(?:convinces?|persuades?|bargains? with|haggles? with|tries to (?:talk|convince|persuade|bribe|bluff|threaten)|"
                       r"talks? (?:him|her|them|the \w+) into)\b", re.I)
 _REPORTED_THREAT = re.compile(r"\b(?:threatens?|warns? (?:him|her|them|the \w+) (?:that|to|what))\b", re.I)
+# menace in the body, around the words: "leans over the vat until his shadow covers the tanner"
+_MENACE = re.compile(r"\b(?:looms?|looming|towers?|towering)\s+over\b|\buntil\s+(?:his|her|their|my)\s+shadow\s+(?:covers|falls)\b"
+                     r"|\bcracks?\s+(?:his|her|their|my)\s+knuckles\b|\bgets?\s+(?:right\s+)?in\s+(?:his|her|their)\s+face\b"
+                     r"|\b(?:grabs?|seizes?|hauls?|yanks?)\s+(?:him|her|them|the\s+\w+)\s+(?:up\s+)?by\s+the\s+(?:collar|lapels?|shirt(?:front)?|throat|scruff)\b"
+                     r"|\b(?:rests?|lays?|puts?)\s+(?:his|her|their|my)\s+hand\s+on\s+(?:the|his|her|their|my)\s+(?:hilt|pommel|gun|revolver|pistol|holster|knife|sword|axe)\b", re.I)
 _REPORTED_LIE = re.compile(r"\b(?:lies to|claims? (?:to be|that|he is|she is|they are)|pretends? to be|passes (?:himself|herself|themselves) off|"
                            r"poses? as|bluffs?)\b", re.I)
 
@@ -65,14 +76,14 @@ def asks_in_words(line: str) -> bool:
 def keeper_in(scene: str) -> bool:
     """Whether the scene sets someone to stop, check or refuse: a guard blocking a gate, an
     inspector prying at a crate, an orderly between the player and the ward."""
-    return bool(_KEEPER_SCENE.search(scene or ""))
+    return bool(_KEEPER_SCENE.search(scene or "") or _UNWILLING.search(scene or ""))
 
 
 def social_kind(line: str) -> str:
     """The shared kind of social act the words are (the packs' ``concepts``): ``intimidate``,
     ``persuade`` or ``deceive``."""
     told = without_quotes(line)
-    if _THREAT.search(line) or _REPORTED_THREAT.search(told):
+    if _THREAT.search(line) or _REPORTED_THREAT.search(told) or _MENACE.search(told):
         return "intimidate"
     if _PLEA.search(line) or (_REQUEST.search(told) and not _REPORTED_LIE.search(told)):
         return "persuade"  # a request told, not quoted, is put plainly

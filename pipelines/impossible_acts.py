@@ -235,7 +235,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
     if _JUMP.search(text) and _ACROSS.search(text):
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
-    return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene) or _burned(text, scene)
+    return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
             or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene))
 
@@ -435,7 +435,10 @@ _WEIGHT = re.compile(_AMOUNT + r"(?P<unit>" + "|".join(_UNITS_LB) + r")\b", re.I
 # lifting, not pushing: a loaded wagon is shoved out of a rut, never raised
 _LIFT = re.compile(r"\b(?:lift|lifts|lifting|hoist|hoists|carry|carries|hurl|hurls|throw|throws|toss|tosses)\b|"
                    r"\b(?:heave|heaves|heaving|raise|raises|pick|picks|shoulder|shoulders|right|rights|haul|hauls|hold|holds)\b"
-                   r"(?:\s+\w+){0,4}?\s+(?:up|over|above|overhead|upright|aloft)\b", re.I)
+                   r"(?:\s+\w+){0,4}?\s+(?:up|over|above|overhead|upright|aloft)\b"
+                   # righting a thing is lifting one side of it: "pushes the whole barge back upright"
+                   r"|\b(?:push|pushes|shove|shoves|tip|tips|flip|flips|roll|rolls|lever|levers|turn|turns)\b"
+                   r"(?:\s+\w+){0,4}?\s+(?:upright|right side up|the right way up)\b", re.I)
 _VEHICLE = r"(?:car|cars|automobile|motorcar|roadster|sedan|truck|lorry|tractor|bus|locomotive|engine|wagon|carriage|stagecoach|coach)"
 _OVERHEAD = re.compile(r"\b(?:lift|lifts|hoist|hoists|raise|raises|pick|picks|heave|heaves)\s+(?:the|a|an|his|her|their|that)\s+"
                        r"(?:\w+\s+){0,2}?(?P<thing>[A-Za-z-]+)\s+(?:up\s+)?(?:over|above)\s+(?:my|his|her|their)\s+head", re.I)
@@ -686,8 +689,24 @@ def _gone_items(scene: str) -> dict[str, str]:
     return items
 
 
-def _taken(text: str, scene: str) -> str | None:
-    """The line draws, lights, plays or uses a thing the scene says was taken, broken or lost."""
+# a weapon the act needs without naming it: "nocks an arrow and shoots" needs the bow the guards took
+_NEEDS_WEAPON = {
+    "bow": re.compile(r"\b(?:nock|nocks|nocking|arrows?|looses?|loosing|draws? back)\b", re.I),
+    "crossbow": re.compile(r"\b(?:bolts?|cranks?|winds? the string)\b", re.I),
+    "gun": re.compile(r"\b(?:shoot|shoots|shooting|fire|fires|firing|fans? the hammer|draws? and fires|bullets?|rounds?)\b", re.I),
+}
+_WEAPON_KIND = {"bow": "bow", "longbow": "bow", "shortbow": "bow", "quiver": "bow", "arrows": "bow",
+                "crossbow": "crossbow", "revolver": "gun", "pistol": "gun", "gun": "gun", "guns": "gun", "rifle": "gun",
+                "colt": "gun", "shotgun": "gun", "derringer": "gun", "winchester": "gun", "carbine": "gun", "sidearm": "gun"}
+# any weapon named in the line: then the act uses that one, not the one taken
+_ANY_WEAPON = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|revolver|pistol|gun|rifle|colt|shotgun|derringer|winchester|carbine|"
+                         r"sidearm|musket|blunderbuss|wand|staff|javelin|dagger|knife|sword|axe|spear|rock|stone|spell|cantrip)s?\b", re.I)
+
+
+def _taken(text: str, scene: str, actor: str | None = None) -> str | None:
+    """The line draws, lights, plays or uses a thing the scene says was taken, broken or lost,
+    or shoots in a way only that weapon allows (arrows nocked when the bow the scene says was
+    taken from ``actor``, by name, in the same sentence)."""
     if _is_question(text) or re.search(r"\b(?:(?:get|gets|ask|asks|want|wants|demand|demands|buy|buys|win|wins|take|takes)\b[^.!?]{0,30}?\bback|find|finds|search|searches|look for|looks for|recover|retrieve|steal|fish|fishes|dive|dives|mend|mends|repair|repairs|fix|fixes|pieces)\b", text, re.I):
         return None
     items = _gone_items(scene)
@@ -699,6 +718,13 @@ def _taken(text: str, scene: str) -> str | None:
         if hits:
             hit = hits[-1]  # the noun ends the phrase: "thieves' tools", "tallow candle stub"
             return f"the {hit} {'were' if hit.endswith('s') and not hit.endswith('ss') else 'was'} {items[hit]}"
+    if actor and not _ANY_WEAPON.search(text):
+        owner = re.compile(rf"\b{re.escape(first_name(actor))}\b", re.I)
+        for item, how in items.items():
+            kind = _WEAPON_KIND.get(item)
+            said = [x for x in _SENTENCE.findall(scene) if re.search(rf"\b{item}\b", x, re.I) and owner.search(x)]
+            if kind and said and _NEEDS_WEAPON[kind].search(text):
+                return f"the {item} {'were' if item.endswith('s') else 'was'} {how}"
     return None
 
 
@@ -774,6 +800,9 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
      r"\b(?:calls?|calling|prays?|praying)\s+(?:on|to|upon)\s+(?:the lord|god|the gods|the saints?|heaven|the almighty|\w+)\s+(?:to|and)\s+"
      r"(?:heal|heals|cure|cures|mend|mends|close|closes|save|saves)\b"
      r"|\b(?:lays?|laying|puts?|places?)\s+(?:her|his|their|my)\s+hands\s+on\b[^.!?]{0,60}?\b(?:heal|heals|healed|cure|cures|cured|mend|mends)\b"),
+    # a miracle called for by name: "calls down a healing miracle like the preacher does"
+    ("a miracle", r"\b(?:call|calls|calling|invoke|invokes|invoking|channel|channels|channelling|channeling|perform|performs|performing)\s+"
+                  r"(?:down\s+)?(?:a|an|the|his|her|their|my|one)\s+(?:\w+\s+)?miracles?\b"),
     ("raising the dead",
      r"\b(?:bring|brings|bringing|pray|prays|praying|sing|sings|singing|call|calls|calling|will|wills) (?:him|her|them|it|the \w+|\w+) (?:\w+ ){0,2}back to life\b"
      r"|\b(?:raise|raises|raising) (?:(?:him|her|them|the \w+|\w+) from )?the dead\b|\bresurrect(?:s|ing)? (?:him|her|them|the \w+|\w+)\b"),
@@ -846,7 +875,10 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"x-?rays?", 1895, "there are no X-rays"),
     (r"radar", 1935, "there is no radar"),
     (r"digital cameras?|(?:little |small |tiny )?(?:screen|display|lcd) (?:on|of) (?:the back of )?(?:the |my |his |her |their )?cameras?|"
-     r"cameras?(?:'s|’s) (?:little |small )?(?:screen|display)", 1975, "there are no digital cameras"),
+     r"cameras?(?:'s|’s) (?:little |small )?(?:screen|display)|"
+     # looking back at the pictures in the camera itself: film shows nothing until it is developed
+     r"(?:shots|photos|photographs|pictures|images|snaps|frames) (?:on|in) (?:the |my |his |her |their )?cameras?(?! bag| case| strap)", 1975,
+     "there are no digital cameras"),
     (r"polaroids?|instant (?:colou?r )?(?:cameras?|photos?|photographs?|prints?|snaps?)", 1948, "there are no instant cameras"),
     (r"cameras?", 1839, "there are no cameras"),
 )

@@ -30,6 +30,9 @@ _GEAR = (r"(?:revolver|pistol|rifle|gun|shotgun|carbine|colt|winchester|musket|c
          r"guitar|harmonica|banjo|flute|notes|notebook|journal|bedroll|tent|camp|things|belongings|holster|belt|horse|mount|mule|pony|"
          r"watch|pocket watch|clock|fletching|hat|coat|cloak|gloves|collar|tie|cravat|spectacles|glasses|"
          r"camera|plates?|plate holders?|film|flash powder|powder|tripod|tobacco)")
+# what the rest of the party does meanwhile, when that is idle
+_IDLE_OTHERS = (r"(?:stretch|stretches|rest|rests|eat|eats|sleep|sleeps|wait|waits|sit|sits|chat|chats|talk|talks|doze|dozes|smoke|smokes|"
+                r"make camp|makes camp|set up camp|sets up camp|catch their breath|catches (?:his|her) breath)")
 # each kind of routine clause, by its opening verb
 ROUTINE: dict[str, str] = {
     "gear": r"(?:load|loads|loading|unload|unloads|holster|holsters|sheathe|sheathes|sheath|sheaths|clean|cleans|oil|oils|wax|waxes|"
@@ -39,7 +42,11 @@ ROUTINE: dict[str, str] = {
             r"check|checks|count|counts|fill|fills|refill|refills|trim|trims|light|lights|wind|winds|hang|hangs|lay|lays|"
             r"set|sets|spread|spreads|roll|rolls)\s+(?:up\s+|out\s+|down\s+|on\s+|off\s+|over\s+)?" + _OWN + _GEAR + r"\b"
             r"|(?:holster|holsters|sheathe|sheathes|pocket|pockets|stow|stows|shoulder|shoulders)\s+(?:it|them)\b"
-            r"|(?:feed|feeds|water|waters|brush|brushes|curry|curries|unsaddle|unsaddles)\s+(?:down\s+)?(?:it|them|him|her)\b",
+            r"|(?:feed|feeds|water|waters|brush|brushes|curry|curries|unsaddle|unsaddles)\s+(?:down\s+)?(?:it|them|him|her)\b"
+            # the animals taken to water or grass: "leads the mules down to the spring to drink"
+            r"|(?:lead|leads|walk|walks|take|takes)\s+(?:the|my|his|her|their|our)\s+(?:\w+\s+)?(?:horses?|mules?|mounts?|pony|ponies|team|oxen|"
+            r"camels?|donkeys?)\s+(?:down\s+|over\s+|back\s+)?to\s+(?:the\s+)?(?:\w+\s+)?(?:water|drink|spring|stream|creek|river|trough|well|"
+            r"pond|stables?|paddock|corral|pasture|grass)\b",
     "door": r"(?:lock|locks|bolt|bolts|bar|bars|shut|shuts|close|closes|latch|latches)\s+(?:the|his|her|my|their|a)\s+(?:\w+\s+)?"
             r"(?:door|doors|gate|shutters?|window)\b"
             r"|(?:tie|ties|tether|tethers|hitch|hitches|stable|stables)\s+(?:up\s+)?(?:my|his|her|their|the)\s+(?:\w+\s+)?(?:horse|horses|mount|mounts|mule|mules|pony|ponies|team)\b",
@@ -50,7 +57,9 @@ ROUTINE: dict[str, str] = {
           r"shop|store|bar|stairs|corridor|yard|square|market|kitchen|parlou?r|lobby|office|station|platform|church|chapel|camp|house)\b",
     "idle": r"(?:hum|hums|humming|whistle|whistles|whistling|rest|rests|sit|sits|settle|settles|stretch|stretches|doze|dozes|"
             r"yawn|yawns|practise|practises|practice|practices|rehearse|rehearses|sip|sips|eat|eats|smoke|smokes|puff|puffs|"
-            r"wash|washes|shave|shaves)\b",
+            r"wash|washes|shave|shaves)\b"
+            # the others' rest as the time it happens in: "While the others stretch their legs, ..."
+            r"|while\s+(?:the\s+others|the\s+rest(?:\s+of\s+(?:us|them|the\s+\w+))?|everyone(?:\s+else)?|they|we)\s+" + _IDLE_OTHERS + r"\b",
 }
 _CLAUSE = re.compile(r"\s*(?:[,;:.!]|\band\b|\bthen\b|\bafter that\b)\s*", re.I)
 _SUBJECT = re.compile(r"^(?:i|he|she|they|we|you)\s+", re.I)
@@ -60,7 +69,7 @@ _ADVERB = re.compile(r"^(?:(?:carefully|quietly|slowly|calmly|idly|absently|also
 _ROUTINE = tuple(re.compile(rf"^(?:{pattern})", re.I) for pattern in ROUTINE.values())
 # haste or danger, in the line or the scene: then even a routine act may be a race
 _PRESSURE = re.compile(r"\b(?:hurry|hurries|hurried|hurriedly|quick|quickly|fast|rush|rushes|rushed|seconds?|any moment|in time|"
-                       r"before (?:it|they|he|she|the|anyone|someone|we|i)|while (?:the|they|he|she)|under fire|charg\w+|attack\w*|"
+                       r"before (?:it|they|he|she|the|anyone|someone|we|i)|while (?:the|they|he|she)(?!\s+(?:others|rest)?\s*" + _IDLE_OTHERS + r")|under fire|charg\w+|attack\w*|"
                        r"ambush\w*|bearing down|closing in|closes in|coming for|pursu\w+|chasing|chased|gunfire|shots? (?:ring|rang|crack)|"
                        r"fight|fighting|brawl|battle|duel|bullets?|flood\w*|collaps\w+|sinking|screams?|"
                        r"(?:for|to impress|in front of|before) (?:the|a|an) (?:crowd|court|audience|duke|king|queen|judges?)|"

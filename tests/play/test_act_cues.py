@@ -55,6 +55,11 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (DND, "Oskar listens to the whole tune, steeling his mind against it.", ["wisdom_save"]),
     (PF2, "I clench my holy symbol and refuse to touch the thing. I won't listen.", ["will"]),
     (SWADE, "Hosea plants his feet and does not run as the dead reach for him.", ["spirit", "fear"]),
+    (SWADE, '"Son, them pistols are prettier than you are, and I\'d wager they\'ve seen less use."', []),  # a guess, not a stake
+    (SWADE, "I bet he's bluffing.", []),
+    (SWADE, "I bet you ten dollars he misses.", ["gambling"]),
+    (DND, "Ilya grabs the mule's halter, keeps low and talks to it in a steady rumble.", []),  # low on a pitching deck, not sneaking
+    (DND, "I keep low and move along the hedge toward the camp.", ["stealth"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks

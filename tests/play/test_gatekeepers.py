@@ -22,6 +22,9 @@ COC, PF2 = rulesets.load("coc7e"), rulesets.load("pf2e")
     ("The innkeeper is rationing the last beds and will give them only to riders on the baron's business.", True),
     ("The innkeeper is wiping down the bar and humming.", False),          # at work, not in the way
     ("A guard dozes on a stool at the far end of the market.", False),
+    ("A tanner named Gorrick owes Ilya nine silver and has dodged him for a month.", True),   # set against the asking
+    ("The old woman would not say where her son went.", True),
+    ("The miller will not be home until dark.", False),
 ])
 def test_a_scene_sets_a_gatekeeper_only_where_someone_stops_checks_or_refuses(scene, keeper):
     assert keeper_in(scene) is keeper
@@ -32,6 +35,8 @@ def test_a_scene_sets_a_gatekeeper_only_where_someone_stops_checks_or_refuses(sc
     ('"Please, ma\'am. He\'s my brother and he might not see morning."', "persuade"),
     ('"Hymnals, sir, nothing but hymnals for the temple."', "deceive"),
     ('"I\'m his cousin from Providence, came straight off the train."', "deceive"),
+    ('Ilya taps the ledger and leans over the vat until his shadow covers the tanner. "Nine silver. Today."', "intimidate"),
+    ('Ilya leans over the table to show him the ledger. "Nine silver, as we agreed."', "deceive"),
 ])
 def test_the_words_say_which_social_act_they_are(line, kind):
     assert social_kind(line) == kind

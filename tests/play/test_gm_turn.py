@@ -608,6 +608,16 @@ def test_asking_the_gate_chief_politely_about_a_secret_rolls_the_family_check_fo
     assert [c.skill for c in asked.checks] == ["diplomacy"] and not asked.fight, asked.notes
 
 
+def test_asking_the_gambler_about_his_cards_is_answered_not_rolled_as_gambling():
+    """The marked deck's family is Notice, Gambling, Thievery: no check for words. Asking Vane where
+    he learned to play is his to answer; watching his hands at the table still reads the deck."""
+    g, _ = gm("swade", "copper_flats", [], ["Vane only smiles and cuts the deck."], spec=adjudicate())
+    asked = g.step("Lottie", "I ask Vane where he learned to play cards")
+    assert asked.decision == "no_roll" and asked.rolls == [], asked.notes
+    watched = g.step("Lottie", "I watch Vane's hands closely while he deals the cards")
+    assert watched.decision == "roll" and watched.checks[0].skill in {"notice", "gambling"}, watched.notes
+
+
 def test_a_plain_question_to_the_gm_is_answered_even_when_it_touches_a_secret():
     g, _ = gm("dnd5e", "drowned_chapel", ["perception"], ["Cold water laps at the pews; the bell hangs silent above."])
     line = "What's hanging in the bell tower?"
@@ -657,3 +667,20 @@ def test_the_narrator_reads_the_players_last_lines_not_its_own_earlier_words():
     asked = [r for r in model.requests if r.get("step") == "narrate"][-1]["messages"][-1]["content"]
     assert "Brisa" in asked and "I wade toward the altar" in asked
     assert first not in asked and "GM:" not in asked and asked.count("I look up at the bell") == 1
+
+
+@pytest.mark.parametrize("scene, line, skill", [
+    ("The river is unusually low after a dry summer, and the smugglers' flatboat slipped into the reeds ahead. Three channels branch off.",
+     "Which of those channels could a loaded flatboat still get through? Keth thinks back on every trip he's made down this stretch.",
+     "lore:river"),                                                                  # his own Lore: the scene's river is the line's
+    ("At a riverbank camp a boatwoman stirs a stew of pale mushrooms she gathered this morning.",
+     'Keth turns one of the mushrooms over. "Hang on, are these safe to eat?"', "nature"),  # a riverbank is not what he asks about
+])
+def test_a_recall_goes_by_the_characters_own_lore_where_its_topic_is_in_play(scene, line, skill):
+    from gm.table import Scenario
+
+    g = GameMaster("pf2e", Scenario(id="lore_case", ruleset="pf2e", title="t", scene=scene, opening=scene),
+                   ScriptedModel(by_step={"narrate": ["The water slides brown and slow between the reeds on either side."]}),
+                   pipeline="adjudicate", characters=["Keth"], memory=False, seed=3)
+    reply = g.step("Keth", line)
+    assert [c.skill for c in reply.checks] == [skill], reply.notes

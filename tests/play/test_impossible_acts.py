@@ -759,3 +759,42 @@ def test_a_shot_at_a_rider_miles_across_a_valley_is_out_of_a_revolvers_reach():
 ])
 def test_healing_by_prayer_is_a_miracle_for_one_who_works_them(line, what):
     assert magic_act(line) == what
+
+
+@pytest.mark.parametrize("line, actor, refused", [
+    ("Keth nocks an arrow and shoots at the thief's legs before he can get over the roof.", "Keth", "the bow was taken"),
+    ("Keth throws a roof tile at the thief's legs.", "Keth", None),            # another weapon, named
+    ("Marisol nocks an arrow and shoots at the thief.", "Marisol", None),      # not hers that was taken
+    ("Keth asks the gate guards for his bow back.", "Keth", None),
+])
+def test_shooting_needs_the_bow_the_scene_says_was_taken_from_the_archer(line, actor, refused):
+    scene = "In the walled town of Reedholm the gate guards took Keth's bow and quiver an hour ago. A thief is escaping over a rooftop."
+    assert impossible_in_scene(line, scene, actor) == refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Marisol braces her shoulder against the hull and pushes the whole barge back upright.",
+     "A cargo barge, forty tons of oak planks and grain sacks, lies hull-up against the bank.", "no one lifts 40 tons"),
+    ("Marisol pushes the overturned handcart back upright.", "A handcart lies on its side in the mud.", None),
+    ("Marisol pushes the barge off the sandbar with a pole.", "A barge of forty tons is stuck on the sandbar.", None),  # afloat: a shove
+])
+def test_righting_what_weighs_tons_is_lifting_it(line, scene, refused):
+    assert impossible_in_scene(line, scene, "Marisol") == refused
+
+
+@pytest.mark.parametrize("line, what", [
+    ("Dutch lays his hand on the miner's wound and calls down a healing miracle like the preacher does.", "a miracle"),
+    ("Lottie works a miracle on that engine with a wrench and some wire.", None),   # a figure of speech
+])
+def test_a_miracle_called_down_is_magic(line, what):
+    assert magic_act(line) == what
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Tomás flicks back through the shots on the camera to see whether the figure came out.", True),
+    ("Tomás puts the exposed plates in his camera bag and heads for the darkroom.", False),
+])
+def test_no_picture_is_seen_on_a_camera_before_digital_ones(line, refused):
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert (impossible_in_era(line, "A foggy street in 1925 Arkham.") is not None) is refused

@@ -18,6 +18,7 @@ from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
     ("I brush down my horse and feed her.", "The livery stable at dusk."),
     ("She sharpens her sword, then sheathes it.", "A quiet inn."),
     ("I load a fresh plate holder into the camera and check the flash powder.", "A quiet side street; nothing to do but wait."),
+    ("While the others stretch their legs, Lottie leads the mules down to the spring to drink.", "A clear spring in the afternoon sun."),
 ])
 def test_routine_upkeep_with_nothing_pressing_is_routine(line, scene):
     assert routine_only(line, scene)
@@ -31,6 +32,8 @@ def test_routine_upkeep_with_nothing_pressing_is_routine(line, scene):
     ("I check the door for traps.", "A dusty corridor."),                                        # a search, not upkeep
     ('"Lock the door," I tell him.', "A quiet inn."),                                            # talk has its own rules
     ("I read the ancient runes on the door.", "A crypt."),                                       # reading a script may need a check
+    ("While the guard dozes, I lead the horses out to the road.", "The stable yard at night."),     # timed past a watcher
+    ("I lead the mules down to the river.", "Riders are closing in from the ridge."),               # danger in the scene
 ])
 def test_acts_with_a_chance_to_fail_or_a_reason_to_hurry_are_not_routine(line, scene):
     assert not routine_only(line, scene)
