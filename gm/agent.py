@@ -313,7 +313,8 @@ class GameMaster(PlayerRolls, SessionSetup):
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
                                          hint_checks=list(secret.checks) if secret else [],
-                                         without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)])
+                                         without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)],
+                                         blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)])
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
         turn.notes += [s.error for s in result.steps if s.error]
         if result.error:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from .scene_state import acts_on_gone, is_question as _is_question
-from .speech import first_name
+from .speech import first_name, without_quotes
 
 __all__ = ["impossible_act", "impossible_in_scene", "magic_act", "impossible_without_magic", "impossible_in_era", "INVENTIONS", "IMPOSSIBLE_ACTS", "MAGIC_ACTS",
            "JUMP_LIMIT_FT", "SHOT_LIMIT_FT"]
@@ -69,10 +69,18 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     # "holds his breath on the bottom until the soldiers leave at dawn"
     ("no one holds their breath that long",
      rf"\bhold(?:s|ing)? {_SOMEONES} breath\b[^.;!?]{{0,60}}?\buntil [^.;!?]{{0,40}}?\b(?:at|by|come|before) (?:dawn|sunrise|morning|nightfall|sundown)\b"),
+    # "holds his breath until the guards give up and leave, three days later"
+    ("no one holds their breath that long",
+     rf"\bhold(?:s|ing)? {_SOMEONES} breath\b[^.;!?]{{0,80}}?\b(?:an? |one |two |three |four |five |six |several |many |\d+ )(?:hours?|days?|weeks?|nights?)\b"),
     # "dives down and searches the shrine, staying under for a good hour"
     ("no one holds their breath that long",
      r"\b(?:stay|stays|staying|remain|remains|remaining|swim|swims|swimming|stay down|stays down)\s+(?:under|underwater|down|beneath the (?:water|surface|waves))"
      r"\s+(?:for\s+)?(?:a good |a whole |an entire |about an? |nearly an? |over an? |an? |the whole |all )?(?:hour|hours|day|days|night|afternoon|morning)\b"),
+    # "walks straight through the stone wall like a ghost": no body passes through solid matter
+    ("no body passes through solid stone or iron",
+     r"\b(?:walk|walks|walking|step|steps|stepping|pass|passes|passing|phase|phases|phasing|drift|drifts|float|floats|melt|melts)\s+"
+     r"(?:straight\s+|right\s+|clean\s+)?through\s+(?:the\s+|a\s+|that\s+)?(?:solid\s+|stone\s+|brick\s+|iron\s+|thick\s+)*"
+     r"(?:wall|walls|portcullis|bulkhead|solid rock|bedrock|bars)\b(?=[^.;!?]{0,30}\blike a (?:ghost|spirit|shade|phantom)\b|\s*(?:$|[.,;!?]))"),
     ("nothing living outruns that", r"\b(?:outrun|outruns) (?:a |the )?(?:bullet|lightning|light)\b"),
     ("no hand is quicker than a bullet",
      r"\b(?:catch|catches|catching|snatch|snatches|snatching|grab|grabs|pluck|plucks|seize|seizes)\s+(?:the|a|that|each|every|both)\s+"
@@ -195,9 +203,9 @@ _ACROSS = re.compile(r"\b(?:across|over|to the (?:far|other)|the (?:whole |entir
 
 
 def _group(match: re.Match, name: str) -> str:
-    """A group of a ``_MEASURE`` match, also where a pattern holds it more than once (as ``h_<name>``, ``g_<name>``)."""
+    """A group of a ``_MEASURE`` match, also where a pattern holds it more than once (as ``h_<name>``, ``g_<name>``, ``t_<name>``, ``u_<name>``)."""
     found = match.groupdict()
-    return found.get(name) or found.get(f"h_{name}") or found.get(f"g_{name}") or ""
+    return next((found[k] for k in (name, f"h_{name}", f"g_{name}", f"t_{name}", f"u_{name}") if found.get(k)), "")
 
 
 def _feet(match: re.Match) -> float:
@@ -219,7 +227,7 @@ def _said(feet: float) -> str:
     return {0.5: "half a mile", 1: "a mile"}.get(miles, f"{miles:g} miles") if miles >= 0.5 else f"{feet:.0f} feet"
 
 
-def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str | None:
+def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_in_dark: bool = False) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a jump across a gap wider than anyone
     jumps, a shot at something farther than the weapon reaches, drawing or using a thing the
     scene says was taken, reading writing the scene says was burned, crossing by a bridge or
@@ -227,7 +235,9 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
     not there (``scene_state``), or speaking or wielding a weapon when the scene says ``actor`` is
     gagged, tied up or blindfolded, or firing a gun or bow the scene says ``actor`` has emptied, or
     using a password or a tongue the scene says no one knows, or breaking by hand through a foot of
-    steel or stone. ``None`` when the line is none of these, or the scene does not say.
+    steel or stone, or words put to someone the scene says is dead, out cold or gone, or (when
+    ``blind_in_dark``: the actor needs a light) reading in a dark the scene says is total.
+    ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
     """
@@ -237,7 +247,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None) -> str 
         return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene))
+            or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene) or _no_listener(text, scene)
+            or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -339,7 +350,10 @@ def _naming(text: str, scene: str, after: re.Match | None) -> list[str]:
     """The scene's sentences that name what the line acts on (its words after ``after``)."""
     target = text[after.end():] if after else text
     words = {w for w in _CONTENT.findall(target.lower()[:80]) if w not in _FAR_STOP}
-    return [sentence for sentence in _SENTENCE.findall(scene) if words & set(_CONTENT.findall(sentence.lower()))]
+    # "after the train" names the scene's "4:15 express": a vehicle under way is named by any word for one
+    vehicle = bool(_UNDER_WAY.search(target[:80]))
+    return [sentence for sentence in _SENTENCE.findall(scene)
+            if words & set(_CONTENT.findall(sentence.lower())) or (vehicle and _UNDER_WAY.search(sentence))]
 
 
 def _distances_for(text: str, scene: str, after: re.Match | None, gap: bool = False) -> list[float]:
@@ -576,8 +590,12 @@ def _unknown(text: str, scene: str) -> str | None:
 
 
 # ---- a door or wall the scene says is feet of steel or stone: no body breaks it ----------------
-_THICK = re.compile(_AMOUNT + r"(?P<unit>foot|feet|inch|inches|yard|yards)[\s-]+(?:thick\s+)?of\s+(?:solid\s+|reinforced\s+|tempered\s+)?"
-                    r"(?:steel|iron|stone|granite|rock|concrete|bronze|masonry)\b", re.I)
+_SOLID = r"(?:steel|iron|stone|granite|rock|concrete|bronze|masonry)"
+# "a foot of solid steel", "a two-foot-thick iron door", "the iron vault door is two feet thick"
+_THICK = re.compile(_AMOUNT + r"(?P<unit>foot|feet|inch|inches|yard|yards)[\s-]+(?:thick\s+)?of\s+(?:solid\s+|reinforced\s+|tempered\s+)?" + _SOLID + r"\b"
+                    r"|" + _AMOUNT.replace("?P<", "?P<t_") + r"(?P<t_unit>foot|feet|inch|inches|yard|yards)[\s-]+thick[\s-]+(?:solid\s+|reinforced\s+)?" + _SOLID + r"\b"
+                    r"|\b" + _SOLID + r"\b[^.;]{0,40}?\b(?:is|are|was|were|stands?)\s+" + _AMOUNT.replace("?P<", "?P<u_")
+                    + r"(?P<u_unit>foot|feet|inch|inches|yard|yards)[\s-]+thick\b", re.I)
 _BREAKS_BY_BODY = re.compile(r"\b(?:kick|kicks|kicking|punch|punches|shoulder|shoulders|smash|smashes|break|breaks|batter|batters|"
                              r"bash|bashes|ram|rams|force|forces|rip|rips|tear|tears|charge|charges|barge|barges)\b"
                              r"[^.;!?]{0,30}?\b(?:door|doors|wall|walls|vault|gate|hatch|bulkhead)\b", re.I)
@@ -589,9 +607,77 @@ def _too_thick(text: str, scene: str) -> str | None:
     """Kicking in or shouldering through a door or wall the scene says is a foot of steel or stone."""
     if _is_question(text) or not _BREAKS_BY_BODY.search(text) or _TOOLS.search(text):
         return None
-    inches = [_count(m) * (12 if m.group("unit").lower().startswith(("foot", "feet")) else 36 if m.group("unit").lower().startswith("yard") else 1)
+    inches = [_count(m) * (12 if _group(m, "unit").lower().startswith(("foot", "feet")) else 36 if _group(m, "unit").lower().startswith("yard") else 1)
               for m in _THICK.finditer(scene)]
     return "no body breaks through that much steel or stone" if inches and max(inches) >= 6 else None
+
+
+# ---- no one to hear it: the one spoken to is dead, out cold or gone away --------------------------
+# "The night clerk lies dead behind the desk" / "The ogre is out cold" / "Professor Whitcombe left for
+# Cairo last Tuesday": asking, telling or persuading them cannot work; waking them first, or magic, can.
+_SPEAKS_TO = re.compile(r"\b(?i:ask|asks|asking|question|questions|questioning|interrogate|interrogates|tell|tells|persuade|persuades|"
+                        r"convince|convinces|(?:talk|talks|speak|speaks|chat|chats|bargain|bargains|plead|pleads|reason|reasons)\s+(?:to|with)|"
+                        r"beg|begs|threaten|threatens|charm|charms|bribe|bribes|haggle with|haggles with)\s+"
+                        r"(?P<who>(?i:him|her|them)\b|(?i:the)\s+[a-z-]+(?:\s+[a-z-]+)?|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)")
+_NO_EARS = (r"(?:lies|lay|lying|is|was|are|were|falls?|fell|drops?|dropped|slumps?|slumped|now)\s+(?:\w+\s+)?(?:dead|lifeless|unconscious|senseless|"
+            r"out cold|in a coma|comatose)\b|(?:was|were|has been|had been)\s+(?:\w+\s+)?(?:killed|murdered|shot dead|hanged|buried|knocked (?:out|cold|senseless))\b"
+            r"|\bdied\b|(?:left|sailed|departed|set off|set out|took the \w+)\s+(?:\w+\s+)?(?:for|to)\s+[A-Z]"
+            r"|(?:is|are|was|were)\s+(?:away|abroad|out of town)\b|has gone (?:away|abroad|to [A-Z])")
+_AFTER_WHO = {"who", "what", "where", "when", "why", "how", "which", "whether", "if", "about", "to", "for", "and", "but", "the", "a", "an",
+              "his", "her", "their", "that", "this", "again", "once", "gently", "quietly", "politely", "softly"}
+_DEAD_WHO = re.compile(r"\b(?:corpse|body|bodies|dead man|dead woman|dead men|skeleton|skull|cadaver|remains)\b", re.I)
+# rousing them first, or reaching the dead or the distant some other way
+_ROUSE = re.compile(r"\b(?:wake|wakes|waking|rouse|rouses|revive|revives|reviving|slap|slaps|shake|shakes|smelling salts|splash|splashes|"
+                    r"heal|heals|cure|cures|spell|cast|casts|speak with dead|s[ée]ance|ouija|medium|pray|prays|telegram|telegraph|wire|"
+                    r"wires|letter|write|writes|telephone|phone|call|calls|message|send|sends|when (?:he|she|they) (?:wakes|comes|returns|gets back))\b", re.I)
+
+
+def _no_listener(text: str, scene: str) -> str | None:
+    """Words put to someone the scene says is dead, out cold or gone away, without first rousing
+    or reaching them another way."""
+    if _is_question(text) or _ROUSE.search(text):
+        return None
+    def named(phrase: str) -> str:  # "the piano player where" -> "piano player"
+        words = re.sub(r"^the\s+", "", phrase, flags=re.I).split()
+        return " ".join(words[:2]) if len(words) > 1 and words[1].lower() not in _AFTER_WHO else words[0]
+
+    told = without_quotes(text)
+    for m in _SPEAKS_TO.finditer(told):
+        who = m.group("who")
+        if who.lower() in ("him", "her", "them"):  # the one the line named before: "kneels by the clerk and asks him"
+            phrases = [named(p) for p in re.findall(r"\bthe\s+[a-z-]+(?:\s+[a-z-]+)?", told[: m.start()], re.I)][-1:]
+        else:
+            phrases = [named(who)]
+        for phrase in phrases:
+            noun = phrase.split()[-1]
+            if _DEAD_WHO.fullmatch(noun):
+                return f"the {phrase.lower()} cannot answer"
+            # the one named is the subject of the state (not "the innkeeper's son died")
+            said = re.search(rf"\b{re.escape(noun)}\b(?!['’]s)(?:[\s,]+[\w'’-]+){{0,6}}?[\s,]+(?:{_NO_EARS})", scene, re.I)
+            if said:
+                state = said.group(0).lower()
+                how = ("is dead" if re.search(r"dead|lifeless|killed|murdered|hanged|buried|died", state)
+                       else "is out cold" if re.search(r"unconscious|senseless|cold|coma|knocked", state) else "is not here")
+                return f"the {phrase.lower()} {how}" if noun[0].islower() else f"{phrase} {how}"
+    return None
+
+
+# ---- no light to read by: "the cellar is pitch black; the only lantern was smashed" ----------------
+_DARK = re.compile(r"\b(?:pitch[- ](?:black|dark)|(?:total|utter|complete|absolute) darkness|lightless|moonless|"
+                   r"(?:carries|carry|has|have|with) no (?:light|lantern|torch|lamp|candle)s?)\b", re.I)
+_READS = re.compile(r"\b(?:read|reads|reading|make out|makes out|decipher|deciphers|deciphering|"
+                    r"(?:study|studies|examine|examines|look at|looks at|check|checks)\s+(?:the|a|his|her|their|my)\s+(?:\w+\s+)?"
+                    r"(?:map|letter|note|writing|page|pages|inscription|sign|signpost|label|book|diary|journal|ledger|words|handwriting))\b", re.I)
+_BRINGS_LIGHT = re.compile(r"\b(?:light|lights|lit|lighting|strike|strikes|striking|match|matches|lantern|torch|candle|lamp|flashlight|"
+                           r"glow|glowing|moonlight|starlight|dawn|daylight|fire|flame|flames|by touch|feel|feels|feeling|fingers|fingertips|"
+                           r"outside|window|later|tomorrow|morning)\b", re.I)
+
+
+def _reads_in_dark(text: str, scene: str) -> str | None:
+    """Reading where the scene says it is pitch dark, bringing no light to read by."""
+    if _is_question(text) or not _DARK.search(scene) or not _READS.search(text) or _BRINGS_LIGHT.search(text):
+        return None
+    return "it is too dark to read anything without a light"
 
 
 def _said_of(actor: str, scene: str, state: re.Pattern) -> bool:
@@ -616,6 +702,12 @@ _AROUND_GAG = re.compile(r"\b(?:gag|spit|spits|chew|chews|loosen|loosens|work|wo
 
 # A state the scene puts on the actor, the acts it stops, the acts that work around it, and what the GM says.
 # Each is held in a sentence naming the actor (by first name) or the one after it (``_said_of``).
+_LAME = re.compile(r"\b(?:leg|ankle|knee|foot|hip)\s+(?:is|was|has been|had been|got)\s+(?:\w+\s+)?(?:broken|shattered|smashed|crushed|snapped)\b"
+                   r"|\bbroken\s+(?:leg|ankle|hip)\b|\b(?:leg|ankle)\s+(?:is\s+)?in\s+a\s+splint\b", re.I)
+_ON_LEGS = re.compile(r"\b(?:run|runs|running|sprint|sprints|sprinting|dash|dashes|race|races|jump|jumps|leap|leaps|vault|vaults|"
+                      r"kick|kicks|charge|charges|chase|chases|climb|climbs|dance|dances)\b", re.I)
+_AROUND_LAME = re.compile(r"\b(?:crutch|crutches|hobble|hobbles|limp|limps|limping|carried|carry|carries|horse|ride|rides|riding|wagon|"
+                          r"cart|good leg|one leg|hop|hops|crawl|crawls|drag|drags|cane|stick)\b", re.I)
 _HELD_BACK: tuple[tuple[re.Pattern, re.Pattern, re.Pattern, str], ...] = (
     # "bound in a cage, a leather gag buckled across her mouth": no speech verb, no quoted words
     (_GAG, re.compile(_SPEAKS.pattern + r"|[\"“]", re.I), _AROUND_GAG, "{who} is gagged: no words get out"),
@@ -623,6 +715,8 @@ _HELD_BACK: tuple[tuple[re.Pattern, re.Pattern, re.Pattern, str], ...] = (
     (_BOUND, _HANDS, _AT_BONDS, "{who} is tied up: no hand is free for that"),
     # "Dutch's Colt clicked empty on his last shot": no shot without a reload or another weapon first
     (_EMPTY, _FIRES, _RELOADS, "{who} has nothing left to shoot"),
+    # "Dutch's leg was broken in the fall and is splinted": no running, jumping or kicking on it
+    (_LAME, _ON_LEGS, _AROUND_LAME, "{who}'s leg is broken: it will not carry that"),
     # "Eddie is blindfolded in the back of the car": nothing read or watched; listening, counting turns,
     # working at the cloth and a fight (D&D's blinded still swings, at disadvantage) are left
     (_BLIND, _SIGHT, re.compile(_AROUND_BLIND.pattern + "|" + _OTHERS_SEE.pattern, re.I), "{who} cannot see: the eyes are covered"),
@@ -849,10 +943,14 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"(?:at|on|into) (?:the |a |his |her |their |my )?(?:\w+ )?computers?|computers? (?:terminal|screen|keyboard|records?|files?|search)|"
      r"databases?", 1951, "there are no computers"),
     (r"internet|e-?mails?|googl(?:e|es|ed|ing)|online|wi-?fi|web ?search", 1993, "there is no internet"),
+    (r"social media|facebook|twitter|instagram|tiktok", 2004, "there is no social media"),
     (r"gps|sat-?nav", 1995, "there is no GPS"),
     (r"televisions?|tv", 1939, "there is no television"),
     (r"cctv|security cameras?|camcorders?|video cameras?", 1970, "there are no video cameras"),
     (r"flashlights?|electric torch(?:es)?", 1899, "there are no electric torches"),
+    # Edison's street lighting began in 1882; a saloon or a farmhouse switch waited years longer
+    (r"electric (?:lights?|lamps?|bulbs?|lighting)|light ?bulbs?|light ?switch(?:es)?|(?:flips?|flicks?|switch(?:es)?|turns?) on the (?:overhead )?lights?|"
+     r"(?:flips?|flicks?|hits?) the light ?switch", 1885, "there is no electric light"),
     (r"caller ?id|call(?:er)? display", 1987, "there is no caller ID"),
     (r"answering machines?|voice ?mails?", 1971, "there are no answering machines"),
     (r"fax(?:es|ed)?|fax machines?", 1964, "there are no fax machines"),

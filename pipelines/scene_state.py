@@ -203,6 +203,11 @@ _PARTIAL = re.compile(r"^\s+(?:up )?to (?:its|his|her|their|the) (?!bottom|floor
 # "took" ruins only what it takes from someone: "took all their gear", "took Brisa's dagger" (not "took the road")
 _TOOK = re.compile(r"\b(?:took|confiscated|seized|impounded|pocketed)(?:\s+away)?(?=\s+(?:all\s+|every\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
 # left somewhere else: "left her rifle back at the livery", "his revolver is still back at the hotel"
+# beasts that ran off: gone from under the rider, though they may yet be followed, called or caught
+_BOLTED = re.compile(r"\b(horses?|mules?|mounts?|ponies|pony|camels?|oxen|donkeys?|mares?|geldings?|stallions?|steeds?)\s+(?:\w+\s+){0,2}?"
+                     r"(?:bolted|ran off|ran away|fled|stampeded|scattered|broke loose|broke free)\b", re.I)
+_AFTER_BOLTED = re.compile(r"\b(?:follow|follows|track|tracks|trail|trails|chase|chases|catch|catches|round up|rounds up|go after|goes after|"
+                           r"whistle|whistles|call|calls|lure|lures|coax|coaxes|wait|waits)\b", re.I)
 _AWAY = re.compile(r"\b(?:behind|back (?:at|in|on|home)|at home|miles (?:away|back))\b", re.I)
 _LEFT = re.compile(r"\b(?:left|forgot|forgotten)(?=\s+(?:all\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
 _IS_AWAY = re.compile(r"\b(?:is|are|was|were|lies|lie|sits|sit|hangs|hang|remains|remain|stays|stay)\s+(?:still\s+|safely\s+)?"
@@ -266,6 +271,8 @@ def gone_things(scene: str) -> dict[str, str]:
             stem = m.group(1).lower()
             if stem not in _ABSTRACT and stem not in _LESS_NOT_LACKING and getAllLemmas(stem, upos="NOUN"):
                 things.setdefault(stem, "not there")
+        for m in _BOLTED.finditer(sentence):  # "the party's horses bolted in the storm": no mount to ride
+            things.setdefault(_lemma(m.group(1).lower()), "bolted")
         for m in _TOOK.finditer(sentence):  # "the guards took all their gear, Pip's lute included"
             for head in _object(sentence[m.end():]):
                 things.setdefault(head, "taken")
@@ -379,13 +386,13 @@ def _fits_what_is_left(how: str, clause: str, before: str, after: str) -> bool:
     return bool(_NEGATED.search(clause) or _STATEMENT.search(clause) or _NOT_USE.search(clause)
                 or (dead and not _LIVING_USE.search(clause))
                 or _REMAINS.search(clause + " " + after[:12]) or re.match(r"\s+back\b", after)
-                or (not dead and re.search(r"\bfor$", lead))
+                or (not dead and re.search(r"\bfor$", lead)) or (how == "bolted" and _AFTER_BOLTED.search(clause))
                 or (how != "not there" and (_PASSING.search(lead) or _OUT_THE.search(before))))
 
 
 _LOOK_THROUGH = re.compile(r"\b(?:look|looks|looking|peer|peers|peering|gaze|gazes|glance|glances|stare|stares|see|sees|watch|watches|"
                            r"squint|squints)\s+(?:out(?:\s+of)?|through)$", re.I)
-_BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter", "die"}
+_BY_ITSELF = {"snap", "collapse", "crumble", "topple", "sink", "melt", "drown", "dissolve", "shatter", "splinter", "die", "bolt"}
 # how the scene's words read after "the X was/were ...": "snapped" stays, "went overboard" is "lost overboard"
 _SAID_AS = (("left behind", "left elsewhere"), ("went with", "taken away"), ("left with", "taken away"), ("rode off with", "taken away"),
             ("sailed with", "taken away"), ("with ", "taken away"), ("strewn", "wrecked"), ("went over", "lost overboard"), ("fell over", "lost overboard"), ("go over", "lost overboard"),

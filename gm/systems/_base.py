@@ -159,6 +159,14 @@ class Sheet(BaseModel):
             return False
         return True
 
+    def sees_in_dark(self, ruleset) -> bool:
+        """Whether this character sees without light: the concept or notes name darkvision or one of
+        the pack's ``rules.darkvision`` ancestries ("half-orc fighter"). A human, or any sheet of a
+        pack with no such list, needs a light to read by."""
+        described = f"{self.concept} {self.notes}".lower()
+        kinds = ["darkvision", *((getattr(ruleset, "rules", None) or {}).get("darkvision") or [])]
+        return any(re.search(rf"\b{re.escape(kind.lower())}\b", described) for kind in kinds)
+
     def summary(self, ruleset) -> str:
         """One line for the table: name, concept and the numbers a player looks at most."""
         return f"{self.name} — {self.concept}" if self.concept else self.name

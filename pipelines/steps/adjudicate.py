@@ -267,7 +267,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
 
     Options read from the pipeline run: ``scene`` (text for the shared system message),
     ``hint_checks`` (checks the scene points at for this line, e.g. a secret's, put first) and
-    ``without_magic`` (the characters whose sheets give no spells or powers).
+    ``without_magic`` (the characters whose sheets give no spells or powers) and ``blind_in_dark`` (those
+    who need a light to see by).
     """
     if mode not in ("hybrid", "retrieval", "model"):
         raise VgmError(f"adjudicate: mode {mode!r} is not hybrid, retrieval or model")
@@ -330,7 +331,7 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         who = who_rolls(speaker, line, state.instance)
         table_talk = bool(OUT_OF_CHARACTER.match(line)) and not always_roll  # to the GM, not the world: no rule judges it
         era = (getattr(pack, "rules", None) or {}).get("era") or {}
-        why = (impossible_act(line) or impossible_in_scene(line, scene, who)
+        why = (impossible_act(line) or impossible_in_scene(line, scene, who, who in options.get("blind_in_dark", ()))
                or impossible_without_magic(line, who, options.get("without_magic", ()))
                or impossible_in_era(line, scene, era.get("year"), era.get("name", ""))) if rules and not always_roll and not table_talk else None
         if why:

@@ -798,3 +798,112 @@ def test_no_picture_is_seen_on_a_camera_before_digital_ones(line, refused):
     from pipelines.impossible_acts import impossible_in_era
 
     assert (impossible_in_era(line, "A foggy street in 1925 Arkham.") is not None) is refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("I kneel by the clerk and ask him who did this to him.", "The night clerk lies dead behind the desk, his throat cut.", "the clerk is dead"),
+    ("I ask the ogre where his boss keeps the gold.", "The ogre is out cold on the tavern floor.", "the ogre is out cold"),
+    ("I knock and ask the professor about the idol.", "Professor Whitcombe left for Cairo by steamer last Tuesday.", "the professor is not here"),
+    ("I ask the corpse who killed him.", "A corpse lies in the alley.", "the corpse cannot answer"),
+    ("I slap the ogre awake and ask him where the gold is.", "The ogre is out cold on the tavern floor.", None),   # roused first
+    ("I ask the innkeeper about his son.", "The innkeeper's son died last winter; the innkeeper polishes glasses.", None),
+    ("I ask the guard about the dead man.", "A guard stands over a dead man in the alley.", None),
+    ("I ask the widow who killed her husband.", "The widow sits by the fire. Her husband was murdered last night.", None),
+])
+def test_words_put_to_the_dead_the_senseless_or_the_absent_reach_no_one(line, scene, refused):
+    assert impossible_in_scene(line, scene, "Tomás Reyes") == refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Ilya mounts his horse and rides for the village.", "the scene says the horse bolted"),
+    ("I saddle the horse.", "the scene says the horse bolted"),
+    ("I follow the horses' tracks into the moor.", None),     # a bolted beast may be followed, called or caught
+    ("I whistle for my horse.", None),
+])
+def test_no_one_rides_a_horse_that_bolted(line, refused):
+    assert impossible_in_scene(line, "The party's horses bolted in the storm last night; they are on foot on the moor.", "Ilya") == refused
+
+
+def test_a_train_is_named_by_any_word_for_one_when_chased_on_foot():
+    scene = "The 4:15 express thunders out of Red Gulch station at full steam, already a mile down the track."
+    assert impossible_in_scene("Dutch sprints after the train on foot to catch it.", scene, "Dutch") == "no one on foot catches it a mile off"
+    assert impossible_in_scene("Dutch spurs his horse after the train to catch it.", scene, "Dutch") is None  # a rider may
+
+
+@pytest.mark.parametrize("scene, refused", [
+    ("The iron vault door is two feet thick and sealed by a lock with no keyhole.", True),
+    ("A two-foot-thick steel door bars the vault.", True),
+    ("A two-inch-thick oak door bars the way.", False),
+])
+def test_a_door_of_steel_a_foot_or_more_thick_is_not_punched_through(scene, refused):
+    assert (impossible_in_scene("Marisol punches through the vault door.", scene, "Marisol") is not None) is refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Lottie flips on the electric lights so everyone can see the cheat.", "Tombstone, 1881. The saloon is lit by oil lamps.", True),
+    ("I flip on the lights.", "Arkham, 1925.", False),
+    ("Nott reaches out with her Mage Hand and tries to flip the switch.", "Tombstone, 1881.", False),  # a switch, not a light
+])
+def test_no_electric_light_before_the_1880s(line, scene, refused):
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert (impossible_in_era(line, scene) is not None) is refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Keth holds his breath until the guards give up and leave, three days later.", True),
+    ("Keth holds his breath and waits a few seconds for the guards to pass.", False),
+])
+def test_no_breath_is_held_for_days(line, refused):
+    assert (impossible_act(line) is not None) is refused
+
+
+@pytest.mark.parametrize("line, blind_in_dark, refused", [
+    ("I read the letter I found on the shelf.", True, True),
+    ("I strike a match and read the letter.", True, False),       # brings a light
+    ("I read the letter I found on the shelf.", False, False),    # darkvision
+    ("I feel along the shelf for the letter.", True, False),      # no reading
+])
+def test_no_one_reads_in_the_pitch_dark_without_a_light(line, blind_in_dark, refused):
+    scene = "The cellar is pitch black; the investigators' only lantern was smashed on the stairs."
+    assert (impossible_in_scene(line, scene, "Tomás", blind_in_dark) is not None) is refused
+
+
+@pytest.mark.parametrize("line, actor, refused", [
+    ("Dutch runs after the posse, sprinting the whole way.", "Dutch Calloway", True),
+    ("Dutch limps after the posse on a crutch.", "Dutch Calloway", False),
+    ("Lottie runs after the posse.", "Lottie Shaw", False),       # not her leg
+])
+def test_a_broken_leg_does_not_run(line, actor, refused):
+    scene = "The posse rides out of town at dusk. Dutch's leg was broken in the fall yesterday and is splinted."
+    assert (impossible_in_scene(line, scene, actor) is not None) is refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Marisol walks straight through the portcullis bars like a ghost.", True),
+    ("Marisol walks through the wall.", True),
+    ("Marisol walks through the wall gate into the town.", False),
+    ("Marisol steps through the wall of fire.", False),
+])
+def test_no_body_walks_through_solid_walls(line, refused):
+    assert (impossible_act(line) is not None) is refused
+
+
+def test_no_social_media_in_the_twenties():
+    from pipelines.impossible_acts import impossible_in_era
+
+    assert impossible_in_era("I check the suspect's social media for where he went.", "Boston, 1923.") == "there is no social media in 1923"
+
+
+@pytest.mark.parametrize("pack, concept, sees", [
+    ("dnd5e", "half-orc fighter who keeps a ledger", True),
+    ("dnd5e", "human cleric of the Lantern Saint", False),
+    ("pf2e", "elf ranger who tracks smugglers", False),           # low-light vision needs some light
+    ("pf2e", "dwarf monk", True),
+    ("coc7e", "photographer from Boston", False),
+])
+def test_who_sees_in_the_dark_is_read_from_the_sheet_and_the_pack(pack, concept, sees):
+    import rulesets
+    from gm.systems._base import Sheet
+
+    assert Sheet(name="X", ruleset=pack, concept=concept).sees_in_dark(rulesets.load(pack)) is sees
