@@ -59,8 +59,8 @@ CUES: dict[str, str] = {
     # keeping one's feet where there is no room for them
     "balance": r"\b(?:walk|walks|walking|cross|crosses|crossing|inch|inches|inching|edge|edges|edging|tiptoe|tiptoes|run|runs|dance|dances)"
                r"\s+(?:(?:along|across|over|out\s+(?:on|along)|onto|on|up|down|to)\s+)?(?:the|a|that|this)\s+(?:\w+\s+)?(?:wire|tightrope|high\s?wire|beam|rafters?|ridgepole|ridge|railing|rail|"
-               r"ledge|parapet|plank|log|spar|yardarm|mast|rooftop|roof\s?ridge)\b"
-               rf"|\bkeeps?\s+{_SELF}\s+(?:balance|footing|feet)\b",
+               r"ledge|parapet|plank|log|trunk|spar|yardarm|mast|rooftop|roof\s?ridge)\b"
+               rf"|\bkeeps?\s+{_SELF}\s+(?:balance|footing|feet)\b|\barms\s+(?:out|spread|wide)\s+for\s+balance\b",
     # looking for traces: a search, whoever's word for it
     "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b"
              # "searching the reeds for a boat", "search the desk for the key": a search, whatever the place's nouns
@@ -99,7 +99,10 @@ CUES: dict[str, str] = {
     "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w'’-]+\s+){0,2}?"
              r"(?:tracks|track|trail|prints|footprints|hoofprints|pawprints|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
              r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b"
-             r"|\b(?:for|find|finds|see|sees)\s+(?:where|which way)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,5}?(?:went|headed|ran|fled|rode|gone|led)\b",
+             r"|\b(?:for|find|finds|see|sees)\s+(?:where|which way)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,5}?(?:went|headed|ran|fled|rode|gone|led)\b"
+             # living off the land: "scouts the washes for any sign of water" is wilderness lore, not a search
+             r"|\b(?:scout|scouts|scouting|search|searches|searching|look|looks|looking|hunt|hunts|hunting|forage|forages|foraging|find|finds)\s+"
+             r"(?:[\w'’-]+\s+){0,4}?for\s+(?:any\s+)?(?:sign\s+of\s+)?(?:water|a spring|springs|forage|edible \w+|game|shelter|firewood)\b",
     # riding hard: "spurs his horse along the rim", "at a dead gallop"
     # taking hold of someone or what they hold: "twists the revolver out of the deacon's hand", "tackles him"
     "grapple": r"\b(?:wrest|wrests|wresting|wrench|wrenches|wrenching|twist|twists|twisting|pry|prys|pries|prying|tear|tears|tearing|"

@@ -22,7 +22,7 @@ import re
 
 from .speech import without_quotes
 
-__all__ = ["keeper_in", "social_kind", "asks_in_words", "informs_willing"]
+__all__ = ["keeper_in", "social_kind", "said_kind", "asks_in_words", "informs_willing", "consoles"]
 
 _KEEPER = (r"(?:guard|guards|guardsman|guardsmen|doorman|doormen|bouncer|sentry|sentries|sentinel|watchman|watchmen|the watch|patrol|"
            r"inspector|customs|officer|official|clerk|orderly|porter|gatekeeper|gate-?keeper|warden|toll-?keeper|tollman|bailiff|"
@@ -61,7 +61,8 @@ _REPORTED_THREAT = re.compile(r"\b(?:threatens?|warns? (?:him|her|them|the \w+) 
 # menace in the body, around the words: "leans over the vat until his shadow covers the tanner"
 _MENACE = re.compile(r"\b(?:looms?|looming|towers?|towering)\s+over\b|\buntil\s+(?:his|her|their|my)\s+shadow\s+(?:covers|falls)\b"
                      r"|\bcracks?\s+(?:his|her|their|my)\s+knuckles\b|\bgets?\s+(?:right\s+)?in\s+(?:his|her|their)\s+face\b"
-                     r"|\b(?:grabs?|seizes?|hauls?|yanks?)\s+(?:him|her|them|the\s+\w+)\s+(?:up\s+)?by\s+the\s+(?:collar|lapels?|shirt(?:front)?|throat|scruff)\b"
+                     r"|\b(?:grabs?|seizes?|hauls?|yanks?)\s+(?:him|her|them|the\s+\w+|[A-Z][\w'’-]+)\s+(?:up\s+)?by\s+the\s+(?:collar|lapels?|shirt(?:front)?|throat|scruff)\b"
+                     r"|\bpins?\s+(?:him|her|them|the\s+\w+|[A-Z][\w'’-]+)\s+(?:up\s+)?(?:against|to)\s+the\s+(?:wall|door|bar|table)\b"
                      r"|\b(?:rests?|lays?|puts?)\s+(?:his|her|their|my)\s+hand\s+on\s+(?:the|his|her|their|my)\s+(?:hilt|pommel|gun|revolver|pistol|holster|knife|sword|axe)\b", re.I)
 _REPORTED_LIE = re.compile(r"\b(?:lies to|claims? (?:to be|that|he is|she is|they are)|pretends? to be|passes (?:himself|herself|themselves) off|"
                            r"poses? as|bluffs?)\b", re.I)
@@ -79,6 +80,15 @@ def keeper_in(scene: str) -> bool:
     return bool(_KEEPER_SCENE.search(scene or "") or _UNWILLING.search(scene or ""))
 
 
+def said_kind(line: str) -> str | None:
+    """The social act the words plainly are, or ``None`` where nothing in them says: a threat or
+    menace is ``intimidate``, a plea ``persuade`` (unlike ``social_kind``, no default)."""
+    told = without_quotes(line)
+    if _THREAT.search(line) or _REPORTED_THREAT.search(told) or _MENACE.search(told):
+        return "intimidate"
+    return "persuade" if _PLEA.search(line) else None
+
+
 def social_kind(line: str) -> str:
     """The shared kind of social act the words are (the packs' ``concepts``): ``intimidate``,
     ``persuade`` or ``deceive``."""
@@ -94,7 +104,7 @@ def social_kind(line: str) -> str:
 _WILLING = re.compile(r"\b(?:asked (?:you |the party |the investigators |them |us )?(?:to look|to find|to bring|to report|for (?:the|your|a|any|word|news|a report))|"
                       r"hired (?:you|the party|them)|sent for (?:you|the party|them)|(?:is|are) expecting (?:you|the party|them|word|news|your)|"
                       r"(?:is|are) (?:waiting|eager|anxious) (?:for (?:you|your|news|word)|to hear)|wants? to (?:know|hear) (?:what|how|who|where|everything)|"
-                      r"(?:is|are) glad to see (?:you|them))\b", re.I)
+                      r"(?:is|are|seems?|looks?) (?:glad|happy|pleased|relieved) to see (?:you|them|the party|us|(?:the\s+)?(?:armed\s+)?(?:visitors|travell?ers|strangers|party)))\b", re.I)
 # telling what happened or handing over what was asked for: words that give, not ask
 # ("tells the sheriff she is the mayor's niece" is a claim about herself, not a report)
 _TELLS = re.compile(r"\b(?:tell|tells|telling|report|reports|reporting|explain|explains|describe|describes|recount|recounts|relate|relates|"
@@ -118,3 +128,16 @@ def informs_willing(line: str, scene: str) -> bool:
     if _REQUEST.search(told) or _REPORTED_THREAT.search(told) or _REPORTED_LIE.search(told) or _THREAT.search(line) or _PLEA.search(line):
         return False
     return bool(_TELLS.search(told)) and not _WANTS.search(line) and not _SELF_CLAIM.search(line)
+
+
+# sympathy offered: "tells her he's sorry for her loss"
+_CONDOLES = re.compile(r"\bsorry (?:for|about) (?:your|her|his|their) (?:loss|husband|wife|son|daughter|father|mother|brother|sister|boy|girl|friend)\b"
+                       r"|\bcondolences\b|\bmy sympathies\b|\bsympathy for (?:your|her|his|their) loss\b", re.I)
+
+
+def consoles(line: str) -> bool:
+    """Whether the words only offer sympathy ("tells her he's sorry for her loss, and that he'll say
+    words at the burying if she'd like"): no roll, when they ask, beg, threaten and lie for nothing."""
+    told = without_quotes(line)
+    return bool(_CONDOLES.search(line)) and not (_WANTS.search(line) or _REQUEST.search(told) or _THREAT.search(line)
+                                                or _REPORTED_THREAT.search(told) or _REPORTED_LIE.search(told))

@@ -190,7 +190,7 @@ _COUNT = r"(?P<n>\d[\d,]*(?:\.\d+)?|half a|a quarter(?: of a)?|" + "|".join(sort
 _TENS = r"(?:\d+|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 # a number as written: "forty", "a hundred and fifty", "2,000", "two-" (as in "two-ton"); its unit follows
 _AMOUNT = _COUNT + r"(?:[\s-]+(?P<mult>hundred|thousand)(?:\s+and\s+(?P<rest>" + _TENS + r"))?)?[\s-]+"
-_MEASURE = _AMOUNT + r"(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
+_MEASURE = _AMOUNT + r"(?:(?:good|full|long|short|bare|scant|clear|solid)\s+)?(?P<unit>" + "|".join(_UNITS_FT) + r")\b[\s,]*(?:\w+\s+){0,1}"
 _GAP = re.compile(_MEASURE + r"(?:away|across|wide|apart|off)\b"
                   # "a fifty-foot gap", "a 40 ft chasm": the width said before what it measures
                   r"|" + _AMOUNT.replace("(?P<", "(?P<h_") + r"(?P<h_unit>" + "|".join(_UNITS_FT) + r")[\s-]+(?:wide[\s-]+)?"
@@ -244,7 +244,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     text, scene = " ".join(line.split()), " ".join(scene.split())
     if _JUMP.search(text) and _ACROSS.search(text):
         widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
-        return f"no one jumps {_said(widest)}" if widest > JUMP_LIMIT_FT else None
+        if widest > JUMP_LIMIT_FT:
+            return f"no one jumps {_said(widest)}"
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
             or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene) or _no_listener(text, scene)
@@ -256,6 +257,9 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
 # ("the satchel lies on a ledge ninety feet of empty air from her"; "grab the satchel").
 REACH_LIMIT_FT = 15        # an arm, a lean and a long tool; D&D's and Pathfinder's reach weapons give 10 ft
 HIGH_JUMP_LIMIT_FT = 15    # D&D's high jump is 3 + Str modifier feet, and a hand reaches half a body higher
+# a way up that is not the legs alone
+_CLIMBED_TO = re.compile(r"\b(?:ladder|rope|grapnel|grappling hook|stairs|steps|ledge|handholds?|footholds?|boost|boosts|shoulders|crate|crates|"
+                         r"barrel|barrels|cart|wagon|pole|vault|vaults|springboard|magic|spell)\b", re.I)
 _UPWARD = re.compile(r"\b(?:up|upward|upwards|to the top|onto the (?:roof|top)|on top)\b", re.I)
 _DOWNWARD = re.compile(r"\b(?:down|off|from)\b", re.I)
 CATCH_LIMIT_FT = 1320      # a train or a boat under way, a quarter mile off, is past any runner or swimmer
@@ -394,6 +398,12 @@ def _too_far(text: str, scene: str) -> str | None:
             up = min((_feet(m) for sentence in _naming(text, scene, jump) for m in _HIGH.finditer(sentence)), default=0.0)
             if up > HIGH_JUMP_LIMIT_FT:
                 return f"no one jumps {_said(up)} up"
+    # "runs at the wall, jumps up, grabs the edge of the roof": a standing leap to a height the scene gives
+    if (jump := _JUMP.search(text)) and _UPWARD.search(text, jump.start()) and not _DOWNWARD.search(text) and not _asked(text, jump) \
+            and not _CLIMBED_TO.search(text):
+        up = min((_feet(m) for sentence in _naming(text, scene, jump) for m in _HIGH.finditer(sentence)), default=0.0)
+        if up > HIGH_JUMP_LIMIT_FT:
+            return f"no one jumps {_said(up)} up"
     if (reach := _REACH.search(text)) and not _GOES_FIRST.search(text) and not _asked(text, reach):
         near = min(_distances_for(text, scene, reach, gap=True), default=0.0)
         if near > REACH_LIMIT_FT:
@@ -437,7 +447,17 @@ def _too_far(text: str, scene: str) -> str | None:
         if near > DAY_LIMIT_FT[how]:
             who = {"car": "motor car", "ride": "horse", "foot": "one on foot"}[how]
             return f"no {who} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
+    # "the capital, a ten-day ride away" reached "tonight" and back "before they open the cells in the morning"
+    if _TRAVEL.search(text) and (soon := _OVERNIGHT.search(text)):
+        days = max((_count(m) for sentence in _naming(text, scene, None) for m in _DAYS_AWAY.finditer(sentence)), default=0.0)
+        if days >= 2:
+            return f"a {days:g}-day journey is not made {soon.group(0).lower()}"
     return None
+
+
+_DAYS_AWAY = re.compile(_COUNT + r"[\s-]+days?['’]?[\s-]+(?:hard\s+)?(?:ride|riding|journey|march|walk|travel|sail|sailing|drive|trek)\b", re.I)
+_OVERNIGHT = re.compile(r"\b(?:tonight|overnight|by (?:dawn|morning|sunrise|daybreak|nightfall|sundown|tomorrow)|before (?:dawn|morning|sunrise|daybreak|"
+                        r"nightfall|sundown|they \w+ (?:\w+ ){0,3}in the morning)|in (?:an|one|a single) (?:hour|night|afternoon|evening))\b", re.I)
 
 
 # ---- how heavy the thing is: a weight the scene gives, or a vehicle it names -------------------------
@@ -663,7 +683,8 @@ def _no_listener(text: str, scene: str) -> str | None:
 
 
 # ---- no light to read by: "the cellar is pitch black; the only lantern was smashed" ----------------
-_DARK = re.compile(r"\b(?:pitch[- ](?:black|dark)|(?:total|utter|complete|absolute) darkness|lightless|moonless|"
+_DARK = re.compile(r"\b(?:pitch[- ](?:black|dark)|(?:total|utter|complete|absolute) darkness|lightless|moonless|black as pitch|"
+                   r"(?:absolutely|completely|totally|utterly) (?:black|dark)|(?:lantern|lamp|torch|candle)s? (?:has |have |had )?(?:just )?(?:gone|went) out|"
                    r"(?:carries|carry|has|have|with) no (?:light|lantern|torch|lamp|candle)s?)\b", re.I)
 _READS = re.compile(r"\b(?:read|reads|reading|make out|makes out|decipher|deciphers|deciphering|"
                     r"(?:study|studies|examine|examines|look at|looks at|check|checks)\s+(?:the|a|his|her|their|my)\s+(?:\w+\s+)?"
@@ -783,6 +804,15 @@ def _gone_items(scene: str) -> dict[str, str]:
     return items
 
 
+# "only their shirts and breeches are left": every tool, weapon and pouch is gone
+_STRIPPED = re.compile(r"\bonly (?:their|his|her|the|my|our) (?:\w+ )?(?:shirts?|clothes|breeches|smallclothes|underclothes|nightshirts?|shifts?|rags)"
+                       r"(?: and (?:\w+ )?(?:breeches|trousers|shirts?|boots|shoes|smallclothes))? (?:are|is|were|was|remain|remains) (?:left|theirs)"
+                       r"|\bstripped (?:of (?:everything|all (?:their|his|her) (?:gear|belongings|possessions|things))|to (?:their|his|her) (?:shirts?|smallclothes|underclothes))"
+                       r"|\b(?:took|taken) everything (?:they|he|she) (?:had|carried|owned)\b", re.I)
+# what a prisoner still has about them
+_STILL_HAD = re.compile(r"^\W*(?:(?:my|his|her|their|the|a|an)\s+)?(?:\w+\s+)?(?:shirt|shirts|breeches|trousers|boots?|shoes?|hair|hairpin|pin|teeth|hands?|"
+                        r"fingers?|fists?|bare|shoelaces?|laces?|buttons?|buckles?|straw|bones?|spoon|stones?|rocks?|chains?|bucket|plank|bed|"
+                        r"blanket|cot|bowl|cup|wits|voice)\b", re.I)
 # a weapon the act needs without naming it: "nocks an arrow and shoots" needs the bow the guards took
 _NEEDS_WEAPON = {
     "bow": re.compile(r"\b(?:nock|nocks|nocking|arrows?|looses?|loosing|draws? back)\b", re.I),
@@ -812,6 +842,8 @@ def _taken(text: str, scene: str, actor: str | None = None) -> str | None:
         if hits:
             hit = hits[-1]  # the noun ends the phrase: "thieves' tools", "tallow candle stub"
             return f"the {hit} {'were' if hit.endswith('s') and not hit.endswith('ss') else 'was'} {items[hit]}"
+    if _STRIPPED.search(scene) and (use := _USE.search(text)) and not _STILL_HAD.search(text[use.end():]):
+        return "everything but their clothes was taken"
     if actor and not _ANY_WEAPON.search(text):
         owner = re.compile(rf"\b{re.escape(first_name(actor))}\b", re.I)
         for item, how in items.items():

@@ -206,6 +206,8 @@ _TOOK = re.compile(r"\b(?:took|confiscated|seized|impounded|pocketed)(?:\s+away)
 # beasts that ran off: gone from under the rider, though they may yet be followed, called or caught
 _BOLTED = re.compile(r"\b(horses?|mules?|mounts?|ponies|pony|camels?|oxen|donkeys?|mares?|geldings?|stallions?|steeds?)\s+(?:\w+\s+){0,2}?"
                      r"(?:bolted|ran off|ran away|fled|stampeded|scattered|broke loose|broke free)\b", re.I)
+_DRIVEN_OFF = re.compile(r"\b(?:ran|run|drove|driven|rustled|stole|stolen|took|taken|led|spirited|made)\s+off\s+(?:with\s+)?(?:every|all|all of|the|their|his|her|our)\s+"
+                         r"(?:\w+\s+)?(horses?|mules?|mounts?|ponies|pony|camels?|oxen|donkeys?|mares?|geldings?|stallions?|steeds?|cattle|herd)\b", re.I)
 _AFTER_BOLTED = re.compile(r"\b(?:follow|follows|track|tracks|trail|trails|chase|chases|catch|catches|round up|rounds up|go after|goes after|"
                            r"whistle|whistles|call|calls|lure|lures|coax|coaxes|wait|waits)\b", re.I)
 _AWAY = re.compile(r"\b(?:behind|back (?:at|in|on|home)|at home|miles (?:away|back))\b", re.I)
@@ -273,6 +275,8 @@ def gone_things(scene: str) -> dict[str, str]:
                 things.setdefault(stem, "not there")
         for m in _BOLTED.finditer(sentence):  # "the party's horses bolted in the storm": no mount to ride
             things.setdefault(_lemma(m.group(1).lower()), "bolted")
+        for m in _DRIVEN_OFF.finditer(sentence):  # "the rustlers ran off every horse in town, Dutch's included"
+            things.setdefault(_lemma(m.group(1).lower()), "taken")
         for m in _TOOK.finditer(sentence):  # "the guards took all their gear, Pip's lute included"
             for head in _object(sentence[m.end():]):
                 things.setdefault(head, "taken")
@@ -358,7 +362,7 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         return None
     for m in _WORD.finditer(text):
         word = m.group(0)
-        if word.endswith(("'s", "’s")):
+        if word.endswith(("'s", "’s", "s'", "s’")):  # "the horses' tracks": the tracks are acted on
             continue
         thing = next((t for t in things if _names(t, word.strip("'’"))), None)
         if thing is None:

@@ -136,8 +136,13 @@ def asks_the_gm(line: str) -> bool:
     2.0% after any player turn."""
     if _QUOTED.search(line) or _NEEDS_LORE.search(line):
         return False
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", line.strip()) if s.strip()]
+    sentences = [_ASIDE.sub("", s.strip()) for s in re.split(r"(?<=[.!?])\s+", line.strip()) if s.strip()]
     return bool(sentences) and all(s.endswith("?") and _GM_WH.match(s) for s in sentences)
+
+
+# the table's lead-in to a question: "Sorry, quick question before I do anything, which side did we come in from?"
+_ASIDE = re.compile(r"^(?:(?:sorry|quick question|real quick|one (?:quick )?question|question|hang on|hold on|before (?:i|we) do anything|"
+                    r"before anything else|first|actually|ok|okay|so|wait|um|uh)\b[^,?]{0,30},\s*)+", re.I)
 
 
 # what follows "tells him" is words, not the act ("...and tells him he will talk or he will swim")

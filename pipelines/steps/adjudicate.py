@@ -29,7 +29,7 @@ from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_s
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
 from ..routine_acts import routine_only
-from ..gatekeepers import asks_in_words, informs_willing, keeper_in, social_kind
+from ..gatekeepers import asks_in_words, consoles, informs_willing, keeper_in, said_kind, social_kind
 from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
 from ..state import PipelineState
 from ._conversation import PROMPTS, is_gm, prompt_text, resolve_character, roster
@@ -307,6 +307,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         voted_no_roll = top == NO_ROLL  # the vote's own view: a scene's hint stands in for a check only then
         record.parsed["decide"] = {lab: round(s, 3) for lab, s in sorted(judged.scores.items(), key=lambda kv: -kv[1])[:3]}
         cued = cued_checks(act, pack, "" if always_roll else scene) if cues else []
+        concepts = getattr(pack, "concepts", {}) or {}
+        if cued and speaks(line) and said_kind(line) == "intimidate" and set(cued) & set(concepts.get("grapple", [])):
+            cued = [c for c in concepts.get("intimidate", []) if c in pack.checks]  # lapels grabbed to make the words land
         if dice_weight > 0 and top == NO_ROLL and query is not None:
             sense = options.get("dice_sense") or LineSense.from_packs("dice")
             same_space = getattr(sense, "embed", None) is index.embed  # a test index may embed otherwise
@@ -368,6 +371,15 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
                 and (pressed := _talk_past_keeper(line, scene, speaker, pack, state.instance)):
             record.parsed["keeper"] = f"words meant to get past the scene's gatekeeper: {pressed}"
             choice = pressed
+        # a plea heard as a threat, or a threat as a plea, by the nearest lines (a lie with a "please" in it stays a lie)
+        pressing = {c for kind in ("persuade", "intimidate") for c in concepts.get(kind, [])} - set(concepts.get("deceive", []))
+        if keepers and not (always_roll or table_talk) and choice in pressing and (kind := said_kind(line)) \
+                and choice not in concepts.get(kind, []) and (plain := [c for c in concepts.get(kind, []) if c in pack.checks]):
+            record.parsed["talk"] = f"the words are plainly a {'plea' if kind == 'persuade' else 'threat'}: {plain[0]}, not {choice}"
+            choice = plain[0]
+        if keepers and not (always_roll or table_talk) and choice in spoken_checks(pack) and consoles(line):
+            record.parsed["talk"] = "sympathy offered, asking nothing, needs no roll"
+            choice = NO_ROLL
         if keepers and not (always_roll or table_talk) and choice in spoken_checks(pack) and informs_willing(line, scene):
             record.parsed["talk"] = "telling a listener what they asked to hear needs no roll"
             choice = NO_ROLL

@@ -60,6 +60,8 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (SWADE, "I bet you ten dollars he misses.", ["gambling"]),
     (DND, "Ilya grabs the mule's halter, keeps low and talks to it in a steady rumble.", []),  # low on a pitching deck, not sneaking
     (DND, "I keep low and move along the hedge toward the camp.", ["stealth"]),
+    (PF2, "Keth walks out along the trunk, arms out for balance, heading for the far bank.", ["acrobatics"]),
+    (SWADE, "I'll scout the washes for any sign of water before the horses give out.", ["notice", "survival"]),
 ])
 def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line, checks):
     assert cued_checks(line, pack) == checks

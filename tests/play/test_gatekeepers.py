@@ -8,7 +8,7 @@ import pytest
 
 import rulesets
 from pipelines.check_index import CheckIndex
-from pipelines.gatekeepers import informs_willing, keeper_in, social_kind
+from pipelines.gatekeepers import consoles, informs_willing, keeper_in, said_kind, social_kind
 from pipelines.records import MoeInstance, Turn
 from tests.play.test_gm_turn import adjudicate, bag_of_words
 
@@ -106,3 +106,20 @@ SHERIFF = "Sheriff Pruett, who asked you to look into the mill, is waiting on th
 ])
 def test_telling_a_listener_what_they_asked_to_hear_needs_no_roll(line, scene, free):
     assert informs_willing(line, scene) is free
+
+
+@pytest.mark.parametrize("line, kind", [
+    ('Eddie grabs Sal by the lapels and pins him to the wall. "Last time I ask nice, Sal. Who bought the crates?"', "intimidate"),
+    ('"There\'s a sick child on the other side. Please, take us across tonight."', "persuade"),
+    ('"Nice hat."', None),                                   # nothing in the words says which
+])
+def test_what_the_words_plainly_are(line, kind):
+    assert said_kind(line) == kind
+
+
+@pytest.mark.parametrize("line, sympathy", [
+    ("Hosea sits down next to her and tells her he's sorry for her loss, and that he'll say words at the burying if she'd like.", True),
+    ('"Sorry for your loss, ma\'am. Now, who had reason to want him dead?"', False),   # asks for something
+])
+def test_sympathy_that_asks_nothing_is_known(line, sympathy):
+    assert consoles(line) is sympathy

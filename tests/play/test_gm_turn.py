@@ -580,6 +580,7 @@ def test_a_death_the_scene_does_not_hold_is_not_told(scene, kept):
     ("How far off are the goblins? Can I reach them this turn?", False),    # a move asked about, not a fact
     ('"How many are behind the gate?" I ask the guard.', False),            # put to someone: talk, not the GM
     ("I count the goblins behind the gate.", False),
+    ("Sorry, quick question before I do anything, which side did we come in from, north or east?", True),  # the table's lead-in
 ])
 def test_a_plain_question_to_the_gm_is_told_from_one_reaching_for_lore_or_an_act(line, plain):
     from pipelines.speech import asks_the_gm
@@ -684,3 +685,23 @@ def test_a_recall_goes_by_the_characters_own_lore_where_its_topic_is_in_play(sce
                    pipeline="adjudicate", characters=["Keth"], memory=False, seed=3)
     reply = g.step("Keth", line)
     assert [c.skill for c in reply.checks] == [skill], reply.notes
+
+
+@pytest.mark.parametrize("ruleset, character, scene, line, expect", [
+    ("coc7e", "Eddie", "In the back room of a speakeasy a nervous bootlegger named Sal swears he sold nothing to the dead chemist.",
+     'Eddie grabs Sal by the lapels and pins him to the wall. "Last time I ask nice, Sal. Who bought the crates?"', "intimidate"),
+    ("pf2e", "Marisol", "At the landing after sunset the ferry master ties off his raft. He says he doesn't cross in the dark.",
+     '"I understand your fear, and I\'ll stand at the bow the whole way," Marisol says. "Please, take us across tonight."', "diplomacy"),
+    ("swade", "Hosea", "On the porch of a homestead the widow of the murdered rancher sits with her hands in her lap.",
+     "Hosea sits down next to her and tells her he's sorry for her loss, and that he'll say words at the burying if she'd like.", None),
+])
+def test_what_the_words_plainly_are_decides_the_social_roll(ruleset, character, scene, line, expect):
+    """Menace with the words is intimidation, not a grapple; a plea is persuasion whatever the nearest
+    lines heard; sympathy that asks nothing is not rolled."""
+    from gm.table import Scenario
+
+    g = GameMaster(ruleset, Scenario(id="words_case", ruleset=ruleset, title="t", scene=scene, opening=scene),
+                   ScriptedModel(by_step={"narrate": ["The lamp swings once on its hook, and the room holds its breath."]}),
+                   pipeline="adjudicate", characters=[character], memory=False, seed=3)
+    reply = g.step(character, line)
+    assert [c.skill for c in reply.checks] == ([expect] if expect else []), reply.notes

@@ -907,3 +907,50 @@ def test_who_sees_in_the_dark_is_read_from_the_sheet_and_the_pack(pack, concept,
     from gm.systems._base import Sheet
 
     assert Sheet(name="X", ruleset=pack, concept=concept).sees_in_dark(rulesets.load(pack)) is sees
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Keth runs at the wall, jumps up, grabs the edge of the gatehouse roof and pulls himself over.",
+     "The flat gatehouse roof is thirty feet above the road, the stone walls sheer.", "no one jumps 30 feet up"),
+    ("Keth jumps up and grabs the low branch.", "A low branch hangs eight feet above the path.", None),
+    ("Keth climbs the ladder, jumps up and grabs the gutter.", "The roof is thirty feet above the road.", None),
+])
+def test_a_standing_leap_reaches_no_height_past_a_body_and_an_arm(line, scene, refused):
+    assert impossible_in_scene(line, scene, "Keth") == refused
+
+
+def test_a_revolver_does_not_reach_a_good_mile():
+    scene = "The outlaw Jed Marrow can be seen riding away across the flats below, a good mile off. Dutch has only his Colt revolver."
+    assert impossible_in_scene("Dutch steadies his Colt on a rock, takes careful aim and fires at Marrow.", scene, "Dutch") == "no handgun reaches a mile"
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("I'll ride to the capital tonight and be back with the signed writ before they open the cells in the morning.", True),
+    ("I ride to the capital to fetch the writ.", False),
+])
+def test_a_journey_of_days_is_not_made_overnight(line, refused):
+    scene = "The magistrate who can sign the writ sits in the capital, a ten-day ride away."
+    assert (impossible_in_scene(line, scene, "Keth") is not None) is refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Once the guard's footsteps fade, Brisa pulls out her thieves' tools and gets to work on the cell lock.", True),
+    ("Brisa pulls out a pin from her hair and works the lock.", False),
+])
+def test_prisoners_left_only_their_shirts_have_no_tools(line, refused):
+    scene = "The party wakes in a stone cell. Their weapons, packs and pouches were taken; only their shirts and breeches are left."
+    assert (impossible_in_scene(line, scene, "Brisa") is not None) is refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Dutch grabs his saddle, throws it on his horse and rides out after them.", True),
+    ("Dutch follows the horses' tracks east.", False),
+])
+def test_no_one_rides_a_horse_the_rustlers_ran_off(line, refused):
+    scene = "At dawn the livery stands empty; the rustlers ran off every horse in town during the night, Dutch's included."
+    assert (impossible_in_scene(line, scene, "Dutch") is not None) is refused
+
+
+def test_a_lantern_gone_out_leaves_it_too_dark_to_read():
+    scene = "The lantern has just gone out in the flooded root cellar and every match is soaked through. It is absolutely black."
+    assert impossible_in_scene("Margaret finishes reading the last page of the diary.", scene, "Margaret", True) is not None
