@@ -351,8 +351,10 @@ class GameMaster(PlayerRolls, SessionSetup):
 
     def _own_lore(self, who: str, skill: str, line: str) -> str | None:
         """The character's own topic check (Pathfinder's Lore) for a recall whose topic the line, or
-        the scene where it speaks of what the line does, names: Keth, with Lore (river), recalls which channel a flatboat still clears by it,
-        not by Nature. ``None`` where the check is no recall, or no topic of theirs is in play."""
+        the scene where it speaks of what the line does, names: Keth, with Lore (river), recalls by
+        it which channel a flatboat still clears, not by Nature. Read here, not in the decision
+        pipeline, because only the sheet knows the topics. ``None`` where the check is no recall,
+        or no topic of theirs is in play."""
         families = getattr(self.ruleset, "families", {}) or {}
         recall = {c for concept in CUE_CONCEPTS["recall"] for c in (getattr(self.ruleset, "concepts", {}) or {}).get(concept, [])}
         if not families or (skill not in recall and skill.split(":")[0] not in families):
