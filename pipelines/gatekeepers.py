@@ -93,11 +93,10 @@ def social_kind(line: str) -> str:
     """The shared kind of social act the words are (the packs' ``concepts``): ``intimidate``,
     ``persuade`` or ``deceive``."""
     told = without_quotes(line)
-    if _THREAT.search(line) or _REPORTED_THREAT.search(told) or _MENACE.search(told):
-        return "intimidate"
-    if _PLEA.search(line) or (_REQUEST.search(told) and not _REPORTED_LIE.search(told)):
+    kind = said_kind(line)
+    if kind is None and _REQUEST.search(told) and not _REPORTED_LIE.search(told):
         return "persuade"  # a request told, not quoted, is put plainly
-    return "deceive"
+    return kind or "deceive"
 
 
 # the listener wants the words: asked for them, sent for the party, waits for the news
@@ -125,9 +124,15 @@ def informs_willing(line: str, scene: str) -> bool:
     if not _WILLING.search(scene or "") or keeper_in(scene):
         return False
     told = without_quotes(line)
-    if _REQUEST.search(told) or _REPORTED_THREAT.search(told) or _REPORTED_LIE.search(told) or _THREAT.search(line) or _PLEA.search(line):
+    if _presses(line) or _PLEA.search(line):
         return False
     return bool(_TELLS.search(told)) and not _WANTS.search(line) and not _SELF_CLAIM.search(line)
+
+
+def _presses(line: str) -> bool:
+    """The words ask, threaten or lie for something, said or told."""
+    told = without_quotes(line)
+    return bool(_REQUEST.search(told) or _REPORTED_THREAT.search(told) or _REPORTED_LIE.search(told) or _THREAT.search(line))
 
 
 # sympathy offered: "tells her he's sorry for her loss"
@@ -138,6 +143,4 @@ _CONDOLES = re.compile(r"\bsorry (?:for|about) (?:your|her|his|their) (?:loss|hu
 def consoles(line: str) -> bool:
     """Whether the words only offer sympathy ("tells her he's sorry for her loss, and that he'll say
     words at the burying if she'd like"): no roll, when they ask, beg, threaten and lie for nothing."""
-    told = without_quotes(line)
-    return bool(_CONDOLES.search(line)) and not (_WANTS.search(line) or _REQUEST.search(told) or _THREAT.search(line)
-                                                or _REPORTED_THREAT.search(told) or _REPORTED_LIE.search(told))
+    return bool(_CONDOLES.search(line)) and not (_WANTS.search(line) or _presses(line))

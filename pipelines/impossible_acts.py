@@ -848,8 +848,9 @@ def _taken(text: str, scene: str, actor: str | None = None) -> str | None:
         owner = re.compile(rf"\b{re.escape(first_name(actor))}\b", re.I)
         for item, how in items.items():
             kind = _WEAPON_KIND.get(item)
-            said = [x for x in _SENTENCE.findall(scene) if re.search(rf"\b{item}\b", x, re.I) and owner.search(x)]
-            if kind and said and _NEEDS_WEAPON[kind].search(text):
+            if not kind or not _NEEDS_WEAPON[kind].search(text):
+                continue
+            if any(re.search(rf"\b{item}\b", x, re.I) and owner.search(x) for x in _SENTENCE.findall(scene)):
                 return f"the {item} {'were' if item.endswith('s') else 'was'} {how}"
     return None
 

@@ -204,10 +204,11 @@ _PARTIAL = re.compile(r"^\s+(?:up )?to (?:its|his|her|their|the) (?!bottom|floor
 _TOOK = re.compile(r"\b(?:took|confiscated|seized|impounded|pocketed)(?:\s+away)?(?=\s+(?:all\s+|every\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
 # left somewhere else: "left her rifle back at the livery", "his revolver is still back at the hotel"
 # beasts that ran off: gone from under the rider, though they may yet be followed, called or caught
-_BOLTED = re.compile(r"\b(horses?|mules?|mounts?|ponies|pony|camels?|oxen|donkeys?|mares?|geldings?|stallions?|steeds?)\s+(?:\w+\s+){0,2}?"
+_BEASTS = r"(horses?|mules?|mounts?|ponies|pony|camels?|oxen|donkeys?|mares?|geldings?|stallions?|steeds?"
+_BOLTED = re.compile(r"\b" + _BEASTS + r")\s+(?:\w+\s+){0,2}?"
                      r"(?:bolted|ran off|ran away|fled|stampeded|scattered|broke loose|broke free)\b", re.I)
 _DRIVEN_OFF = re.compile(r"\b(?:ran|run|drove|driven|rustled|stole|stolen|took|taken|led|spirited|made)\s+off\s+(?:with\s+)?(?:every|all|all of|the|their|his|her|our)\s+"
-                         r"(?:\w+\s+)?(horses?|mules?|mounts?|ponies|pony|camels?|oxen|donkeys?|mares?|geldings?|stallions?|steeds?|cattle|herd)\b", re.I)
+                         r"(?:\w+\s+)?" + _BEASTS + r"|cattle|herd)\b", re.I)
 _AFTER_BOLTED = re.compile(r"\b(?:follow|follows|track|tracks|trail|trails|chase|chases|catch|catches|round up|rounds up|go after|goes after|"
                            r"whistle|whistles|call|calls|lure|lures|coax|coaxes|wait|waits)\b", re.I)
 _AWAY = re.compile(r"\b(?:behind|back (?:at|in|on|home)|at home|miles (?:away|back))\b", re.I)
