@@ -236,7 +236,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     gagged, tied up or blindfolded, or firing a gun or bow the scene says ``actor`` has emptied, or
     using a password or a tongue the scene says no one knows, or breaking by hand through a foot of
     steel or stone, or words put to someone the scene says is dead, out cold or gone, or (when
-    ``blind_in_dark``: the actor needs a light) reading in a dark the scene says is total.
+    ``blind_in_dark``: the actor needs a light) reading in a dark the scene says is total, or acting
+    "before" a departure, an execution or a ruin the scene says already happened.
     ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
@@ -249,7 +250,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
             or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene) or _no_listener(text, scene)
-            or (_reads_in_dark(text, scene) if blind_in_dark else None))
+            or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -452,7 +453,46 @@ def _too_far(text: str, scene: str) -> str | None:
         days = max((_count(m) for sentence in _naming(text, scene, None) for m in _DAYS_AWAY.finditer(sentence)), default=0.0)
         if days >= 2:
             return f"a {days:g}-day journey is not made {soon.group(0).lower()}"
+    if (travel := _TRAVEL.search(text)) and _IN_TIME.search(text) and (minutes := _minutes_left(text, scene)) is not None:
+        how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
+        near = min(_distances_for(text, scene, travel), default=0.0)
+        if near > SPEED_LIMIT_MPH[how] * 5280 * minutes / 60:
+            who = {"car": "motor car", "ride": "horse", "foot": "one on foot"}[how]
+            return f"no {who} covers {_said(near)} in {_said_minutes(minutes)}"
     return None
+
+
+# ---- how long there is: "it is 11:50 p.m." and "sails at midnight", "within half an hour" --------
+# Faster than any road car of the games' eras keeps up, a horse at a gallop, a runner
+SPEED_LIMIT_MPH = {"car": 100, "ride": 30, "foot": 15}
+_IN_TIME = re.compile(r"\b(?:before|in time|catch|catches|make it|makes it|flat|by (?:midnight|noon|\d)|in (?:half an hour|an hour|"
+                      r"\w+ minutes|\w+ hours))\b", re.I)
+_WITHIN = re.compile(r"\b(?:within|in|inside|under|less than)\s+(?:the next\s+)?(?:(?P<half>half an hour)|" + _AMOUNT + r"(?P<unit>minutes?|hours?))\b", re.I)
+_CLOCK_NOW = re.compile(r"\b(?:it is|it's|it is now|now|the time is|the clock (?:reads|says|shows))\s+(?:almost\s+|nearly\s+|just\s+(?:past|after)\s+)?"
+                        r"(?P<h>\d{1,2})[:.](?P<m>\d{2})\s*(?P<ap>[ap])?", re.I)
+_CLOCK_DUE = re.compile(r"\bat\s+(?:(?P<midnight>midnight)|(?P<noon>noon)|(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap])\.?\s*m\b)", re.I)
+
+
+def _clock(hour: str, minute: str | None, half: str | None) -> int:
+    """Minutes after midnight of "11:50 p.m." (no a.m./p.m.: as written)."""
+    h = int(hour) % 12 + (12 if (half or "").lower() == "p" else 0) if half else int(hour)
+    return h * 60 + int(minute or 0)
+
+
+def _minutes_left(text: str, scene: str) -> float | None:
+    """The least time the line or the scene gives to get there: "within half an hour", or from the
+    clock the scene reads to the hour something happens ("it is 11:50 p.m." … "at midnight")."""
+    found = [30.0 if m.group("half") else _count(m) * (60 if m.group("unit").lower().startswith("hour") else 1)
+             for m in (*_WITHIN.finditer(text), *_WITHIN.finditer(scene))]
+    if (now := _CLOCK_NOW.search(scene)) and (due := _CLOCK_DUE.search(scene, now.end())):
+        start = _clock(now.group("h"), now.group("m"), now.group("ap"))
+        end = 0 if due.group("midnight") else 720 if due.group("noon") else _clock(due.group("h"), due.group("m"), due.group("ap"))
+        found.append(float((end - start) % 1440))
+    return min(found) if found else None
+
+
+def _said_minutes(minutes: float) -> str:
+    return f"{minutes:g} minutes" if minutes < 60 else f"{minutes / 60:g} hour{'s' if minutes != 60 else ''}"
 
 
 _DAYS_AWAY = re.compile(_COUNT + r"[\s-]+days?['’]?[\s-]+(?:hard\s+)?(?:ride|riding|journey|march|walk|travel|sail|sailing|drive|trek)\b", re.I)
@@ -761,7 +801,8 @@ def _held_back(text: str, scene: str, actor: str | None) -> str | None:
 # there is not at hand, so drawing, lighting or playing it cannot work ("I ask for my bow back" can).
 _LIST = r"(?P<items>(?:(?:his|her|their|your|my|the|all|and|of)\s+|[a-z'’]+,?(?:\s+|(?=[.;])|$)){1,8}?)"
 _GONE_WORDS = ("taken", "confiscated", "stolen", "seized", "removed", "smashed", "broken", "shattered", "destroyed",
-               "crushed", "lost", "ruined", "sunk", "swept away", "washed away", "sent", "shipped", "carried off", "sold")
+               "crushed", "lost", "ruined", "sunk", "swept away", "washed away", "sent", "shipped", "carried off", "sold",
+               "swallowed", "eaten", "gobbled up", "melted down")
 _TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been|got|is|are)\s+(?:all\s+)?(?P<how>" + "|".join(_GONE_WORDS) + r")\b"
                             r"(?!\s+(?:by surprise|aback|ill|prisoner|captive|with|up|out|off|apart|down|open)\b)(?!(?<=taken)\s+in\b)", re.I)
 _TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|sold|(?:takes|confiscates|steals|seizes|sells)(?=\s+(?:away\s+)?(?:his|her|their|its|your|my)\b))\s+(?:away\s+)?"
@@ -774,6 +815,7 @@ _USE = re.compile(r"\b(?:(?:climb|climbs|climbing|get|gets|hop|hops|swing|swings
                   r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
                   r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their)|"
                   r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up|ride|rides|riding|mount|mounts|"
+                  r"take|takes|taking|unhook|unhooks|"
                   r"saddle|saddles)\b", re.I)
 _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
               "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
@@ -788,7 +830,8 @@ _GONE_SAID = {"took": "taken", "takes": "taken", "confiscated": "taken", "confis
               "steals": "taken", "stolen": "taken", "seized": "taken", "seizes": "taken", "removed": "taken",
               "sank": "lost", "sunk": "lost", "vanished": "lost", "was lost": "lost", "were lost": "lost",
               "out of reach": "lost", "overboard": "lost", "over the side": "lost", "sent": "sent away", "shipped": "sent away",
-              "sold": "sold", "sells": "sold",
+              "sold": "sold", "sells": "sold", "swallowed": "swallowed", "eaten": "eaten", "gobbled up": "eaten",
+              "melted down": "melted down",
               "carried off": "taken"}
 
 
@@ -863,6 +906,7 @@ SHOT_LIMIT_FT = {"handgun": 600, "bow": 1200, "any": 5280}
 _HANDGUN = re.compile(r"\b(?:pistol|revolver|colt|six[- ]?(?:gun|shooter)|derringer|sidearm|handgun)\b|(?<![\w.])\.(?:22|32|38|44|45)\b", re.I)
 _BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|throw|throws|hurl|hurls)\b", re.I)
 _SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
+                   r"(?:squeeze|squeezes|squeezing|get|gets|let|lets|loose|looses|snap|snaps|fire|fires|pop|pops) off (?:a |one |two |a few )?(?:shot|shots|round|rounds)|"
                    r"(?:put|puts|sink|sinks|send|sends) (?:a|an) (?:bullet|round|slug|arrow|bolt|shaft)|loose an arrow|looses an arrow)\b", re.I)
 _DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange|across)\b", re.I)
 
@@ -1006,6 +1050,8 @@ INVENTIONS: tuple[tuple[str, int, str], ...] = (
     (r"x-?rays?", 1895, "there are no X-rays"),
     (r"radar", 1935, "there is no radar"),
     (r"digital cameras?|(?:little |small |tiny )?(?:screen|display|lcd) (?:on|of) (?:the back of )?(?:the |my |his |her |their )?cameras?|"
+     # "flip the camera round and check the little screen on the back"
+     r"cameras?\b[^.!?]{0,60}\b(?:(?:little|small|tiny|lcd|digital) (?:screen|display)|(?:screen|display) on (?:the|its) back)|"
      r"cameras?(?:'s|’s) (?:little |small )?(?:screen|display)|"
      # looking back at the pictures in the camera itself: film shows nothing until it is developed
      r"(?:shots|photos|photographs|pictures|images|snaps|frames) (?:on|in) (?:the |my |his |her |their )?cameras?(?! bag| case| strap)", 1975,
@@ -1113,3 +1159,79 @@ def _way_gone(text: str, scene: str) -> str | None:
         if re.search(rf"\b{_CROSS}\b(?:\s+\w+){{0,3}}?\s+(?:the|that|this)\s+(?:\w+\s+)?{re.escape(way)}\b", text, re.I):
             return f"the {way} {'are' if way in ('stairs', 'steps') else 'is'} down"
     return None
+
+
+# ---- the sixth fact: it already happened ------------------------------------------------------------
+# "stops the courier before he rides out" when he "rode out at dawn yesterday"; "argues for the pardon
+# before the sentence is carried out" when the boy "was hanged at dawn". Each kind: what the line
+# hopes to forestall, and how the scene tells that it is done.
+_DONE_WHEN = r"(?:ago|yesterday|at dawn|at daybreak|this morning|last night|last week|earlier|already|since)"
+_ALREADY = (
+    ("they are already gone", re.compile(r"\b(?:ride|rides|rode|sail|sails|set sail|sets sail|cast|casts) (?:off|out|away)\b|\b(?:leave|leaves|depart|departs|"
+                        r"gets? away|get off|gets off|pulls? out|steams? (?:out|off)|drives? off|sets? off|sets? sail|sails|takes? off|escapes?|goes)\b", re.I),
+     re.compile(r"\b(?:rode|sailed|cast off|set sail|departed|left|pulled out|steamed (?:out|off)|got away|took off|drove off|set off|slipped away)\b"
+                r"[^.;]{0,60}?\b" + _DONE_WHEN + r"\b|\b(?:already|long) (?:left|gone|departed|sailed)\b", re.I)),
+    ("the sentence was already carried out", re.compile(r"\b(?:sentence|execution|hanging|noose|(?:hang|hangs|execute|executes|shoot|shoots) (?:him|her|them)|"
+                                r"(?:is|are) (?:hanged|hung|executed))\b", re.I),
+     re.compile(r"\b(?:was|were|has been|had been|have been)\s+(?:already\s+)?(?:hanged|hung|executed|beheaded|put to death|shot by firing squad)\b"
+                r"[^.;]{0,40}?\b" + _DONE_WHEN + r"\b|\b" + _DONE_WHEN + r"\b[^.;]{0,40}?\b(?:hanged|hung|executed|beheaded)\b", re.I)),
+    ("it is already wrecked", re.compile(r"\b(?:explodes?|blows?(?: up)?|collapses?|burns? down|sinks?|caves? in|goes? up in flames)\b", re.I),
+     re.compile(r"\b(?:exploded|blew up|collapsed|burned down|burnt down|sank|caved in|went up in flames)\b[^.;]{0,60}?\b" + _DONE_WHEN + r"\b"
+                r"|\b" + _DONE_WHEN + r"\b[^.;]{0,40}?\b(?:exploded|blew up|collapsed|burned down|burnt down|sank|caved in)\b", re.I)),
+)
+_BEFORE = re.compile(r"\b(?:before|ere)\s+(?:he|she|they|it|the\s+[\w'’-]+(?:\s+[\w'’-]+)?|[A-Z][\w'’-]+)\s+(?:can\s+|could\s+|gets?\s+to\s+|is\s+|are\s+)?"
+                     r"(?P<rest>[^.!?]{0,40})", re.I)
+
+
+def _already_done(text: str, scene: str) -> str | None:
+    """The line acts "before" a ship sails, a man hangs or a boiler blows, and the scene says that is done."""
+    if _is_question(text):
+        return None
+    for before in _BEFORE.finditer(text):
+        for what, hoped, done in _ALREADY:
+            if hoped.match(before.group("rest")) or hoped.search(before.group(0)[:60]):
+                if any(done.search(sentence) for sentence in re.split(r"(?<=[.;!?])\s+", scene)):
+                    return what
+    return None
+
+
+# ---- the seventh fact: how long the way underwater is ------------------------------------------------
+# D&D's longest held breath is 1 + Con modifier minutes (6 at Con 20); CoC and Savage Worlds allow
+# less. A way under water the scene says takes longer, with no air on it, drowns anyone who tries.
+BREATH_LIMIT_MIN = 10
+_HOLDS_BREATH = re.compile(r"\b(?:hold|holds|holding|fill|fills|filling)\s+(?:my|his|her|their|a|one)\s+(?:breath|lungs)\b"
+                           r"|\b(?:underwater|under water|beneath the water|below the surface)\b", re.I)
+_LONG_UNDER = re.compile(_AMOUNT + r"(?P<unit>minutes?|hours?)[\s-]+(?:\w+\s+){0,2}?"
+                         r"(?:swim|crawl|dive|passage|wade|way|tunnel)\b[^.;]{0,60}?\b(?:water|flooded|submerged|underwater)\b", re.I)
+_NO_AIR = re.compile(r"\bno (?:air|air pockets?|pockets? of air|place to breathe|room to breathe|surface)\b", re.I)
+_AIR_BROUGHT = re.compile(r"\b(?:air (?:tank|bladder|hose|pipe)|diving (?:suit|helmet|bell)|reed|breathing|water ?breathing|spell|potion|"
+                          r"gills|rebreather)\b", re.I)
+
+
+def _breath_too_short(text: str, scene: str) -> str | None:
+    """Going the whole way on one breath where the scene says the way under water takes longer than
+    anyone holds it, with no air on the way."""
+    if _is_question(text) or not _HOLDS_BREATH.search(text) or _AIR_BROUGHT.search(text) or not _NO_AIR.search(scene):
+        return None
+    for m in _LONG_UNDER.finditer(scene):
+        minutes = _count(m) * (60 if m.group("unit").lower().startswith("hour") else 1)
+        if minutes > BREATH_LIMIT_MIN:
+            return f"no one holds their breath for {_said_minutes(minutes)}"
+    return None
+
+
+# ---- the eighth fact: two places far apart -------------------------------------------------------
+# "keeps watch on the inn's door and at the same time picks the lock across town": one body, one place
+_AT_ONCE = re.compile(r"\b(?:at the same time|simultaneously|at the very same (?:moment|time)|both at once|in two places)\b", re.I)
+_APART = re.compile(r"\b(?:across town|on the other side of (?:town|the city|the river)|(?:an?|half an|\w+) (?:hour|hours|day|days)['’]s? (?:walk|ride|march|drive|journey)"
+                    r"(?: away)?|miles? (?:away|apart|off)|far side of)\b", re.I)
+_HELPERS = re.compile(r"\b(?:while|whilst)\s+(?:\w+\s+)?(?:[A-Z]\w+|he|she|they|the others?|someone|my \w+)\s+\w+s\b|\b(?:someone else|the others|a friend|an accomplice|"
+                      r"(?:my|his|her|their) (?:partner|accomplice|friend|familiar))\b", re.I)
+
+
+def _two_places(text: str, scene: str) -> str | None:
+    """One character doing two things "at the same time", one of them at a place the line and the
+    scene both put far off ("across town")."""
+    if _is_question(text) or not _AT_ONCE.search(text) or not _APART.search(text) or not _APART.search(scene) or _HELPERS.search(text):
+        return None
+    return "no one is in two places at once"

@@ -211,6 +211,11 @@ _DRIVEN_OFF = re.compile(r"\b(?:ran|run|drove|driven|rustled|stole|stolen|took|t
                          r"(?:\w+\s+)?" + _BEASTS + r"|cattle|herd)\b", re.I)
 _AFTER_BOLTED = re.compile(r"\b(?:follow|follows|track|tracks|trail|trails|chase|chases|catch|catches|round up|rounds up|go after|goes after|"
                            r"whistle|whistles|call|calls|lure|lures|coax|coaxes|wait|waits)\b", re.I)
+# riding off on the mount the line does not name: "swings up into the saddle and gallops after them"
+_RIDES_OFF = re.compile(r"\b(?:swing|swings|swung|climb|climbs|vault|vaults|leap|leaps|jump|jumps|hop|hops)\s+(?:up\s+)?(?:into|onto|in)\s+"
+                        r"(?:the|his|her|their|my)\s+saddle\b|\bmounts?\s+up\b|\b(?:gallop|gallops|galloping)\b", re.I)
+_OTHER_MOUNT = re.compile(r"\b(?:another|fresh|spare|borrowed|borrows?|steals?|stolen|buys?|hires?|(?:takes?|grabs?|catches?|picks?) (?:a|one|the \w+'s)|stage|stagecoach|wagon|buggy|train|on foot|"
+                          r"(?:his|her|their|my)\s+(?:\w+\s+)?(?:horse|mule|mount|mare|pony)\s+(?:is|was)\s+(?:fine|unhurt|safe))\b", re.I)
 _AWAY = re.compile(r"\b(?:behind|back (?:at|in|on|home)|at home|miles (?:away|back))\b", re.I)
 _LEFT = re.compile(r"\b(?:left|forgot|forgotten)(?=\s+(?:all\s+)?(?:his|her|their|your|my|our|its|[A-Z][a-z]+'s)\b)", re.I)
 _IS_AWAY = re.compile(r"\b(?:is|are|was|were|lies|lie|sits|sit|hangs|hang|remains|remain|stays|stay)\s+(?:still\s+|safely\s+)?"
@@ -289,8 +294,12 @@ def gone_things(scene: str) -> dict[str, str]:
                 for head in _phrases(_CLAUSE_START.sub("", sentence[:m.start()]))[-1:]:
                     things.setdefault(head, "left behind")
         previous = sentence
-    for thing, how in list(things.items()):  # "his mare, Sorrel, who lies dead": the name is the mare
-        for name in re.findall(rf"\b{re.escape(thing)},\s+([A-Z][a-z]+),", scene):
+    for thing, how in list(things.items()):  # "his mare, Sorrel, who lies dead", "his horse Biscuit was shot": the name is the beast
+        named = rf"\b{re.escape(thing)},\s+([A-Z][a-z]+),"
+        if re.fullmatch(_BEASTS + r")", thing, re.I):
+            named += rf"|\b{re.escape(thing)}\s+([A-Z][a-z]+)\b(?!['’])"  # a beast's name needs no commas; "the wagon Lottie drove" is not her
+        for name in re.findall(named, scene):
+            name = name if isinstance(name, str) else next(n for n in name if n)
             things.setdefault(name, how)
     return things
 
@@ -376,6 +385,10 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         if _fits_what_is_left(how, clause, before, text[m.end():]):
             continue
         return _said(thing, how)
+    if _RIDES_OFF.search(text) and not _OTHER_MOUNT.search(text):  # "swings up into the saddle and gallops": the one mount there was
+        for thing, how in things.items():
+            if re.fullmatch(_BEASTS + r")", thing, re.I) and how != "not there":
+                return _said(thing, how)
     return None
 
 

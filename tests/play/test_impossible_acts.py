@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from pipelines.impossible_acts import JUMP_LIMIT_FT, SHOT_LIMIT_FT, impossible_act, impossible_in_scene, impossible_without_magic, magic_act
+from pipelines.impossible_acts import (JUMP_LIMIT_FT, SHOT_LIMIT_FT, SPEED_LIMIT_MPH, impossible_act, impossible_in_era, impossible_in_scene,
+                                      impossible_without_magic, magic_act)
 
 
 @pytest.mark.parametrize("line", [
@@ -954,3 +955,110 @@ def test_no_one_rides_a_horse_the_rustlers_ran_off(line, refused):
 def test_a_lantern_gone_out_leaves_it_too_dark_to_read():
     scene = "The lantern has just gone out in the flooded root cellar and every match is soaked through. It is absolutely black."
     assert impossible_in_scene("Margaret finishes reading the last page of the diary.", scene, "Margaret", True) is not None
+
+
+# ---- a journey against the clock -----------------------------------------------------------------
+
+WHARF = "It is 11:50 p.m. when you learn the cultists' ship sails from Boston's Long Wharf, some forty miles away, at midnight sharp."
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("I take the car and floor it down to Boston. We'll catch them before they cast off!", WHARF, "no motor car covers 40 miles in 10 minutes"),
+    ("I drive to Boston and catch them before they cast off", WHARF.replace("11:50", "10:30"), None),  # 40 miles in 90 minutes
+    ("Tomás floors it and gets the Ford to the New York newsroom in half an hour flat.",
+     "The editor in New York, nearly two hundred miles away, wants the photographs within half an hour.", "no motor car covers 200 miles in 30 minutes"),
+    ("We run to the mill in ten minutes", "The mill is three miles downstream.", "no one on foot covers 3 miles in 10 minutes"),
+    ("We walk to the mill in twenty minutes", "The mill is a mile downstream.", None),
+    ("I ride to the fort before midnight", "It is 9:00 p.m. The fort is twenty miles north.", None),  # 20 miles in 3 hours on a horse
+])
+def test_no_journey_is_faster_than_a_car_a_horse_or_a_runner_can_go(line, scene, refused):
+    assert impossible_in_scene(line, scene) == refused
+
+
+def test_the_speed_limits_are_past_any_vehicle_of_the_games_eras():
+    assert SPEED_LIMIT_MPH["car"] >= 100 and SPEED_LIMIT_MPH["ride"] >= 30 and SPEED_LIMIT_MPH["foot"] >= 15
+
+
+# ---- forestalling what is already done -------------------------------------------------------------
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Oskar hurries to the south gate and stops the courier before he rides out with that letter.",
+     "The duke's courier rode out of the south gate at dawn yesterday on a fresh horse. It is now noon.", "they are already gone"),
+    ("Oskar hurries to the south gate and stops the courier before he rides out with that letter.",
+     "The duke's courier is saddling his horse by the south gate.", None),
+    ("Eddie sprints down the pier and jumps aboard the Carolina before she gets away.",
+     "The steamer Carolina cast off from the pier an hour ago and is a smudge of smoke out at sea.", "they are already gone"),
+    ("Marisol argues for Tobin's pardon before the sentence is carried out.",
+     "Young Tobin was hanged at dawn for the theft. It is now noon.", "the sentence was already carried out"),
+    ("Marisol argues for Tobin's pardon before the sentence is carried out.",
+     "Young Tobin will be hanged at dawn for the theft. It is now midnight.", None),
+    ("Lottie shuts the valve before the boiler blows.", "The Number 9's boiler exploded at dawn; the engine is scrap.", "it is already wrecked"),
+    ("Lottie shuts the valve before the boiler blows.", "The Number 9's boiler is rattling; it was serviced yesterday.", None),
+    ("Could we have stopped him before he left?", "The courier rode off an hour ago.", None),  # a question, not an act
+])
+def test_nothing_is_forestalled_that_the_scene_says_is_done(line, scene, refused):
+    assert impossible_in_scene(line, scene) == refused
+
+
+# ---- what the scene says went where no hand reaches, and shots phrased as they are said ------------
+
+def test_a_key_the_dog_swallowed_is_not_taken_off_its_hook():
+    scene = "The only key to the cell was swallowed by the marshal's dog, which bolted hours ago. The hook is bare."
+    assert impossible_in_scene("Lottie takes the cell key off the hook and unlocks the cell.", scene) == "the key was swallowed"
+    assert impossible_in_scene("Lottie takes the hairpin from her hat and picks the cell lock.", scene) is None
+
+
+def test_a_shot_squeezed_off_is_still_a_shot():
+    scene = "Dutch spots the outlaw on the far side of the valley, a good two miles off."
+    assert impossible_in_scene("Dutch draws his Colt and squeezes off a shot at the rider.", scene) == "no handgun reaches 2 miles"
+    assert impossible_in_scene("Dutch draws his Colt and squeezes off a shot at the rider.", "The outlaw is forty feet away.") is None
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("I flip the camera round and check the little screen on the back to see whether the face showed up.", True),
+    ("I hide the camera behind the folding screen.", False),  # a screen in a room, not on a camera
+])
+def test_no_camera_of_the_twenties_shows_a_picture_on_its_back(line, refused):
+    assert (impossible_in_era(line, "Arkham.", 1925) is not None) == refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Dutch whistles for Biscuit, swings up into the saddle and gallops after the robbers.", "the scene says Biscuit was dead"),
+    ("Dutch swings up into the saddle and gallops after the robbers.", "the scene says the horse was dead"),  # the one mount there was
+    ("Dutch takes a horse from the corral, swings up into the saddle and gallops after the robbers.", None),  # another mount
+    ("Dutch kneels by Biscuit and takes the saddlebags off him.", None),  # what is left of the dead
+])
+def test_no_one_gallops_off_on_a_horse_the_scene_says_lies_dead(line, refused):
+    scene = "Dutch's horse Biscuit was shot out from under him an hour ago and lies dead in the wash."
+    assert impossible_in_scene(line, scene, "Dutch") == refused
+
+
+def test_a_name_after_a_thing_that_is_no_beast_is_not_that_thing():
+    from pipelines.scene_state import gone_things
+
+    assert gone_things("The wagon Lottie drove was smashed on the rocks.") == {"wagon": "smashed"}
+
+
+DRAIN = "The only way into the chapel is a flooded drain, a twenty-minute crawl through black water with no air pockets anywhere."
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Eddie fills his lungs, holds his breath and crawls the whole drain underwater.", DRAIN, "no one holds their breath for 20 minutes"),
+    ("Eddie holds his breath and crawls through.", DRAIN.replace("twenty", "two"), None),              # a short way
+    ("Eddie straps on the diving helmet and crawls through underwater.", DRAIN, None),                 # air brought along
+    ("Eddie holds his breath and crawls through.", DRAIN.replace(" with no air pockets anywhere", ""), None),  # air on the way
+])
+def test_no_breath_lasts_a_way_underwater_the_scene_says_is_longer(line, scene, refused):
+    assert impossible_in_scene(line, scene) == refused
+
+
+JOB = "The job needs a lookout at the inn's front door and someone picking the counting-house lock across town, half an hour's walk away."
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Brisa keeps watch on the inn's door and at the same time picks the counting-house lock across town.", JOB, "no one is in two places at once"),
+    ("Brisa keeps watch on the inn's door while Oskar picks the lock across town at the same time.", JOB, None),  # two bodies
+    ("Brisa hums and at the same time picks the lock.", "A locked door. The town is across the river, two miles away.", None),  # one place
+])
+def test_no_one_is_in_two_places_far_apart_at_once(line, scene, refused):
+    assert impossible_in_scene(line, scene) == refused
