@@ -20,11 +20,14 @@ from typing import Any
 
 from .speech import narrated
 
-__all__ = ["CUES", "CUE_CONCEPTS", "HARDSHIP", "EFFORT", "cued_checks", "names_effort"]
+__all__ = ["CUES", "CUE_CONCEPTS", "HARDSHIP", "EFFORT", "cued_checks", "names_effort", "names_strength_only"]
 
 _SELF = r"(?:my|his|her|their|your|our)"
 _PLACES = (r"(?:river|rivers|stretch|country|land|lands|coast|woods|forest|hills|mountains|road|roads|trail|trails|valley|desert|"
            r"sea|seas|waters?|marsh|marshes|swamp|streets|range|plains|reefs?|channels?)\b")
+# a search whose quarry is a trail: "searches the bank for the handcart's ruts", "hunts for hoofprints"
+_SEEKS_TRACKS = (r"\b(?:search|searches|searching|hunt|hunts|hunting|look|looks|looking|cast|casts|casting)\b[^.!?]{0,40}?\b(?:for|after)\s+"
+                 r"(?:the\s+|any\s+|a\s+|some\s+)?(?:[\w'’-]+\s+){0,2}?(?:tracks|prints|footprints|hoofprints|pawprints|ruts|spoor|drag marks)\b")
 CUES: dict[str, str] = {
     "shoot": r"\b(?:shoot|shoots|shooting)\b(?!\s+(?:(?:him|her|them|me|you|us)\s+)?(?:a\s+)?(?:\w+\s+)?(?:look|glance|smile|grin|question|wink))"
              r"|\b(?:fire|fires|firing)\s+(?:at|on|a shot|a round|both barrels)\b|\btakes?\s+a\s+shot\b",
@@ -42,7 +45,9 @@ CUES: dict[str, str] = {
               r"|\bplays?\s+(?:him|her|them|cards|poker|faro|dice)\b|\bhand for hand\b|\b(?:push|pushes|put|puts|toss|tosses)\s+(?:in\s+)?(?:my|his|her|their)\s+stake\b|\b(?:a|another|the)\s+(?:hand|round|game)\s+of\s+(?:cards|poker|faro|dice|bones)\b",
     "endure": r"\bthrough\s+(?:the\s+|that\s+|this\s+)?(?:\w+\s+)?(?:fumes|smoke|gas|spores|stench|reek|miasma|vapou?rs?)\b"
               r"|\b(?:fight|fights|fighting|shake|shakes|throw|throws)\s+off\s+(?:the\s+)?(?:\w+\s+)?(?:venom|poison|disease|sickness|fever|toxin|drug|exhaustion|chill)\b"
-              r"|\b(?:drain|drains|chug|chugs|down|downs|gulp|gulps|quaff|quaffs)\s+(?:the|a|his|her|my|their)\s+(?:\w+\s+)?(?:horn|tankard|flagon|bottle|mug|pint|stein|jug)\b",
+              r"|\b(?:drain|drains|chug|chugs|down|downs|gulp|gulps|quaff|quaffs)\s+(?:the|a|his|her|my|their)\s+(?:\w+\s+)?(?:horn|tankard|flagon|bottle|mug|pint|stein|jug)\b"
+              r"|\b(?:drink|drinks|drinking)\b[^.!?]{0,30}?\b(?:to keep up|keep(?:s|ing)? up with|keep(?:s|ing)? pace|match(?:es|ing)? (?:him|her|them)|under the table)\b"
+              r"|\b(?:tankard|cup|pint|round|drink) for (?:tankard|cup|pint|round|drink)\b|\bdrinking (?:contest|match|duel|bout)\b",
     "resolve": rf"\b(?:stand|stands|standing|hold|holds|holding)\s+{_SELF}\s+ground\b"
                r"|\b(?:fight|fights|fighting|resist|resists|resisting|refuse|refuses|shake|shakes)\b[^.!?]{0,24}?"
                r"\b(?:the\s+)?(?:pull|urge|call|song|voice|whispers?|compulsion|fear|terror|dread|panic|charm|spell)\b"
@@ -76,6 +81,7 @@ CUES: dict[str, str] = {
              r"(?!\s+(?:(?:up|down|the|a)\s+)*(?:stairs|steps|staircase|stairway|ladder|ramp)\b)"  # a stair is a walk
              r"(?![^.;!?]*?\b(?:and|to)\s+(?:\w+\s+){0,2}?(?:speak|speaks|talk|talks|preach|preaches|appeal|appeals|address|addresses|raise|raises|"
              r"work|works|patch|patches|fix|fixes|mend|mends|repair|repairs|jump|jumps|leap|leaps|shout|shouts|call|calls|remind|reminds|"
+             r"plead|pleads|beg|begs|implore|implores|urge|urges|argue|argues|"
              r"tell|tells|wave|waves)\b)"
              r"|\b(?:finding|finds|find|feeling for)\s+(?:hand|foot)?holds\b|\bstarts?\s+up\s+the\s+(?:wall|pier|cliff|tower|rope|tree|face|rock|chimney|drainpipe)\b",
     # moving unseen: "keeping low and out of the light", "creeps up without a sound"
@@ -94,15 +100,23 @@ CUES: dict[str, str] = {
     "palm": r"\b(?:lift|lifts|lifting|palm|palms|palming|pocket|pockets|pocketing|swipe|swipes|pinch|pinches|filch|filches|slip|slips|slipping)\s+"
             r"(?:the|a|an|his|her|their|that|token|key)\b(?:\s+[\w'-]+){0,3}?\s+(?:right\s+)?(?:off|from|out of)\s+"
             r"(?:his|her|their|its|the\s+\w+(?:'s|’s)|the\s+(?:tray|table|counter|desk|plate|purse|pocket|belt))\b"
-            r"|\b(?:pick|picks|picking)\s+(?:his|her|their|the \w+'s)\s+pocket\b",
+            r"|\b(?:pick|picks|picking)\s+(?:his|her|their|the \w+'s)\s+pocket\b"
+            r"|\b(?:swap|swaps|swapping|switch|switches|switching)\s+(?:out\s+)?(?:his|her|their|the|its)\b[^.!?]{0,40}?\b(?:for|with)\s+(?:my|his|her|their|a|an|the)\b",
     # following a quarry's traces: "follow the blood and the churned snow", "tracks the deer"
     "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w'’-]+\s+){0,2}?"
-             r"(?:tracks|track|trail|prints|footprints|hoofprints|pawprints|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
+             r"(?:tracks|track|trail|prints|footprints|hoofprints|pawprints|ruts|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
              r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b"
+             r"|" + _SEEKS_TRACKS +
              r"|\b(?:for|find|finds|see|sees)\s+(?:where|which way)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,5}?(?:went|headed|ran|fled|rode|gone|led)\b"
              # living off the land: "scouts the washes for any sign of water" is wilderness lore, not a search
              r"|\b(?:scout|scouts|scouting|search|searches|searching|look|looks|looking|hunt|hunts|hunting|forage|forages|foraging|find|finds)\s+"
              r"(?:[\w'’-]+\s+){0,4}?for\s+(?:any\s+)?(?:sign\s+of\s+)?(?:water|a spring|springs|forage|edible \w+|game|shelter|firewood)\b",
+    # brute strength: "braces her boots and heaves with all her strength", "puts his shoulder to the jammed gate"
+    "force": rf"\bwith\s+all\s+{_SELF}\s+(?:might|strength|weight|brawn)\b|\b(?:puts?|putting|throws?|throwing)\s+{_SELF}\s+(?:whole\s+)?(?:weight|shoulder|back)\s+"
+             r"(?:into|against|behind|to)\b|\b(?:heave|heaves|heaving|strain|strains|straining)\s+(?:at|on|against)\s+(?:the|a|that)\b",
+    # begging a crowd or a captor: "pleads with the crowd to let the law try the boy"
+    "persuade": r"\b(?:plead|pleads|pleading|implore|implores|imploring|beseech|beseeches|entreat|entreats)\s+(?:with\s+)?(?:the|him|her|them|his|their|that)\b"
+                r"|\b(?:beg|begs|begging)\s+(?:the|him|her|them)\s+(?:\w+\s+)?(?:to|for|not)\b",
     # riding hard: "spurs his horse along the rim", "at a dead gallop"
     # taking hold of someone or what they hold: "twists the revolver out of the deacon's hand", "tackles him"
     "grapple": r"\b(?:wrest|wrests|wresting|wrench|wrenches|wrenching|twist|twists|twisting|pry|prys|pries|prying|tear|tears|tearing|"
@@ -152,6 +166,8 @@ def cued_checks(line: str, pack: Any, scene: str = "") -> list[str]:
         words = line if cue in _SAID_ACTS else act  # "Deal me in." said aloud joins the game
         if not pattern.search(words) or (cue in _HARD_GOING and not (HARDSHIP.search(act) or HARDSHIP.search(scene))):
             continue
+        if cue == "trace" and re.search(_SEEKS_TRACKS, act, re.I):
+            continue  # "searches the bank for the handcart's ruts" follows a trail
         if cue == "sneak" and _CUES_BY_NAME["palm"].search(act):
             continue  # lifting a key "without him noticing" is the hand's work, not the feet's
         for concept in CUE_CONCEPTS.get(cue, (cue,)):
@@ -163,3 +179,11 @@ def names_effort(line: str) -> bool:
     """Whether the line, outside anything said, sets out on a long task ("spends the afternoon
     going through the ledgers")."""
     return bool(EFFORT.search(narrated(line)))
+
+
+def names_strength_only(line: str) -> bool:
+    """Whether brute strength is the only kind of act the line names ("puts his shoulder to the
+    vault door and heaves"). Impossible acts are mostly feats of strength, so that cue tells which
+    check, never that the act can work; a swim or a climb named beside it still can."""
+    act = narrated(line)
+    return bool(_CUES_BY_NAME["force"].search(act)) and not any(p.search(act) for cue, p in _CUES if cue != "force")

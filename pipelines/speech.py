@@ -105,9 +105,12 @@ def asks_only(line: str) -> bool:
 
 
 # a question for facts told, not quoted: "I ask Ruth gently when she last saw her father"
-_ASKS_REPORTED = re.compile(r"^(?:(?:i|we|[A-Z][\w'’]+)\s+)?(?:(?:gently|quietly|politely|softly|calmly|then|just)\s+)?(?:ask|asks)\s+"
-                            r"(?:him|her|them|the\s+[\w'’-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+"
-                            r"(?:(?:gently|quietly|politely|softly|calmly|plainly|again)\s+)?(?:who|what|where|when|why|how|which|whose)\b[^,;:!?.]*[.?]?$", re.I)
+# ("Keth turns to Marisol and asks which way she'd rather take, the river or the pines": the one turned to is asked)
+_ASKED = r"(?:him|her|them|the\s+[\w'’-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+_ASKS_REPORTED = re.compile(r"^(?:(?:i|we|[A-Z][\w'’]+)\s+)?(?:(?:gently|quietly|politely|softly|calmly|then|just)\s+)?"
+                            r"(?:(?:ask|asks)\s+" + _ASKED + r"|(?:turn|turns)\s+to\s+" + _ASKED + r"\s+and\s+(?:ask|asks)(?:\s+" + _ASKED + r")?)\s+"
+                            r"(?:(?:gently|quietly|politely|softly|calmly|plainly|again)\s+)?(?:who|what|where|when|why|how|which|whose)\b[^,;:!?.]*"
+                            r"(?:,\s+(?:the\s+)?[\w'’-]+\s+or\s+(?:the\s+)?[\w'’-]+)?[.?]?$", re.I)
 
 
 def asks_in_report(line: str) -> bool:

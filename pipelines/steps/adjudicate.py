@@ -24,7 +24,7 @@ import yaml
 from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
-from ..act_cues import cued_checks, names_effort
+from ..act_cues import cued_checks, names_effort, names_strength_only
 from ..impossible_acts import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -322,7 +322,9 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         choice = top if top in DECISIONS else (leaders or [NO_ROLL])[0]
         # the line names the kind of act outright: its check over the vote's, and over a topic-only
         # "impossible" ("swims for the far bank, armour and all"); the rules below still refuse
-        if cued and (choice == IMPOSSIBLE or (choice not in DECISIONS and choice not in cued)):
+        # ("shoves the whole tower into the sea" names a feat of strength: the cue tells which check, not that it can work)
+        brute = bool(cued) and names_strength_only(act)
+        if cued and ((choice == IMPOSSIBLE and not brute) or (choice not in DECISIONS and choice not in cued)):
             record.parsed["cue"] = f"{choice} -> one of {', '.join(cued)}"
             choice = max(cued, key=lambda c: fit.get(c, -math.inf))  # the line names the kind of act outright
         if hints and voted_no_roll and not use_model:

@@ -180,3 +180,29 @@ def test_a_line_naming_a_rolled_kind_of_act_is_rolled_when_the_nearest_lines_say
 
 def test_a_stake_pushed_in_and_play_hand_for_hand_is_gambling():
     assert cued_checks("Lottie pushes her stake in and plays the cattle buyer hand for hand until dawn.", SWADE) == ["gambling"]
+
+
+@pytest.mark.parametrize("pack, line, checks", [
+    (PF2, "Marisol braces her boots and heaves with all her strength to force the gate shut.", ["athletics"]),
+    (DND, "Ilya puts his shoulder to the jammed door.", ["athletics", "strength"]),
+    (PF2, "Keth crouches, searches the bank for the handcart's ruts, and follows wherever they lead.", ["survival"]),
+    (SWADE, "I get down and hunt for hoofprints, scuffs, anything to pick his trail up.", ["survival"]),
+    (SWADE, "Hosea climbs onto the wagon bed and pleads with the crowd to let the law try the boy.", ["persuasion"]),
+    (DND, "While Gorm reaches for his ale, I swap his lucky bones for my weighted pair.", ["sleight_of_hand"]),
+    (DND, "Ilya slams his coin on the table and starts drinking to keep up with the dwarf.", ["constitution_save", "constitution"]),
+    (DND, "Brisa searches the desk for the missing letter.", ["investigation", "perception"]),  # a search, not a trail
+    (DND, "Ilya pours himself a drink and sits by the fire.", []),
+])
+def test_strength_tracking_pleading_swapping_and_drinking_matches_are_named_acts(pack, line, checks):
+    assert cued_checks(line, pack) == checks
+
+
+@pytest.mark.parametrize("line, only", [
+    ("Eddie sets his feet, puts his shoulder to the vault door and heaves until it bursts open.", True),
+    ("Marisol swims for the far bank with all her strength.", False),  # a swim named beside it
+    ("Keth climbs the seawall.", False),
+])
+def test_strength_alone_never_turns_a_refusal_into_a_roll(line, only):
+    from pipelines.act_cues import names_strength_only
+
+    assert names_strength_only(line) is only

@@ -705,3 +705,13 @@ def test_what_the_words_plainly_are_decides_the_social_roll(ruleset, character, 
                    pipeline="adjudicate", characters=[character], memory=False, seed=3)
     reply = g.step(character, line)
     assert [c.skill for c in reply.checks] == ([expect] if expect else []), reply.notes
+
+
+@pytest.mark.parametrize("line, told", [
+    ("Keth turns to Marisol and asks which way she'd rather take, the river or the pines.", True),
+    ("Brisa turns to the guard and asks where the inn is, then slips past him.", False),  # an act besides
+])
+def test_a_question_put_to_the_one_turned_to_is_answered_by_them(line, told):
+    from pipelines.speech import asks_in_report
+
+    assert asks_in_report(line) is told
