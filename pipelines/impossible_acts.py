@@ -307,6 +307,11 @@ _LANDS = re.compile(r"\b(?:land|lands|landing)\s+(?:on\s+(?:his|her|my|their)\s+
 _WATER = re.compile(r"\b(?:water|sea|lake|river|pool|bay|harbou?r|surf|waves)\b", re.I)
 _DROP = re.compile(_MEASURE + r"(?:drop|drops|down|below|beneath|deep|high|tall|straight down|to the (?:rocks|ground|floor|water|river|sea|street|bottom))\b"
                    r"|\b(?:drops?|falls?|plunges?)\s+(?:away\s+)?(?:a\s+|some\s+|fully\s+)?(?:sheer\s+)?" + _MEASURE.replace("(?P<", "(?P<h_"), re.I)
+# words made out at a distance no ear reaches: talk carries a few hundred feet on a still night, a shout farther
+HEAR_LIMIT_FT = 600
+_LISTENS = re.compile(r"\b(?:listen|listens|listening|overhear|overhears|overhearing|eavesdrop|eavesdrops|eavesdropping|"
+                      r"(?:make|makes|hear|hears|catch|catches) out what|(?:hear|hears|catch|catches) what)\b", re.I)
+_EAR_AID = re.compile(r"\b(?:ear trumpet|spell|magic|telepathy|clairaudience|microphone|radio|telephone|wire|familiar|lip[- ]?read\w*)\b", re.I)
 # reading writing at a distance no eye resolves, without a glass
 READ_LIMIT_FT = 300
 _READS_AFAR = re.compile(r"\b(?:read|reads|reading|make out|makes out)\b", re.I)
@@ -324,7 +329,7 @@ _SQUEEZE = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wrig
                       r"(?: \w+){0,4}? (?:between|through|past) (?:the |those |these )?(?:\w+ )?(?:bars|grate|grating|grille|railings)\b", re.I)
 # an opening the scene says is a few fingers or inches wide: an arrow slit, a crack, a vent
 _SQUEEZE_OUT = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wriggle|wriggles|crawl|crawls|worm|worms|climb|climbs|fit|fits|"
-                          r"get|gets)\b(?: \w+){0,3}? (?:out |in )?through (?:the |that |this |an? )?(?:\w+ )?(?P<hole>slit|crack|gap|hole|vent|pipe|"
+                          r"get|gets)\b(?: \w+){0,3}? (?:out |in )?through (?:the |that |this |an? )?(?:\w+ )?(?P<hole>slit|crack|gap|hole|vent|(?:drain|sewer|stove|water)?pipe|"
                           r"chimney|flue|grate|grating|loophole|window|hatch|opening|chink|keyhole|drain)\b", re.I)
 _TOO_NARROW = re.compile(r"\b(?:two|three|four|a|one|few) fingers? (?:wide|across|broad)\b|\b(?:a |one )?hand'?s?[ -](?:width|breadth)\b|"
                          r"\b(?:two|three|four|five|six|[1-6])[ -]inch(?:es)? (?:wide|across)\b|\b(?:two|three|four|five|six|[1-6])[ -]inch(?:es)?\b(?= (?:slit|crack|gap|opening))|"
@@ -442,6 +447,10 @@ def _too_far(text: str, scene: str) -> str | None:
         near = min(_distances_for(text, scene, read), default=0.0)
         if near > READ_LIMIT_FT:
             return f"no eye reads writing {_said(near)} off"
+    if (ear := _LISTENS.search(text)) and not _EAR_AID.search(text) and not _GOES_FIRST.search(text):
+        near = min(_distances_for(text, scene, ear), default=0.0)
+        if near > HEAR_LIMIT_FT:
+            return f"no ear makes out words {_said(near)} off"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
         how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
         near = min(_distances_for(text, scene, travel), default=0.0)
@@ -513,7 +522,15 @@ _LIFT = re.compile(r"\b(?:lift|lifts|lifting|hoist|hoists|carry|carries|hurl|hur
                    # righting a thing is lifting one side of it: "pushes the whole barge back upright"
                    r"|\b(?:push|pushes|shove|shoves|tip|tips|flip|flips|roll|rolls|lever|levers|turn|turns)\b"
                    r"(?:\s+\w+){0,4}?\s+(?:upright|right side up|the right way up)\b", re.I)
+# carried, not just lifted: D&D's carrying capacity is 15 × Strength pounds (300 at Strength 20), and
+# no strongman walks far under more than a few hundred; a stair or a ford with half a ton is past anyone
+CARRY_LIMIT_LB = 800
+_CARRY = re.compile(r"\b(?:carry|carries|carrying|lug|lugs|lugging|tote|totes|toting|shoulder|shoulders|shouldering)\b", re.I)
+_HELPED = re.compile(r"\b(?:with (?:the )?help|together|between (?:us|them)|all of us|the others|a team|a mule|oxen|ox|horses?|winch|block and tackle|"
+                     r"pulleys?|lever|crane|dolly|hand ?truck|cart|rollers|spell|magic|enlarge)\b(?!,? (?:and all|too))", re.I)
 _VEHICLE = r"(?:car|cars|automobile|motorcar|roadster|sedan|truck|lorry|tractor|bus|locomotive|engine|wagon|carriage|stagecoach|coach)"
+_CARRY_VEHICLE = re.compile(r"\b(?:carry|carries|carrying|hoist|hoists|hoisting|shoulder|shoulders|lift|lifts|lifting)\s+(?:up\s+)?(?:the|a|that|this|his|her|their)\s+"
+                            r"(?:[\w'’-]+\s+){0,2}?(?P<vehicle>" + _VEHICLE[3:-1] + r")\b(?=[^.!?]{0,60}\b(?:onto|on|over|across|up|to|and carries|and carry|on (?:her|his|their|my) back)\b)", re.I)
 _OVERHEAD = re.compile(r"\b(?:lift|lifts|hoist|hoists|raise|raises|pick|picks|heave|heaves)\s+(?:the|a|an|his|her|their|that)\s+"
                        r"(?:\w+\s+){0,2}?(?P<thing>[A-Za-z-]+)\s+(?:up\s+)?(?:over|above)\s+(?:my|his|her|their)\s+head", re.I)
 
@@ -528,6 +545,10 @@ def _too_heavy(text: str, scene: str) -> str | None:
     if heaviest > LIFT_LIMIT_LB:
         tons = heaviest / 2000
         return f"no one lifts {tons:g} tons" if tons >= 1 else f"no one lifts {heaviest:,.0f} pounds"
+    if heaviest > CARRY_LIMIT_LB and _CARRY.search(text) and not _HELPED.search(text):
+        return f"no one carries {heaviest:,.0f} pounds" if heaviest < 2000 else f"no one carries {heaviest / 2000:g} tons"
+    if (vehicle := _CARRY_VEHICLE.search(text)) and not _HELPED.search(text):
+        return f"no one carries a {vehicle.group('vehicle').lower()}"
     if (over := _OVERHEAD.search(text)) and re.search(rf"\b{re.escape(over.group('thing'))}\b(?:[\s-]+\w+){{0,2}}?[\s-]+{_VEHICLE}\b", scene, re.I):
         return "no one holds a vehicle over their head"
     return None
@@ -806,7 +827,7 @@ _GONE_WORDS = ("taken", "confiscated", "stolen", "seized", "removed", "smashed",
 _TAKEN_PASSIVE = re.compile(_LIST + r"(?:were|was|have been|has been|had been|got|is|are)\s+(?:all\s+)?(?P<how>" + "|".join(_GONE_WORDS) + r")\b"
                             r"(?!\s+(?:by surprise|aback|ill|prisoner|captive|with|up|out|off|apart|down|open)\b)(?!(?<=taken)\s+in\b)", re.I)
 _TAKEN_ACTIVE = re.compile(r"\b(?P<how>took|confiscated|stole|seized|sold|(?:takes|confiscates|steals|seizes|sells)(?=\s+(?:away\s+)?(?:his|her|their|its|your|my)\b))\s+(?:away\s+)?"
-                           + _LIST.replace("{1,8}?", "{1,10}?") + r"(?=[.;,]|$|(?:and|from|at|in|to|for|when|before|after|off|away|included)\b)", re.I)
+                           + _LIST.replace("{1,8}?", "{1,10}?") + r"(?=[.;,]|$|(?:and|but|yet|though|leaving|from|at|in|to|for|when|before|after|off|away|included|yesterday|today)\b)", re.I)
 # a thing that fell or went where no one reaches it: "fell into the black cistern and sank out of reach"
 _SANK = re.compile(_LIST + r"(?:fell|dropped|slipped|tumbled|went|rolled)\s+(?:\w+\s+){0,5}?(?:and\s+)?(?P<how>sank|sunk|vanished|was lost|were lost|"
                    r"out of reach|overboard|over the side|swept away|washed away)\b", re.I)
@@ -815,7 +836,7 @@ _USE = re.compile(r"\b(?:(?:climb|climbs|climbing|get|gets|hop|hops|swing|swings
                   r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
                   r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their)|"
                   r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up|ride|rides|riding|mount|mounts|"
-                  r"take|takes|taking|unhook|unhooks|"
+                  r"take|takes|taking|unhook|unhooks|open|opens|opening|read|reads|reading|leaf through|leafs through|page through|pages through|"
                   r"saddle|saddles)\b", re.I)
 _NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
               "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
@@ -908,7 +929,8 @@ _BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|
 _SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
                    r"(?:squeeze|squeezes|squeezing|get|gets|let|lets|loose|looses|snap|snaps|fire|fires|pop|pops) off (?:a |one |two |a few )?(?:shot|shots|round|rounds)|"
                    r"(?:put|puts|sink|sinks|send|sends) (?:a|an) (?:bullet|round|slug|arrow|bolt|shaft)|loose an arrow|looses an arrow)\b", re.I)
-_DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange|across)\b", re.I)
+_DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange|across|downriver|upriver|downstream|upstream|ahead|"
+                      r"down the (?:road|river|valley|track|line|coast)|up the (?:road|river|valley|track|line|coast))\b", re.I)
 
 
 def _out_of_range(text: str, scene: str) -> str | None:
@@ -1102,7 +1124,7 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
 _FIRE = r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator|forge|pyre|bonfire)"
 _BURNED_SCENE = (
     re.compile(r"\b(?:throw|threw|throws|thrown|tossed|tosses|fed|feeds|put|puts|dropped|drops|shoved|shoves|pushed|pushes|flung|flings)"
-               r"\s+(?:(?:the|his|her|their|a|an|old|whole|[a-z]+'s|\d+)\s+){0,3}(?P<item>[a-z]+(?:\s+[a-z]+){0,2}?)\s+into\s+(?:the\s+|a\s+)?"
+               r"\s+(?:(?:the|his|her|their|a|an|old|whole|all|every|[a-z]+'s|\d+)\s+){0,3}(?P<item>[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:into|to|on|onto)\s+(?:the\s+|a\s+)?"
                r"(?:[\w-]+\s+){0,2}" + _FIRE + r"\b", re.I),
     re.compile(r"\b(?P<item>[a-z]+)\s+(?:was|were|has been|had been|have been)\s+(?:burned|burnt|reduced to ashes?)\b", re.I),
     re.compile(r"\b(?:burned|burnt|burns)\s+(?:the|his|her|their)\s+(?:\w+\s+){0,2}?(?P<item>[a-z]+)\b", re.I),
@@ -1122,7 +1144,8 @@ def _burned(text: str, scene: str) -> str | None:
     for pattern in _BURNED_SCENE:
         for m in pattern.finditer(scene):
             for item in reversed(m.group("item").lower().split()):  # "last letter": the noun is last
-                if item not in _NOT_ITEMS and len(item) >= 3 and re.search(rf"\b{re.escape(item)}s?\b", text, re.I):
+                stem = item[:-1] if item.endswith("s") and not item.endswith("ss") else item  # "all his letters" → "the last letter"
+                if item not in _NOT_ITEMS and len(item) >= 3 and re.search(rf"\b{re.escape(stem)}s?\b", text, re.I):
                     return f"the {item} {'were' if item.endswith('s') and not item.endswith('ss') else 'was'} burned to ash"
     return None
 
@@ -1138,12 +1161,15 @@ _WAY_DOWN = (r"cut|severed|snapped|parted|collapsed|fallen|fell|burned|burnt|bur
 _WAY_GONE = (
     re.compile(rf"\b(?P<way>{_WAYS})\b(?:\s+(?:to|of|across|over|from|at|on|down|up)\b[^.;,]{{0,40}}?)?\s+"
                rf"(?:was|were|has been|had been|is|are|now|lies|lay|hangs?|hung)\s+(?:now\s+|already\s+|all\s+)?(?:{_WAY_DOWN})\b", re.I),
+    # "the toll bridge's cables were cut": what holds it up is down, so it is
+    re.compile(rf"\b(?P<way>{_WAYS})(?:'s|’s)\s+(?:\w+\s+)?(?:cables?|ropes?|supports?|span|planks|pilings?|chains?|piers?|timbers)\s+"
+               rf"(?:was|were|has been|had been|have been|is|are|now|lies|lie)\s+(?:now\s+|already\s+|all\s+)?(?:{_WAY_DOWN})\b", re.I),
     re.compile(rf"\b(?:cut|severed|burned|burnt|destroyed|smashed|wrecked|blew up|pulled up|drew up|tore down)\s+"
                rf"(?:the|their|its|that|this)\s+(?:\w+\s+)?(?P<way>{_WAYS})\b", re.I),
     re.compile(rf"\b(?P<way>{_WAYS})(?:\s+(?:across|over|to|of|from|at|on|down|up)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?\s+"
                r"(?:collapsed|gave way|fell|broke|snapped|parted|burned|burnt|went down|came down)\b", re.I),
 )
-_CROSS = (r"(?:walk|walks|walking|cross|crosses|crossing|run|runs|running|go|goes|going|head|heads|hurry|hurries|step|steps|"
+_CROSS = (r"(?:walk|walks|walking|cross|crosses|crossing|run|runs|running|go|goes|going|head|heads|hurry|hurries|step|steps|skip|skips|"
           r"trot|trots|jog|jogs|dash|dashes|stroll|strolls|ascend|ascends|descend|descends|scramble|scrambles|"
           r"stride|strides|climb|climbs|climbing|ride|rides|riding|drive|drives|lead|leads|take|takes|use|uses|board|boards)")
 _AGAIN = re.compile(r"\b(?:rebuild|rebuilds|repair|repairs|mend|mends|fix|fixes|rig|rigs|tie|ties|lash|lashes|splice|splices|"

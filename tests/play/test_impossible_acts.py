@@ -1062,3 +1062,34 @@ JOB = "The job needs a lookout at the inn's front door and someone picking the c
 ])
 def test_no_one_is_in_two_places_far_apart_at_once(line, scene, refused):
     assert impossible_in_scene(line, scene) == refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Hosea wraps his arms round the safe and carries it up the stairs by himself.", "The bank's iron safe weighs well over half a ton.",
+     "no one carries 1,000 pounds"),
+    ("Hosea and Dutch carry the safe up the stairs together.", "The bank's iron safe weighs well over half a ton.", None),  # many hands
+    ("I carry the sack of flour up the stairs.", "The sack weighs a hundred pounds.", None),
+    ("Marisol hoists the wagon, oxen and all, onto her back and carries it over the ford.", "A wagon of iron ingots is stuck at the ford.",
+     "no one carries a wagon"),
+    ("Marisol carries the wounded boy to the wagon.", "A wagon waits by the ford.", None),  # the wagon is where he goes
+])
+def test_no_one_carries_half_a_ton_or_a_wagon(line, scene, refused):
+    assert impossible_in_scene(line, scene) == refused
+
+
+@pytest.mark.parametrize("line, scene, refused", [
+    ("Keth draws his longbow and puts a shaft into the captain on that barge.", "The barge rounded the bend two miles downriver.",
+     "no bow or throw reaches 2 miles"),
+    ("Pip skips across the bridge to the tollhouse.", "The toll bridge's cables were cut last night; the span lies in the river.", "the bridge is down"),
+    ("Keth squeezes through the drainpipe into the warehouse.", "The only opening is a clay drainpipe barely two inches across.",
+     "no body fits through a drainpipe that narrow"),
+    ("Margaret opens the Blackwood diary and reads the entry.", "Federal agents seized the Blackwood diary yesterday.", "the diary was taken"),
+    ("I open the chest.", "The bandits took the gold but left the chest.", None),  # what was left behind
+    ("Brisa sorts through the ash and reads the last letter.", "He fed all his letters to the fire; nothing is left but ash.",
+     "the letters were burned to ash"),
+    ("Keth cups a hand to his ear and listens to what the two on the tower roof are saying.",
+     "A mile across the valley two figures talk quietly on a watchtower roof.", "no ear makes out words a mile off"),
+    ("I listen at the door to what the guards are saying.", "Two guards talk behind the door, ten feet away.", None),
+])
+def test_distances_down_a_river_cut_bridges_pipes_seized_books_burned_letters_and_far_talk(line, scene, refused):
+    assert impossible_in_scene(line, scene) == refused
