@@ -62,10 +62,13 @@ CUES: dict[str, str] = {
     "recall": r"\b(?:think|thinks|thinking)\s+back\b|\b(?:try|tries|trying)\s+to\s+(?:remember|recall)\b"
               rf"|\b(?:know|knows|worked|works|run|ran|runs|fished|sailed|travelled|traveled|ridden|walked|hunted|trapped)\s+(?:this|these)\s+(?:\w+\s+)?{_PLACES}",
     # keeping one's feet where there is no room for them
-    "balance": r"\b(?:walk|walks|walking|cross|crosses|crossing|inch|inches|inching|edge|edges|edging|tiptoe|tiptoes|run|runs|dance|dances)"
+    "balance": r"\b(?:walk|walks|walking|cross|crosses|crossing|inch|inches|inching|edge|edges|edging|tiptoe|tiptoes|run|runs|dance|dances|"
+               r"scamper|scampers|scurry|scurries|shuffle|shuffles|shimmy|shimmies)"
                r"\s+(?:(?:along|across|over|out\s+(?:on|along)|onto|on|up|down|to)\s+)?(?:the|a|that|this)\s+(?:\w+\s+)?(?:wire|tightrope|high\s?wire|beam|rafters?|ridgepole|ridge|railing|rail|"
-               r"ledge|parapet|plank|log|trunk|spar|yardarm|mast|rooftop|roof\s?ridge)\b"
-               rf"|\bkeeps?\s+{_SELF}\s+(?:balance|footing|feet)\b|\barms\s+(?:out|spread|wide)\s+for\s+balance\b",
+               r"ledge|parapet|plank|log|trunk|spar|yardarm|mast|boom|bowsprit|gunwale|rooftop|roof\s?ridge)\b"
+               rf"|\bkeeps?\s+{_SELF}\s+(?:balance|footing|feet)\b|\barms\s+(?:out|spread|wide)\s+for\s+balance\b"
+               # "scampers along it, arms out, to drop onto the deck": arms held out as one goes
+               r"|,\s*(?:(?:his|her|their|my)\s+)?arms\s+(?:out|outstretched|spread|wide)\s*,",
     # looking for traces: a search, whoever's word for it
     "trace": r"\bfor\s+(?:any\s+)?(?:sign|signs|trace|traces|hint)\s+(?:of|that|it|he|she|they|someone|anyone)\b"
              # "searching the reeds for a boat", "search the desk for the key": a search, whatever the place's nouns

@@ -137,10 +137,17 @@ def _presses(line: str) -> bool:
 
 # sympathy offered: "tells her he's sorry for her loss"
 _CONDOLES = re.compile(r"\bsorry (?:for|about) (?:your|her|his|their) (?:loss|husband|wife|son|daughter|father|mother|brother|sister|boy|girl|friend)\b"
-                       r"|\bcondolences\b|\bmy sympathies\b|\bsympathy for (?:your|her|his|their) loss\b", re.I)
+                       r"|\bcondolences\b|\bmy sympathies\b|\bsympathy for (?:your|her|his|their) loss\b"
+                       # a eulogy at the graveside: "He was a good man, ma'am. Anything you need, you send for me."
+                       r"|\b(?:he|she) was a (?:good|fine|decent|kind|brave|honest|godly) (?:man|woman|soul|friend|father|mother|husband|wife)\b"
+                       r"|\b(?:god|lord) rest (?:his|her|their) souls?\b|\brest in peace\b", re.I)
+
+
+# sympathy with a demand or a question in it: "He was a good man. Now tell me where he hid the money."
+_ASKS_BACK = re.compile(r"\b(?:tell|give|show|hand|bring|lend|sell|let) (?:me|us)\b|\?", re.I)
 
 
 def consoles(line: str) -> bool:
     """Whether the words only offer sympathy ("tells her he's sorry for her loss, and that he'll say
     words at the burying if she'd like"): no roll, when they ask, beg, threaten and lie for nothing."""
-    return bool(_CONDOLES.search(line)) and not (_WANTS.search(line) or _presses(line))
+    return bool(_CONDOLES.search(line)) and not (_WANTS.search(line) or _presses(line) or _ASKS_BACK.search(line))

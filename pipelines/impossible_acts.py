@@ -250,7 +250,8 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
             or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene) or _no_listener(text, scene)
-            or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
+            or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or _no_lock(text, scene)
+            or _rope_too_short(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -330,10 +331,12 @@ _SQUEEZE = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wrig
 # an opening the scene says is a few fingers or inches wide: an arrow slit, a crack, a vent
 _SQUEEZE_OUT = re.compile(r"\b(?:squeeze|squeezes|squeezing|slip|slips|slipping|wriggle|wriggles|crawl|crawls|worm|worms|climb|climbs|fit|fits|"
                           r"get|gets)\b(?: \w+){0,3}? (?:out |in )?through (?:the |that |this |an? )?(?:\w+ )?(?P<hole>slit|crack|gap|hole|vent|(?:drain|sewer|stove|water)?pipe|"
-                          r"chimney|flue|grate|grating|loophole|window|hatch|opening|chink|keyhole|drain)\b", re.I)
+                          r"chimney|flue|grate|grating|grille|duct|loophole|window|hatch|opening|chink|keyhole|drain)\b", re.I)
 _TOO_NARROW = re.compile(r"\b(?:two|three|four|a|one|few) fingers? (?:wide|across|broad)\b|\b(?:a |one )?hand'?s?[ -](?:width|breadth)\b|"
                          r"\b(?:two|three|four|five|six|[1-6])[ -]inch(?:es)? (?:wide|across)\b|\b(?:two|three|four|five|six|[1-6])[ -]inch(?:es)?\b(?= (?:slit|crack|gap|opening))|"
-                         r"\btoo (?:narrow|small) for (?:a|any) (?:body|man|person|child)\b", re.I)
+                         r"\btoo (?:narrow|small) for (?:a|any) (?:body|man|person|child)\b"
+                         r"|\b(?:the )?size of (?:a|an) (?:shoebox|shoe box|cigar box|book|brick|fist|hand|saucer|plate|dinner plate|letterbox|"
+                         r"mail ?slot|postcard|playing card|matchbox|loaf)\b", re.I)
 _NARROW_BARS = re.compile(r"\b(?:bars|grate|grating|grille|railings)\b[^.;]{0,80}?\b(?:(?:a |one )?(?:hand'?s?|palm'?s?|finger'?s?)[ -](?:width|breadth)|"
                           r"(?:two|three|four|five|six|[1-6]) inch(?:es)?|inches apart|too (?:narrow|close|tight)|"
                           r"(?:only |just |no more than )?(?:a|one|two|three) fingers? (?:fit|fits|will fit|can fit|could fit|goes|go|wide))\b"
@@ -347,7 +350,8 @@ _BOARD = re.compile(r"\b(?:hop|hops|hopping|climb|climbs|jump|jumps|leap|leaps|l
 _OUT_OF_SIGHT = re.compile(r"\b(?:out of sight|over the horizon|beyond sight)\b", re.I)  # a rider may yet catch it
 _LONG_GONE = re.compile(r"\blong gone\b"
                         r"|\b(?:left|departed|pulled out|pulled away|sailed|set off|set sail|cast off|rolled out|steamed out|steamed off)\b"
-                        r"[^.;]{0,40}?\b(?:an hour|hours|a day|days|yesterday|last night|this morning|long) ago\b", re.I)
+                        r"[^.;]{0,40}?\b(?:an hour|hours|a day|days|yesterday|last night|this morning|long|"
+                        r"(?:twenty|thirty|forty|fifty|[2-5][0-9])(?:[- ]\w+)? minutes) ago\b", re.I)
 
 
 # far enough ahead that only a horse or a motor closes the gap: minutes gone, or a speck on the horizon
@@ -744,20 +748,24 @@ def _no_listener(text: str, scene: str) -> str | None:
 
 
 # ---- no light to read by: "the cellar is pitch black; the only lantern was smashed" ----------------
-_DARK = re.compile(r"\b(?:pitch[- ](?:black|dark)|(?:total|utter|complete|absolute) darkness|lightless|moonless|black as pitch|"
+_DARK = re.compile(r"\b(?:no light (?:at all|whatsoever|anywhere|of any kind)|pitch[- ](?:black|dark)|(?:total|utter|complete|absolute) darkness|lightless|moonless|black as pitch|"
                    r"(?:absolutely|completely|totally|utterly) (?:black|dark)|(?:lantern|lamp|torch|candle)s? (?:has |have |had )?(?:just )?(?:gone|went) out|"
                    r"(?:carries|carry|has|have|with) no (?:light|lantern|torch|lamp|candle)s?)\b", re.I)
 _READS = re.compile(r"\b(?:read|reads|reading|make out|makes out|decipher|deciphers|deciphering|"
                     r"(?:study|studies|examine|examines|look at|looks at|check|checks)\s+(?:the|a|his|her|their|my)\s+(?:\w+\s+)?"
                     r"(?:map|letter|note|writing|page|pages|inscription|sign|signpost|label|book|diary|journal|ledger|words|handwriting))\b", re.I)
 _BRINGS_LIGHT = re.compile(r"\b(?:light|lights|lit|lighting|strike|strikes|striking|match|matches|lantern|torch|candle|lamp|flashlight|"
-                           r"glow|glowing|moonlight|starlight|dawn|daylight|fire|flame|flames|by touch|feel|feels|feeling|fingers|fingertips|"
-                           r"outside|window|later|tomorrow|morning)\b", re.I)
+                           r"glow|glowing|moonlight|starlight|dawn|daylight|fire|flame|flames|outside|window|later|tomorrow|morning)\b", re.I)
+# reading that is done by touch: raised letters, carving, the marks felt out ("finds the ledger by touch, flips it open
+# and reads" finds by touch but reads by sight)
+_READS_BY_TOUCH = re.compile(r"\b(?:read|reads|reading|make out|makes out|decipher|deciphers)\b[^.!?]{0,40}?\b(?:by touch|by feel|with (?:his|her|their|my) "
+                             r"(?:fingers|fingertips|hands))\b|\b(?:feel|feels|feeling|trace|traces|tracing|run|runs|running)\b[^.!?]{0,40}?"
+                             r"\b(?:letters|carving|carvings|carved|raised|grooves|engrav\w+|runes|embossed|braille|indentations?)\b", re.I)
 
 
 def _reads_in_dark(text: str, scene: str) -> str | None:
     """Reading where the scene says it is pitch dark, bringing no light to read by."""
-    if _is_question(text) or not _DARK.search(scene) or not _READS.search(text) or _BRINGS_LIGHT.search(text):
+    if _is_question(text) or not _DARK.search(scene) or not _READS.search(text) or _BRINGS_LIGHT.search(text) or _READS_BY_TOUCH.search(text):
         return None
     return "it is too dark to read anything without a light"
 
@@ -836,9 +844,9 @@ _USE = re.compile(r"\b(?:(?:climb|climbs|climbing|get|gets|hop|hops|swing|swings
                   r"pull out|pulls out|take out|takes out|get out(?! of)|gets out(?! of)|whip out|whips out|use|uses|using|with|"
                   r"light|lights|lighting|play|plays|playing|strum|strums|strumming|on (?:my|his|her|their)|"
                   r"pick up|picks up|picking up|grab|grabs|snatch|snatches|lift|lifts|hold up|holds up|ride|rides|riding|mount|mounts|"
-                  r"take|takes|taking|unhook|unhooks|open|opens|opening|read|reads|reading|leaf through|leafs through|page through|pages through|"
+                  r"(?:take|takes|taking)(?=(?:\s+[\w'’]+){1,4}?\s+(?:off|out of|from|down from)\b)|unhook|unhooks|open|opens|opening|read|reads|reading|leaf through|leafs through|page through|pages through|"
                   r"saddle|saddles)\b", re.I)
-_NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything",
+_NOT_ITEMS = {"his", "her", "their", "your", "my", "the", "all", "and", "of", "gear", "things", "belongings", "everything", "there", "here",
               "possessions", "kit", "equipment", "stuff", "weapons", "a", "an", "you", "he", "she", "they", "we", "it", "i",
               "him", "them", "us", "me", "one", "two", "for", "that", "this", "these", "those", "who", "which", "what",
               "have", "has", "had", "been", "being", "some", "any", "was", "were", "is", "are", "not", "now", "then",
@@ -927,6 +935,7 @@ SHOT_LIMIT_FT = {"handgun": 600, "bow": 1200, "any": 5280}
 _HANDGUN = re.compile(r"\b(?:pistol|revolver|colt|six[- ]?(?:gun|shooter)|derringer|sidearm|handgun)\b|(?<![\w.])\.(?:22|32|38|44|45)\b", re.I)
 _BOW = re.compile(r"\b(?:bow|longbow|shortbow|crossbow|sling|arrow|bolt|javelin|throw|throws|hurl|hurls)\b", re.I)
 _SHOT = re.compile(r"\b(?:shoot|shoots|shooting|snipe|snipes|fire at|fires at|firing at|take a shot|takes a shot|put one|puts one|"
+                   r"plug|plugs|plugging|picks? off|picking off|"
                    r"(?:squeeze|squeezes|squeezing|get|gets|let|lets|loose|looses|snap|snaps|fire|fires|pop|pops) off (?:a |one |two |a few )?(?:shot|shots|round|rounds)|"
                    r"(?:put|puts|sink|sinks|send|sends) (?:a|an) (?:bullet|round|slug|arrow|bolt|shaft)|loose an arrow|looses an arrow)\b", re.I)
 _DISTANT = re.compile(_MEASURE + r"(?:away|off|out|distant|downrange|across|downriver|upriver|downstream|upstream|ahead|"
@@ -1261,3 +1270,34 @@ def _two_places(text: str, scene: str) -> str | None:
     if _is_question(text) or not _AT_ONCE.search(text) or not _APART.search(text) or not _APART.search(scene) or _HELPERS.search(text):
         return None
     return "no one is in two places at once"
+
+
+# ---- the ninth fact: no lock to pick, no rope long enough -------------------------------------------
+_NO_LOCK = re.compile(r"\bno (?:[\w-]+,?\s+){0,4}?(?:keyhole|lock)s?\b|\bwithout (?:a |any )?(?:keyhole|lock)\b|\bkeyhole-?less\b", re.I)
+_PICKS = re.compile(r"\b(?:pick|picks|picking|work|works|working|jimmy|jimmies|tease|teases)\s+(?:on\s+|at\s+)?(?:the|its|that|this)\s+(?:\w+\s+)?lock\b"
+                    r"|\b(?:lock ?picks?|thieves['’]? tools|picklocks?)\b", re.I)
+
+
+def _no_lock(text: str, scene: str) -> str | None:
+    """Picking a lock on a door the scene says has no keyhole or lock (one opened by a word, a lever or magic)."""
+    if _is_question(text) or not _PICKS.search(text) or not _NO_LOCK.search(scene):
+        return None
+    return "there is no lock to pick"
+
+
+_ROPE_LENGTH = re.compile(_AMOUNT + r"(?P<unit>foot|feet|ft|yard|yards|metre|metres|meter|meters)[\s-]+(?:[\w-]+\s+){0,2}?"
+                          r"(?:rope|ropes|coil|line|lariat|lasso|cord|chain)\b", re.I)
+_ROPE_ACROSS = re.compile(r"\b(?:throw|throws|throwing|fling|flings|toss|tosses|hurl|hurls|cast|casts|swing|swings|whirl|whirls|lob|lobs|sling|slings)\b"
+                          r"[^.!?]{0,80}?\b(?:across|over|to the (?:far|other)|on the (?:far|other)|to snag|to catch|the far side|the other side)\b", re.I)
+_ROPE_WORD = re.compile(r"\b(?:rope|line|lariat|lasso|grapnel|grappling hook|cord)\b", re.I)
+
+
+def _rope_too_short(text: str, scene: str) -> str | None:
+    """Throwing a rope across a gap the scene says is wider than the longest rope it says they have."""
+    if _is_question(text) or not _ROPE_ACROSS.search(text) or not _ROPE_WORD.search(text):
+        return None
+    ropes = [_feet(m) for m in _ROPE_LENGTH.finditer(scene)]
+    widest = max((_feet(m) for m in _GAP.finditer(scene)), default=0.0)
+    if ropes and widest > max(ropes) + REACH_LIMIT_FT:
+        return f"a {max(ropes):g}-foot rope does not reach across {_said(widest)}"
+    return None

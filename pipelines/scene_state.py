@@ -44,6 +44,8 @@ _RUIN_PHRASES = (r"burn(?:s|ed|t)? (?:down|up|out|away|to (?:the ground|ash(?:es
                  r"(?:was|were|been|is|are) (?:burned|burnt)|(?:burned|burnt) (?:up )?(?:in|on|into) (?:the |a )?(?:[\w-]+ ){0,2}"
                  r"(?:stove|fire|furnace|fireplace|flames|hearth|brazier|grate|kiln|boiler|incinerator|pyre|bonfire)|"
                  r"cave[sd]? in|caved-in|fell in|gave way|give way|gives way|"
+                 # "the piano was gutted last winter": its insides are gone (a fish "gutted and cleaned" is still a fish)
+                 r"(?:was|were|been) gutted(?=\s*(?:[:;,.]|by (?:fire|flames|looters|thieves)|last|years|long ago|in the))|"
                  r"(?:blown|blew|blow|blows) (?:up|apart|to (?:bits|pieces))|"
                  r"(?:torn|tore|tear|tears|pulled|pull|pulls) down|"
                  r"(?:filled|fill|fills)(?= (?:[\w'’]+ ){0,3}?(?:in\b|(?:to the (?:brim|top) )?with (?:stones|rubble|rocks|earth|sand|dirt|gravel|concrete|cement|mortar|debris)))|"

@@ -206,3 +206,11 @@ def test_strength_alone_never_turns_a_refusal_into_a_roll(line, only):
     from pipelines.act_cues import names_strength_only
 
     assert names_strength_only(line) is only
+
+
+@pytest.mark.parametrize("line, checks", [
+    ("Brisa hops up onto the boom and scampers along it, arms out, to drop onto the other ship's deck.", ["acrobatics"]),
+    ("I hold my arms out to catch the child.", []),
+])
+def test_arms_held_out_on_the_move_is_keeping_balance(line, checks):
+    assert cued_checks(line, DND) == checks

@@ -120,6 +120,8 @@ def test_what_the_words_plainly_are(line, kind):
 @pytest.mark.parametrize("line, sympathy", [
     ("Hosea sits down next to her and tells her he's sorry for her loss, and that he'll say words at the burying if she'd like.", True),
     ('"Sorry for your loss, ma\'am. Now, who had reason to want him dead?"', False),   # asks for something
+    ('Hosea takes the widow\'s hands in his. "He was a good man, ma\'am. Anything you need, you send for me."', True),
+    ('"He was a good man. Now tell me where he hid the money."', False),               # a eulogy, then a demand
 ])
 def test_sympathy_that_asks_nothing_is_known(line, sympathy):
     assert consoles(line) is sympathy

@@ -1093,3 +1093,31 @@ def test_no_one_carries_half_a_ton_or_a_wagon(line, scene, refused):
 ])
 def test_distances_down_a_river_cut_bridges_pipes_seized_books_burned_letters_and_far_talk(line, scene, refused):
     assert impossible_in_scene(line, scene) == refused
+
+
+@pytest.mark.parametrize("line, scene, actor, dark, refused", [
+    ("Dutch draws his Colt and plugs that lookout up on the mesa.", "A rifleman on a mesa nearly two miles across the flats.", None, False,
+     "no handgun reaches 2 miles"),
+    ("Tomás buys a ticket and hops aboard the midnight express.", "The midnight express pulled out twenty minutes ago; the next train is at six.",
+     None, False, "the express left long ago"),
+    ("Tomás hops aboard the midnight express.", "The midnight express pulls out in twenty minutes.", None, False, None),
+    ("Eddie squeezes himself through the duct into the records room.", "A vent grille about the size of a shoebox lid opens onto a narrow duct.",
+     None, False, "no body fits through a duct that narrow"),
+    ("Hosea sits down at the piano and plays a hymn.", "The saloon piano was gutted last winter: every key was pried out and burned.",
+     None, False, "the scene says the piano was gutted"),
+    ("Brisa gets to work on the lock with her thieves' tools.", "A seamless stone door with no keyhole, handle or hinge. It opens to a word.",
+     None, False, "there is no lock to pick"),
+    ("Brisa picks the lock.", "A heavy oak door with an iron lock. There is no window.", None, False, None),
+    ("Pip whirls the rope and flings it across to snag the pine on the far side.", "The gap is about 120 feet wide; the only rope is a single 50-foot coil.",
+     None, False, "a 50-foot rope does not reach across 120 feet"),
+    ("Pip flings the rope across the stream to Keth.", "The stream is ten feet wide. Pip has a 50-foot coil of rope.", None, False, None),
+    ("Keth finds the ledger by touch, flips it open and reads the names.", "In the sealed hold there is no light at all.", "Keth", True,
+     "it is too dark to read anything without a light"),
+    ("Keth runs his fingers over the carved letters and reads the name.", "In the sealed hold there is no light at all.", "Keth", True, None),
+])
+def test_the_kinds_read_from_fresh32s_misses(line, scene, actor, dark, refused):
+    assert impossible_in_scene(line, scene, actor, dark) == refused
+
+
+def test_a_fish_gutted_for_supper_is_still_a_fish():
+    assert impossible_in_scene("I cook the fish.", "The fish was gutted and cleaned.") is None
