@@ -22,14 +22,14 @@ from .speech import narrated
 __all__ = ["routine_only", "ROUTINE"]
 
 # "my", "the old", "the fletching on my": what comes between the verb and the gear
-_OWN = (r"(?:(?:my|his|her|their|the|its|a|an|this|that)\s+)?(?:\w+\s+){0,2}?"
+_OWN = (r"(?:(?:my|his|her|their|the|its|a|an|this|that)\s+)?(?:[\w'’]+\s+){0,2}?"
         r"(?:(?:on|of|in)\s+(?:my|his|her|their|the|its)\s+(?:\w+\s+)?)?")
 _GEAR = (r"(?:revolver|pistol|rifle|gun|shotgun|carbine|colt|winchester|musket|crossbow|bow|bowstring|string|arrows?|bolts?|"
          r"quiver|blade|sword|knife|dagger|axe|spear|weapons?|ammunition|ammo|rounds|cartridges|shells|cylinder|gear|kit|pack|"
          r"bag|satchel|saddlebags?|straps?|buckles?|boots|armou?r|mail|shield|lantern|lamp|pipe|tools|instruments?|lute|fiddle|"
          r"guitar|harmonica|banjo|flute|notes|notebook|journal|bedroll|tent|camp|things|belongings|holster|belt|horse|mount|mule|pony|"
          r"watch|pocket watch|clock|fletching|hat|coat|cloak|gloves|collar|tie|cravat|spectacles|glasses|"
-         r"camera|plates?|plate holders?|film|flash powder|powder|tripod|tobacco)")
+         r"camera|plates?|plate holders?|film|flash powder|powder|tripod|tobacco|waterskins?|canteens?|flasks?|water ?bottles?|skins)")
 # what the rest of the party does meanwhile, when that is idle
 _IDLE_OTHERS = (r"(?:stretch|stretches|rest|rests|eat|eats|sleep|sleeps|wait|waits|sit|sits|chat|chats|talk|talks|doze|dozes|smoke|smokes|"
                 r"make camp|makes camp|set up camp|sets up camp|catch their breath|catches (?:his|her) breath)")
@@ -57,7 +57,7 @@ ROUTINE: dict[str, str] = {
           r"shop|store|bar|stairs|corridor|yard|square|market|kitchen|parlou?r|lobby|office|station|platform|church|chapel|camp|house)\b",
     "idle": r"(?:hum|hums|humming|whistle|whistles|whistling|rest|rests|sit|sits|settle|settles|stretch|stretches|doze|dozes|"
             r"yawn|yawns|practise|practises|practice|practices|rehearse|rehearses|sip|sips|eat|eats|smoke|smokes|puff|puffs|"
-            r"wash|washes|shave|shaves)\b"
+            r"wash|washes|shave|shaves|kneel|kneels|splash|splashes)\b"
             # the others' rest as the time it happens in: "While the others stretch their legs, ..."
             r"|while\s+(?:the\s+others|the\s+rest(?:\s+of\s+(?:us|them|the\s+\w+))?|everyone(?:\s+else)?|they|we)\s+" + _IDLE_OTHERS + r"\b",
 }

@@ -391,7 +391,8 @@ def adjudicate(k: int = 10, candidates: int = 3, mode: str = "retrieval", share:
         if not always_roll and choice not in DECISIONS and asks_the_gm(line):
             record.parsed["talk"] = "a question to the GM for plain facts is answered, not rolled"
             choice = NO_ROLL
-        if routine and not always_roll and choice not in DECISIONS and routine_only(act, scene):
+        # (the vote's "impossible" too, when no rule said why: "fills the waterskins at the spring" sat among lines about stopping waterfalls)
+        if routine and not always_roll and (choice not in DECISIONS or (choice == IMPOSSIBLE and not why)) and routine_only(act, scene):
             record.parsed["routine"] = "gear kept up, a door shut or idle time, with nothing pressing: no roll"
             choice = NO_ROLL
         record.parsed["choice"] = choice

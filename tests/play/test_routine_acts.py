@@ -70,3 +70,18 @@ def test_hitching_a_horse_winding_a_watch_and_walking_somewhere_plain_are_routin
 ])
 def test_a_walk_where_footing_or_danger_matters_is_not_routine(line, scene):
     assert not routine_only(line, scene)
+
+
+def test_a_routine_line_the_vote_calls_impossible_gets_no_roll_but_a_rule_refusal_stands():
+    index = CheckIndex([("impossible", "I stop the waterfall at the spring with my bare hands"),
+                        ("impossible", "I drink the whole spring dry"), ("impossible", "I polish the moon like a camera lens"),
+                        ("no_roll", "what time is it")], embed=bag_of_words)
+
+    def decide(line, pack):
+        return asyncio.run(adjudicate(decide_k=3, dice_weight=0, impossible_share=0.0).run(instance(line), None, pack=rulesets.load(pack),
+                                                                                              check_index=index))
+
+    # upkeep by a calm spring is never impossible, whatever lines its nouns sit among
+    assert decide("I kneel at the spring and fill everyone's waterskins one by one", "pf2e").decision == "no_roll"
+    refused = decide("I polish my Polaroid camera", "coc7e")  # routine in form, but the 1920s have no instant cameras
+    assert refused.decision == "impossible" and "instant cameras" in refused.steps[-1].parsed["rule"]
