@@ -456,23 +456,29 @@ def _too_far(text: str, scene: str) -> str | None:
         if near > HEAR_LIMIT_FT:
             return f"no ear makes out words {_said(near)} off"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
-        how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
+        how = _travels_by(text)
         near = min(_distances_for(text, scene, travel), default=0.0)
         if near > DAY_LIMIT_FT[how]:
-            who = {"car": "motor car", "ride": "horse", "foot": "one on foot"}[how]
-            return f"no {who} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
+            return f"no {_TRAVELLER[how]} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
     # "the capital, a ten-day ride away" reached "tonight" and back "before they open the cells in the morning"
     if _TRAVEL.search(text) and (soon := _OVERNIGHT.search(text)):
         days = max((_count(m) for sentence in _naming(text, scene, None) for m in _DAYS_AWAY.finditer(sentence)), default=0.0)
         if days >= 2:
             return f"a {days:g}-day journey is not made {soon.group(0).lower()}"
     if (travel := _TRAVEL.search(text)) and _IN_TIME.search(text) and (minutes := _minutes_left(text, scene)) is not None:
-        how = "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
+        how = _travels_by(text)
         near = min(_distances_for(text, scene, travel), default=0.0)
         if near > SPEED_LIMIT_MPH[how] * 5280 * minutes / 60:
-            who = {"car": "motor car", "ride": "horse", "foot": "one on foot"}[how]
-            return f"no {who} covers {_said(near)} in {_said_minutes(minutes)}"
+            return f"no {_TRAVELLER[how]} covers {_said(near)} in {_said_minutes(minutes)}"
     return None
+
+
+_TRAVELLER = {"car": "motor car", "ride": "horse", "foot": "one on foot"}
+
+
+def _travels_by(text: str) -> str:
+    """How the line goes: by ``car``, on a horse or a wagon (``ride``), or on ``foot``."""
+    return "car" if _MOTOR.search(text) else "ride" if _MOUNTED.search(text) else "foot"
 
 
 # ---- how long there is: "it is 11:50 p.m." and "sails at midnight", "within half an hour" --------
@@ -495,13 +501,18 @@ def _clock(hour: str, minute: str | None, half: str | None) -> int:
 def _minutes_left(text: str, scene: str) -> float | None:
     """The least time the line or the scene gives to get there: "within half an hour", or from the
     clock the scene reads to the hour something happens ("it is 11:50 p.m." … "at midnight")."""
-    found = [30.0 if m.group("half") else _count(m) * (60 if m.group("unit").lower().startswith("hour") else 1)
+    found = [30.0 if m.group("half") else _minutes(m)
              for m in (*_WITHIN.finditer(text), *_WITHIN.finditer(scene))]
     if (now := _CLOCK_NOW.search(scene)) and (due := _CLOCK_DUE.search(scene, now.end())):
         start = _clock(now.group("h"), now.group("m"), now.group("ap"))
         end = 0 if due.group("midnight") else 720 if due.group("noon") else _clock(due.group("h"), due.group("m"), due.group("ap"))
         found.append(float((end - start) % 1440))
     return min(found) if found else None
+
+
+def _minutes(match: re.Match) -> float:
+    """The minutes a ``_AMOUNT`` + ``minutes|hours`` match gives: "twenty minutes", "an hour"."""
+    return _count(match) * (60 if match.group("unit").lower().startswith("hour") else 1)
 
 
 def _said_minutes(minutes: float) -> str:
@@ -1249,7 +1260,7 @@ def _breath_too_short(text: str, scene: str) -> str | None:
     if _is_question(text) or not _HOLDS_BREATH.search(text) or _AIR_BROUGHT.search(text) or not _NO_AIR.search(scene):
         return None
     for m in _LONG_UNDER.finditer(scene):
-        minutes = _count(m) * (60 if m.group("unit").lower().startswith("hour") else 1)
+        minutes = _minutes(m)
         if minutes > BREATH_LIMIT_MIN:
             return f"no one holds their breath for {_said_minutes(minutes)}"
     return None

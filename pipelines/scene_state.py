@@ -213,6 +213,7 @@ _DRIVEN_OFF = re.compile(r"\b(?:ran|run|drove|driven|rustled|stole|stolen|took|t
                          r"(?:\w+\s+)?" + _BEASTS + r"|cattle|herd)\b", re.I)
 _AFTER_BOLTED = re.compile(r"\b(?:follow|follows|track|tracks|trail|trails|chase|chases|catch|catches|round up|rounds up|go after|goes after|"
                            r"whistle|whistles|call|calls|lure|lures|coax|coaxes|wait|waits)\b", re.I)
+_BEAST = re.compile(_BEASTS + r")", re.I)  # one word for a beast: "horse", "mules"
 # riding off on the mount the line does not name: "swings up into the saddle and gallops after them"
 _RIDES_OFF = re.compile(r"\b(?:swing|swings|swung|climb|climbs|vault|vaults|leap|leaps|jump|jumps|hop|hops)\s+(?:up\s+)?(?:into|onto|in)\s+"
                         r"(?:the|his|her|their|my)\s+saddle\b|\bmounts?\s+up\b|\b(?:gallop|gallops|galloping)\b", re.I)
@@ -298,7 +299,7 @@ def gone_things(scene: str) -> dict[str, str]:
         previous = sentence
     for thing, how in list(things.items()):  # "his mare, Sorrel, who lies dead", "his horse Biscuit was shot": the name is the beast
         named = rf"\b{re.escape(thing)},\s+([A-Z][a-z]+),"
-        if re.fullmatch(_BEASTS + r")", thing, re.I):
+        if _BEAST.fullmatch(thing):
             named += rf"|\b{re.escape(thing)}\s+([A-Z][a-z]+)\b(?!['’])"  # a beast's name needs no commas; "the wagon Lottie drove" is not her
         for name in re.findall(named, scene):
             name = name if isinstance(name, str) else next(n for n in name if n)
@@ -389,7 +390,7 @@ def acts_on_gone(line: str, scene: str) -> str | None:
         return _said(thing, how)
     if _RIDES_OFF.search(text) and not _OTHER_MOUNT.search(text):  # "swings up into the saddle and gallops": the one mount there was
         for thing, how in things.items():
-            if re.fullmatch(_BEASTS + r")", thing, re.I) and how != "not there":
+            if _BEAST.fullmatch(thing) and how != "not there":
                 return _said(thing, how)
     return None
 
