@@ -60,6 +60,8 @@ CUES: dict[str, str] = {
              r"|\b(?:keep|keeps|keeping)\s+(?:on\s+)?(?:riding|walking|marching|trudging|hiking|rowing|going\s+(?:til|till|until)\b)",
     # calling up what one knows: Recall Knowledge, a History or Nature check, Common Knowledge
     "recall": r"\b(?:think|thinks|thinking)\s+back\b|\b(?:try|tries|trying)\s+to\s+(?:remember|recall)\b"
+              # "What do I know about fords like this?": the player asks for what the character knows
+              r"|\bwhat\s+(?:do|would|might)\s+(?:i|we)\s+(?:know|remember|recall)\s+(?:about|of)\b|\b(?:do|would)\s+(?:i|we)\s+know\s+anything\s+(?:about|of)\b"
               rf"|\b(?:know|knows|worked|works|run|ran|runs|fished|sailed|travelled|traveled|ridden|walked|hunted|trapped)\s+(?:this|these)\s+(?:\w+\s+)?{_PLACES}",
     # keeping one's feet where there is no room for them
     "balance": r"\b(?:walk|walks|walking|cross|crosses|crossing|inch|inches|inching|edge|edges|edging|tiptoe|tiptoes|run|runs|dance|dances|"

@@ -28,13 +28,15 @@ _KEEPER = (r"(?:guard|guards|guardsman|guardsmen|doorman|doormen|bouncer|sentry|
            r"inspector|customs|officer|official|clerk|orderly|porter|gatekeeper|gate-?keeper|warden|toll-?keeper|tollman|bailiff|"
            r"constable|deputy|sheriff|marshal|soldier|soldiers|butler|receptionist|secretary|nurse|matron|steward|majordomo|"
            r"attendant|sergeant|captain|magistrate|elders?|council|innkeeper|landlord|landlady|proprietor|barkeep|bartender|"
-           r"keeper|lock-?keeper|bridge-?keeper|ferryman|turnkey|jailer|gaoler)")
+           r"keeper|lock-?keeper|bridge-?keeper|ferryman|turnkey|jailer|gaoler|archivist|librarian|curator|registrar|caretaker|"
+           r"sexton|verger|concierge)")
 # what the keeper does in the scene: stands in the way, checks, refuses
 _STOPS = (r"(?:block|blocks|blocking|blocked|bars the|barring|barred|stop|stops|stopped|stopping|check|checks|checking|inspect|"
           r"inspects|inspecting|guard|guards|guarding|stands? between|won't let|will not let|refuse|refuses|refused|refusing|demand|"
           r"demands|demanding|question|questions|questioning|turns? away|turning away|admits? only|members only|closed|forbid|"
           r"forbids|forbidden|pries|prying|lifts? the|frown|frowns|frowning|suspicious|eyes|eyeing|rationing|insists|taps|"
-          r"wants? to see|asks? for|no one (?:gets|goes|passes|enters)|nobody|only (?:to|for)|will not|won't|grumbl\w*)")
+          r"wants? to see|asks? for|no one (?:gets|goes|passes|enters)|nobody|only (?:to|for)|will not|won't|grumbl\w*|"
+          r"locking up|locks up|closing)")
 _KEEPER_SCENE = re.compile(rf"\b{_KEEPER}\b[^.;]*\b{_STOPS}\b|\b{_STOPS}\b[^.;]*\b{_KEEPER}\b", re.I)
 # anyone the scene sets against the asking, whatever their trade: the debtor who has dodged the
 # party for a month, the witness who refuses to talk
@@ -47,7 +49,7 @@ _THREAT = re.compile(r"\bor (?:else|i'll|i will|we'll|we will|you'll|you will|i|
                      r"\b(?:i'll|i will|we'll|we will)\s+(?:kill|break|hurt|gut|shoot|burn|bury|cut|end)\b|"
                      r"\bget out of (?:my|our|the) way\b|\byou'll regret\b|\blast (?:chance|warning)\b", re.I)
 _PLEA = re.compile(r"\b(?:please|i beg|i'm begging|we beg|have mercy|have a heart|for pity's sake|i promise|we promise|as a favou?r|"
-                   r"i'm asking you|i am asking you|i ask you|"
+                   r"i'm asking you|i am asking you|i ask you|i(?:'d| would) be (?:very |most |so |ever so |truly )?grateful|might i|may i|"
                    r"i'll answer for|i will answer for|i swear|let (?:me|us|them|him|her) (?:in|through|pass|see|go))\b", re.I)
 
 

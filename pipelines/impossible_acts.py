@@ -251,7 +251,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
             or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene) or _no_listener(text, scene)
             or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or _no_lock(text, scene)
-            or _rope_too_short(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
+            or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -457,9 +457,9 @@ def _too_far(text: str, scene: str) -> str | None:
             return f"no ear makes out words {_said(near)} off"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
         how = _travels_by(text)
-        near = min(_distances_for(text, scene, travel), default=0.0)
+        near = min(_distances_for(text, scene, travel), default=0.0) * _legs(text)
         if near > DAY_LIMIT_FT[how]:
-            return f"no {_TRAVELLER[how]} covers {_said(near)} {_TODAY.search(text).group(0).lower()}"
+            return f"no {_TRAVELLER[how]} covers {_said(near)}{_BOTH_WAYS[_legs(text)]} {_TODAY.search(text).group(0).lower()}"
     # "the capital, a ten-day ride away" reached "tonight" and back "before they open the cells in the morning"
     if _TRAVEL.search(text) and (soon := _OVERNIGHT.search(text)):
         days = max((_count(m) for sentence in _naming(text, scene, None) for m in _DAYS_AWAY.finditer(sentence)), default=0.0)
@@ -467,13 +467,25 @@ def _too_far(text: str, scene: str) -> str | None:
             return f"a {days:g}-day journey is not made {soon.group(0).lower()}"
     if (travel := _TRAVEL.search(text)) and _IN_TIME.search(text) and (minutes := _minutes_left(text, scene)) is not None:
         how = _travels_by(text)
-        near = min(_distances_for(text, scene, travel), default=0.0)
+        near = min(_distances_for(text, scene, travel), default=0.0) * _legs(text)
         if near > SPEED_LIMIT_MPH[how] * 5280 * minutes / 60:
-            return f"no {_TRAVELLER[how]} covers {_said(near)} in {_said_minutes(minutes)}"
+            return f"no {_TRAVELLER[how]} covers {_said(near)}{_BOTH_WAYS[_legs(text)]} in {_said_minutes(minutes)}"
     return None
 
 
 _TRAVELLER = {"car": "motor car", "ride": "horse", "foot": "one on foot"}
+# there and back: "drive to Arkham, pick up the professor and bring him here before midnight"
+_ROUND_TRIP = re.compile(r"\b(?:there and back|and back (?:here|again)|round trip|return trip|(?:bring|brings|bringing|fetch|fetches|get|gets|have|has)\s+"
+                         r"(?:him|her|them|it|\w+(?:\s+\w+)?)\s+(?:back\s+)?here|(?:come|comes|get|gets|be|ride|rides|drive|drives|head|heads|"
+                         r"return|returns|race|races|hurry|hurries)\s+back\s+(?:here|with)\b)", re.I)
+
+
+_BOTH_WAYS = {1: "", 2: " there and back"}
+
+
+def _legs(text: str) -> int:
+    """2 when the line goes somewhere and comes back before the deadline, else 1."""
+    return 2 if _ROUND_TRIP.search(text) else 1
 
 
 def _travels_by(text: str) -> str:
@@ -498,13 +510,19 @@ def _clock(hour: str, minute: str | None, half: str | None) -> int:
     return h * 60 + int(minute or 0)
 
 
+_CLOCK_WORDS = re.compile(r"\b(?:it is|it's|it is now|now)\s+(?:almost\s+|nearly\s+|just\s+(?:past|after)\s+)?(?P<h>one|two|three|four|five|six|seven|"
+                          r"eight|nine|ten|eleven|twelve)(?:\s+o'clock)?\s+(?P<part>in the (?:morning|afternoon|evening)|at night|(?P<ap>[ap])\.?\s*m\b)", re.I)
+
+
 def _minutes_left(text: str, scene: str) -> float | None:
     """The least time the line or the scene gives to get there: "within half an hour", or from the
     clock the scene reads to the hour something happens ("it is 11:50 p.m." … "at midnight")."""
     found = [30.0 if m.group("half") else _minutes(m)
              for m in (*_WITHIN.finditer(text), *_WITHIN.finditer(scene))]
-    if (now := _CLOCK_NOW.search(scene)) and (due := _CLOCK_DUE.search(scene, now.end())):
-        start = _clock(now.group("h"), now.group("m"), now.group("ap"))
+    if (now := _CLOCK_NOW.search(scene) or _CLOCK_WORDS.search(scene)) and (due := _CLOCK_DUE.search(scene, now.end())):
+        hour = str(_NUMBERS.get(now.group("h").lower(), now.group("h")))
+        half = now.group("ap") or ("a" if "morning" in (now.groupdict().get("part") or "") else "p" if now.groupdict().get("part") else None)
+        start = _clock(hour, now.groupdict().get("m"), half)
         end = 0 if due.group("midnight") else 720 if due.group("noon") else _clock(due.group("h"), due.group("m"), due.group("ap"))
         found.append(float((end - start) % 1440))
     return min(found) if found else None
@@ -530,6 +548,7 @@ _OVERNIGHT = re.compile(r"\b(?:tonight|overnight|by (?:dawn|morning|sunrise|dayb
 LIFT_LIMIT_LB = 1500
 _UNITS_LB = {"ton": 2000, "tons": 2000, "tonne": 2205, "tonnes": 2205, "pound": 1, "pounds": 1, "lb": 1, "lbs": 1, "hundredweight": 112}
 _WEIGHT = re.compile(_AMOUNT + r"(?P<unit>" + "|".join(_UNITS_LB) + r")\b", re.I)
+_UNCOUNTED_TONS = re.compile(r"\b(?:many|several|countless|untold|(?:dozens|scores|hundreds|thousands) of)\s+(?:tons|tonnes)\b|\b(?:tons|tonnes)\s+of\s+(?!fun|time|money|people|questions|ways)", re.I)
 # lifting, not pushing: a loaded wagon is shoved out of a rut, never raised
 _LIFT = re.compile(r"\b(?:lift|lifts|lifting|hoist|hoists|carry|carries|hurl|hurls|throw|throws|toss|tosses)\b|"
                    r"\b(?:heave|heaves|heaving|raise|raises|pick|picks|shoulder|shoulders|right|rights|haul|hauls|hold|holds)\b"
@@ -557,6 +576,8 @@ def _too_heavy(text: str, scene: str) -> str | None:
     every = re.findall(r"[^.!?]+", scene)
     sentences = [s for s in every if set(_CONTENT.findall(s.lower())) & (set(_CONTENT.findall(text.lower())) - _FAR_STOP)] or every
     heaviest = max((_count(m) * _UNITS_LB[_group(m, "unit").lower()] for s in sentences for m in _WEIGHT.finditer(s)), default=0.0)
+    if heaviest < 4000 and (tons_of := next((m for s in sentences if (m := _UNCOUNTED_TONS.search(s))), None)):
+        return f"no one lifts {tons_of.group(0).strip().lower().removesuffix(' of')}"  # "many tons of wet grain": past any back
     if heaviest > LIFT_LIMIT_LB:
         tons = heaviest / 2000
         return f"no one lifts {tons:g} tons" if tons >= 1 else f"no one lifts {heaviest:,.0f} pounds"
@@ -933,7 +954,8 @@ def _taken(text: str, scene: str, actor: str | None = None) -> str | None:
             kind = _WEAPON_KIND.get(item)
             if not kind or not _NEEDS_WEAPON[kind].search(text):
                 continue
-            if any(re.search(rf"\b{item}\b", x, re.I) and owner.search(x) for x in _SENTENCE.findall(scene)):
+            # the owner named anywhere in the sentence: "Dutch is locked in a cell; the sheriff took his Colt"
+            if any(re.search(rf"\b{item}\b", x, re.I) and owner.search(x) for x in re.findall(r"[^.!?]+", scene)):
                 return f"the {item} {'were' if item.endswith('s') else 'was'} {how}"
     return None
 
@@ -1263,6 +1285,41 @@ def _breath_too_short(text: str, scene: str) -> str | None:
         minutes = _minutes(m)
         if minutes > BREATH_LIMIT_MIN:
             return f"no one holds their breath for {_said_minutes(minutes)}"
+    return None
+
+
+# ---- a source the scene says is dry: "the well went dry two summers ago" ---------------------------
+_WATER_SOURCE = (r"(?:wells?|springs?|cisterns?|creek|creekbed|stream|streambed|brook|river|riverbed|pond|pool|fountain|pump|trough|"
+                 r"canteens?|waterskins?|water ?skins?|flasks?|water barrels?|barrels?|tanks?|reservoir|oasis|waterhole|water hole|jug|jugs|bottle)")
+_NOT_QUITE = r"(?!half|nearly|almost|mostly|partly|part|near|running|going)"  # "half empty" still holds water
+_RUN_DRY = re.compile(r"\b(?:went|gone|go|goes|run|ran|runs|been|is|was|are|were|lies|lay|stands|stood|long|now|bone|dusty)[\s-]+(?:" + _NOT_QUITE + r"\w+\s+)?(?P<dry>dry)\b"
+                      r"|\b(?P<dried>dried)\s+(?:up|out)\b|\b(?:is|was|are|were|been|sits|sat|lies|lay|hangs|hung)\s+(?:" + _NOT_QUITE + r"\w+\s+)?(?P<empty>empty)\b"
+                      r"|\b(?P<empty2>empty)\s+" + _WATER_SOURCE, re.I)
+_VESSEL = re.compile(r"(?:canteen|waterskin|water ?skin|flask|water barrel|barrel|tank|jug|bottle)", re.I)
+_DRINKS = re.compile(r"\b(?:drink|drinks|drinking|sip|sips|gulp|gulps|swig|swigs|quench|quenches|pour|pours|splash|splashes)\b", re.I)
+_DRY_SOURCE = re.compile(r"\b" + _WATER_SOURCE + r"\b", re.I)
+_TAKES_WATER = re.compile(r"\b(?:drink|drinks|drinking|sip|sips|gulp|gulps|swig|swigs|fill|fills|filling|refill|refills|top up|tops up|quench|quenches)\b"
+                          r"|\b(?:draw|draws|drawing|haul|hauls|hauling|bring|brings|fetch|fetches|get|gets|pull|pulls|scoop|scoops)\s+(?:up\s+)?"
+                          r"(?:some\s+|fresh\s+|the\s+|a\s+(?:bucket|pail|cup)\s+of\s+)?water\b(?![\s-]*(?:hole|skin))"
+                          r"|\bwaters?\s+(?:the|my|his|her|our|their)\s+(?:\w+\s+)?(?:horses?|mules?|oxen|camels?|ponies|animals|stock|cattle|team)\b", re.I)
+_FOR_WATER = re.compile(r"\b(?:look|looks|looking|search|searches|dig|digs|digging|check|checks|peer|peers|dowse|dowses|hope|hopes|hoping|pray|prays|wish|wishes|"
+                        r"wonder|wonders|rain|rains|refill(?:ed)? by|no water|any water|if there'?s)\b", re.I)
+
+
+def _drawn_from_dry(text: str, scene: str) -> str | None:
+    """Water drawn, drunk or filled from a well, spring or flask the scene says is dry or empty."""
+    if _is_question(text) or not _TAKES_WATER.search(text) or _FOR_WATER.search(text):
+        return None
+    clauses = (c for sentence in _SENTENCE.findall(scene) for c in re.split(r",|\b(?:but|while|whereas|yet|though|although)\b|\band\b(?=\s+(?:the|a|an|his|her|their|its|our|my)\b)", sentence))
+    for clause in clauses:  # "the creek bed is dry, but a spring bubbles up": the spring is not
+        if not (dry := _RUN_DRY.search(clause)):
+            continue
+        for m in _DRY_SOURCE.finditer(clause):
+            noun = m.group(0).lower().rstrip("s")
+            if _VESSEL.fullmatch(noun) and not _DRINKS.search(text):
+                continue  # an empty canteen is filled at the spring: only a drink from it cannot be had
+            if re.search(rf"\b{re.escape(noun)}s?\b", text, re.I):
+                return f"the scene says the {noun} is {'empty' if dry.group('empty') or dry.group('empty2') else 'dry'}"
     return None
 
 

@@ -214,3 +214,13 @@ def test_strength_alone_never_turns_a_refusal_into_a_roll(line, only):
 ])
 def test_arms_held_out_on_the_move_is_keeping_balance(line, checks):
     assert cued_checks(line, DND) == checks
+
+
+@pytest.mark.parametrize("line, knowledge", [
+    ("What do I know about fords like this on the river? Where's the safest line across?", True),
+    ("Do I know anything about the Order of the Silver Twilight?", True),
+    ("Maren, what do you know about the bell?", False),  # asked of someone else: they answer
+    ("I know what I saw.", False),
+])
+def test_asking_what_the_character_knows_names_a_knowledge_check(line, knowledge):
+    assert bool(set(cued_checks(line, PF2)) & {"nature", "society", "religion", "arcana", "occultism"}) is knowledge

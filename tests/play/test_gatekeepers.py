@@ -125,3 +125,12 @@ def test_what_the_words_plainly_are(line, kind):
 ])
 def test_sympathy_that_asks_nothing_is_known(line, sympathy):
     assert consoles(line) is sympathy
+
+
+def test_an_archivist_locking_up_keeps_the_door_and_a_grateful_request_is_a_plea():
+    scene = ("It is past closing time at the historical society, and the archivist is locking up. "
+             "The rare books room is open only to members by appointment.")
+    assert keeper_in(scene)
+    line = '"I realise the hour, but it is urgent. Might I have twenty minutes in the rare books room? I\'d be very grateful."'
+    assert social_kind(line) == "persuade"
+    assert [c.skill for c in decide(line, scene).checks] == ["persuade"]

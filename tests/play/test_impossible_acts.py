@@ -1121,3 +1121,36 @@ def test_the_kinds_read_from_fresh32s_misses(line, scene, actor, dark, refused):
 
 def test_a_fish_gutted_for_supper_is_still_a_fish():
     assert impossible_in_scene("I cook the fish.", "The fish was gutted and cleaned.") is None
+
+
+@pytest.mark.parametrize("line, scene, actor, refused", [
+    # a weapon the scene says was taken, used without naming it, the owner named earlier in the sentence
+    ("Dutch draws and shoots the lock off the cell door.",
+     "Dutch is locked in a cell; the sheriff took his Colt and rifle and locked them in the safe.", "Dutch Calloway", "the colt was taken"),
+    ("Dutch draws his knife and works at the lock.",
+     "Dutch is locked in a cell; the sheriff took his Colt and rifle and locked them in the safe.", "Dutch Calloway", None),
+    # a weight the scene gives without a number
+    ("Marisol gets her shoulder under the gunwale and heaves the whole barge upright by herself.",
+     "A grain barge, sixty feet of oak and many tons of wet grain, has capsized in the shallows.", None, "no one lifts many tons"),
+    ("Marisol heaves the sack upright.", "A sack of grain has tipped over by the barge.", None, None),
+    # there and back against a clock said in words
+    ("I'll drive back to Arkham, pick up the professor and bring him here before midnight.",
+     "It is nine in the evening, three hundred miles from Arkham. The ritual is at midnight.", None,
+     "no motor car covers 600 miles there and back before midnight"),
+    ("I drive to Arkham in the Ford before midnight.", "It is nine in the evening, three hundred miles from Arkham. The ritual is at midnight.",
+     None, None),
+    ("I drive to Arkham and get there in two hours.", "It is nine in the evening, three hundred miles from Arkham.", None,
+     "no motor car covers 300 miles in 2 hours"),
+    # water from a source the scene says is dry; an empty canteen is filled, not drunk from
+    ("Ilya drops the bucket down the well and hauls up some water for the horses.", "Its well went dry two summers ago.", None,
+     "the scene says the well is dry"),
+    ("I drop a stone down the well to hear how deep it is.", "Its well went dry two summers ago.", None, None),
+    ("I take a long drink from my canteen.", "Your canteen has been empty since noon.", None, "the scene says the canteen is empty"),
+    ("I take a long drink from my canteen.", "Your canteen is half empty.", None, None),
+    ("I ride on and fill my canteen at the water hole.", "Dutch's canteen went dry an hour ago and the water hole is half a day's ride away.", None, None),
+    ("I keep riding till the water hole.", "Dutch's canteen went dry an hour ago and the water hole is half a day's ride away.", None, None),
+    ("I fill my waterskin at the spring.", "The creek bed is dry but a spring bubbles beside the oak.", None, None),
+    ("I fill my waterskin at the spring.", "The creek bed is dry, and the spring has dried up too.", None, "the scene says the spring is dry"),
+])
+def test_the_kinds_read_from_fresh33s_misses(line, scene, actor, refused):
+    assert impossible_in_scene(line, scene, actor) == refused
