@@ -76,6 +76,11 @@ IMPOSSIBLE_ACTS: tuple[tuple[str, str], ...] = (
     ("no one holds their breath that long",
      r"\b(?:stay|stays|staying|remain|remains|remaining|swim|swims|swimming|stay down|stays down)\s+(?:under|underwater|down|beneath the (?:water|surface|waves))"
      r"\s+(?:for\s+)?(?:a good |a whole |an entire |about an? |nearly an? |over an? |an? |the whole |all )?(?:hour|hours|day|days|night|afternoon|morning)\b"),
+    # "grows his hand back", "by morning the two fingers should have grown back": no body regrows what it lost
+    ("no lost hand or limb grows back",
+     r"\b(?:grow|grows|growing|grew|grown|regrow|regrows|regrowing|regrew|regrown)\s+(?:(?:his|her|their|my|the|its|your|two|three|a|an|all)\s+)?(?:\w+\s+)?"
+     r"(?:hand|hands|arm|arms|leg|legs|foot|feet|finger|fingers|thumb|toes?|eye|eyes|ear|ears|limb|limbs)\s+back\b"
+     r"|\b(?:hand|hands|arm|arms|leg|legs|foot|feet|finger|fingers|thumb|toes?|eye|eyes|ear|ears|limb|limbs)\s+(?:should\s+|will\s+|would\s+|to\s+)?(?:have\s+)?(?:grow|grown|grew|grows)\s+back\b"),
     # "walks straight through the stone wall like a ghost": no body passes through solid matter
     ("no body passes through solid stone or iron",
      r"\b(?:walk|walks|walking|step|steps|stepping|pass|passes|passing|phase|phases|phasing|drift|drifts|float|floats|melt|melts)\s+"
@@ -249,9 +254,9 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
             return f"no one jumps {_said(widest)}"
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _held_back(text, scene, actor) or _unknown(text, scene) or _too_thick(text, scene) or _no_listener(text, scene)
+            or _held_back(text, scene, actor) or _unknown(text, scene) or _not_learned(text, scene, actor) or _too_thick(text, scene) or _no_listener(text, scene)
             or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or _no_lock(text, scene)
-            or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
+            or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or _breath_till_clear(text, scene) or _wakes_the_dead(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -501,7 +506,9 @@ _IN_TIME = re.compile(r"\b(?:before|in time|catch|catches|make it|makes it|flat|
 _WITHIN = re.compile(r"\b(?:within|in|inside|under|less than)\s+(?:the next\s+)?(?:(?P<half>half an hour)|" + _AMOUNT + r"(?P<unit>minutes?|hours?))\b", re.I)
 _CLOCK_NOW = re.compile(r"\b(?:it is|it's|it is now|now|the time is|the clock (?:reads|says|shows))\s+(?:almost\s+|nearly\s+|just\s+(?:past|after)\s+)?"
                         r"(?P<h>\d{1,2})[:.](?P<m>\d{2})\s*(?P<ap>[ap])?", re.I)
-_CLOCK_DUE = re.compile(r"\bat\s+(?:(?P<midnight>midnight)|(?P<noon>noon)|(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap])\.?\s*m\b)", re.I)
+_CLOCK_DUE = re.compile(r"\bat\s+(?:(?P<midnight>midnight)|(?P<noon>noon)|(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap])\.?\s*m\b"
+                        # "at nine", after the scene's own clock: the next nine o'clock
+                        r"|(?P<bare>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s+(?:of|in|on|at|to|from|miles?|feet|yards|men|horses|\w+s\b)))", re.I)
 
 
 def _clock(hour: str, minute: str | None, half: str | None) -> int:
@@ -523,8 +530,12 @@ def _minutes_left(text: str, scene: str) -> float | None:
         hour = str(_NUMBERS.get(now.group("h").lower(), now.group("h")))
         half = now.group("ap") or ("a" if "morning" in (now.groupdict().get("part") or "") else "p" if now.groupdict().get("part") else None)
         start = _clock(hour, now.groupdict().get("m"), half)
-        end = 0 if due.group("midnight") else 720 if due.group("noon") else _clock(due.group("h"), due.group("m"), due.group("ap"))
-        found.append(float((end - start) % 1440))
+        if due.group("bare"):
+            hour = _NUMBERS[due.group("bare").lower()] % 12 * 60
+            found.append(float(min((hour - start) % 1440, (hour + 720 - start) % 1440)))
+        else:
+            end = 0 if due.group("midnight") else 720 if due.group("noon") else _clock(due.group("h"), due.group("m"), due.group("ap"))
+            found.append(float((end - start) % 1440))
     return min(found) if found else None
 
 
@@ -706,6 +717,35 @@ def _unknown(text: str, scene: str) -> str | None:
     return None
 
 
+# "a warning in Aklo, a tongue Marisol has never learned"; "a script no living scholar has ever deciphered"
+_NEVER_LEARNED = re.compile(r"\b(?P<who>[A-Z][a-z]+|no one|nobody|no living (?:scholar|soul|man|person|one)|none of (?:you|them|us|the party))\s+"
+                            r"(?:(?:in|of|among|at)\s+(?:the\s+|this\s+|your\s+)?\w+\s+)?(?:has|have|had)\s+(?:never|ever|yet to)\s+(?:\w+\s+)?(?:learned|learnt|learn|deciphered|decipher|read|studied|translated|spoken)\b"
+                            r"|\b(?:never been|yet to be|not been)\s+(?:deciphered|translated|read)\b|\bundeciphered\b", re.I)
+_WRITTEN = re.compile(r"\b(?:language|tongue|dialect|script|writing|glyphs|runes|letters|cipher)\b", re.I)
+_TONGUE_NAME = re.compile(r"\b(?:in|speak|speaks|only)\s+(?P<name>[A-Z][a-z]+)\b|\b(?P<name2>[A-Z][a-z]+),\s+(?:a|an|the)\s+(?:\w+\s+)?(?:tongue|language|script|dialect)\b")
+_READS_OR_SPEAKS = re.compile(r"\b(?:read|reads|reading|translate|translates|recite|recites|sound|sounds|speak|speaks|preach|preaches|"
+                              r"sermon|talk|talks|tell|tells|explain|explains|address|addresses|give|gives)\b", re.I)
+
+
+def _not_learned(text: str, scene: str, actor: str | None = None) -> str | None:
+    """Reading or speaking a tongue or script the scene says the actor (or anyone) never learned."""
+    if _is_question(text) or _SEEKS.search(text) or not _READS_OR_SPEAKS.search(text):
+        return None
+    said = set(_CONTENT.findall(text.lower())) - _FAR_STOP
+    for sentence in re.findall(r"[^.!?]+", scene):
+        if not (never := _NEVER_LEARNED.search(sentence)) or not _WRITTEN.search(sentence):
+            continue
+        who = never.group("who") or ""
+        named = bool(who) and not re.match(r"(?:no|nobody|none)\b", who, re.I)  # "a tongue Marisol has never learned"
+        if named and (not actor or who.lower() != first_name(actor).lower()):
+            continue  # another character's gap, not this one's
+        names = {n.lower() for m in _TONGUE_NAME.finditer(sentence) for n in m.groups() if n}
+        things = set(_CONTENT.findall(sentence[:never.start()].lower())) - _FAR_STOP - {"language", "tongue", "script", "dialect", "covered", "carved"}
+        if names & said or (things & said and re.search(r"\b(?:read|reads|reading|translate|translates|recite|recites)\b", text, re.I)):
+            return f"{who} never learned it" if named else "no one here can read or speak it"
+    return None
+
+
 # ---- a door or wall the scene says is feet of steel or stone: no body breaks it ----------------
 _SOLID = r"(?:steel|iron|stone|granite|rock|concrete|bronze|masonry)"
 # "a foot of solid steel", "a two-foot-thick iron door", "the iron vault door is two feet thick"
@@ -752,7 +792,7 @@ _ROUSE = re.compile(r"\b(?:wake|wakes|waking|rouse|rouses|revive|revives|revivin
 def _no_listener(text: str, scene: str) -> str | None:
     """Words put to someone the scene says is dead, out cold or gone away, without first rousing
     or reaching them another way."""
-    if _is_question(text) or _ROUSE.search(text):
+    if _is_question(text) or _REACH_DEAD.search(text):
         return None
     def named(phrase: str) -> str:  # "the piano player where" -> "piano player"
         words = re.sub(r"^the\s+", "", phrase, flags=re.I).split()
@@ -763,6 +803,8 @@ def _no_listener(text: str, scene: str) -> str | None:
         who = m.group("who")
         if who.lower() in ("him", "her", "them"):  # the one the line named before: "kneels by the clerk and asks him"
             phrases = [named(p) for p in re.findall(r"\bthe\s+[a-z-]+(?:\s+[a-z-]+)?", told[: m.start()], re.I)][-1:]
+            if lone := _lone_dead(scene):  # "I shake him by the shoulders and ask him": the one body the scene has
+                phrases.append(lone)
         else:
             phrases = [named(who)]
         for phrase in phrases:
@@ -775,8 +817,41 @@ def _no_listener(text: str, scene: str) -> str | None:
                 state = said.group(0).lower()
                 how = ("is dead" if re.search(r"dead|lifeless|killed|murdered|hanged|buried|died", state)
                        else "is out cold" if re.search(r"unconscious|senseless|cold|coma|knocked", state) else "is not here")
+                if how == "is out cold" and _ROUSE.search(text) or how == "is not here" and _SENDS_WORD.search(text):
+                    continue  # woken first, or reached by wire or letter; the dead are neither
                 return f"the {phrase.lower()} {how}" if noun[0].islower() else f"{phrase} {how}"
     return None
+
+
+# the dead are reached only by magic or a séance; shaking them rouses no one
+_REACH_DEAD = re.compile(r"\b(?:spell|cast|casts|speak with dead|s[ée]ance|ouija|medium|necromancy|ritual)\b", re.I)
+_SENDS_WORD = re.compile(r"\b(?:telegram|telegraph|wire|wires|letter|write|writes|telephone|phone|call|calls|message|send|sends|"
+                         r"when (?:he|she|they) (?:wakes|comes|returns|gets back))\b", re.I)
+_NO_OTHER = r"(?!(?:the|a|an|he|she|they|it|who|says|said)\b)"  # no other noun or speaker between the one named and the state
+_ONE_DEAD = re.compile(r"\b(?:a|an|the)\s+(?P<who>[a-z]+)\s+(?:who\s+)?(?:" + _NO_OTHER + r"[\w'’-]+\s+){0,6}?(?:was killed|was murdered|was shot|lies dead|lay dead|is dead|"
+                       r"has been dead|had been dead|died)\b|\b(?:a|an|the)\s+(?P<who2>[a-z]+)\s+(?:" + _NO_OTHER + r"[\w'’,-]+\s+){0,10}?(?:cold and stiff|stiff and cold)\b", re.I)
+
+
+def _lone_dead(scene: str) -> str | None:
+    """The one dead person a scene names ("a courier who was killed by an arrow yesterday"), when it names one and no one alive and hurt."""
+    if re.search(r"\b(?:dying|unconscious|breathing|alive|wounded|bleeding|groaning)\b", scene, re.I):
+        return None
+    found = {m.group("who") or m.group("who2") for m in _ONE_DEAD.finditer(scene)}
+    return found.pop() if len(found) == 1 else None
+
+
+# "works on him with first aid to bring him round": no first aid wakes the dead
+_REVIVES = re.compile(r"\b(?:bring|brings|bringing)\s+(?:him|her|them)\s+(?:round|around|to|back)\b|\b(?:revive|revives|reviving|resuscitate|resuscitates|"
+                      r"first aid|cpr|wake|wakes|waking|rouse|rouses|rousing)\b", re.I)
+_LONG_DEAD = re.compile(r"\b(?:cold and stiff|stiff and cold|dead since|been dead|dead for|days dead|hours dead|rigor mortis|stiff as a board|"
+                        r"(?:killed|died|drowned|hanged|shot)\s+(?:\w+\s+){0,5}?(?:yesterday|last night|days? ago|hours ago|last week))\b", re.I)
+
+
+def _wakes_the_dead(text: str, scene: str) -> str | None:
+    """First aid or a shake to bring round someone the scene says is long dead."""
+    if _is_question(text) or not _REVIVES.search(text) or _REACH_DEAD.search(text) or not _LONG_DEAD.search(scene) or not _lone_dead(scene):
+        return None
+    return "no one brings the dead round"
 
 
 # ---- no light to read by: "the cellar is pitch black; the only lantern was smashed" ----------------
@@ -1014,6 +1089,11 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("magic", r"\b(?:hurl|hurls|throw|throws|shoot|shoots|fire|fires|launch|launches|send|sends|unleash|unleashes|conjure|conjures|summon|summons)"
               r" (?:a |an )?(?:\w+ )?(?:bolt|ball|blast|arc|jet|stream|wave|gout|burst|fork)s? of (?:lightning|fire|flame|flames|frost|ice|force|energy|thunder)\b"),
     ("magic", r"\b(?:lightning|fire|flames?|frost|sparks) (?:\w+ ){0,2}(?:from|out of) (?:my|his|her|their) (?:bare )?(?:hand|hands|fingers|fingertips|palm|palms|eyes)\b(?![-'’])"),
+    # weather at one's word: "calls down lightning on the boat", "conjures a gust of wind to turn the fire"
+    ("commanding the weather",
+     r"\b(?:call|calls|calling|summon|summons|summoning|conjure|conjures|conjuring)\s+(?:up\s+|down\s+)?(?:a\s+|an\s+|the\s+|some\s+)?(?:\w+\s+)?"
+     r"(?:lightning|thunder|thunderbolts?|storms?|gales?|gusts?|winds?|rain|fog|mist|hail|tornado|whirlwind|blizzard|earthquake|tidal wave)\b"
+     r"|\b(?:command|commands|commanding|order|orders|ordering|bid|bids|will|wills)\s+the\s+(?:wind|winds|storm|rain|sea|waves|river|clouds|lightning|fire|flames)\s+to\b"),
     ("telepathy", r"\btelepathically\b|\b(?:with|using|by) telepathy\b"),
     ("telepathy", r"\bread(?:s|ing)? (?:his|her|their|its|(?:the )?\w+(?:'s|’s)) (?:mind|thoughts)\b"),
     ("telepathy", r"\breach(?:es|ing)? (?:out )?(?:into|to) (?:his|her|their|its|\w+(?:'s|’s)) (?:mind|thoughts)\b"),
@@ -1034,7 +1114,10 @@ MAGIC_ACTS: tuple[tuple[str, str], ...] = (
     ("a healing miracle",
      r"\b(?:calls?|calling|prays?|praying)\s+(?:on|to|upon)\s+(?:the lord|god|the gods|the saints?|heaven|the almighty|\w+)\s+(?:to|and)\s+"
      r"(?:heal|heals|cure|cures|mend|mends|close|closes|save|saves)\b"
-     r"|\b(?:lays?|laying|puts?|places?)\s+(?:her|his|their|my)\s+hands\s+on\b[^.!?]{0,60}?\b(?:heal|heals|healed|cure|cures|cured|mend|mends)\b"),
+     r"|\b(?:lays?|laying|puts?|places?)\s+(?:her|his|their|my)\s+hands\s+on\b[^.!?]{0,60}?\b(?:heal|heals|healed|cure|cures|cured|mend|mends)\b"
+     # "prays the bullet out", "prays the fever away"
+     r"|\b(?:pray|prays|praying|will|wills|sing|sings|chant|chants)\s+(?:the|a|that|his|her|their)\s+(?:\w+\s+)?(?:bullet|ball|slug|arrowhead|fever|poison|venom|sickness|"
+     r"illness|infection|wound|bleeding|plague|pox|curse)\s+(?:out|away|clean|closed|shut)\b"),
     # a miracle called for by name: "calls down a healing miracle like the preacher does"
     ("a miracle", r"\b(?:call|calls|calling|invoke|invokes|invoking|channel|channels|channelling|channeling|perform|performs|performing)\s+"
                   r"(?:down\s+)?(?:a|an|the|his|her|their|my|one)\s+(?:\w+\s+)?miracles?\b"),
@@ -1268,9 +1351,18 @@ def _already_done(text: str, scene: str) -> str | None:
 # less. A way under water the scene says takes longer, with no air on it, drowns anyone who tries.
 BREATH_LIMIT_MIN = 10
 _HOLDS_BREATH = re.compile(r"\b(?:hold|holds|holding|fill|fills|filling)\s+(?:my|his|her|their|a|one)\s+(?:breath|lungs)\b"
+                           r"|\b(?:take|takes|taking|draw|draws|drawing|gulp|gulps|suck|sucks)\s+(?:in\s+)?(?:a|one|my|his|her|their)\s+(?:\w+\s+)?(?:breath|lungful|gulp of air)\b"
                            r"|\b(?:underwater|under water|beneath the water|below the surface)\b", re.I)
 _LONG_UNDER = re.compile(_AMOUNT + r"(?P<unit>minutes?|hours?)[\s-]+(?:\w+\s+){0,2}?"
                          r"(?:swim|crawl|dive|passage|wade|way|tunnel)\b[^.;]{0,60}?\b(?:water|flooded|submerged|underwater)\b", re.I)
+# "an hour's swim" through a flooded tunnel: the time said before the way, the water anywhere in the sentence
+_SWIM_TIME = re.compile(_AMOUNT + r"(?P<unit>minutes?|hours?)['’]?s?[\s-]+(?:\w+\s+)?(?:swim|crawl|dive|wade)\b", re.I)
+_WET = re.compile(r"\b(?:water|flooded|submerged|underwater|sunken)\b", re.I)
+# air that will not be breathable for a while: "it will take a good twenty minutes to clear"
+_UNTIL_CLEAR = re.compile(r"\b(?:until|till|til|'til|for as long as)\b", re.I)
+_FOUL = re.compile(r"\b(?:gas|smoke|fumes|vapou?rs?|spores|miasma|water|flood)\b", re.I)
+_CLEAR_TIME = re.compile(r"(?:a good\s+|at least\s+|fully\s+)?" + _AMOUNT.replace("(?P<", "(?P<t_") + r"(?P<t_unit>minutes?|hours?)\s+(?:to|before it|before they|till it|until it)\s+"
+                         r"(?:\w+\s+)?(?:clear|clears|drain|drains|thin|thins|lift|lifts|settle|settles|recede|recedes|go down|goes down)\b", re.I)
 _NO_AIR = re.compile(r"\bno (?:air|air pockets?|pockets? of air|place to breathe|room to breathe|surface)\b", re.I)
 _AIR_BROUGHT = re.compile(r"\b(?:air (?:tank|bladder|hose|pipe)|diving (?:suit|helmet|bell)|reed|breathing|water ?breathing|spell|potion|"
                           r"gills|rebreather)\b", re.I)
@@ -1285,6 +1377,24 @@ def _breath_too_short(text: str, scene: str) -> str | None:
         minutes = _minutes(m)
         if minutes > BREATH_LIMIT_MIN:
             return f"no one holds their breath for {_said_minutes(minutes)}"
+    for sentence in _SENTENCE.findall(scene):
+        for m in _SWIM_TIME.finditer(sentence):
+            if _WET.search(sentence) and (minutes := _minutes(m)) > BREATH_LIMIT_MIN:
+                return f"no one holds their breath for {_said_minutes(minutes)}"
+    return None
+
+
+def _breath_till_clear(text: str, scene: str) -> str | None:
+    """Holding a breath "until it clears" where the scene says gas, smoke or water will take longer than anyone holds it."""
+    if _is_question(text) or not _HOLDS_BREATH.search(text) or not _UNTIL_CLEAR.search(text) or _AIR_BROUGHT.search(text):
+        return None
+    for sentence in re.findall(r"[^.!?]+", scene):
+        if not _FOUL.search(sentence):
+            continue
+        for m in _CLEAR_TIME.finditer(sentence):
+            minutes = _count(m) * (60 if m.group("t_unit").lower().startswith("hour") else 1)
+            if minutes > BREATH_LIMIT_MIN:
+                return f"no one holds their breath for {_said_minutes(minutes)}"
     return None
 
 
@@ -1332,12 +1442,34 @@ _HELPERS = re.compile(r"\b(?:while|whilst)\s+(?:\w+\s+)?(?:[A-Z]\w+|he|she|they|
                       r"(?:my|his|her|their) (?:partner|accomplice|friend|familiar))\b", re.I)
 
 
+# "...and keeps watch at the south gate too", "...and takes notes at the library meeting as well"
+_ALSO = re.compile(r"\b(?:at the same time|simultaneously|as well|too|also|both|while (?:he|she|they|i|we)(?:'s|’s|'re|’re|'m|’m| is| are| am) at it)\b", re.I)
+# the scene's two places far apart: "half a mile apart with the whole town between them", "on the far side of the city"
+_SAME_TIME = re.compile(r"\b(?:both|at the same (?:hour|time|moment)|all (?:night|evening|day|afternoon|morning)|the whole (?:night|evening|day)|"
+                        r"while (?:he|she|they|i|we)(?:'s|’s|'re|’re|'m|’m| is| are| am) at it|simultaneously)\b", re.I)
+_APART_SCENE = re.compile(r"\b(?:apart|across (?:town|the city)|(?:far|other|opposite) (?:side|end)s? of|opposite ends)\b", re.I)
+
+
 def _two_places(text: str, scene: str) -> str | None:
     """One character doing two things "at the same time", one of them at a place the line and the
-    scene both put far off ("across town")."""
-    if _is_question(text) or not _AT_ONCE.search(text) or not _APART.search(text) or not _APART.search(scene) or _HELPERS.search(text):
+    scene both put far off ("across town"), or one act at each of two places the scene sets far
+    apart, the second done "too" or "as well"."""
+    if _is_question(text) or _HELPERS.search(text):
         return None
-    return "no one is in two places at once"
+    if _AT_ONCE.search(text) and _APART.search(text) and _APART.search(scene):
+        return "no one is in two places at once"
+    if not _ALSO.search(text) or not re.search(r"\band\b", text, re.I):
+        return None
+    first, second = re.split(r"\band\b", text, maxsplit=1, flags=re.I)
+    for sentence in _SENTENCE.findall(scene):
+        if not (_APART_SCENE.search(sentence) or _APART.search(sentence)) or not (_SAME_TIME.search(sentence) or _SAME_TIME.search(text)):
+            continue  # "two gates half a mile apart" alone: one is checked, then the other
+        parts = [set(_CONTENT.findall(p.lower())) - _FAR_STOP for p in re.split(r"\band\b|,", sentence) if p.strip()]
+        here = [i for i, words in enumerate(parts) if words & (set(_CONTENT.findall(first.lower())) - _FAR_STOP)]
+        there = [i for i, words in enumerate(parts) if words & (set(_CONTENT.findall(second.lower())) - _FAR_STOP)]
+        if any(a != b for a in here for b in there):
+            return "no one is in two places at once"
+    return None
 
 
 # ---- the ninth fact: no lock to pick, no rope long enough -------------------------------------------

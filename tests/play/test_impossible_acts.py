@@ -1154,3 +1154,67 @@ def test_a_fish_gutted_for_supper_is_still_a_fish():
 ])
 def test_the_kinds_read_from_fresh33s_misses(line, scene, actor, refused):
     assert impossible_in_scene(line, scene, actor) == refused
+
+
+@pytest.mark.parametrize("line, scene, actor, refused", [
+    # one act at each of two places the scene sets far apart at the same hour
+    ("Ilya stands guard at the north gate and keeps watch at the south gate too, the whole night.",
+     "Wexley has two gates, north and south, half a mile apart, and the captain wants both watched all night.", None,
+     "no one is in two places at once"),
+    ("Pip plays his set at the Heron and listens in at the warehouse at the same time.",
+     "Pip plays the Heron's common room all evening, and the meeting is in a warehouse on the far side of the city at the same hour.", None,
+     "no one is in two places at once"),
+    ("I walk to the north gate and check the south gate too.", "Wexley has two gates, north and south, half a mile apart.", None, None),
+    # a breath held longer than anyone can: a swim timed in the scene, gas that takes a while to clear
+    ("Fine, I take a big breath and swim the whole tunnel.",
+     "The only way on is a flooded tunnel the map marks as an hour's swim, with no air pocket anywhere along it.", None,
+     "no one holds their breath for 1 hour"),
+    ("Tomás holds his breath and keeps searching the shelves until it clears.",
+     "Choking gas fills the cellar; it will take a good twenty minutes to clear.", None, "no one holds their breath for 20 minutes"),
+    ("Tomás holds his breath and dashes in to grab the ledger.", "Choking gas fills the cellar; it will take a good twenty minutes to clear.", None, None),
+    # a tongue or script the scene says no one, or this character, ever learned
+    ("Margaret reads the tablet aloud for us.", "The clay tablet is covered in a script that no living scholar has ever deciphered.", "Margaret Ashby",
+     "no one here can read or speak it"),
+    ("Marisol reads the warning out to the others.", "Over the door is a warning in Aklo, a tongue Marisol has never learned.", "Marisol Vane",
+     "Marisol never learned it"),
+    ("Keth reads the warning out to the others.", "Over the door is a warning in Aklo, a tongue Marisol has never learned.", "Keth", None),
+    ("Hosea gives them the whole sermon in Cantonese.", "The track gang speak only Cantonese, a language Hosea has never learned a word of.",
+     "Hosea Grant", "Hosea never learned it"),
+    ("Margaret copies the tablet's signs into her notebook.", "The clay tablet is covered in a script that no living scholar has ever deciphered.",
+     "Margaret Ashby", None),
+    # the dead answer no one and come round for no first aid; a guard out cold can be shaken awake
+    ("I shake him by the shoulders and ask him who took the satchel.",
+     "On the road lies a courier who was killed by an arrow yesterday; he is cold and stiff.", None, "the courier is dead"),
+    ("Margaret kneels and works on him with first aid to bring him round.",
+     "The caretaker lies on his kitchen floor, cold and stiff; the doctor says he has been dead since yesterday morning.", None,
+     "no one brings the dead round"),
+    ("I shake him awake and ask him where the key is.", "The guard lies out cold by the gate.", None, None),
+    ("Margaret kneels and works on him with first aid.", "The caretaker lies on his kitchen floor, bleeding and groaning.", None, None),
+    # "at nine" after the scene's own clock
+    ("Tomás floors the Ford and gets to Union Station before she boards.",
+     "It is eight in the evening in Arkham, and the witness boards the express at Union Station at nine, nearly a thousand miles away.", None,
+     "no motor car covers 1000 miles in 1 hour"),
+])
+def test_the_kinds_read_from_imp5s_misses(line, scene, actor, refused):
+    assert impossible_in_scene(line, scene, actor) == refused
+
+
+@pytest.mark.parametrize("line, refused", [
+    ("Marisol lays hands on the stump and grows his hand back.", "no lost hand or limb grows back"),
+    ("By morning the two fingers should have grown back, right?", "no lost hand or limb grows back"),
+    ("I let my beard grow back.", None),
+])
+def test_no_lost_limb_grows_back(line, refused):
+    assert impossible_act(line) == refused
+
+
+@pytest.mark.parametrize("line, what", [
+    ("Dutch lays his hands on the kid and prays the bullet out, same as the preacher does.", "a healing miracle"),
+    ("Keth raises his bow to the clouds and calls down lightning on the smugglers' boat.", "commanding the weather"),
+    ("Lottie stretches out her hands and conjures a gust of wind to blow the fire back.", "commanding the weather"),
+    ("I call the horses in before the storm.", None),
+])
+def test_prayers_that_heal_and_weather_at_a_word_are_magic(line, what):
+    from pipelines.impossible_acts import magic_act
+
+    assert magic_act(line) == what
