@@ -256,7 +256,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
             or _held_back(text, scene, actor) or _unknown(text, scene) or _not_learned(text, scene, actor) or _too_thick(text, scene) or _no_listener(text, scene)
             or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or _no_lock(text, scene)
-            or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or _breath_till_clear(text, scene) or _wakes_the_dead(text, scene) or (_reads_in_dark(text, scene) if blind_in_dark else None))
+            or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or _breath_till_clear(text, scene) or _wakes_the_dead(text, scene) or _short_of_money(text, scene, actor) or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
@@ -832,9 +832,12 @@ _ONE_DEAD = re.compile(r"\b(?:a|an|the)\s+(?P<who>[a-z]+)\s+(?:who\s+)?(?:" + _N
                        r"has been dead|had been dead|died)\b|\b(?:a|an|the)\s+(?P<who2>[a-z]+)\s+(?:" + _NO_OTHER + r"[\w'’,-]+\s+){0,10}?(?:cold and stiff|stiff and cold)\b", re.I)
 
 
+_SOMEONE_ALIVE = re.compile(r"\b(?:dying|unconscious|breathing|alive|wounded|bleeding|groaning|moaning|stirs|stirring)\b", re.I)
+
+
 def _lone_dead(scene: str) -> str | None:
     """The one dead person a scene names ("a courier who was killed by an arrow yesterday"), when it names one and no one alive and hurt."""
-    if re.search(r"\b(?:dying|unconscious|breathing|alive|wounded|bleeding|groaning)\b", scene, re.I):
+    if _SOMEONE_ALIVE.search(scene):
         return None
     found = {m.group("who") or m.group("who2") for m in _ONE_DEAD.finditer(scene)}
     return found.pop() if len(found) == 1 else None
@@ -842,14 +845,16 @@ def _lone_dead(scene: str) -> str | None:
 
 # "works on him with first aid to bring him round": no first aid wakes the dead
 _REVIVES = re.compile(r"\b(?:bring|brings|bringing)\s+(?:him|her|them)\s+(?:round|around|to|back)\b|\b(?:revive|revives|reviving|resuscitate|resuscitates|"
-                      r"first aid|cpr|wake|wakes|waking|rouse|rouses|rousing)\b", re.I)
+                      r"first aid|cpr|wake|wakes|waking|rouse|rouses|rousing)\b"
+                      # "breathes into him until he comes back"
+                      r"|\b(?:until|till|til)\s+(?:he|she|they)\s+(?:comes?|wakes?|starts?\s+breathing|breathes?)\s*(?:back|round|around|to|up)?\b", re.I)
 _LONG_DEAD = re.compile(r"\b(?:cold and stiff|stiff and cold|dead since|been dead|dead for|days dead|hours dead|rigor mortis|stiff as a board|"
                         r"(?:killed|died|drowned|hanged|shot)\s+(?:\w+\s+){0,5}?(?:yesterday|last night|days? ago|hours ago|last week))\b", re.I)
 
 
 def _wakes_the_dead(text: str, scene: str) -> str | None:
     """First aid or a shake to bring round someone the scene says is long dead."""
-    if _is_question(text) or not _REVIVES.search(text) or _REACH_DEAD.search(text) or not _LONG_DEAD.search(scene) or not _lone_dead(scene):
+    if _is_question(text) or not _REVIVES.search(text) or _REACH_DEAD.search(text) or not _LONG_DEAD.search(scene) or _SOMEONE_ALIVE.search(scene):
         return None
     return "no one brings the dead round"
 
@@ -1395,6 +1400,30 @@ def _breath_till_clear(text: str, scene: str) -> str | None:
             minutes = _count(m) * (60 if m.group("t_unit").lower().startswith("hour") else 1)
             if minutes > BREATH_LIMIT_MIN:
                 return f"no one holds their breath for {_said_minutes(minutes)}"
+    return None
+
+
+# ---- money the scene says the actor does not have: "Lottie has three dollars and change to her name" ----
+_CURRENCY = r"(?:dollars?|bucks|gold(?: pieces| coins| crowns)?|gp|silver(?: pieces| coins)?|sp|pounds|guineas|crowns|marks|coins)"
+_HAS_ONLY = re.compile(r"\b(?P<who>[A-Z][a-z]+|you|he|she|they)\s+(?:has|have|had|holds|carries)\s+(?:only\s+|just\s+|barely\s+)?"
+                       + _AMOUNT.replace("(?P<", "(?P<t_") + r"(?P<t_unit>" + _CURRENCY + r")\b", re.I)
+_PAYS = re.compile(r"\b(?:pay|pays|paying|slap|slaps|put|puts|lay|lays|count|counts|hand|hands|offer|offers|plunk|plunks|toss|tosses|post|posts|"
+                   r"buy|buys|bribe|bribes)\b[^.!?]{0,40}?" + _AMOUNT.replace("(?P<", "(?P<u_") + r"(?P<u_unit>" + _CURRENCY + r")\b", re.I)
+_MORE_MONEY = re.compile(r"\b(?:borrow|borrows|borrowed|loan|loaned|win|wins|won|owe|owes|promise|promises|pledge|pledges|i\.?o\.?u|later|tomorrow|"
+                         r"when (?:i|we|he|she) (?:get|gets))\b", re.I)
+
+
+def _short_of_money(text: str, scene: str, actor: str | None = None) -> str | None:
+    """Paying out far more than the scene says the actor has ("has three dollars" … "slaps five
+    hundred dollars on the desk"), when the line gets no more first."""
+    if _is_question(text) or _MORE_MONEY.search(text) or not (paid := _PAYS.search(without_quotes(text) or text)):
+        return None
+    for has in _HAS_ONLY.finditer(scene):
+        who = has.group("who")
+        if who[0].isupper() and actor and who.lower() != first_name(actor).lower():
+            continue
+        if _count(has) * 2 < _count(paid) and has.group("t_unit")[:3].lower() == paid.group("u_unit")[:3].lower():
+            return f"the scene says {who if who[0].isupper() else 'they'} {has.group(0).split(None, 1)[1]}"
     return None
 
 

@@ -1218,3 +1218,19 @@ def test_prayers_that_heal_and_weather_at_a_word_are_magic(line, what):
     from pipelines.impossible_acts import magic_act
 
     assert magic_act(line) == what
+
+
+@pytest.mark.parametrize("line, scene, actor, refused", [
+    ("Hosea pumps the water out of Amos's chest and breathes into him until he comes back.",
+     "They hauled Amos out of the flooded shaft. He was under for over two hours, and he is cold and stiff.", "Hosea Grant",
+     "no one brings the dead round"),
+    ("I breathe into him until he comes back.", "Amos lies on the bank, not breathing; he went under a minute ago.", None, None),
+    # money the scene says the actor does not have
+    ('Lottie slaps five hundred dollars on the judge\'s desk. "There\'s his bail."',
+     "The bail is five hundred dollars. Lottie has three dollars and change to her name.", "Lottie Hale", "the scene says Lottie has three dollars"),
+    ("Lottie slaps two dollars on the bar.", "Lottie has three dollars and change to her name.", "Lottie Hale", None),
+    ("Dutch pays the fifty dollars.", "Lottie has three dollars and change to her name.", "Dutch Calloway", None),
+    ("Lottie borrows five hundred dollars from the bank and pays the bail.", "Lottie has three dollars to her name.", "Lottie Hale", None),
+])
+def test_the_kinds_read_from_fresh34s_misses(line, scene, actor, refused):
+    assert impossible_in_scene(line, scene, actor) == refused
