@@ -242,7 +242,10 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     using a password or a tongue the scene says no one knows, or breaking by hand through a foot of
     steel or stone, or words put to someone the scene says is dead, out cold or gone, or (when
     ``blind_in_dark``: the actor needs a light) reading in a dark the scene says is total, or acting
-    "before" a departure, an execution or a ruin the scene says already happened.
+    "before" a departure, an execution or a ruin the scene says already happened, or a breath held
+    past what anyone holds, or one body at two places at the same hour, or a tongue the actor never
+    learned, or water from a dry well, or bringing round the long dead, or paying money the scene
+    says the actor does not have.
     ``None`` when the line is none of these, or the scene does not say.
 
         impossible_in_scene("I jump the gorge", "The far side is two hundred feet away.")  # "no one jumps 200 feet"
@@ -254,9 +257,10 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
             return f"no one jumps {_said(widest)}"
     return (_out_of_range(text, scene) or _too_far(text, scene) or _taken(text, scene, actor) or _burned(text, scene)
             or _way_gone(text, scene) or _too_heavy(text, scene) or _wire_down(text, scene) or acts_on_gone(text, scene)
-            or _held_back(text, scene, actor) or _unknown(text, scene) or _not_learned(text, scene, actor) or _too_thick(text, scene) or _no_listener(text, scene)
-            or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene) or _no_lock(text, scene)
-            or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or _breath_till_clear(text, scene) or _wakes_the_dead(text, scene) or _short_of_money(text, scene, actor) or (_reads_in_dark(text, scene) if blind_in_dark else None))
+            or _held_back(text, scene, actor) or _unknown(text, scene) or _not_learned(text, scene, actor) or _too_thick(text, scene)
+            or _no_listener(text, scene) or _already_done(text, scene) or _breath_too_short(text, scene) or _two_places(text, scene)
+            or _no_lock(text, scene) or _rope_too_short(text, scene) or _drawn_from_dry(text, scene) or _breath_till_clear(text, scene)
+            or _wakes_the_dead(text, scene) or _short_of_money(text, scene, actor) or (_reads_in_dark(text, scene) if blind_in_dark else None))
 
 
 # ---- how far off the thing the act needs is: an arm's reach, a jump onto it, a chase, a day's ride ----
