@@ -279,6 +279,7 @@ _FAR = re.compile(_MEASURE + r"(?:away|across|wide|apart|off|out|distant|ahead|b
                   r"(?:to the )?(?:north|south|east|west)(?:east|west)?(?:ward)?|(?:down|up)(?:stream|river| the (?:line|track|tracks|road|river|coast)))\b", re.I)
 _MILES = re.compile(r"\bmiles (?:away|off|out|ahead|down|up|behind|beyond|distant|from)\b", re.I)
 _SENTENCE = re.compile(r"[^.;!?]+")
+_WHOLE_SENTENCE = re.compile(r"[^.!?]+")  # a sentence with its clauses: "Dutch is locked in a cell; the sheriff took his Colt"
 THROW_LIMIT_FT = 300       # a stone or a javelin; the longest thrown-weapon range in D&D is 120 ft, a record throw a few hundred
 _HIGH = re.compile(_MEASURE + r"(?:above|overhead|up|high|tall|off the ground|in the air)\b"
                    r"|\b(?:rises|rise|rising|stands|towers|soars|looms|climbs)\s+(?:a\s+|some\s+|fully\s+)?(?:sheer\s+|full\s+|good\s+)?" + _MEASURE.replace("(?P<", "(?P<h_"), re.I)
@@ -465,20 +466,20 @@ def _too_far(text: str, scene: str) -> str | None:
         if near > HEAR_LIMIT_FT:
             return f"no ear makes out words {_said(near)} off"
     if (travel := _TRAVEL.search(text)) and _TODAY.search(text):
-        how = _travels_by(text)
-        near = min(_distances_for(text, scene, travel), default=0.0) * _legs(text)
+        how, legs = _travels_by(text), _legs(text)
+        near = min(_distances_for(text, scene, travel), default=0.0) * legs
         if near > DAY_LIMIT_FT[how]:
-            return f"no {_TRAVELLER[how]} covers {_said(near)}{_BOTH_WAYS[_legs(text)]} {_TODAY.search(text).group(0).lower()}"
+            return f"no {_TRAVELLER[how]} covers {_said(near)}{_BOTH_WAYS[legs]} {_TODAY.search(text).group(0).lower()}"
     # "the capital, a ten-day ride away" reached "tonight" and back "before they open the cells in the morning"
     if _TRAVEL.search(text) and (soon := _OVERNIGHT.search(text)):
         days = max((_count(m) for sentence in _naming(text, scene, None) for m in _DAYS_AWAY.finditer(sentence)), default=0.0)
         if days >= 2:
             return f"a {days:g}-day journey is not made {soon.group(0).lower()}"
     if (travel := _TRAVEL.search(text)) and _IN_TIME.search(text) and (minutes := _minutes_left(text, scene)) is not None:
-        how = _travels_by(text)
-        near = min(_distances_for(text, scene, travel), default=0.0) * _legs(text)
+        how, legs = _travels_by(text), _legs(text)
+        near = min(_distances_for(text, scene, travel), default=0.0) * legs
         if near > SPEED_LIMIT_MPH[how] * 5280 * minutes / 60:
-            return f"no {_TRAVELLER[how]} covers {_said(near)}{_BOTH_WAYS[_legs(text)]} in {_said_minutes(minutes)}"
+            return f"no {_TRAVELLER[how]} covers {_said(near)}{_BOTH_WAYS[legs]} in {_said_minutes(minutes)}"
     return None
 
 
@@ -532,11 +533,12 @@ def _minutes_left(text: str, scene: str) -> float | None:
              for m in (*_WITHIN.finditer(text), *_WITHIN.finditer(scene))]
     if (now := _CLOCK_NOW.search(scene) or _CLOCK_WORDS.search(scene)) and (due := _CLOCK_DUE.search(scene, now.end())):
         hour = str(_NUMBERS.get(now.group("h").lower(), now.group("h")))
-        half = now.group("ap") or ("a" if "morning" in (now.groupdict().get("part") or "") else "p" if now.groupdict().get("part") else None)
+        part = now.groupdict().get("part") or ""  # "in the evening": p.m.; "in the morning": a.m.
+        half = now.group("ap") or ("a" if "morning" in part else "p" if part else None)
         start = _clock(hour, now.groupdict().get("m"), half)
         if due.group("bare"):
-            hour = _NUMBERS[due.group("bare").lower()] % 12 * 60
-            found.append(float(min((hour - start) % 1440, (hour + 720 - start) % 1440)))
+            due_at = _NUMBERS[due.group("bare").lower()] % 12 * 60  # whichever of its a.m. and p.m. comes next
+            found.append(float(min((due_at - start) % 1440, (due_at + 720 - start) % 1440)))
         else:
             end = 0 if due.group("midnight") else 720 if due.group("noon") else _clock(due.group("h"), due.group("m"), due.group("ap"))
             found.append(float((end - start) % 1440))
@@ -545,7 +547,7 @@ def _minutes_left(text: str, scene: str) -> float | None:
 
 def _minutes(match: re.Match) -> float:
     """The minutes a ``_AMOUNT`` + ``minutes|hours`` match gives: "twenty minutes", "an hour"."""
-    return _count(match) * (60 if match.group("unit").lower().startswith("hour") else 1)
+    return _count(match) * (60 if _group(match, "unit").lower().startswith("hour") else 1)
 
 
 def _said_minutes(minutes: float) -> str:
@@ -588,7 +590,7 @@ def _too_heavy(text: str, scene: str) -> str | None:
     """Lifting or heaving what the scene says weighs tons, or holding overhead a thing the scene calls a car or a wagon."""
     if _is_question(text) or not _LIFT.search(text):
         return None
-    every = re.findall(r"[^.!?]+", scene)
+    every = _WHOLE_SENTENCE.findall(scene)
     sentences = [s for s in every if set(_CONTENT.findall(s.lower())) & (set(_CONTENT.findall(text.lower())) - _FAR_STOP)] or every
     heaviest = max((_count(m) * _UNITS_LB[_group(m, "unit").lower()] for s in sentences for m in _WEIGHT.finditer(s)), default=0.0)
     if heaviest < 4000 and (tons_of := next((m for s in sentences if (m := _UNCOUNTED_TONS.search(s))), None)):
@@ -727,6 +729,7 @@ _NEVER_LEARNED = re.compile(r"\b(?P<who>[A-Z][a-z]+|no one|nobody|no living (?:s
                             r"|\b(?:never been|yet to be|not been)\s+(?:deciphered|translated|read)\b|\bundeciphered\b", re.I)
 _WRITTEN = re.compile(r"\b(?:language|tongue|dialect|script|writing|glyphs|runes|letters|cipher)\b", re.I)
 _TONGUE_NAME = re.compile(r"\b(?:in|speak|speaks|only)\s+(?P<name>[A-Z][a-z]+)\b|\b(?P<name2>[A-Z][a-z]+),\s+(?:a|an|the)\s+(?:\w+\s+)?(?:tongue|language|script|dialect)\b")
+_READS_OUT = re.compile(r"\b(?:read|reads|reading|translate|translates|recite|recites)\b", re.I)  # the writing itself, not talk near it
 _READS_OR_SPEAKS = re.compile(r"\b(?:read|reads|reading|translate|translates|recite|recites|sound|sounds|speak|speaks|preach|preaches|"
                               r"sermon|talk|talks|tell|tells|explain|explains|address|addresses|give|gives)\b", re.I)
 
@@ -736,7 +739,7 @@ def _not_learned(text: str, scene: str, actor: str | None = None) -> str | None:
     if _is_question(text) or _SEEKS.search(text) or not _READS_OR_SPEAKS.search(text):
         return None
     said = set(_CONTENT.findall(text.lower())) - _FAR_STOP
-    for sentence in re.findall(r"[^.!?]+", scene):
+    for sentence in _WHOLE_SENTENCE.findall(scene):
         if not (never := _NEVER_LEARNED.search(sentence)) or not _WRITTEN.search(sentence):
             continue
         who = never.group("who") or ""
@@ -745,7 +748,7 @@ def _not_learned(text: str, scene: str, actor: str | None = None) -> str | None:
             continue  # another character's gap, not this one's
         names = {n.lower() for m in _TONGUE_NAME.finditer(sentence) for n in m.groups() if n}
         things = set(_CONTENT.findall(sentence[:never.start()].lower())) - _FAR_STOP - {"language", "tongue", "script", "dialect", "covered", "carved"}
-        if names & said or (things & said and re.search(r"\b(?:read|reads|reading|translate|translates|recite|recites)\b", text, re.I)):
+        if names & said or (things & said and _READS_OUT.search(text)):
             return f"{who} never learned it" if named else "no one here can read or speak it"
     return None
 
@@ -787,10 +790,16 @@ _NO_EARS = (r"(?:lies|lay|lying|is|was|are|were|falls?|fell|drops?|dropped|slump
 _AFTER_WHO = {"who", "what", "where", "when", "why", "how", "which", "whether", "if", "about", "to", "for", "and", "but", "the", "a", "an",
               "his", "her", "their", "that", "this", "again", "once", "gently", "quietly", "politely", "softly"}
 _DEAD_WHO = re.compile(r"\b(?:corpse|body|bodies|dead man|dead woman|dead men|skeleton|skull|cadaver|remains)\b", re.I)
-# rousing them first, or reaching the dead or the distant some other way
+# the dead are reached only by magic or a séance; shaking them rouses no one
+_DEAD_REACHED = r"spell|cast|casts|speak with dead|s[ée]ance|ouija|medium|necromancy|ritual"
+# the distant are reached by word sent, or when they come back
+_WORD_SENT = (r"telegram|telegraph|wire|wires|letter|write|writes|telephone|phone|call|calls|message|send|sends|"
+              r"when (?:he|she|they) (?:wakes|comes|returns|gets back)")
+_REACH_DEAD = re.compile(rf"\b(?:{_DEAD_REACHED})\b", re.I)
+_SENDS_WORD = re.compile(rf"\b(?:{_WORD_SENT})\b", re.I)
+# the senseless are also woken first: any of the above, or a shake, a slap, salts, a prayer
 _ROUSE = re.compile(r"\b(?:wake|wakes|waking|rouse|rouses|revive|revives|reviving|slap|slaps|shake|shakes|smelling salts|splash|splashes|"
-                    r"heal|heals|cure|cures|spell|cast|casts|speak with dead|s[ée]ance|ouija|medium|pray|prays|telegram|telegraph|wire|"
-                    r"wires|letter|write|writes|telephone|phone|call|calls|message|send|sends|when (?:he|she|they) (?:wakes|comes|returns|gets back))\b", re.I)
+                    rf"heal|heals|cure|cures|pray|prays|{_DEAD_REACHED}|{_WORD_SENT})\b", re.I)
 
 
 def _no_listener(text: str, scene: str) -> str | None:
@@ -827,10 +836,6 @@ def _no_listener(text: str, scene: str) -> str | None:
     return None
 
 
-# the dead are reached only by magic or a séance; shaking them rouses no one
-_REACH_DEAD = re.compile(r"\b(?:spell|cast|casts|speak with dead|s[ée]ance|ouija|medium|necromancy|ritual)\b", re.I)
-_SENDS_WORD = re.compile(r"\b(?:telegram|telegraph|wire|wires|letter|write|writes|telephone|phone|call|calls|message|send|sends|"
-                         r"when (?:he|she|they) (?:wakes|comes|returns|gets back))\b", re.I)
 _NO_OTHER = r"(?!(?:the|a|an|he|she|they|it|who|says|said)\b)"  # no other noun or speaker between the one named and the state
 _ONE_DEAD = re.compile(r"\b(?:a|an|the)\s+(?P<who>[a-z]+)\s+(?:who\s+)?(?:" + _NO_OTHER + r"[\w'’-]+\s+){0,6}?(?:was killed|was murdered|was shot|lies dead|lay dead|is dead|"
                        r"has been dead|had been dead|died)\b|\b(?:a|an|the)\s+(?P<who2>[a-z]+)\s+(?:" + _NO_OTHER + r"[\w'’,-]+\s+){0,10}?(?:cold and stiff|stiff and cold)\b", re.I)
@@ -1039,7 +1044,7 @@ def _taken(text: str, scene: str, actor: str | None = None) -> str | None:
             if not kind or not _NEEDS_WEAPON[kind].search(text):
                 continue
             # the owner named anywhere in the sentence: "Dutch is locked in a cell; the sheriff took his Colt"
-            if any(re.search(rf"\b{item}\b", x, re.I) and owner.search(x) for x in re.findall(r"[^.!?]+", scene)):
+            if any(re.search(rf"\b{item}\b", x, re.I) and owner.search(x) for x in _WHOLE_SENTENCE.findall(scene)):
                 return f"the {item} {'were' if item.endswith('s') else 'was'} {how}"
     return None
 
@@ -1397,12 +1402,11 @@ def _breath_till_clear(text: str, scene: str) -> str | None:
     """Holding a breath "until it clears" where the scene says gas, smoke or water will take longer than anyone holds it."""
     if _is_question(text) or not _HOLDS_BREATH.search(text) or not _UNTIL_CLEAR.search(text) or _AIR_BROUGHT.search(text):
         return None
-    for sentence in re.findall(r"[^.!?]+", scene):
+    for sentence in _WHOLE_SENTENCE.findall(scene):
         if not _FOUL.search(sentence):
             continue
         for m in _CLEAR_TIME.finditer(sentence):
-            minutes = _count(m) * (60 if m.group("t_unit").lower().startswith("hour") else 1)
-            if minutes > BREATH_LIMIT_MIN:
+            if (minutes := _minutes(m)) > BREATH_LIMIT_MIN:
                 return f"no one holds their breath for {_said_minutes(minutes)}"
     return None
 
@@ -1439,9 +1443,10 @@ _RUN_DRY = re.compile(r"\b(?:went|gone|go|goes|run|ran|runs|been|is|was|are|were
                       r"|\b(?P<dried>dried)\s+(?:up|out)\b|\b(?:is|was|are|were|been|sits|sat|lies|lay|hangs|hung)\s+(?:" + _NOT_QUITE + r"\w+\s+)?(?P<empty>empty)\b"
                       r"|\b(?P<empty2>empty)\s+" + _WATER_SOURCE, re.I)
 _VESSEL = re.compile(r"(?:canteen|waterskin|water ?skin|flask|water barrel|barrel|tank|jug|bottle)", re.I)
-_DRINKS = re.compile(r"\b(?:drink|drinks|drinking|sip|sips|gulp|gulps|swig|swigs|quench|quenches|pour|pours|splash|splashes)\b", re.I)
+_DRINK = r"drink|drinks|drinking|sip|sips|gulp|gulps|swig|swigs|quench|quenches"
+_DRINKS = re.compile(rf"\b(?:{_DRINK}|pour|pours|splash|splashes)\b", re.I)
 _DRY_SOURCE = re.compile(r"\b" + _WATER_SOURCE + r"\b", re.I)
-_TAKES_WATER = re.compile(r"\b(?:drink|drinks|drinking|sip|sips|gulp|gulps|swig|swigs|fill|fills|filling|refill|refills|top up|tops up|quench|quenches)\b"
+_TAKES_WATER = re.compile(rf"\b(?:{_DRINK}|fill|fills|filling|refill|refills|top up|tops up)\b"
                           r"|\b(?:draw|draws|drawing|haul|hauls|hauling|bring|brings|fetch|fetches|get|gets|pull|pulls|scoop|scoops)\s+(?:up\s+)?"
                           r"(?:some\s+|fresh\s+|the\s+|a\s+(?:bucket|pail|cup)\s+of\s+)?water\b(?![\s-]*(?:hole|skin))"
                           r"|\bwaters?\s+(?:the|my|his|her|our|their)\s+(?:\w+\s+)?(?:horses?|mules?|oxen|camels?|ponies|animals|stock|cattle|team)\b", re.I)
@@ -1475,11 +1480,13 @@ _HELPERS = re.compile(r"\b(?:while|whilst)\s+(?:\w+\s+)?(?:[A-Z]\w+|he|she|they|
                       r"(?:my|his|her|their) (?:partner|accomplice|friend|familiar))\b", re.I)
 
 
+_AT_IT = r"while (?:he|she|they|i|we)(?:'s|’s|'re|’re|'m|’m| is| are| am) at it"
 # "...and keeps watch at the south gate too", "...and takes notes at the library meeting as well"
-_ALSO = re.compile(r"\b(?:at the same time|simultaneously|as well|too|also|both|while (?:he|she|they|i|we)(?:'s|’s|'re|’re|'m|’m| is| are| am) at it)\b", re.I)
-# the scene's two places far apart: "half a mile apart with the whole town between them", "on the far side of the city"
+_ALSO = re.compile(rf"\b(?:at the same time|simultaneously|as well|too|also|both|{_AT_IT})\b", re.I)
+# the two things happen at once: "both begin at midnight", "at the same hour", "all night"
 _SAME_TIME = re.compile(r"\b(?:both|at the same (?:hour|time|moment)|all (?:night|evening|day|afternoon|morning)|the whole (?:night|evening|day)|"
-                        r"while (?:he|she|they|i|we)(?:'s|’s|'re|’re|'m|’m| is| are| am) at it|simultaneously)\b", re.I)
+                        rf"{_AT_IT}|simultaneously)\b", re.I)
+# the scene's two places far apart: "half a mile apart with the whole town between them", "on the far side of the city"
 _APART_SCENE = re.compile(r"\b(?:apart|across (?:town|the city)|(?:far|other|opposite) (?:side|end)s? of|opposite ends)\b", re.I)
 
 
@@ -1493,13 +1500,13 @@ def _two_places(text: str, scene: str) -> str | None:
         return "no one is in two places at once"
     if not _ALSO.search(text) or not re.search(r"\band\b", text, re.I):
         return None
-    first, second = re.split(r"\band\b", text, maxsplit=1, flags=re.I)
+    first, second = (set(_CONTENT.findall(half.lower())) - _FAR_STOP for half in re.split(r"\band\b", text, maxsplit=1, flags=re.I))
     for sentence in _SENTENCE.findall(scene):
         if not (_APART_SCENE.search(sentence) or _APART.search(sentence)) or not (_SAME_TIME.search(sentence) or _SAME_TIME.search(text)):
             continue  # "two gates half a mile apart" alone: one is checked, then the other
         parts = [set(_CONTENT.findall(p.lower())) - _FAR_STOP for p in re.split(r"\band\b|,", sentence) if p.strip()]
-        here = [i for i, words in enumerate(parts) if words & (set(_CONTENT.findall(first.lower())) - _FAR_STOP)]
-        there = [i for i, words in enumerate(parts) if words & (set(_CONTENT.findall(second.lower())) - _FAR_STOP)]
+        here = [i for i, words in enumerate(parts) if words & first]
+        there = [i for i, words in enumerate(parts) if words & second]
         if any(a != b for a in here for b in there):
             return "no one is in two places at once"
     return None
