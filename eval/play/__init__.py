@@ -5,23 +5,20 @@
     summary = run_cases(cases, "local", "runs/play_dev")
     print(summary.balanced_roll_accuracy, summary.right_check)
 
-Seven sets of 64 lines, each written by someone who had not read the packs' example lines, and
-each kept unseen until a round of work was done: ``DEV_CASES`` (tuned on from the start),
-``HELDOUT_CASES``, ``FINAL_CASES`` and ``FRESH_CASES`` (each scored once, then used for the next
-round), ``FRESH2_CASES`` and ``FRESH3_CASES`` (each scored once at the end of a round) and
-``FRESH4_CASES``, written for the latest round and scored once at its end. docs/play.md says how
-each was used.
+Each set under ``CASES_DIR`` says its ``role:`` (``set_role``). ``train``: tuned on, or its lines were
+copied into the packs' example lines (dev, heldout, final, fresh, fresh2-7) — training data, no
+longer a measure. ``dev``: scored, then read for development, its lines not copied into the packs
+(fresh8-34, imp5). ``test``: scored, never read, and no line of it may be a pack example line
+(imp6, blind40); ``leaked_lines()`` checks that. Write a new set blind and mark it ``test``.
 """
-from pathlib import Path
-
-from ._cases import CaseError, Expect, PlayCase, load_cases, parse_cases, trpg_packs
+from ._cases import CASES_DIR, ROLES, CaseError, Expect, PlayCase, load_cases, parse_cases, set_role, trpg_packs
+from ._hygiene import Leak, leaked_lines, pack_lines
 from ._runner import PIPELINE, RunError, case_seed, decide, outcome_of, read_decisions, run_cases
 from ._summary import (
     ECHO_OVERLAP, MIN_NARRATION_WORDS, PROMPT_TELLTALES, CaseScore, Summary, format_summary, is_echo,
     narration_problem, prompt_text, score_case, summarize,
 )
 
-CASES_DIR = Path(__file__).parent / "cases"
 DEV_CASES = CASES_DIR / "dev.yaml"
 HELDOUT_CASES = CASES_DIR / "heldout.yaml"
 FINAL_CASES = CASES_DIR / "final.yaml"
@@ -31,7 +28,8 @@ FRESH3_CASES = CASES_DIR / "fresh3.yaml"
 FRESH4_CASES = CASES_DIR / "fresh4.yaml"
 
 __all__ = [
-    "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs",
+    "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs", "ROLES", "set_role",
+    "Leak", "leaked_lines", "pack_lines",
     "PIPELINE", "RunError", "case_seed", "decide", "outcome_of", "read_decisions", "run_cases",
     "ECHO_OVERLAP", "MIN_NARRATION_WORDS", "PROMPT_TELLTALES", "CaseScore", "Summary", "format_summary",
     "is_echo", "narration_problem", "prompt_text", "score_case", "summarize",

@@ -1,7 +1,7 @@
 """Play-eval case files: one player line each, the scene it is said in, and what a fair GM would do.
 
 A case file is YAML, either a list of cases or a mapping with ``cases:`` (and an optional
-``description:``)::
+``description:`` and ``role:``)::
 
     cases:
       - id: dnd-climb-wall
@@ -15,6 +15,10 @@ A case file is YAML, either a list of cases or a mapping with ``cases:`` (and an
 ``expect.checks`` lists every check a reasonable GM might call (any alias the pack knows; they
 are resolved to ids on load). ``expect.impossible: true`` marks an act no roll can make succeed;
 it implies ``roll: false``. Every mistake is one line naming the file, the case id and the key.
+
+``role`` says what the set may be used for (``set_role``): ``train`` (tuned on, or its lines are
+in the packs' example lines), ``dev`` (scored, then read for development; the default) or
+``test`` (scored, never read; no line of it may be a pack example line, see ``leaked_lines``).
 """
 from __future__ import annotations
 
@@ -29,9 +33,11 @@ from gm.characters import CharacterError, find_character, ready_characters
 from gm.table import Scenario, ScenarioError, load_scenario
 from rulesets import FileProblem, UnknownName, VgmError, parse_yaml, read_text
 
-__all__ = ["CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs"]
+__all__ = ["CASES_DIR", "ROLES", "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "set_role", "trpg_packs"]
 
 SHAPE_HINT = "see eval/play/cases/dev.yaml for the shape"
+CASES_DIR = Path(__file__).parent / "cases"  # the shipped case sets
+ROLES = ("train", "dev", "test")  # what a set may be used for; a file without `role:` is "dev"
 
 
 class CaseError(VgmError):
@@ -118,6 +124,23 @@ def _read(path: Path) -> tuple[Any, str]:
         raise CaseError(str(problem).replace("malformed YAML", "not valid YAML", 1)) from None
 
 
+def _role_of(data: Any, source: str) -> str:
+    role = data.get("role", "dev") if isinstance(data, dict) else "dev"
+    if role not in ROLES:
+        raise CaseError(f"{source}: key 'role': unknown role {role!r}; use one of {', '.join(ROLES)}")
+    return role
+
+
+def set_role(path: str | Path) -> str:
+    """The set's ``role:`` (``train``, ``dev`` or ``test``; ``dev`` when the file gives none).
+
+    Raises:
+        CaseError: one line naming the file when it cannot be read or the role is unknown.
+    """
+    path = Path(path)
+    return _role_of(_read(path)[0], str(path))
+
+
 def load_cases(path: str | Path) -> list[PlayCase]:
     """Read and check a case file: rule sets, scenarios, characters and check names all resolve.
 
@@ -133,18 +156,20 @@ def parse_cases(data: Any, source: str = "<cases>", lines: dict[int, int] | None
     """Validate already-parsed case data (a list, or a mapping with ``cases:``); see ``load_cases``."""
     lines = lines or {}
     if isinstance(data, dict):
-        extra = sorted(set(data) - {"cases", "description"})
+        extra = sorted(set(data) - {"cases", "description", "role"})
         if extra:
-            raise CaseError(f"{source}: key {extra[0]!r} is not known at the top level; use `cases:` (and optionally `description:`)")
+            raise CaseError(f"{source}: key {extra[0]!r} is not known at the top level; use `cases:` (and optionally `description:`, `role:`)")
+        _role_of(data, source)
         data = data.get("cases")
     if not isinstance(data, list) or not data:
         raise CaseError(f"{source}: no cases; write a list of cases (or `cases:` holding one); {SHAPE_HINT}")
     packs: dict[str, Any] = {}
+    sheets: dict[str, list[Any]] = {}  # pack name -> its ready characters, read once per file
     seen: dict[str, int] = {}
     out = []
     for index, raw in enumerate(data):
         where = f"{source}:{lines[index]}" if index in lines else source
-        case = _parse_case(raw, index, where, packs)
+        case = _parse_case(raw, index, where, packs, sheets)
         if case.id in seen:
             raise CaseError(f"{where}: case {case.id!r}: key 'id': duplicate (first is case #{seen[case.id] + 1}); ids must be unique so runs can resume")
         seen[case.id] = index
@@ -152,7 +177,7 @@ def parse_cases(data: Any, source: str = "<cases>", lines: dict[int, int] | None
     return out
 
 
-def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any]) -> PlayCase:
+def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any], sheets_of: dict[str, list[Any]]) -> PlayCase:
     label = f"case #{index + 1}"
     if isinstance(raw, dict) and isinstance(raw.get("id"), (str, int)) and str(raw.get("id")).strip():
         label = f"case {str(raw['id'])!r}"
@@ -197,7 +222,9 @@ def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any]) -> Play
         case._scene = scenario
 
     # who speaks: a ready character of the pack
-    sheets = ready_characters(pack)
+    if pack.name not in sheets_of:
+        sheets_of[pack.name] = ready_characters(pack)
+    sheets = sheets_of[pack.name]
     if not sheets:
         raise fail("ruleset", f"{pack.name} has no ready characters to play the line", "add sheets under gm/data/characters/")
     if case.character is None:
