@@ -6,7 +6,7 @@ used to define is still importable from here.
 """
 from __future__ import annotations
 
-from .systems import Difficulty, choose_difficulty, judge, make_roll, player_roll, record, roll_hint  # noqa: F401
+from .systems import Difficulty, choose_difficulty, hardest, judge, make_roll, player_roll, record, roll_hint  # noqa: F401
 from .systems.d20 import LADDER as DND_LADDER
 from .systems.degrees import ADJUST as PF2_ADJUST, LEVEL_DC as PF2_LEVEL_DC  # noqa: F401
 from .systems.percentile import DIVISOR as COC_DIVISOR, LEVELS as COC_LEVELS  # noqa: F401

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -29,13 +28,12 @@ from pipelines.records import Check, MoeInstance, Turn
 from rulesets import UnknownName, VgmError
 
 from pipelines.act_cues import CUE_CONCEPTS
-from pipelines.speech import asks_in_report, asks_the_gm
 from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
-from .adjudication import Difficulty, choose_difficulty, make_roll, record
+from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
-from .clues import fits, is_talk, reaching_for
+from .clues import fits, reaching_for
 from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
@@ -123,37 +121,25 @@ class GameMaster(PlayerRolls, SessionSetup):
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
-        # talk that touches a secret is answered by the one spoken to, and a plain question by the GM: no hint, no forced roll;
-        # so is a question told, not quoted ("I ask Vane where he learned to play cards" is his to answer, not Gambling)
-        talk = is_talk(text) or asks_the_gm(text) or asks_in_report(text)
         if low.startswith("/check"):
-            decision, checks, voted = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))], None
+            decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
             secret = reaching_for(self.scenario, intent, self.session.revealed)
         else:
+            # the decision pipeline weighs the secret the act reaches for (its rule answers talk instead)
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
-            decision, checks, voted = await self._decide(Turn(speaker=sheet.name, text=text), turn, None if talk else secret)
+            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
-        secret = secret if decision != "impossible" else None
-        if secret is not None and decision == "no_roll" and not low.startswith("/check") and not talk:
-            decision, turn.checks = "roll", [Check(character=sheet.name, skill=secret.checks[0])]
-            turn.notes.append(f"the act reaches for something hidden here; {self.ruleset.check(secret.checks[0]).name} can find it")
-        elif secret is not None and decision == "roll" and not fits(secret, turn.checks[0].skill) and not low.startswith("/check") and not talk:
-            # the vote's own leading checks say whether the act is of a kind that could find it:
-            # reading a logbook may become Library Use, a leap to the bell rope never becomes Arcana
-            finding = secret.checks[0] if voted is None else next((c for c in secret.checks if c in voted), None)
-            if finding is not None:
-                turn.notes.append(f"{self.ruleset.check(turn.checks[0].skill).name} becomes {self.ruleset.check(finding).name}: that is what finds what the act reaches for")
-                turn.checks = [Check(character=turn.checks[0].character, skill=finding)]
-            else:
-                secret = None  # the act touches the secret's words, not the secret: its own check cannot find it
+        secret = secret if decision == "roll" and checks and fits(secret, checks[0].skill) else None
         if decision == "impossible":
             turn.notes.append("no roll: the act cannot succeed")
             turn.refused = True
         plans = [(c, self.sheet(c.character).plan(self.ruleset, c.skill)) for c in turn.checks]
         difficulties = [self._difficulty(p, c.skill, intent, secret) for c, p in plans]
+        if turn.implausible:
+            difficulties = [hardest(d, "the act is unlikely to work at all") for d in difficulties]
         reasons = [f"{c.character} — {p.check_name}: {d.label(p) or 'no target'} ({d.reason})" for (c, p), d in zip(plans, difficulties)]
         timing = {"decide_s": round(decided - started, 3)}
         if self.session.player_rolls and plans:
@@ -305,14 +291,15 @@ class GameMaster(PlayerRolls, SessionSetup):
         names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in ordered]
         return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
 
-    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None) -> tuple[str, list[Check], list[str] | None]:
-        """Run the decision pipeline (the secret the act reaches for, if any, puts its checks
-        first); a failure or an answer the table cannot use means no roll, said plainly. Also
-        returns the checks the example-line vote led with (None from a pipeline without a vote)."""
+    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None) -> tuple[str, list[Check]]:
+        """Run the decision pipeline: every judgement of the line (secrets, the sheet's Lore, talk,
+        impossible acts) is made there, one place, and each rule that fired comes back as a note.
+        A failure or an answer the table cannot use means no roll, said plainly."""
         instance = self._instance(said)
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
                                          hint_checks=list(secret.checks) if secret else [],
+                                         own_checks={s.name: [k for keys in s.check_keys().values() for k in keys] for s in self.sheets},
                                          without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)],
                                          blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)])
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
@@ -320,21 +307,17 @@ class GameMaster(PlayerRolls, SessionSetup):
         if result.error:
             turn.notes.append(f"the decision step failed ({result.error}); no roll this time")
             turn.failed = f"decision step: {result.error}"
-            return "no_roll", [], None
+            return "no_roll", []
         dropped = [d.removeprefix("skill ") for s in result.steps for d in s.dropped if d.startswith("skill ")]
         if dropped:
             turn.notes.append(f"ignored {', '.join(dropped)}: not checks in {self.ruleset.name}")
         decision = result.decision or ("roll" if result.checks else "no_roll")
-        turn.why = next((s.parsed["rule"] for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("rule")), "")
-        turn.notes += [f"talk, not an act: {s.parsed['talk']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("talk")]
-        turn.notes += [f"routine, not a check: {s.parsed['routine']}" for s in result.steps if isinstance(s.parsed, dict) and s.parsed.get("routine")]
-        votes = [s.parsed["vote"] for s in result.steps if isinstance(s.parsed, dict) and isinstance(s.parsed.get("vote"), dict)]
-        # the checks the vote leads with: within half the leading check's share ("pick the lock on the
-        # cellar door" leads with Locksmith; Spot Hidden trailing far behind is not a reason to search)
-        shares = {label: share for label, share in votes[0].items() if label in self.ruleset.checks} if votes else {}
-        voted = [label for label, share in shares.items() if share >= max(shares.values()) / 2] if votes else None
+        parsed = [s.parsed for s in result.steps if isinstance(s.parsed, dict)]
+        turn.why = next((p["rule"] for p in parsed if p.get("rule")), "")
+        turn.implausible = any(p.get("hardest") for p in parsed)
+        turn.notes += [f"{f['rule']}: {f['reason']}" for p in parsed for f in p.get("fired", []) if f.get("stage") != "refuse"]
         if decision != "roll" or not result.checks:
-            return ("no_roll" if decision == "roll" else decision), [], voted
+            return ("no_roll" if decision == "roll" else decision), []
         # one check, for whoever the line makes act: the speaker unless it plainly names another
         who = who_rolls(said.speaker, said.text, instance) or said.speaker
         chosen = next((c for c in result.checks if c.character == who), None)
@@ -343,36 +326,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             turn.notes.append(f"the model named {result.checks[0].character} for {result.checks[0].skill}, but {who} is acting; {who} rolls it")
         elif len(result.checks) > 1:
             turn.notes.append(f"one check at a time: {who} rolls {chosen.skill}")
-        lore = self._own_lore(who, chosen.skill, said.text)
-        if lore is not None:
-            turn.notes.append(f"{who} knows {self.ruleset.check(lore).name}: that, not {self.ruleset.check(chosen.skill).name}, is what they recall it by")
-            chosen = Check(character=who, skill=lore)
-        return "roll", [chosen], voted
-
-    def _own_lore(self, who: str, skill: str, line: str) -> str | None:
-        """The character's own topic check (Pathfinder's Lore) for a recall whose topic the line, or
-        the scene where it speaks of what the line does, names: Keth, with Lore (river), recalls by
-        it which channel a flatboat still clears, not by Nature. Read here, not in the decision
-        pipeline, because only the sheet knows the topics. ``None`` where the check is no recall,
-        or no topic of theirs is in play."""
-        families = getattr(self.ruleset, "families", {}) or {}
-        recall = {c for concept in CUE_CONCEPTS["recall"] for c in (getattr(self.ruleset, "concepts", {}) or {}).get(concept, [])}
-        if not families or (skill not in recall and skill.split(":")[0] not in families):
-            return None
-        try:
-            sheet = self.sheet(who)
-        except VgmError:
-            return None
-        own = [k for keys in sheet.check_keys().values() for k in keys if ":" in k and k.split(":")[0] in families and k != skill]
-        # the line, and the scene's sentences about what the line is about (one word of five letters or more shared)
-        words = set(re.findall(r"[a-z]{5,}", line.lower()))
-        told = [line.lower(), *(x.lower() for x in re.findall(r"[^.!?]+", self.scenario.public_scene(set(self.session.revealed)))
-                                if words & set(re.findall(r"[a-z]{5,}", x.lower())))]
-        for check in own:
-            topic = [w for w in re.split(r"[_\s-]+", check.split(":", 1)[1].lower()) if len(w) >= 4]
-            if topic and any(all(re.search(rf"\b{re.escape(w)}s?\b", x) for w in topic) for x in told):
-                return check
-        return None
+        return "roll", [chosen]
 
     # ----- narrating ----------------------------------------------------------------------
 
@@ -398,7 +352,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             verdict=verdict, success=success, found=found, recent=recent[-2:],
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
             scene_line=self._scene_line(turn.text, revealed, said_before), max_tokens=self.narrate_tokens, why=turn.why,
-            recall=bool(rolls) and all(r.check in self._knowledge for r in rolls),
+            recall=bool(rolls) and all(r.check in self._knowledge for r in rolls), implausible=turn.implausible,
             said_before=said_before,
         )
 

@@ -249,7 +249,7 @@ def _names(sentence: str, name: str) -> bool:
 # --- the fallback sentence ---------------------------------------------------------------
 
 def fallback(name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "", why: str = "",
-             recall: bool = False) -> str:
+             recall: bool = False, implausible: bool = False) -> str:
     """A descriptive sentence or two from the action, the outcome and the scene, never "check succeeds"."""
     action = gist(base_action(line, name))
     question = line.strip().rstrip("\"'”’ ").endswith("?")
@@ -264,6 +264,8 @@ def fallback(name: str, line: str, decision: str, success: bool | None, found: s
     if not action and speaks(line):  # a plea, a lie or a threat rolled: say how the words were taken
         lead = f"{name} makes their case, and the words land." if success else f"{name} makes their case, but the words fall flat."
         return " ".join(p for p in (lead, found or scene_line) if p).strip()
+    if success and implausible:  # the hardest roll made: as far as anyone could get, not the impossible part
+        return " ".join(p for p in (f"{name} tries to {action or 'do it'} and gets further than anyone could expect, but not all the way.", scene_line) if p).strip()
     if success:
         return " ".join(p for p in (f"{name} sets out to {action or 'do it'}, and it works.", found or scene_line) if p).strip()
     if recall:  # what they do not know stays unknown; the scene is still there to look at
@@ -294,6 +296,7 @@ class NarrationRequest:
     max_tokens: int = 90
     why: str = ""  # why an impossible act cannot work, when the rules could tell
     recall: bool = False  # the roll was for what the character knows (History, Occult...): a failure learns nothing
+    implausible: bool = False  # rolled at the hardest difficulty: even a success stops short of the impossible part
     said_before: list[str] = field(default_factory=list)  # the GM's earlier narrations this session, never to be said again
 
 
@@ -323,6 +326,8 @@ def guide(req: NarrationRequest) -> str:
         return "No roll: answer from what the scene shows." if req.line.strip().endswith("?") else "No roll: it simply happens; describe it."
     if req.recall and req.success is False:
         return f"Result: {req.verdict} Nothing comes to mind.".strip()  # a failed recall tells no lore
+    if req.implausible and req.success:
+        return f"Result: {req.verdict} They get as far as anyone could, but the impossible part does not happen; say where it stops.".strip()
     return f"Result: {req.verdict}".strip()
 
 
@@ -503,7 +508,7 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         retry_cause = gate.causes[-1] if gate.causes else "was too short"
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
-    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall)
+    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall, req.implausible)
     if text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
         words = req.scene_line  # the words on screen already answer: "...waits for an answer" would unsay them
     text = (text + " " + words).strip() if text else words

@@ -210,6 +210,7 @@ class TurnRecord(BaseModel):
     notes: list[str] = Field(default_factory=list)  # what the GM dropped or fell back on, said plainly
     why: str = ""  # why an act was refused as impossible, when a rule could say
     refused: bool = False  # the act could not happen: later narration must not take it as having happened
+    implausible: bool = False  # rolled at the hardest difficulty: even a success stops short of the impossible part
     failed: str = ""  # a step that broke this turn and was gone on without, e.g. the decision
     steps: list[dict[str, Any]] = Field(default_factory=list)  # per step: name, seconds, tokens
     at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))

@@ -259,9 +259,13 @@ def play(
 
 def register(app: typer.Typer) -> None:
     from .cli_play_eval import play_eval
+    from .cli_play_learn import play_learn
+    from .cli_play_real import play_real
 
     group = typer.Typer(invoke_without_command=True, no_args_is_help=False, pretty_exceptions_enable=False,
                         help="Play a scene with an AI Game Master, or score its judgement (eval).")
     group.callback()(play)
     group.command("eval")(play_eval)
+    group.command("real")(play_real)
+    group.command("learn")(play_learn)
     app.add_typer(group, name="play")

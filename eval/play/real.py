@@ -13,7 +13,6 @@ before, whoever spoke it.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +24,7 @@ from rulesets import VgmError
 from ..moe.importers import Cast, ImportError_, find_requests
 from ..moe.importers.crd3 import _episode_number, _read_episode
 
-__all__ = ["RealTurn", "real_turns", "episode_files", "is_ability_call", "SCENE_CHARS"]
-
-SCENE_CHARS = 600  # the DM's last words before the line, cut to about the length of a played scene's last beat
+__all__ = ["RealTurn", "real_turns", "episode_files", "is_ability_call"]
 
 
 @dataclass
@@ -36,8 +33,9 @@ class RealTurn:
     number: int
     speaker: str          # the character (or the player's name when not in the cast)
     line: str
-    scene: str            # the DM's last turn(s) before the line
+    scene: str            # the DM's last turn before the line
     previous: str         # the turn right before, any speaker
+    previous_speaker: str = "GM"  # who said it: "GM" for the DM
     skills: list[str] = field(default_factory=list)  # checks the DM asked for right after; empty = negative
 
     @property
@@ -90,10 +88,10 @@ def _episode_turns(episode: str, raw_turns: list[dict], cast: Cast, pack: Any) -
             continue
         names = [str(n).upper() for n in raw.get("NAMES") or []]
         rows.append((names, bool(names) and all(n in cast.dm for n in names), _text(raw), raw.get("NUMBER", len(rows))))
-    scene, previous = "", ""
+    scene, previous, previous_speaker = "", "", "GM"
     for i, (names, is_dm, text, turn_number) in enumerate(rows):
         if is_dm:
-            scene, previous = _last_words(text), text
+            scene, previous, previous_speaker = text, text, "GM"
             continue
         if not text:
             continue
@@ -101,10 +99,10 @@ def _episode_turns(episode: str, raw_turns: list[dict], cast: Cast, pack: Any) -
         for _, dm_next, reply, _ in _dm_run(rows, i + 1):
             asked += [r.skill for r in find_requests(reply, pack) if r.skill not in asked]
         speaker = cast.character(names[0], number) if len(names) == 1 else None
-        yield RealTurn(episode=episode, number=int(turn_number) if str(turn_number).isdigit() else i,
-                       speaker=speaker or " & ".join(n.title() for n in names) or "Unknown",
-                       line=text, scene=scene, previous=previous, skills=asked)
-        previous = text
+        speaker = speaker or " & ".join(n.title() for n in names) or "Unknown"
+        yield RealTurn(episode=episode, number=int(turn_number) if str(turn_number).isdigit() else i, speaker=speaker,
+                       line=text, scene=scene, previous=previous, previous_speaker=previous_speaker, skills=asked)
+        previous, previous_speaker = text, speaker
 
 
 def _dm_run(rows: list, start: int) -> Iterator[tuple]:
@@ -113,18 +111,3 @@ def _dm_run(rows: list, start: int) -> Iterator[tuple]:
             return
         yield row
 
-
-_SENTENCES = re.compile(r"[^.!?]+[.!?]*")
-
-
-def _last_words(text: str) -> str:
-    """The DM turn's last sentences, up to ``SCENE_CHARS``: a long description ends where the
-    players act."""
-    if len(text) <= SCENE_CHARS:
-        return text
-    out = ""
-    for sentence in reversed(_SENTENCES.findall(text)):
-        if len(out) + len(sentence) > SCENE_CHARS and out:
-            break
-        out = sentence.strip() + " " + out
-    return out.strip()[-SCENE_CHARS:]

@@ -75,8 +75,8 @@ class Decider(Protocol):
 class PipelineDecider:
     """The project's decision pipeline (``adjudicate`` by default) run on each turn as the GM runs it.
 
-    The turn becomes a ``MoeInstance`` of two lines (the DM's last words as the scene, then the
-    player's line), with the speaker as the one character, and the pipeline runs with the loaded
+    The turn becomes a ``MoeInstance`` of the DM's last words as the scene, the turn before when
+    another player said it, then the player's line, with the speaker as the one character, and the pipeline runs with the loaded
     ruleset and that scene. ``p_roll`` and ``ranked`` are read from the ``adjudicate`` step's
     record (``parsed["p_roll"]``, ``parsed["ranked"]``); a pipeline or step version without them
     gives ``p_roll`` 1.0 for a roll and 0.0 otherwise, and ranks the vote's ``leaders`` or the
@@ -121,6 +121,8 @@ class PipelineDecider:
 
         instance = MoeInstance(id=f"{turn.episode}-{turn.number}", ruleset=self._pack.name,
                                context=[Turn(speaker="GM", text=turn.scene or "(not described)"),
+                                        *([Turn(speaker=turn.previous_speaker, text=turn.previous)]
+                                          if turn.previous_speaker != "GM" and turn.previous else []),
                                         Turn(speaker=turn.speaker, text=turn.line)],
                                characters=[turn.speaker])
         try:

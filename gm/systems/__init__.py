@@ -49,7 +49,7 @@ __all__ = [
     "Mechanic", "MECHANICS", "PACK_SYSTEMS", "mechanic_for", "system_of",
     "CharacterError", "UnknownMechanic", "Difficulty", "RollPlan", "Sheet",
     "find_character", "load_character", "parse_character", "ready_characters", "ability_key", "CHARACTERS_DIR",
-    "choose_difficulty", "make_roll", "player_roll", "judge", "roll_hint", "record",
+    "choose_difficulty", "hardest", "make_roll", "player_roll", "judge", "roll_hint", "record",
 ]
 
 
@@ -130,6 +130,16 @@ def choose_difficulty(system: str, check_id: str, text: str, scenario: Scenario 
     system's usual middle) is nudged one step by the player's own words.
     """
     return mechanic_for(system).choose_difficulty(check_id, text, scenario, revealed)
+
+
+def hardest(difficulty: Difficulty, why: str) -> Difficulty:
+    """``difficulty`` at the hardest the system names, for an act the GM finds implausible but no
+    rule or scene fact rules out: DC 30 in D&D, incredibly hard (+10) in Pathfinder, Extreme in
+    Call of Cthulhu, a -4 modifier in Savage Worlds. Only the number moves; the edge stays."""
+    system = difficulty.system
+    change = ({"target": 30} if system == "d20" else {"target": (difficulty.target or 15) + 10} if system == "degrees"
+              else {"level": "extreme"} if system == "percentile" else {"modifier": min(difficulty.modifier, 0) - 4})
+    return difficulty.model_copy(update={**change, "reason": f"the hardest there is: {why}"})
 
 
 def make_roll(plan: RollPlan, difficulty: Difficulty, rng: random.Random | None = None) -> Roll:

@@ -1,0 +1,242 @@
+"""The GM's general decision rules, registered by id (``registry.rule``).
+
+Each rule reads the ``Context`` the decision step built (the line read once, the scene, the
+learned probability and check ranking) and returns a ``Verdict`` or ``None``. docs/play.md keeps
+one row per rule: how often it fires on real table lines, how often rightly, and what it changes
+on written sets it was not written from.
+"""
+from __future__ import annotations
+
+import re
+
+from ..act_cues import CUE_CONCEPTS, cued_checks
+from ..gatekeepers import asks_in_words, consoles, informs_willing, keeper_in, said_kind, social_kind
+from ..routine_acts import routine_only
+from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
+from .impossible import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
+from .registry import IMPOSSIBLE, NO_ROLL, ROLL, Context, Verdict, rule
+
+__all__ = ["OUT_OF_CHARACTER", "DEFAULT_RULES"]
+
+# "Out of character: does her oath allow it?", "(OOC) how far is the town?": a player asks the GM, not the world
+OUT_OF_CHARACTER = re.compile(r"\s*[(\[]?\s*(?:ooc\b|out of character\b|out-of-character\b)", re.I)
+
+# the rules the shipped ``adjudicate`` spec runs, in order (pipelines/specs/adjudicate.yaml lists the same)
+DEFAULT_RULES = (
+    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era", "impossible_vote",
+    "named_act", "secret_within_reach", "own_lore", "plain_social_kind",
+    "talk_needs_no_check", "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
+    "implausible",
+)
+
+
+# ---- refuse: the act cannot work (a stated reason), or it is not an act at all ---------------------------
+
+@rule("table_talk", "refuse")
+def table_talk(ctx: Context) -> Verdict | None:
+    """A line marked out of character is asked of the GM, not done in the world: answered, never rolled."""
+    return Verdict(NO_ROLL, reason="out of character") if OUT_OF_CHARACTER.match(ctx.line) else None
+
+
+@rule("impossible_kind", "refuse")
+def impossible_kind(ctx: Context) -> Verdict | None:
+    """A kind of act no roll makes work, told by its own words (moving a building, walking on water)."""
+    why = impossible_act(ctx.line)
+    return Verdict(IMPOSSIBLE, reason=why) if why else None
+
+
+@rule("impossible_scene", "refuse")
+def impossible_scene(ctx: Context) -> Verdict | None:
+    """An act on something the scene says is gone, or across a gap or range the scene says is too far."""
+    why = impossible_in_scene(ctx.line, ctx.scene, ctx.who, ctx.who in ctx.options.get("blind_in_dark", ()))
+    return Verdict(IMPOSSIBLE, reason=why) if why else None
+
+
+@rule("impossible_without_magic", "refuse")
+def impossible_without_magic_rule(ctx: Context) -> Verdict | None:
+    """Magic worked by a character whose sheet gives none."""
+    why = impossible_without_magic(ctx.line, ctx.who, ctx.options.get("without_magic", ()))
+    return Verdict(IMPOSSIBLE, reason=why) if why else None
+
+
+@rule("impossible_era", "refuse")
+def impossible_era(ctx: Context) -> Verdict | None:
+    """A thing the scene's year (or the game's era) does not have yet."""
+    era = (getattr(ctx.pack, "rules", None) or {}).get("era") or {}
+    why = impossible_in_era(ctx.line, ctx.scene, era.get("year"), era.get("name", ""))
+    return Verdict(IMPOSSIBLE, reason=why) if why else None
+
+
+@rule("impossible_vote", "refuse")
+def impossible_vote(ctx: Context) -> Verdict | None:
+    """The packs' impossible-act lines, pooled into one direction, at a bar that refuses at most 0.2% of real table lines."""
+    at = ctx.options.get("refuse_at")
+    if at is None or ctx.p_impossible < at:
+        return None
+    like = next((n.text for n in getattr(ctx.vote, "neighbours", []) if n.label == IMPOSSIBLE), "")
+    return Verdict(IMPOSSIBLE, reason=f"no one could do that (it is like: {like})" if like else "no one could do that")
+
+
+# ---- check: which check, where the line or the scene says more than the ranking ------------------------
+
+@rule("named_act", "check")
+def named_act(ctx: Context) -> Verdict | None:
+    """A line that names its kind of act outright ("shoot the rope", "hold my breath") rolls that kind's check."""
+    if ctx.decision != ROLL or not ctx.cued or ctx.check in ctx.cued:
+        return None
+    cued = ctx.cued
+    if speaks(ctx.line) and said_kind(ctx.line) == "intimidate" and set(cued) & set(ctx.concepts.get("grapple", [])):
+        cued = ctx.checks_for("intimidate") or cued  # lapels grabbed to make the words land
+    best = max(cued, key=lambda c: ctx.fit.get(c, -1e9))
+    return Verdict(check=best, reason=f"the line names the act: {best}")
+
+
+@rule("secret_within_reach", "check")
+def secret_within_reach(ctx: Context) -> Verdict | None:
+    """An act that reaches for a hidden thing of the scene rolls a check that can find it (talk is answered instead)."""
+    hints = [c for c in ctx.options.get("hint_checks", []) if c in ctx.pack.checks]
+    if not hints or _talk(ctx.line) or ctx.decision == IMPOSSIBLE:
+        return None
+    if ctx.decision != ROLL:
+        return Verdict(ROLL, _hinted_check(ctx, hints), "the act reaches for something hidden here")
+    if ctx.check in hints:
+        return None
+    leading = [c for c in ctx.ranked[:3] if c in hints]
+    return Verdict(check=leading[0], reason=f"{leading[0]} is what finds what the act reaches for") if leading else None
+
+
+@rule("own_lore", "check")
+def own_lore(ctx: Context) -> Verdict | None:
+    """A recall whose topic the line (or the scene where it speaks of the line's matter) names uses the character's own Lore."""
+    families = getattr(ctx.pack, "families", {}) or {}
+    recall = {c for concept in CUE_CONCEPTS["recall"] for c in ctx.concepts.get(concept, [])}
+    if ctx.decision != ROLL or not families or (ctx.check not in recall and str(ctx.check).split(":")[0] not in families):
+        return None
+    own = [k for k in ctx.options.get("own_checks", {}).get(ctx.who, []) if ":" in k and k.split(":")[0] in families and k != ctx.check]
+    words = set(re.findall(r"[a-z]{5,}", ctx.line.lower()))
+    told = [ctx.line.lower(), *(x.lower() for x in re.findall(r"[^.!?]+", ctx.scene) if words & set(re.findall(r"[a-z]{5,}", x.lower())))]
+    for check in own:
+        topic = [w for w in re.split(r"[_\s-]+", check.split(":", 1)[1].lower()) if len(w) >= 4]
+        if topic and any(all(re.search(rf"\b{re.escape(w)}s?\b", x) for w in topic) for x in told):
+            return Verdict(check=check, reason=f"{ctx.who} recalls it by their own {check}")
+    return None
+
+
+@rule("plain_social_kind", "check")
+def plain_social_kind(ctx: Context) -> Verdict | None:
+    """Words that are plainly a plea or plainly a threat roll that social check (a lie with a please stays a lie)."""
+    pressing = {c for kind in ("persuade", "intimidate") for c in ctx.concepts.get(kind, [])} - set(ctx.concepts.get("deceive", []))
+    kind = said_kind(ctx.line) if ctx.decision == ROLL and ctx.check in pressing else None
+    plain = ctx.checks_for(kind) if kind else []
+    if not plain or ctx.check in ctx.concepts.get(kind, []):
+        return None
+    return Verdict(check=plain[0], reason=f"the words are plainly a {'plea' if kind == 'persuade' else 'threat'}")
+
+
+# ---- settle: whether to roll after all ------------------------------------------------------------------
+
+@rule("talk_needs_no_check", "settle")
+def talk_needs_no_check(ctx: Context) -> Verdict | None:
+    """Words only, by the one who would roll, call only for a check the pack's examples show being spoken."""
+    if ctx.decision != ROLL or ctx.who != ctx.speaker or not is_talk(ctx.line):
+        return None
+    if ctx.check in spoken_checks(ctx.pack) or ctx.check in ctx.cued:
+        return None
+    return Verdict(NO_ROLL, reason=f"{ctx.check} is not a check talk calls for")
+
+
+@rule("gatekeeper", "settle")
+def gatekeeper(ctx: Context) -> Verdict | None:
+    """Words meant to get past someone the scene sets in the way (a guard at the gate) roll the social check they are."""
+    line = ctx.line
+    if ctx.decision != NO_ROLL or not (speaks(line) or asks_in_words(line)) or asks_only(line) or not keeper_in(ctx.scene):
+        return None
+    named = (addressed(line) or "").lower()
+    party = {n.lower() for n in ctx.options.get("party", [])}
+    if named and (named in party or named.split()[0] in party) and named.split()[0] != (ctx.speaker or "").lower().split()[0]:
+        return None  # words to a fellow player character
+    checks = ctx.checks_for(social_kind(line))
+    return Verdict(ROLL, checks[0], "words meant to get past the scene's gatekeeper") if checks else None
+
+
+@rule("condolence", "settle")
+def condolence(ctx: Context) -> Verdict | None:
+    """Sympathy offered, asking nothing, needs no roll."""
+    if ctx.decision == ROLL and ctx.check in spoken_checks(ctx.pack) and consoles(ctx.line):
+        return Verdict(NO_ROLL, reason="sympathy offered, asking nothing")
+    return None
+
+
+@rule("willing_listener", "settle")
+def willing_listener(ctx: Context) -> Verdict | None:
+    """Telling a listener what the scene says they want to hear needs no roll."""
+    if ctx.decision == ROLL and ctx.check in spoken_checks(ctx.pack) and informs_willing(ctx.line, ctx.scene):
+        return Verdict(NO_ROLL, reason="telling a listener what they asked to hear")
+    return None
+
+
+@rule("question_for_facts", "settle")
+def question_for_facts(ctx: Context) -> Verdict | None:
+    """A question for facts put to someone is answered by the one asked, not rolled."""
+    hints = ctx.options.get("hint_checks", [])
+    if ctx.decision == ROLL and ctx.who == ctx.speaker and (asks_only(ctx.line) or (asks_in_report(ctx.line) and not hints)):
+        return Verdict(NO_ROLL, reason="a question for facts is answered by the one asked")
+    return None
+
+
+@rule("question_to_gm", "settle")
+def question_to_gm(ctx: Context) -> Verdict | None:
+    """A question to the GM for plain facts (how many, where, who) is answered, not rolled."""
+    if ctx.decision == ROLL and asks_the_gm(ctx.line):
+        return Verdict(NO_ROLL, reason="a question to the GM for plain facts")
+    return None
+
+
+@rule("routine_upkeep", "settle")
+def routine_upkeep(ctx: Context) -> Verdict | None:
+    """Gear kept up, a door shut or idle time, with nothing pressing in the line or the scene: no roll."""
+    if ctx.decision == ROLL and routine_only(ctx.act, ctx.scene):
+        return Verdict(NO_ROLL, reason="gear kept up, a door shut or idle time, with nothing pressing")
+    return None
+
+
+@rule("implausible", "settle")
+def implausible(ctx: Context) -> Verdict | None:
+    """An act the impossible-act direction finds unlikely, with no rule to say why, is rolled at the hardest difficulty."""
+    at = ctx.options.get("implausible_at")
+    if at is None or ctx.p_impossible < at or not (ctx.check or ctx.ranked):
+        return None
+    return Verdict(ROLL, ctx.check or ctx.ranked[0], "unlikely to work: rolled at the hardest difficulty", hardest=True)
+
+
+# ---- helpers ------------------------------------------------------------------------------------------
+
+def _talk(line: str) -> bool:
+    """Talk, a question to the GM or a question told: answered by the one spoken to, not found by a roll."""
+    return is_talk(line) or asks_the_gm(line) or asks_in_report(line)
+
+
+_LIES = re.compile(r"\b(?:lies?|lying|claims?|pretends?|poses? as|bluffs?|passes (?:himself|herself|themselves) off)\b", re.I)
+
+
+def _hinted_check(ctx: Context, hints: list[str]) -> str:
+    """Which of a secret's checks the act calls: one the line names; for words, the social check
+    of their kind; for a deed, the one the ranking puts highest among the secret's other checks."""
+    named = [c for c in ctx.cued if c in hints]
+    if named:
+        return named[0]
+    spoken = spoken_checks(ctx.pack)
+    if speaks(ctx.line) or narrated(ctx.line) != without_quotes(ctx.line):
+        told = without_quotes(ctx.line)
+        kind = "intimidate" if social_kind(ctx.line) == "intimidate" else "deceive" if _LIES.search(told) else "persuade"
+        social = [c for c in ctx.concepts.get(kind, []) if c in hints]
+        if social:
+            return social[0]
+    deeds = [c for c in hints if c not in spoken] or hints
+    order = {c: i for i, c in enumerate(ctx.ranked)}
+    return min(deeds, key=lambda c: (order.get(c, len(order)), hints.index(c)))
+
+
+def checks_cued(ctx: Context) -> list[str]:
+    """The checks the line names outright (``act_cues``), read once for the context."""
+    return cued_checks(ctx.act, ctx.pack, ctx.scene)

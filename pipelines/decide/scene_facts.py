@@ -1,0 +1,233 @@
+"""What a scene plainly says is gone, and a line that acts on that very thing anyway.
+
+    scene: "The rope bridge across the gorge snapped an hour ago."   line: "I walk across the rope bridge."
+    scene: "The cell has no window."                                 line: "I open the window."
+
+No roll makes those work. The scene's fact counts only when it is a plain statement about the
+thing: the thing starts its clause and its state follows ("the bridge ... snapped"), or the clause
+says there is none of it and nothing more ("There is no boat here."). A negation inside a
+description of other things ("There's no boats at the dock that are being manned") is no such
+fact. The line must act on the thing itself, as the direct object of a verb that needs it whole
+("cross the bridge", "row the boat", "ask the courier"), in an act of the speaker's own.
+
+Also the word-reading both this module and ``impossible`` use: lemmas (``lemminflect``),
+clauses, and whether a verb is the speaker's own act (not asked, denied, wished or someone else's).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getAllLemmas, getLemma
+
+__all__ = ["Word", "words", "clauses", "lemmas", "find", "noun_phrase", "own_act", "is_question", "gone_things", "acts_on_gone"]
+
+_DETERMINERS = {"the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "this", "that", "these", "those", "whole",
+                "entire", "some", "one", "two", "three", "every", "each", "both", "all", "another", "other", "same", "nearest"}
+_FUNCTION = {"and", "or", "but", "of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over",
+             "under", "through", "around", "near", "behind", "between", "along", "past", "up", "down", "off", "out", "above",
+             "below", "against", "toward", "towards", "upon", "when", "as", "so", "than", "who", "which", "that", "it", "is",
+             "are", "was", "were", "be", "been", "has", "have", "had", "not", "now", "then", "just", "back", "until", "while",
+             "if", "there", "here", "he", "she", "they", "we", "you", "i", "him", "them", "me", "us", "again", "too", "very"}
+# before a verb, these make it no act of the speaker's: asked, wished, supposed, denied, someone else's
+_NOT_AN_ACT = {"if", "whether", "could", "would", "should", "might", "may", "can", "cannot", "wish", "imagine", "pretend",
+               "unless", "how", "what", "why", "who", "where", "suppose", "like", "say", "says", "said", "think", "joke",
+               "not", "never", "no", "don't", "doesn't", "didn't", "won't", "can't", "couldn't", "wouldn't", "isn't",
+               "aren't", "wasn't", "shouldn't", "nobody", "or", "must", "be", "been", "being"}
+_OTHERS = {"he", "she", "they", "you", "it", "him", "her", "them", "you're", "they're", "he's", "she's", "someone", "somebody", "everyone", "everybody", "people", "y'all", "this", "that"}
+_SELF = {"i", "we", "me", "us", "i'm", "i'll", "we're", "we'll", "i've", "let's"}
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    low: str
+    lemmas: frozenset[str]
+
+
+@lru_cache(maxsize=50_000)
+def lemmas(low: str) -> frozenset[str]:
+    """The word and its verb and noun lemmas: "lifts" → {lifts, lift}, "houses" → {houses, house}."""
+    if not low.isalpha():
+        return frozenset({low})
+    return frozenset({low, *getLemma(low, upos="VERB"), *getLemma(low, upos="NOUN")})
+
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z]+)*")
+_QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")
+
+
+@lru_cache(maxsize=4096)
+def words(text: str) -> tuple[Word, ...]:
+    return tuple(Word(w, w.lower().replace("’", "'"), lemmas(w.lower().replace("’", "'"))) for w in _WORD.findall(text))
+
+
+@lru_cache(maxsize=8192)
+def _all_lemmas(clause: tuple[Word, ...]) -> frozenset[str]:
+    return frozenset().union(*(w.lemmas for w in clause))
+
+
+def is_question(text: str) -> bool:
+    """The line ends in a question mark (inside a closing quote too): asking is not doing."""
+    return text.rstrip("\"'”’ )").endswith("?")
+
+
+@lru_cache(maxsize=4096)
+def clauses(text: str) -> tuple[tuple[Word, ...], ...]:
+    """The line's statements, clause by clause: quoted speech, questions and parentheses dropped."""
+    text = _QUOTED.sub(" ", re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", text))
+    out = []
+    for sentence in re.findall(r"[^.!?]+[.!?]*", text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        out += [words(c) for c in re.split(r"[,;:—–]|\b(?:then|but|so|because|while|although|though)\b", sentence, flags=re.I)]
+    return tuple(c for c in out if c)
+
+
+def find(clause: tuple[Word, ...], phrase: str, start: int = 0) -> list[int]:
+    """Where the phrase's words start in the clause, each word matched by lemma."""
+    parts = phrase.lower().split()
+    if not set(parts) <= _all_lemmas(clause):
+        return []
+    return [i for i in range(start, len(clause) - len(parts) + 1)
+            if all(p in clause[i + k].lemmas for k, p in enumerate(parts))]
+
+
+def noun_phrase(clause: tuple[Word, ...], i: int) -> tuple[str | None, int]:
+    """The head of the noun phrase starting at ``i`` (after its determiners) and where it ends:
+    "the whole stone tower into the sea" → ("tower", index of "into")."""
+    while i < len(clause) and clause[i].low in _DETERMINERS:
+        i += 1
+    head, n = None, 0
+    while (i < len(clause) and clause[i].low not in _FUNCTION and clause[i].low not in _NOT_AN_ACT and "n't" not in clause[i].low
+           and n < 4 and not (n and (clause[i].low in _AUX or _verb_form(clause[i].low)))):
+        if clause[i].low.endswith(("'s", "s'")):  # "the tavern's door": the possessor is no head
+            head, i, n = None, i + 1, 0
+            continue
+        head, i, n = clause[i].low, i + 1, n + 1
+    return head, i
+
+
+@lru_cache(maxsize=20_000)
+def _verb_form(low: str) -> bool:
+    """An inflected verb ("snapped", "runs"), not a plural noun ("boats"): where a noun phrase ends."""
+    found = getAllLemmas(low)
+    return any(v != low for v in found.get("VERB", ())) and not any(n != low for n in found.get("NOUN", ()))
+
+
+def names(head: str | None, thing: str) -> bool:
+    """The line's word names the thing: the same noun lemma, or one ends the other's compound ("rowboat", "boat")."""
+    if not head:
+        return False
+    a, b = getLemma(head, upos="NOUN")[0], getLemma(thing, upos="NOUN")[0]
+    short, long_ = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long_.endswith(short))
+
+
+def own_act(clause: tuple[Word, ...], i: int, actor: str | None = None, named: bool = False) -> bool:
+    """The verb at ``i`` is the speaker's (or ``actor``'s) own act: nothing before it in the clause
+    asks, wishes, supposes or denies it, and its subject is "I"/"we", the actor, or unsaid (or,
+    with ``named``, any character named: what no one can do, "Grog" cannot either)."""
+    before = clause[:i]
+    if any(w.low in _NOT_AN_ACT or w.low.endswith("n't") for w in before):
+        return False
+    first = (actor or "").split()[0].lower() if actor else ""
+    for k in range(len(before) - 1, -1, -1):
+        w = before[k]
+        if w.low in _SELF or w.low == first:
+            return True
+        if w.low in _OTHERS:
+            return False
+        # a name: "Jester runs up and casts", "Keth draws water"
+        if w.text[0].isupper() and (k > 0 or not getAllLemmas(w.low) or (k + 1 < len(clause) and clause[k + 1].low.endswith("s"))):
+            return named or w.low == first
+    return True
+
+
+# ---- the scene side -----------------------------------------------------------------------------
+_AUX = {"is", "was", "are", "were", "been", "has", "have", "had", "now", "already", "long", "all", "lies", "lay", "lie",
+        "got", "just", "since", "completely", "entirely", "utterly"}
+_PREPOSITIONS = {"of", "in", "on", "at", "across", "over", "by", "near", "beside", "behind", "to", "from", "under", "above"}
+_ENDS = {"here", "left", "anymore", "nearby", "inside", "around", "at", "all", "in", "sight", "anywhere", "whatsoever", "now"}
+
+
+@lru_cache(maxsize=1)
+def _vocab() -> dict:
+    from .impossible import kinds_file  # the data lives with the other kinds
+    return kinds_file()["scene_gone"]
+
+
+def _statement(clause: tuple[Word, ...]) -> tuple[str, str] | None:
+    """(thing, what the scene says of it) when the clause is a plain statement about one thing."""
+    low = [w.low for w in clause]
+    i = 2 if low[:2] in (["both", "of"], ["all", "of"], ["each", "of"], ["one", "of"]) else 0
+    if low[i:i + 2] in (["there", "is"], ["there", "are"], ["there", "was"], ["there", "were"]) or low[i:i + 1] == ["there's"]:
+        j = i + (1 if low[i] == "there's" else 2)
+        if j < len(low) and low[j] == "no":
+            head, end = noun_phrase(clause, j + 1)
+            if head and all(w in _ENDS for w in low[end:]):  # nothing more: no "at the dock that are being manned"
+                return head, f"there is no {head}"
+        return None
+    if i >= len(low) or low[i] not in _DETERMINERS:
+        return None
+    head, j = noun_phrase(clause, i)
+    if not head:
+        return None
+    if j < len(low) and low[j] in _PREPOSITIONS and low[j] != "of":  # "the rope bridge across the gorge snapped"
+        _, j = noun_phrase(clause, j + 1)
+    if low[j:j + 2] in (["has", "no"], ["had", "no"], ["have", "no"]):  # "the cell has no window"
+        lacked, end = noun_phrase(clause, j + 2)
+        return (lacked, f"there is no {lacked}") if lacked and all(w in _ENDS for w in low[end:]) else None
+    said = [head]
+    while j < len(low) and low[j] in _AUX:
+        said.append(low[j])
+        j += 1
+    for state in sorted(_vocab()["states"], key=len, reverse=True):
+        if j in find(clause, state, j) and (j + len(state.split()) >= len(low) or low[j + len(state.split())] != "up"):
+            return head, f"the {' '.join(said)} {state}"
+    return None
+
+
+@lru_cache(maxsize=2048)
+def gone_things(scene: str) -> dict[str, str]:
+    """Each thing the scene plainly says is gone, destroyed, dead or absent → what the scene says.
+
+        gone_things("The rope bridge across the gorge snapped an hour ago.")  # {"bridge": "the bridge snapped"}
+    """
+    found: dict[str, str] = {}
+    for sentence in re.findall(r"[^.!?;]+", " ".join(scene.split())):
+        for part in re.split(r",\s*(?:and\s+)?|\s+(?:and|but)\s+(?=(?:the|his|her|their|its|there)\b)", sentence, flags=re.I):
+            if (fact := _statement(words(part))) is not None:
+                found.setdefault(*fact)
+    return found
+
+
+def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
+    """Why the line cannot work: it acts on a thing the scene plainly says is gone, as the direct
+    object of a verb that needs the thing whole (or the place it moves across, or the dead it asks).
+
+        acts_on_gone("I walk across the rope bridge.", "The rope bridge snapped an hour ago.")
+        # "the scene says the bridge snapped"
+    """
+    things = gone_things(scene) if scene.strip() else {}
+    if not things or is_question(line):
+        return None
+    vocab = _vocab()
+    for clause in clauses(line):
+        for group, preps in (("uses", ()), ("moves", vocab["move_preps"]), ("speaks", ())):
+            for verb in vocab[group]:
+                for i in find(clause, verb):
+                    j = i + len(verb.split())
+                    if preps:
+                        if j >= len(clause) or clause[j].low not in preps:
+                            continue
+                        j += 1
+                    head, _ = noun_phrase(clause, j)
+                    thing = next((t for t in things if names(head, t)), None)
+                    if thing is None or not own_act(clause, i, actor):
+                        continue
+                    dead = things[thing].endswith("dead")
+                    if dead == (group == "speaks") or (dead and verb in ("ride", "mount", "saddle")):
+                        return vocab["reason"].format(fact=things[thing])
+    return None

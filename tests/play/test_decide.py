@@ -1,0 +1,140 @@
+"""The GM's decision package: the rule registry (each rule switched off by deleting one spec
+line, every firing recorded), the learned model file, and the features it reads."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import rulesets
+from pipelines.decide import (
+    DEFAULT_RULES, MODEL_FILE, RULES, STAGES, Context, LearnedDecision, ModelFileError, UnknownRule, Verdict,
+    apply_rules, rule,
+)
+from pipelines.decide.features import BLOCKS, SURFACE_NAMES, scene_tail, surface
+from pipelines.decide.registry import IMPOSSIBLE, NO_ROLL, ROLL
+from pipelines.pipeline import Pipeline, PipelineSpec, StepSpec, load_pipeline
+from pipelines.records import MoeInstance, Turn
+
+DND = rulesets.load("dnd5e")
+
+
+def ctx(line: str, decision: str = ROLL, check: str | None = "athletics", scene: str = "") -> Context:
+    return Context(line=line, act=line, scene=scene, speaker="Brisa", who="Brisa", pack=DND, decision=decision, check=check,
+                   ranked=[check] if check else [])
+
+
+# ---- the registry ---------------------------------------------------------------------------
+
+def test_every_rule_the_shipped_spec_runs_is_registered_once_with_a_stage_and_a_reason():
+    spec = load_pipeline("adjudicate").spec.steps[0].args["rules"]
+    assert sorted(spec) == sorted(set(spec)) and set(spec) <= set(RULES)
+    assert set(DEFAULT_RULES) == set(spec)
+    for rule_id in spec:
+        assert RULES[rule_id].stage in STAGES and RULES[rule_id].doc, rule_id
+
+
+def test_a_refusal_ends_the_decision_and_every_firing_is_recorded_in_order():
+    c = apply_rules(ctx("OOC: how far is the town?"), ["table_talk", "question_to_gm"])
+    assert c.decision == NO_ROLL and [f["rule"] for f in c.fired] == ["table_talk"]
+    c = apply_rules(ctx("How many guards are at the gate?"), ["table_talk", "question_to_gm"])
+    assert c.decision == NO_ROLL and c.fired[0]["rule"] == "question_to_gm" and c.fired[0]["from"] == "athletics"
+
+
+def test_an_unknown_rule_in_a_spec_is_one_clear_error_naming_the_rules():
+    with pytest.raises(UnknownRule, match="registered rules are"):
+        Pipeline(PipelineSpec(name="x", steps=[StepSpec(name="adjudicate", args={"rules": ["no_such_rule"]})]))
+
+
+def test_a_verdict_that_names_a_check_makes_the_decision_a_roll():
+    @rule("test_force_stealth", "check")
+    def force(c: Context) -> Verdict | None:
+        """test only: always stealth."""
+        return Verdict(check="stealth", reason="test")
+
+    try:
+        c = apply_rules(ctx("I wait", decision=NO_ROLL, check=None), ["test_force_stealth"])
+        assert (c.decision, c.check) == (ROLL, "stealth")
+    finally:
+        RULES.pop("test_force_stealth")
+
+
+def run_line(line: str, rules: list[str] | None, scene: str = "A quiet hall with a locked door.") -> dict:
+    spec = PipelineSpec(name="t", steps=[StepSpec(name="adjudicate", args={} if rules is None else {"rules": rules})])
+    instance = MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="GM", text=scene), Turn(speaker="Brisa", text=line)],
+                           characters=["Brisa"])
+    result = asyncio.run(Pipeline(spec).run(instance, None, pack=DND, scene=scene))
+    return {"decision": result.decision, "record": result.steps[0].parsed}
+
+
+@pytest.mark.parametrize("rule_id,line", [
+    ("table_talk", "(OOC) can I move my character over there before I climb?"),
+    ("impossible_kind", "I pick up the whole church and carry it to the river."),
+])
+def test_each_rule_can_be_switched_off_in_a_spec(rule_id, line):
+    """With the rule listed it fires and is recorded; with its line deleted from the spec it does not."""
+    on = run_line(line, list(DEFAULT_RULES))
+    off = run_line(line, [r for r in DEFAULT_RULES if r != rule_id])
+    assert rule_id in [f["rule"] for f in on["record"]["fired"]]
+    assert rule_id not in [f["rule"] for f in off["record"]["fired"]]
+    changed = (on["decision"], on["record"]["choice"], on["record"].get("rule")) != (off["decision"], off["record"]["choice"], off["record"].get("rule"))
+    assert changed
+
+
+def test_the_step_records_a_calibrated_probability_and_a_ranking():
+    out = run_line("I try to pick the lock on the door.", None)["record"]
+    assert 0.0 <= out["p_roll"] <= 1.0 and out["threshold"] > 0
+    assert out["ranked"] and all(c in DND.checks or c.split(":")[0] in DND.families for c in out["ranked"])
+    assert isinstance(out["fired"], list)
+
+
+def test_an_ordinary_act_ranks_its_check_and_a_greeting_rolls_nothing():
+    lock = run_line("I try to pick the lock on the door with my thieves' tools.", None)
+    assert {"sleight_of_hand", "tool:thieves", "dexterity"} & set(lock["record"]["ranked"][:3])
+    hello = run_line("Good morning! Lovely weather today.", None)
+    assert hello["decision"] == NO_ROLL and hello["record"]["p_roll"] < run_line("I try to pick the lock on the door.", None)["record"]["p_roll"]
+
+
+# ---- the model file ---------------------------------------------------------------------------
+
+def test_the_shipped_model_reads_its_own_feature_width_and_knows_dnd_checks():
+    model = LearnedDecision.shipped()
+    assert model.ruleset == "dnd5e" and set(model.blocks) <= set(BLOCKS)
+    assert "perception" in model.checks and set(model.checks) <= set(DND.checks)
+    x = np.zeros((2, model.width), dtype=np.float32)
+    p = model.p_roll(x)
+    assert p.shape == (2,) and ((0 < p) & (p < 1)).all()
+    scores = model.check_scores(x)
+    assert np.allclose(scores.sum(axis=1), 1.0)
+    assert model.meta["episodes"] and not set(model.meta["episodes"]) & {"C2E005", "C2E010", "C2E015", "C2E020", "C2E025", "C2E030"}
+
+
+def test_a_damaged_model_file_is_one_line_saying_how_to_rebuild(tmp_path):
+    bad = tmp_path / "decision.json"
+    bad.write_text(json.dumps({"roll": {"weights": [1, 2]}}), encoding="utf-8")
+    with pytest.raises(ModelFileError, match="vgm play learn"):
+        LearnedDecision.load(bad)
+    with pytest.raises(ModelFileError, match="vgm play learn"):
+        LearnedDecision.load(tmp_path / "missing.json")
+    with pytest.raises(ModelFileError, match="rebuild"):
+        LearnedDecision.shipped().p_roll(np.zeros((1, 3)))
+    assert MODEL_FILE.stat().st_size < 400_000  # small enough to commit
+
+
+# ---- features -----------------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(line=st.text(max_size=300), scene=st.text(max_size=900))
+def test_surface_features_are_finite_and_the_scene_tail_is_bounded(line, scene):
+    marks = surface(line, scene)
+    assert marks.shape == (len(SURFACE_NAMES),) and np.isfinite(marks).all()
+    assert len(scene_tail(scene)) <= 600
+
+
+def test_the_scene_tail_keeps_the_last_sentences():
+    scene = " ".join(f"Sentence number {i} is here." for i in range(100))
+    tail = scene_tail(scene)
+    assert tail.endswith("Sentence number 99 is here.") and "number 1 is" not in tail
