@@ -132,7 +132,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
-        secret = secret if decision == "roll" and checks and fits(secret, checks[0].skill) else None
+        secret = secret if secret is not None and decision == "roll" and checks and fits(secret, checks[0].skill) else None
         if decision == "impossible":
             turn.notes.append("no roll: the act cannot succeed")
             turn.refused = True
@@ -315,7 +315,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         parsed = [s.parsed for s in result.steps if isinstance(s.parsed, dict)]
         turn.why = next((p["rule"] for p in parsed if p.get("rule")), "")
         turn.implausible = any(p.get("hardest") for p in parsed)
-        turn.notes += [f"{f['rule']}: {f['reason']}" for p in parsed for f in p.get("fired", []) if f.get("stage") != "refuse"]
+        turn.notes += [f"{f['rule']}: {f['reason']} ({f['from']} -> {f['to']})" for p in parsed for f in p.get("fired", [])]
         if decision != "roll" or not result.checks:
             return ("no_roll" if decision == "roll" else decision), []
         # one check, for whoever the line makes act: the speaker unless it plainly names another

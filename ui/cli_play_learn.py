@@ -15,7 +15,7 @@ def play_learn(
     source: Path = typer.Argument(..., help="A folder of CRD3-format episode files (../shared/data/crd3)."),
     out: Path | None = typer.Option(None, "-o", "--out", help="Model file to write (default: the shipped pipelines/decide/model/decision.json)."),
     split: Path | None = typer.Option(None, "--split", help="Train/test episode split (default bench/real_split.yaml); only 'train' is read."),
-    target_recall: float = typer.Option(0.55, "--target-recall", help="The play threshold keeps this share of the DM's calls on held-out training episodes."),
+    target_recall: float = typer.Option(0.5, "--target-recall", help="The play threshold keeps this share of the DM's calls on held-out training episodes."),
     as_json: bool = typer.Option(False, "--json", help="Print what was measured as JSON."),
 ) -> None:
     """Learn whether a line calls for a roll, and which check, from a real DM's calls (training episodes only)."""

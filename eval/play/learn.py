@@ -6,10 +6,11 @@ which. Two logistic regressions over ``pipelines.decide.features`` (scikit-learn
 - **roll**: P(the DM calls a check) over every player turn. Its strength is chosen, and its
   scores calibrated (Platt), on folds that hold out whole episodes, so the probabilities and the
   play threshold are those of tables the model has not seen. The threshold is the lowest that
-  keeps the held-out folds' recall at ``target_recall``: a GM that rolls on about half of what a
+  keeps the held-out folds' recall at ``target_recall`` (0.5): a GM that rolls on half of what a
   DM would roll on, and on as few other lines as that allows.
 - **checks**: P(check | a check is called), multinomial, over the skill and ability calls of the
-  training positives (saves and initiative answer the dice, not the kind of act).
+  training positives (saves and initiative answer the dice, not the kind of act); its features
+  and its weight beside the pack's example-line vote are chosen on held-out episodes too.
 
 Only the episodes named as training (``bench/real_split.yaml``) are read; the result is one
 small JSON file (``pipelines/decide/model/decision.json``).
@@ -41,7 +42,8 @@ REFUSE_SHARE = 0.001       # the impossible-act vote may refuse at most this sha
 IMPLAUSIBLE_SHARE = 0.005  # ...and rolls at the hardest difficulty at most this share
 STRENGTHS = (0.1, 0.3, 1.0)  # inverse L2 strength (scikit-learn's C) tried on the held-out folds
 BLOCK_CHOICES = (("line", "scene", "previous"), ("line", "scene", "previous", "vote", "surface"))  # feature sets tried the same way
-VOTE_WEIGHTS = (0.5, 1.0, 2.0, 4.0)  # the learned check model's weight beside the pack's vote, tried the same way
+VOTE_WEIGHTS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+CHECK_BLOCK_CHOICES = (("line", "scene"), ("line", "scene", "previous", "vote", "surface"))  # the learned check model's weight beside the pack's vote, tried the same way
 MIN_CHECK_CALLS = 5                # a check the DM called fewer times than this in training is not a class
 
 
@@ -121,7 +123,7 @@ def _check_ranks(x: np.ndarray, labels: np.ndarray, episodes: np.ndarray, votes:
 
 
 def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path = SPLIT_FILE, folds: int = 4,
-          target_recall: float = 0.55, ruleset: str = "dnd5e",
+          target_recall: float = 0.5, ruleset: str = "dnd5e",
           on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Build and write the model; returns what it measured on the held-out training folds."""
     from sklearn.metrics import average_precision_score, roc_auc_score
@@ -169,9 +171,10 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
     for i in rows:
         vote = which.vote(turns[i].line, k=10, exclude={NO_ROLL, IMPOSSIBLE}, query=features.line[i])
         votes.append((vote, which.fit(vote, turns[i].scene)))
-    mixes = _check_ranks(x[rows], labels, eps[rows], votes, folds, VOTE_WEIGHTS)
-    vote_weight = max(mixes, key=mixes.get)
-    checks = _fit(x[rows], labels, 1.0)
+    mixes = {(blocks_c, w): score for blocks_c in CHECK_BLOCK_CHOICES
+             for w, score in _check_ranks(features.matrix(blocks_c)[rows], labels, eps[rows], votes, folds, VOTE_WEIGHTS).items()}
+    check_blocks, vote_weight = max(mixes, key=mixes.get)
+    checks = _fit(features.matrix(check_blocks)[rows], labels, 1.0)
 
     measured = {
         "turns": len(turns), "positives": int(y.sum()), "episodes": sorted(episodes & set(eps)),
@@ -179,15 +182,15 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
         "held_out_average_precision": round(float(average_precision_score(y, scores)), 4),
         "held_out_roll_rate_negatives": round(float((p[y == 0] >= threshold).mean()), 4),
         "held_out_recall": round(float((p[y == 1] >= threshold).mean()), 4),
-        "check_calls": len(kept), "learned_weight": vote_weight,
-        "held_out_check_top1_plus_top3": round(mixes[vote_weight], 4),
+        "check_calls": len(kept), "check_blocks": list(check_blocks), "learned_weight": vote_weight,
+        "held_out_check_top1_plus_top3": round(mixes[(check_blocks, vote_weight)], 4),
     }
     dump({
         "ruleset": ruleset, "blocks": list(blocks),
         "roll": {"weights": roll.coef_[0].tolist(), "bias": float(roll.intercept_[0]), "platt": [a, b], "threshold": threshold},
         "impossible": bars,
         "checks": {"classes": [str(c) for c in checks.classes_], "weights": checks.coef_.tolist(),
-                   "bias": checks.intercept_.tolist(), "vote_weight": vote_weight},
+                   "bias": checks.intercept_.tolist(), "vote_weight": vote_weight, "blocks": list(check_blocks)},
         "meta": {**measured, "built": date.today().isoformat(), "source": "CRD3 (CC-BY-SA-4.0), training episodes only",
                  "target_recall": target_recall, "script": "vgm play learn (eval/play/learn.py)"},
     }, out)

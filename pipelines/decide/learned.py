@@ -7,9 +7,8 @@ Platt calibration fitted on held-out folds, and the play threshold chosen on tra
 Reading it needs numpy alone; players never need the data it was built from.
 
     learned = LearnedDecision.shipped()
-    x = features.matrix(learned.blocks)
-    learned.p_roll(x)            # calibrated P(the DM calls a check), one per row
-    learned.check_scores(x)      # P(check | a check is called), over learned.checks
+    learned.p_roll(features.matrix(learned.blocks))              # calibrated P(the DM calls a check), per row
+    learned.check_scores(features.matrix(learned.check_blocks))  # P(check | a check is called), over learned.checks
 """
 from __future__ import annotations
 
@@ -48,10 +47,13 @@ class LearnedDecision:
             self.threshold = float(roll["threshold"])
             self.checks: list[str] = list(checks["classes"])
             self.check_w = np.asarray(checks["weights"], dtype=np.float32).reshape(len(self.checks), -1)
+            if self.check_w.shape[0] != len(self.checks):
+                raise ValueError("one row of check weights per check")
             self.check_b = np.asarray(checks["bias"], dtype=np.float32)
             self.ruleset = str(data.get("ruleset", "dnd5e"))
             self.blocks = tuple(data.get("blocks", ("line", "scene", "vote", "surface")))
             self.vote_weight = float(checks.get("vote_weight", 1.0))
+            self.check_blocks = tuple(checks.get("blocks", self.blocks))
             bars = data.get("impossible") or {}
             self.refuse_at = float(bars["refuse_at"]) if "refuse_at" in bars else None
             self.implausible_at = float(bars["implausible_at"]) if "implausible_at" in bars else None
@@ -59,8 +61,6 @@ class LearnedDecision:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ModelFileError(f"{source or 'decision model'}: not a decision model file ({exc}); "
                                  "rebuild it with `vgm play learn DIR -o FILE`") from None
-        if self.check_w.shape[1] != self.roll_w.shape[0]:
-            raise ModelFileError(f"{source or 'decision model'}: the roll and check weights read different features; rebuild it")
 
     @classmethod
     def load(cls, path: str | Path) -> "LearnedDecision":
@@ -79,21 +79,21 @@ class LearnedDecision:
     def width(self) -> int:
         return int(self.roll_w.shape[0])
 
-    def _check_width(self, x: np.ndarray) -> np.ndarray:
+    def _check_width(self, x: np.ndarray, width: int) -> np.ndarray:
         x = np.atleast_2d(np.asarray(x, dtype=np.float32))
-        if x.shape[1] != self.width:
-            raise ModelFileError(f"the decision model reads {self.width} features, the line gave {x.shape[1]}; rebuild it")
+        if x.shape[1] != width:
+            raise ModelFileError(f"the decision model reads {width} features, the line gave {x.shape[1]}; rebuild it")
         return x
 
     def p_roll(self, x: np.ndarray) -> np.ndarray:
         """Calibrated probability, per row, that the line calls for a roll."""
-        z = self._check_width(x) @ self.roll_w + self.roll_b
+        z = self._check_width(x, self.width) @ self.roll_w + self.roll_b
         a, b = self.platt
         return _sigmoid(a * z + b)
 
     def check_scores(self, x: np.ndarray) -> np.ndarray:
-        """P(check | a check is called), per row, over ``self.checks``."""
-        z = self._check_width(x) @ self.check_w.T + self.check_b
+        """P(check | a check is called), per row, over ``self.checks`` (``x``: the ``check_blocks``)."""
+        z = self._check_width(x, self.check_w.shape[1]) @ self.check_w.T + self.check_b
         z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)

@@ -209,16 +209,17 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
             record.error = f"{pack.name} has no example lines to decide by: no roll"
             state.decision, state.checks = NO_ROLL, []
             return state
-        features = LineFeatures(line=vectors[said][None], scene=vectors[tail][None],
+        blocks = LineFeatures(line=vectors[said][None], scene=vectors[tail][None],
                                 previous=previous_block(vectors.get(earlier), by_gm, len(vectors[said]))[None],
-                                vote=vote_features(index, vectors[said], said)[None], surface=surface(line, scene)[None]).matrix(learned.blocks)
+                                vote=vote_features(index, vectors[said], said)[None], surface=surface(line, scene)[None])
+        features, for_checks = blocks.matrix(learned.blocks), blocks.matrix(learned.check_blocks)
         if mode == "model" and features.shape[1] != learned.width:
             p_roll = 0.5  # an index embedded otherwise (a test's): the model decides every line anyway
         else:
             p_roll = float(learned.p_roll(features)[0])
         cut = learned.threshold if threshold is None else threshold
-        knows = learned.ruleset == pack.name and features.shape[1] == learned.width
-        by_learning = dict(zip(learned.checks, learned.check_scores(features)[0].tolist())) if knows else {}
+        knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]
+        by_learning = dict(zip(learned.checks, learned.check_scores(for_checks)[0].tolist())) if knows else {}
         fit = which.fit(vote, "" if always_roll else scene, scene_weight)
         mix = learned.vote_weight if learned_weight is None else learned_weight
         ranked = rank_checks(vote, fit, by_learning, candidates, scene_floor, mix)[: max(candidates, 5)]
