@@ -31,7 +31,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 import rulesets  # noqa: E402
-from eval.play import CASES_DIR, load_cases, run_cases, set_role  # noqa: E402
+from eval.play import CASES_DIR, load_cases, read_decisions, run_cases, set_role, summarize  # noqa: E402
 from eval.play.learn import read_split  # noqa: E402
 from eval.play.real import real_turns  # noqa: E402
 from pipelines.decide import RULES  # noqa: E402
@@ -75,12 +75,13 @@ def _right(decision: str, case) -> bool:
     return bool(case.expect.roll) and (not case.expect.checks or decision in case.expect.checks)
 
 
-def written_gains(role: str) -> tuple[dict[str, list[int]], int]:
-    """rule -> [fired, fixed, broke] over the sets of ``role``; and the number of cases."""
+def written_gains(role: str) -> tuple[dict[str, list[int]], int, dict[str, float]]:
+    """rule -> [fired, fixed, broke] over the sets of ``role``; the number of cases; and the
+    whole decision's scores over them (``eval.play`` summary, pooled)."""
     script = Path(tempfile.mkdtemp()) / "narrator.yaml"
     script.write_text('default: ["They look around."]\nrepeat_last: true\n', encoding="utf-8")
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    total = 0
+    total, records, every = 0, [], []
     for path in sorted(CASES_DIR.glob("*.yaml")):
         if set_role(path) != role:
             continue
@@ -88,10 +89,9 @@ def written_gains(role: str) -> tuple[dict[str, list[int]], int]:
         total += len(cases)
         folder = Path(tempfile.mkdtemp()) / path.stem
         run_cases(list(cases.values()), f"scripted:{script}", folder)
-        for line in (folder / "decisions.jsonl").read_text(encoding="utf-8").splitlines():
-            import json
-
-            record = json.loads(line)
+        every += list(cases.values())
+        for record in read_decisions(folder / "decisions.jsonl"):
+            records.append(record)
             for note in record.get("notes", []):
                 hit = NOTE.match(note)
                 if not hit or hit["rule"] not in RULES:
@@ -101,7 +101,11 @@ def written_gains(role: str) -> tuple[dict[str, list[int]], int]:
                 counts[hit["rule"]][0] += 1
                 counts[hit["rule"]][1] += after and not before
                 counts[hit["rule"]][2] += before and not after
-    return counts, total
+    pooled = summarize(every, records)
+    scores = {"balanced roll": pooled.balanced_roll_accuracy, "right check": pooled.right_check,
+              "impossible refused": pooled.impossible_refused, "impossible rolled and succeeded": pooled.impossible_succeeded,
+              "impossible told as done without dice": pooled.impossible_told, "impossible cases": pooled.impossible_n}
+    return counts, total, scores
 
 
 def main() -> None:
@@ -111,7 +115,7 @@ def main() -> None:
     parser.add_argument("--sets", default="dev", choices=("dev", "train"))
     args = parser.parse_args()
     real = real_firings(Path(args.crd3), args.turns)
-    written, cases = written_gains(args.sets)
+    written, cases, scores = written_gains(args.sets)
     table = Table(title=f"decision rules: {args.turns} held-out real turns, {cases} written '{args.sets}' cases "
                         f"(load {os.getloadavg()[0]:.1f})")
     for col in ("rule", "stage", "real: fired", "real: right", "written: fired", "fixed", "broke"):
@@ -119,7 +123,9 @@ def main() -> None:
     for rule_id in load_pipeline("adjudicate").spec.steps[0].args["rules"]:
         r, w = real.get(rule_id, [0, 0]), written.get(rule_id, [0, 0, 0])
         table.add_row(rule_id, RULES[rule_id].stage, str(r[0]), str(r[1]), str(w[0]), str(w[1]), str(w[2]))
-    Console(width=140).print(table)
+    console = Console(width=140)
+    console.print(table)
+    console.print("written sets, the whole decision: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in scores.items()))
 
 
 if __name__ == "__main__":
