@@ -38,8 +38,7 @@ from .real import RealTurn, is_ability_call, real_turns
 __all__ = ["learn", "turn_features", "read_split", "SPLIT_FILE"]
 
 SPLIT_FILE = Path(__file__).resolve().parents[2] / "bench" / "real_split.yaml"
-REFUSE_SHARE = 0.001       # the impossible-act vote may refuse at most this share of real training lines
-IMPLAUSIBLE_SHARE = 0.005  # ...and rolls at the hardest difficulty at most this share
+IMPLAUSIBLE_SHARE = 0.005  # the impossible-act vote rolls at the hardest difficulty at most this share of real training lines
 STRENGTHS = (0.1, 0.3, 1.0)  # inverse L2 strength (scikit-learn's C) tried on the held-out folds
 BLOCK_CHOICES = (("line", "scene", "previous"), ("line", "scene", "previous", "vote", "surface"))  # feature sets tried the same way
 VOTE_WEIGHTS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -154,11 +153,10 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
     threshold = _threshold(p, y, target_recall)
     roll = _fit(x, y, strength)
 
-    say("setting the impossible-act vote's bars on real lines")
+    say("setting the impossible-act vote's bar on real lines")
     sense = LineSense.from_packs("impossible")
     unlikely = np.array([sense(t.line, query=q) for t, q in zip(turns, features.line)])
-    bars = {"refuse_at": float(np.quantile(unlikely, 1 - REFUSE_SHARE)),
-            "implausible_at": float(np.quantile(unlikely, 1 - IMPLAUSIBLE_SHARE))}
+    bars = {"implausible_at": float(np.quantile(unlikely, 1 - IMPLAUSIBLE_SHARE))}
 
     say("fitting the check model")
     calls = [(i, next(s for s in t.skills if is_ability_call(s))) for i, t in enumerate(turns)

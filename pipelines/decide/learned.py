@@ -55,7 +55,6 @@ class LearnedDecision:
             self.vote_weight = float(checks.get("vote_weight", 1.0))
             self.check_blocks = tuple(checks.get("blocks", self.blocks))
             bars = data.get("impossible") or {}
-            self.refuse_at = float(bars["refuse_at"]) if "refuse_at" in bars else None
             self.implausible_at = float(bars["implausible_at"]) if "implausible_at" in bars else None
             self.meta: dict[str, Any] = dict(data.get("meta", {}))
         except (KeyError, TypeError, ValueError, IndexError) as exc:

@@ -23,9 +23,9 @@ OUT_OF_CHARACTER = re.compile(r"\s*[(\[]?\s*(?:ooc\b|out of character\b|out-of-c
 
 # the rules the shipped ``adjudicate`` spec runs, in order (pipelines/specs/adjudicate.yaml lists the same)
 DEFAULT_RULES = (
-    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era", "impossible_vote",
+    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era",
     "named_act", "secret_within_reach", "own_lore", "plain_social_kind",
-    "talk_needs_no_check", "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
+    "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
     "implausible",
 )
 
@@ -65,16 +65,6 @@ def impossible_era(ctx: Context) -> Verdict | None:
     era = (getattr(ctx.pack, "rules", None) or {}).get("era") or {}
     why = impossible_in_era(ctx.line, ctx.scene, era.get("year"), era.get("name", ""))
     return Verdict(IMPOSSIBLE, reason=why) if why else None
-
-
-@rule("impossible_vote", "refuse")
-def impossible_vote(ctx: Context) -> Verdict | None:
-    """The packs' impossible-act lines, pooled into one direction, at a bar that refuses at most 0.2% of real table lines."""
-    at = ctx.options.get("refuse_at")
-    if at is None or ctx.p_impossible < at:
-        return None
-    like = next((n.text for n in getattr(ctx.vote, "neighbours", []) if n.label == IMPOSSIBLE), "")
-    return Verdict(IMPOSSIBLE, reason=f"no one could do that (it is like: {like})" if like else "no one could do that")
 
 
 # ---- check: which check, where the line or the scene says more than the ranking ------------------------
@@ -134,16 +124,6 @@ def plain_social_kind(ctx: Context) -> Verdict | None:
 
 
 # ---- settle: whether to roll after all ------------------------------------------------------------------
-
-@rule("talk_needs_no_check", "settle")
-def talk_needs_no_check(ctx: Context) -> Verdict | None:
-    """Words only, by the one who would roll, call only for a check the pack's examples show being spoken."""
-    if ctx.decision != ROLL or ctx.who != ctx.speaker or not is_talk(ctx.line):
-        return None
-    if ctx.check in spoken_checks(ctx.pack) or ctx.check in ctx.cued:
-        return None
-    return Verdict(NO_ROLL, reason=f"{ctx.check} is not a check talk calls for")
-
 
 @rule("gatekeeper", "settle")
 def gatekeeper(ctx: Context) -> Verdict | None:

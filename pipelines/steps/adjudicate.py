@@ -236,7 +236,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         ranked = rank_checks(vote, fit, by_learning, candidates, scene_floor, mix)[: max(candidates, 5)]
         sense = options.get("impossible_sense") or LineSense.from_packs("impossible")
         same_space = options.get("impossible_sense") is not None or getattr(sense, "embed", None) is index.embed
-        bars = {"refuse_at": learned.refuse_at, "implausible_at": learned.implausible_at}
+        bars = {"implausible_at": learned.implausible_at}
         ctx = Context(line=line, act=act, scene=scene, speaker=speaker, who=who, pack=pack, p_roll=p_roll, ranked=ranked,
                       p_impossible=sense(said, query=vectors[said] if same_space else None) if not always_roll else 0.0,
                       options={**bars, **options, "party": list(roster(state.instance))}, vote=vote, fit=fit,
