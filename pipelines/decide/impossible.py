@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
-import yaml
 
-from .scene_facts import Word, acts_on_gone, clauses, find, noun_phrase, own_act, words
+from .scene_facts import KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
 
 __all__ = ["Reason", "impossible_act", "impossible_in_scene", "impossible_without_magic", "impossible_in_era", "magic_act", "kinds_file"]
 
-KINDS = Path(__file__).with_name("impossible_kinds.yaml")
 
 
 class Reason(str):
@@ -35,16 +32,6 @@ class Reason(str):
         made = super().__new__(cls, text)
         made.kind = kind
         return made
-
-
-@lru_cache(maxsize=1)
-def kinds_file() -> dict:
-    data = yaml.safe_load(KINDS.read_text(encoding="utf-8"))
-    for kind in data["kinds"]:  # YAML reads a bare on/off/yes/no as true/false: a word list must hold words
-        for key, value in kind.items():
-            if isinstance(value, list) and any(isinstance(v, bool) for v in value):
-                raise ValueError(f"{KINDS}: kind {kind['id']!r}: key {key!r} holds a true/false; quote words like \"on\" and \"off\"")
-    return data
 
 
 def kinds(of_type: str | None = None) -> list[dict]:

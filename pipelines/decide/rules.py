@@ -13,6 +13,7 @@ from ..act_cues import CUE_CONCEPTS, cued_checks
 from ..gatekeepers import asks_in_words, consoles, informs_willing, keeper_in, said_kind, social_kind
 from ..routine_acts import routine_only
 from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
+from .scene_facts import is_question
 from .impossible import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
 from .registry import IMPOSSIBLE, NO_ROLL, ROLL, Context, Verdict, rule
 
@@ -91,7 +92,11 @@ def secret_within_reach(ctx: Context) -> Verdict | None:
         return Verdict(ROLL, _hinted_check(ctx, hints), "the act reaches for something hidden here")
     if ctx.check in hints:
         return None
-    leading = [c for c in ctx.ranked[:3] if c in hints]
+    # only a check the example lines back at least half as well as the leading one: reading a
+    # logbook may become Library Use, picking a lock never becomes a search
+    shares = getattr(ctx.vote, "scores", {}) or {}
+    top = max((shares.get(c, 0.0) for c in ctx.ranked[:3]), default=0.0)
+    leading = [c for c in ctx.ranked[:3] if c in hints and shares.get(c, 0.0) >= top / 2]
     return Verdict(check=leading[0], reason=f"{leading[0]} is what finds what the act reaches for") if leading else None
 
 
@@ -158,8 +163,7 @@ def willing_listener(ctx: Context) -> Verdict | None:
 @rule("question_for_facts", "settle")
 def question_for_facts(ctx: Context) -> Verdict | None:
     """A question for facts put to someone is answered by the one asked, not rolled."""
-    hints = ctx.options.get("hint_checks", [])
-    if ctx.decision == ROLL and ctx.who == ctx.speaker and (asks_only(ctx.line) or (asks_in_report(ctx.line) and not hints)):
+    if ctx.decision == ROLL and ctx.who == ctx.speaker and (asks_only(ctx.line) or asks_in_report(ctx.line)):
         return Verdict(NO_ROLL, reason="a question for facts is answered by the one asked")
     return None
 
@@ -184,8 +188,10 @@ def routine_upkeep(ctx: Context) -> Verdict | None:
 def implausible(ctx: Context) -> Verdict | None:
     """An act the impossible-act direction finds unlikely, with no rule to say why, is rolled at the hardest difficulty."""
     at = ctx.options.get("implausible_at")
-    if at is None or ctx.p_impossible < at or not (ctx.check or ctx.ranked):
+    if at is None or ctx.p_impossible < at or not (ctx.check or ctx.ranked) or is_question(ctx.line):
         return None
+    if any(f["to"] == NO_ROLL for f in ctx.fired):
+        return None  # a rule answered it without dice (a question, upkeep): nothing is attempted
     return Verdict(ROLL, ctx.check or ctx.ranked[0], "unlikely to work: rolled at the hardest difficulty", hardest=True)
 
 

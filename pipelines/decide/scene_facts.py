@@ -18,10 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
+import yaml
 from lemminflect import getAllLemmas, getLemma
 
-__all__ = ["Word", "words", "clauses", "lemmas", "find", "noun_phrase", "own_act", "is_question", "gone_things", "acts_on_gone"]
+KINDS = Path(__file__).with_name("impossible_kinds.yaml")  # the kinds of impossible act, and the scene's ruin words, as data
+
+__all__ = ["KINDS", "kinds_file", "Word", "words", "clauses", "lemmas", "find", "noun_phrase", "own_act", "is_question", "gone_things", "acts_on_gone"]
 
 _DETERMINERS = {"the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "this", "that", "these", "those", "whole",
                 "entire", "some", "one", "two", "three", "every", "each", "both", "all", "another", "other", "same", "nearest"}
@@ -154,8 +158,18 @@ _ENDS = {"here", "left", "anymore", "nearby", "inside", "around", "at", "all", "
 
 @lru_cache(maxsize=1)
 def _vocab() -> dict:
-    from .impossible import kinds_file  # the data lives with the other kinds
     return kinds_file()["scene_gone"]
+
+
+@lru_cache(maxsize=1)
+def kinds_file() -> dict:
+    data = yaml.safe_load(KINDS.read_text(encoding="utf-8"))
+    for kind in data["kinds"]:  # YAML reads a bare on/off/yes/no as true/false: a word list must hold words
+        for key, value in kind.items():
+            if isinstance(value, list) and any(isinstance(v, bool) for v in value):
+                raise ValueError(f"{KINDS}: kind {kind['id']!r}: key {key!r} holds a true/false; quote words like \"on\" and \"off\"")
+    return data
+
 
 
 def _statement(clause: tuple[Word, ...]) -> tuple[str, str] | None:

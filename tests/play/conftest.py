@@ -1,10 +1,12 @@
-"""Fixtures for the play tests: a scripted six-turn scene at the Drowned Chapel."""
+"""Fixtures for the play tests: a scripted six-turn scene at the Drowned Chapel, and a toy learned decision."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
+from pipelines.decide import LearnedDecision
 from pipelines.llm import ScriptedModel
 
 # (player line, who acts, the check the scripted GM calls or None, the narration)
@@ -43,3 +45,21 @@ def scene():
 @pytest.fixture
 def make_scene_model():
     return scene_model
+
+
+def toy_decision(width: int, p_roll: float = 0.5, threshold: float = 0.5, blocks: tuple[str, ...] = ("line", "scene", "previous", "vote", "surface"),
+                 implausible_at: float | None = None):
+    """A learned decision for a test's toy embedding ``width`` dims wide: zero weights, so every
+    line gets P(roll) = ``p_roll``; with the default threshold 0.5, ``p_roll=0.9`` is "this model
+    would roll" and ``p_roll=0.1`` "it would not". It knows no pack (no learned check ranking:
+    the example lines' vote alone ranks), and the ``implausible`` rule (the hardest roll for a line
+    the impossible-act direction finds unlikely) only fires when ``implausible_at`` is given."""
+    sizes = {"line": width, "scene": width, "previous": width + 1, "vote": 4, "surface": 11}
+    features = sum(sizes[b] for b in blocks)
+    bars = {} if implausible_at is None else {"implausible_at": implausible_at}
+    return LearnedDecision({
+        "ruleset": "toy", "blocks": list(blocks),
+        "roll": {"weights": [0.0] * features, "bias": math.log(p_roll / (1 - p_roll)), "platt": [1.0, 0.0], "threshold": threshold},
+        "checks": {"classes": ["toy"], "weights": [[0.0] * features], "bias": [0.0], "vote_weight": 0.0},
+        "impossible": bars,
+    }, source="toy decision")

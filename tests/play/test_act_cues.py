@@ -9,7 +9,8 @@ import pytest
 import rulesets
 from pipelines.act_cues import cued_checks, names_effort
 from pipelines.speech import narrated
-from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
+from pipelines.decide import DEFAULT_RULES
+from tests.play.test_gm_turn import ROLLS, STAYS, adjudicate, bag_of_words, instance
 from pipelines.check_index import CheckIndex
 
 SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "pf2e"))
@@ -123,34 +124,30 @@ INDEX = CheckIndex([("athletics", "I climb the rope"), ("athletics", "I swing on
                     ("no_roll", "I ask them what they were shooting at")], embed=bag_of_words)
 
 
-def run(line: str, **args):
-    pipeline = adjudicate(decide_k=3, no_roll_weight=1.0, dice_weight=0, **args)
-    return asyncio.run(pipeline.run(instance(line), None, pack=SWADE, check_index=INDEX))
+UNCUED = [r for r in DEFAULT_RULES if r != "named_act"]
+
+
+def run(line: str, decision_model=ROLLS, **args):
+    return asyncio.run(adjudicate(**args).run(instance(line), None, pack=SWADE, check_index=INDEX, decision_model=decision_model))
 
 
 def test_the_cue_turns_the_nearest_lines_check_into_the_named_kind():
-    assert [c.skill for c in run("Shoot the rope").checks] == ["shooting"]
-    assert [c.skill for c in run("Shoot the rope", cues=False).checks] == ["athletics"]
+    cued = run("Shoot the rope")
+    assert [c.skill for c in cued.checks] == ["shooting"]
+    assert [(f["rule"], f["from"], f["to"]) for f in cued.steps[0].parsed["fired"]] == [("named_act", "athletics", "shooting")]
+    assert [c.skill for c in run("Shoot the rope", rules=UNCUED).checks] == ["athletics"]
+    assert run("Shoot the rope", STAYS).decision == "no_roll"  # it says which check, not that there is one
 
 
 @pytest.mark.parametrize("line", ["I ask them what they were shooting at", "Shoot the rope", "I climb the rope"])
-def test_with_the_needs_dice_opinion_off_a_cue_never_changes_whether_to_roll(line):
-    assert run(line).decision == run(line, cues=False).decision
-    assert run("I ask them what they were shooting at").decision == "no_roll"
+@pytest.mark.parametrize("model", [ROLLS, STAYS], ids=["rolls", "stays"])
+def test_a_cue_never_changes_whether_to_roll(line, model):
+    assert run(line, model).decision == run(line, model, rules=UNCUED).decision
 
 
-@pytest.mark.parametrize("swim_line, rolls", [("I dive in and swim hard", True), ("I swim across the river", False)])
-def test_a_named_act_counts_as_needing_dice_only_when_the_vote_leaves_rolling_a_fair_share(swim_line, rolls):
-    index = CheckIndex([("swim", swim_line), ("no_roll", "I kick off my boots by the fire"), ("no_roll", "what time is it")],
-                       embed=bag_of_words)
-    line, coc = "I kick off my shoes and dive in after it", rulesets.load("coc7e")
-    with_cue = asyncio.run(adjudicate(decide_k=3).run(instance(line), None, pack=coc, check_index=index))
-    without = asyncio.run(adjudicate(decide_k=3, cues=False).run(instance(line), None, pack=coc, check_index=index))
-    assert without.decision == "no_roll"
-    assert with_cue.decision == ("roll" if rolls else "no_roll")
-
-
-def test_the_examples_alone_refuse_only_on_a_clear_share_of_the_vote():
+def test_the_examples_alone_never_refuse_an_act():
+    """The nearest example line may be an impossible one (here with under a quarter of the vote):
+    that alone refuses nothing, the leading check is rolled (only a rule with a reason refuses)."""
     lines = {"impossible": "with force", "strength": "off the big heap", "sanity": "and stare at it",
              "spot_hidden": "to look under it", "listen": "and hear it", "track": "and follow it",
              "psychology": "and watch the old farmer"}
@@ -158,12 +155,8 @@ def test_the_examples_alone_refuse_only_on_a_clear_share_of_the_vote():
                        embed=bag_of_words)
     line, coc = "I yank the tarp back", rulesets.load("coc7e")
     assert index.vote(line, k=8, temperature=0.1).top == "impossible"  # the nearest, with under a quarter of the vote
-
-    def decide(**args):
-        return asyncio.run(adjudicate(decide_k=8, dice_weight=0, **args).run(instance(line), None, pack=coc, check_index=index))
-
-    assert decide(impossible_share=0.0).decision == "impossible"
-    assert [c.skill for c in decide().checks] == ["strength"]
+    state = asyncio.run(adjudicate(k=8).run(instance(line), None, pack=coc, check_index=index, decision_model=ROLLS))
+    assert state.decision == "roll" and [c.skill for c in state.checks] == ["strength"]
 
 
 def test_a_line_naming_a_rolled_kind_of_act_is_rolled_when_the_nearest_lines_say_impossible():
@@ -172,10 +165,8 @@ def test_a_line_naming_a_rolled_kind_of_act_is_rolled_when_the_nearest_lines_say
                         ("swim", "I swim after the boat"), ("no_roll", "what time is it")], embed=bag_of_words)
     line, coc = "I swim in my armor after the boat", rulesets.load("coc7e")
     assert index.vote(line, k=3, temperature=0.1).top == "impossible"
-    state = asyncio.run(adjudicate(decide_k=3, dice_weight=0).run(instance(line), None, pack=coc, check_index=index))
-    assert [c.skill for c in state.checks] == ["swim"]
-    uncued = asyncio.run(adjudicate(decide_k=3, dice_weight=0, cues=False).run(instance(line), None, pack=coc, check_index=index))
-    assert uncued.decision == "impossible"
+    state = asyncio.run(adjudicate(k=3).run(instance(line), None, pack=coc, check_index=index, decision_model=ROLLS))
+    assert state.decision == "roll" and [c.skill for c in state.checks] == ["swim"]
 
 
 def test_a_stake_pushed_in_and_play_hand_for_hand_is_gambling():

@@ -10,7 +10,8 @@ import rulesets
 from pipelines.check_index import CheckIndex
 from pipelines.gatekeepers import consoles, informs_willing, keeper_in, said_kind, social_kind
 from pipelines.records import MoeInstance, Turn
-from tests.play.test_gm_turn import adjudicate, bag_of_words
+from pipelines.decide import DEFAULT_RULES
+from tests.play.test_gm_turn import STAYS, adjudicate, bag_of_words
 
 COC, PF2 = rulesets.load("coc7e"), rulesets.load("pf2e")
 
@@ -48,17 +49,19 @@ ORDERLY = "At the hospital, a night orderly stands between Tomás and the ward. 
 
 
 def decide(line: str, scene: str, pack=COC, **args):
+    """The decision where the learned model heard small talk (it would not roll), and the rules then ran."""
     instance = MoeInstance(id="t", ruleset=pack.name, context=[Turn(speaker="GM", text=scene), Turn(speaker="Tomás", text=line)],
                            characters=["Tomás", "Eddie"])
-    return asyncio.run(adjudicate(decide_k=3, dice_weight=0, **args).run(instance, None, pack=pack, check_index=INDEX, scene=scene))
+    return asyncio.run(adjudicate(k=3, **args).run(instance, None, pack=pack, check_index=INDEX, scene=scene, decision_model=STAYS))
 
 
-def test_a_story_told_to_a_gatekeeper_is_rolled_where_the_vote_heard_small_talk():
+def test_a_story_told_to_a_gatekeeper_is_rolled_where_the_learned_model_heard_small_talk():
     line = '"Good evening sir, I\'m his cousin, came straight off the train."'
-    assert decide(line, ORDERLY, keepers=False).decision == "no_roll"
+    assert decide(line, ORDERLY, rules=[r for r in DEFAULT_RULES if r != "gatekeeper"]).decision == "no_roll"
     rolled = decide(line, ORDERLY)
     assert [c.skill for c in rolled.checks] == ["fast_talk"]
-    assert "gatekeeper" in rolled.steps[-1].parsed["keeper"]
+    assert [(f["rule"], f["to"]) for f in rolled.steps[-1].parsed["fired"]] == [("gatekeeper", "fast_talk")]
+    assert "gatekeeper" in rolled.steps[-1].parsed["fired"][0]["reason"]
     assert [c.skill for c in decide(line, ORDERLY, pack=PF2).checks] == ["deception"]
 
 

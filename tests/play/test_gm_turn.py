@@ -16,12 +16,14 @@ from gm.clues import is_talk, reaching_for
 from gm.narration import NarrationRequest, fallback, narrate, speaks_for, split_sentences, third_person
 from gm.table import load_scenario
 from pipelines.check_index import CheckIndex
+from pipelines.decide import DEFAULT_RULES
 from pipelines.llm import ScriptedModel, get_model
 from pipelines.llm.fake_server import FakeServer
 from pipelines.pipeline import Pipeline, PipelineSpec, StepSpec
 from pipelines.records import MoeInstance, Turn
 from pipelines.speech import spoken_checks
 from pipelines.steps.adjudicate import without_names
+from tests.play.conftest import toy_decision
 
 DND = rulesets.load("dnd5e")
 
@@ -42,6 +44,9 @@ INDEX = CheckIndex([
 ], embed=bag_of_words)
 
 
+ROLLS, STAYS = toy_decision(64, p_roll=0.9), toy_decision(64, p_roll=0.1)  # the learned decision, for bag_of_words
+
+
 def instance(line: str) -> MoeInstance:
     return MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="GM", text="A quiet hall."), Turn(speaker="Brisa", text=line)],
                        characters=["Brisa"])
@@ -51,7 +56,7 @@ def adjudicate(**args) -> Pipeline:
     return Pipeline(PipelineSpec(name="adjudicate_test", steps=[StepSpec(name="adjudicate", args=args)]))
 
 
-def test_the_server_is_asked_for_an_enum_and_an_invalid_choice_falls_back_to_the_vote():
+def test_the_server_is_asked_for_an_enum_and_an_invalid_choice_falls_back_to_the_learned_decision():
     with FakeServer(reply='{"choice": "flying"}') as server:
         model = get_model("openai:fake", base_url=server.base_url, cache=False)
         result = asyncio.run(adjudicate(mode="model").run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
@@ -70,14 +75,20 @@ def test_a_valid_choice_from_the_server_is_taken():
     assert result.decision == "impossible" and result.checks == []
 
 
-def test_hybrid_asks_the_model_only_for_a_close_call_and_only_between_two_labels():
+def test_hybrid_asks_the_model_only_for_a_close_call_among_the_leading_checks():
+    """Clear (P(roll) 0.9 against 0.5: 2.2 log-odds off) is the learned model's; close (0.55) goes to the model
+    (no rules listed: "sneak" names its act, and that rule would have the last word on the check)."""
     model = ScriptedModel(by_step={"adjudicate": ['{"choice": "perception"}']})
-    clear = asyncio.run(adjudicate(mode="hybrid", share=0.5, similarity=0.5).run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX))
+    clear = asyncio.run(adjudicate(mode="hybrid").run(instance("I sneak past the guard"), model, pack=DND, check_index=INDEX,
+                                                      decision_model=ROLLS))
     assert clear.decision == "roll" and clear.checks[0].skill == "stealth" and model.requests == []
-    close = asyncio.run(adjudicate(mode="hybrid", share=0.99, similarity=0.99).run(instance("I look around and sneak past"), model, pack=DND, check_index=INDEX))
+    assert clear.steps[0].parsed["by"] == "learned"
+    close = asyncio.run(adjudicate(mode="hybrid", candidates=2, rules=[]).run(instance("I look around and sneak past"), model, pack=DND, check_index=INDEX,
+                                                                    decision_model=toy_decision(64, p_roll=0.55)))
     (asked,) = model.requests
-    assert len(asked["json_schema"]["properties"]["choice"]["enum"]) == 2
-    assert close.checks[0].skill == "perception"
+    enum = asked["json_schema"]["properties"]["choice"]["enum"]
+    assert enum[0] == "no_roll" and enum[-1] == "impossible" and len(enum) == 4 and "perception" in enum
+    assert close.checks[0].skill == "perception" and close.steps[0].parsed["by"] == "model"
 
 
 @pytest.mark.parametrize("line, decision", [
@@ -88,14 +99,15 @@ def test_hybrid_asks_the_model_only_for_a_close_call_and_only_between_two_labels
     ("I sneak past the guard, though out of character I'm nervous", "roll"),  # only a line that opens as table talk
 ])
 def test_table_talk_marked_out_of_character_is_answered_without_dice(line, decision):
-    result = asyncio.run(adjudicate().run(instance(line), None, pack=DND, check_index=INDEX))
+    result = asyncio.run(adjudicate().run(instance(line), None, pack=DND, check_index=INDEX, decision_model=ROLLS))
     assert result.decision == decision and (result.checks == []) is (decision != "roll")
+    assert (result.steps[0].parsed.get("rule") == "out of character") is (decision != "roll")
 
 
 def test_the_line_can_name_who_rolls():
     inst = MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="Brisa", text="Oskar, climb the wall for us")],
                        characters=["Brisa", "Oskar"])
-    result = asyncio.run(adjudicate(mode="retrieval").run(inst, None, pack=DND, check_index=INDEX))
+    result = asyncio.run(adjudicate().run(inst, None, pack=DND, check_index=INDEX, decision_model=ROLLS))
     assert [(c.character, c.skill) for c in result.checks] == [("Oskar", "athletics")]
 
 
@@ -104,26 +116,12 @@ def test_a_characters_name_does_not_choose_the_check():
                         ("no_roll", "what time is it")], embed=bag_of_words)
     inst = MoeInstance(id="t", ruleset="swade", context=[Turn(speaker="Dutch Calloway", text="Dutch Calloway swims")],
                        characters=["Dutch Calloway|Dutch"])
-    named = asyncio.run(adjudicate(drop_names=False, dice_weight=0, cues=False).run(inst, None, pack=DND, check_index=index))
-    unnamed = asyncio.run(adjudicate(dice_weight=0).run(inst, None, pack=DND, check_index=index))
+    uncued = [r for r in DEFAULT_RULES if r != "named_act"]  # "swims" names its act: the rule would say athletics either way
+    named = asyncio.run(adjudicate(drop_names=False, rules=uncued).run(inst, None, pack=DND, check_index=index, decision_model=ROLLS))
+    unnamed = asyncio.run(adjudicate(rules=uncued).run(inst, None, pack=DND, check_index=index, decision_model=ROLLS))
     assert named.checks[0].skill == "intimidation"
     assert [(c.character, c.skill) for c in unnamed.checks] == [("Dutch Calloway", "athletics")]
     assert without_names("dutch's rope and Dutch Calloway's knife", inst) == "rope and knife"
-
-
-def test_the_needs_dice_direction_can_turn_a_no_roll_into_a_roll_but_never_the_other_way():
-    def decide(line, sense, **args):
-        result = asyncio.run(adjudicate(**args).run(instance(line), None, pack=DND, check_index=INDEX,
-                                                    dice_sense=lambda text, query=None: sense))
-        return result.decision, [c.skill for c in result.checks]
-    # the vote half-hears an act in "look around the room"; a line that plainly needs dice tips it to the leading check
-    assert decide("I look around the room", 1.0) == ("roll", ["perception"])
-    assert decide("I look around the room", 0.0) == ("no_roll", [])
-    assert decide("I look around the room", 1.0, dice_weight=0) == ("no_roll", [])
-    # a clear question stays a question; a clear act stays an act; only the vote refuses
-    assert decide("What does the room look like", 1.0) == ("no_roll", [])
-    assert decide("I sneak past", 0.0) == ("roll", ["stealth"])
-    assert decide("I fly to the moon", 1.0)[0] == "impossible"
 
 
 def test_the_needs_dice_direction_hears_effort_that_the_nearest_lines_miss():
@@ -204,17 +202,18 @@ TALK_INDEX = CheckIndex([
 
 
 @pytest.mark.parametrize("line, chosen, expected", [
-    ("Maren, what do you know about the bell tower?", "dexterity_save", ("no_roll", [])),  # talk never calls a save
+    ("Maren, what do you know about the bell tower?", "dexterity_save", ("no_roll", [])),  # a question: answered, whatever was picked
     ('"Please, Maren, let us in," I beg.', "persuasion", ("roll", [("Brisa", "persuasion")])),  # ...but can call a plea
     ("I throw myself clear as the bell tower collapses", "dexterity_save", ("roll", [("Brisa", "dexterity_save")])),  # an act
     ('"Who paid for the new bell, Maren?"', "persuasion", ("no_roll", [])),      # a question for facts is answered
     ('"Why don\'t you let us in, Maren?"', "persuasion", ("roll", [("Brisa", "persuasion")])),  # a plea dressed as a question
 ])
-def test_talk_can_only_call_for_a_check_people_make_by_speaking(line, chosen, expected):
+def test_a_question_for_facts_is_answered_but_a_plea_or_an_act_is_rolled(line, chosen, expected):
     model = ScriptedModel(by_step={"adjudicate": [json.dumps({"choice": chosen})]})
     result = asyncio.run(adjudicate(mode="model").run(instance(line), model, pack=DND, check_index=TALK_INDEX))
     assert (result.decision, [(c.character, c.skill) for c in result.checks]) == expected
-    assert ("talk" in result.steps[0].parsed) is (expected[0] == "no_roll")
+    settled = [f["rule"] for f in result.steps[0].parsed["fired"] if f["stage"] == "settle"]
+    assert ("question_for_facts" in settled) is (expected[0] == "no_roll")
 
 
 @pytest.mark.parametrize("pack, spoken, not_spoken", [
@@ -228,25 +227,43 @@ def test_the_packs_own_examples_say_which_checks_are_spoken(pack, spoken, not_sp
     assert spoken <= found and not (not_spoken & found)
 
 
+class PicksFrom(ScriptedModel):
+    """Answers the decision step with the first of ``wanted`` it is offered (the ranking decides which are)."""
+
+    def __init__(self, wanted: list[str], **kw):
+        super().__init__(**kw)
+        self.wanted, self.picked = wanted, []
+
+    async def complete(self, messages, *, step=None, json_schema=None, **kw):
+        if step == "adjudicate":
+            offered = json_schema["properties"]["choice"]["enum"]
+            self.picked.append(next((c for c in offered if c in self.wanted), "none offered"))
+            self._by_step.setdefault("adjudicate", []).append(json.dumps({"choice": self.picked[-1]}))
+        return await super().complete(messages, step=step, json_schema=json_schema, **kw)
+
+
 def test_a_question_to_someone_does_not_turn_into_the_secrets_check():
-    g, _ = gm("dnd5e", "drowned_chapel", ["arcana"], ["Maren shakes her head. The bell was cast before her time, she says."])
-    reply = g.step("Brisa", "Maren, what do you know about the bell?")  # the model picks the bell secret's Arcana
+    glyph = next(s for s in load_scenario("drowned_chapel", DND).secrets if s.id == "bell_glyph")
+    model = PicksFrom(glyph.checks, by_step={"narrate": ["Maren shakes her head. The bell was cast before her time, she says."]})
+    g = GameMaster(DND, "drowned_chapel", model, memory=False, seed=4)
+    g.pipeline = adjudicate(mode="model")
+    reply = g.step("Brisa", "Maren, what do you know about the bell?")  # the model picks one of the bell secret's checks
+    (picked,) = model.picked
+    assert picked in glyph.checks
     assert reply.decision == "no_roll" and reply.rolls == []
-    assert any(note.startswith("talk, not an act") for note in reply.notes), reply.notes
+    assert any(note.startswith("question_for_facts: a question for facts is answered by the one asked") for note in reply.notes), reply.notes
 
 
 def test_a_check_outside_the_secrets_family_becomes_one_that_can_find_it():
     pack = rulesets.load("coc7e")
     scene = load_scenario("lantern_house", pack)
-    g, _ = gm("coc7e", scene, [], ["The logbook's ink has run in places, but the pages still turn."],
-              spec=Pipeline(PipelineSpec(name="fixed", steps=[StepSpec(name="adjudicate", args={"mode": "retrieval"})])))
+    g, _ = gm("coc7e", scene, [], ["The logbook's ink has run in places, but the pages still turn."], spec=adjudicate())
     reply = g.step("Margaret", "I read the keeper's logbook closely, page by page")
     assert reply.rolls and reply.rolls[0].check in scene.secrets[0].checks
 
 
 def test_an_act_that_only_shares_a_secrets_words_keeps_its_own_check():
-    retrieval = Pipeline(PipelineSpec(name="fixed", steps=[StepSpec(name="adjudicate", args={"mode": "retrieval"})]))
-    g, _ = gm("dnd5e", "drowned_chapel", [], ["You sail over the water and catch nothing but air."], spec=retrieval)
+    g, _ = gm("dnd5e", "drowned_chapel", [], ["You sail over the water and catch nothing but air."], spec=adjudicate())
     glyph = next(s for s in g.scenario.secrets if s.id == "bell_glyph")
     reply = g.step("Ilya", "I take a running start and leap across the nave to the bell rope")
     (roll,) = reply.rolls
@@ -254,11 +271,10 @@ def test_an_act_that_only_shares_a_secrets_words_keeps_its_own_check():
 
 
 def test_picking_a_lock_by_the_secret_stays_a_lock_pick_not_a_search():
-    retrieval = Pipeline(PipelineSpec(name="fixed", steps=[StepSpec(name="adjudicate", args={"mode": "retrieval"})]))
-    g, _ = gm("coc7e", "lantern_house", [], ["The old lock grinds under the pick."], spec=retrieval)
+    g, _ = gm("coc7e", "lantern_house", [], ["The old lock grinds under the pick."], spec=adjudicate())
     reply = g.step("Tomás", "I pick the lock on the cellar door.")  # "cellar" is one of the footprints' words
     (roll,) = reply.rolls
-    assert roll.check == "locksmith" and not any("becomes" in note for note in reply.notes)
+    assert roll.check == "locksmith" and not any(note.startswith("secret_within_reach:") for note in reply.notes), reply.notes
 
 
 def test_check_command_rolls_the_named_check_with_the_sheet_modifier():
@@ -379,7 +395,7 @@ def test_the_host_can_undo_and_regenerate_the_last_reply(tmp_path):
     assert json.loads((tmp_path / "s.json").read_text())["turns"] == []
 
 
-def test_acts_no_roll_can_make_succeed_are_refused_even_when_the_vote_is_unsure():
+def test_acts_the_impossible_direction_finds_unlikely_are_rolled_at_the_hardest_difficulty():
     from pipelines.check_index import LineSense
 
     sense = LineSense.from_packs("impossible")
@@ -387,8 +403,16 @@ def test_acts_no_roll_can_make_succeed_are_refused_even_when_the_vote_is_unsure(
     assert sense("I lift the whole cathedral over my head") > 0.6
     assert sense("I climb the rope up to the hayloft") < 0.5
     assert sense("What does the innkeeper look like?") < 0.4
-    result = asyncio.run(adjudicate(mode="retrieval", impossible_at=0.6).run(instance("I flap my arms and fly up to the clock tower"), None, pack=DND, check_index=INDEX))
-    assert result.decision == "impossible" and result.steps[0].parsed["p_impossible"] > 0.6
+    line = instance("I flap my arms and fly up to the clock tower")
+
+    def decide(at):  # where the learned model would not roll: the direction alone makes it a roll, at the hardest
+        return asyncio.run(adjudicate(rules=["implausible"]).run(line, None, pack=DND, check_index=INDEX,
+                                                                 decision_model=toy_decision(64, p_roll=0.1, implausible_at=at)))
+    hard = decide(0.6)
+    assert hard.decision == "roll" and hard.steps[0].parsed["p_impossible"] > 0.6 and hard.steps[0].parsed["hardest"]
+    assert [(f["rule"], f["from"]) for f in hard.steps[0].parsed["fired"]] == [("implausible", "no_roll")]
+    below = decide(0.99)
+    assert below.decision == "no_roll" and not below.steps[0].parsed["hardest"] and below.steps[0].parsed["fired"] == []
 
 
 def test_an_impossible_act_is_never_narrated_as_done():
@@ -683,8 +707,10 @@ def test_a_recall_goes_by_the_characters_own_lore_where_its_topic_is_in_play(sce
     g = GameMaster("pf2e", Scenario(id="lore_case", ruleset="pf2e", title="t", scene=scene, opening=scene),
                    ScriptedModel(by_step={"narrate": ["The water slides brown and slow between the reeds on either side."]}),
                    pipeline="adjudicate", characters=["Keth"], memory=False, seed=3)
+    g.pipeline = adjudicate(threshold=0.0)  # every line rolls: which check is the question here
     reply = g.step("Keth", line)
     assert [c.skill for c in reply.checks] == [skill], reply.notes
+    assert any(note.startswith("own_lore:") for note in reply.notes) is skill.startswith("lore:"), reply.notes
 
 
 @pytest.mark.parametrize("ruleset, character, scene, line, expect", [
@@ -703,8 +729,10 @@ def test_what_the_words_plainly_are_decides_the_social_roll(ruleset, character, 
     g = GameMaster(ruleset, Scenario(id="words_case", ruleset=ruleset, title="t", scene=scene, opening=scene),
                    ScriptedModel(by_step={"narrate": ["The lamp swings once on its hook, and the room holds its breath."]}),
                    pipeline="adjudicate", characters=[character], memory=False, seed=3)
+    g.pipeline = adjudicate(threshold=0.0)  # every line would roll: the words' own rules decide
     reply = g.step(character, line)
     assert [c.skill for c in reply.checks] == ([expect] if expect else []), reply.notes
+    assert any(note.startswith("condolence:") for note in reply.notes) is (expect is None), reply.notes
 
 
 @pytest.mark.parametrize("line, told", [

@@ -8,7 +8,8 @@ import pytest
 import rulesets
 from pipelines.check_index import CheckIndex
 from pipelines.routine_acts import routine_only
-from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
+from pipelines.decide import DEFAULT_RULES
+from tests.play.test_gm_turn import ROLLS, adjudicate, bag_of_words, instance
 
 
 @pytest.mark.parametrize("line, scene", [
@@ -44,13 +45,13 @@ def test_a_routine_line_gets_no_roll_though_its_nouns_sit_among_a_checks_lines()
                         ("no_roll", "what time is it")], embed=bag_of_words)
     line, coc = "I load the revolver and holster it", rulesets.load("coc7e")
 
-    def decide(**args):
-        return asyncio.run(adjudicate(decide_k=3, dice_weight=0, **args).run(instance(line), None, pack=coc, check_index=index))
+    def decide(**args):  # where the learned model would roll
+        return asyncio.run(adjudicate(k=3, **args).run(instance(line), None, pack=coc, check_index=index, decision_model=ROLLS))
 
-    assert [c.skill for c in decide(routine=False).checks] == ["firearms_handgun"]
+    assert [c.skill for c in decide(rules=[r for r in DEFAULT_RULES if r != "routine_upkeep"]).checks] == ["firearms_handgun"]
     routine = decide()
     assert routine.decision == "no_roll" and routine.checks == []
-    assert "routine" in routine.steps[-1].parsed
+    assert [(f["rule"], f["from"], f["to"]) for f in routine.steps[-1].parsed["fired"]] == [("routine_upkeep", "firearms_handgun", "no_roll")]
 
 
 @pytest.mark.parametrize("line", [
@@ -72,16 +73,20 @@ def test_a_walk_where_footing_or_danger_matters_is_not_routine(line, scene):
     assert not routine_only(line, scene)
 
 
-def test_a_routine_line_the_vote_calls_impossible_gets_no_roll_but_a_rule_refusal_stands():
+def test_a_routine_line_among_impossible_lines_gets_no_roll_but_a_rule_refusal_stands():
     index = CheckIndex([("impossible", "I stop the waterfall at the spring with my bare hands"),
                         ("impossible", "I drink the whole spring dry"), ("impossible", "I polish the moon like a camera lens"),
+                        ("survival", "I fill the waterskins at the spring"), ("craft", "I load the camera"),
                         ("no_roll", "what time is it")], embed=bag_of_words)
 
     def decide(line, pack):
-        return asyncio.run(adjudicate(decide_k=3, dice_weight=0, impossible_share=0.0).run(instance(line), None, pack=rulesets.load(pack),
-                                                                                              check_index=index))
+        return asyncio.run(adjudicate(k=3).run(instance(line), None, pack=rulesets.load(pack), check_index=index, decision_model=ROLLS))
 
     # upkeep by a calm spring is never impossible, whatever lines its nouns sit among
-    assert decide("I kneel at the spring and fill everyone's waterskins one by one", "pf2e").decision == "no_roll"
-    refused = decide("I polish my Polaroid camera", "coc7e")  # routine in form, but the 1920s have no instant cameras
+    filled = decide("I kneel at the spring and fill everyone's waterskins one by one", "pf2e")
+    assert filled.decision == "no_roll" and [f["rule"] for f in filled.steps[-1].parsed["fired"]] == ["routine_upkeep"]
+    line = "I load film into my Polaroid camera"
+    assert routine_only(line, "")
+    refused = decide(line, "coc7e")  # routine in form, but the 1920s have no instant cameras
     assert refused.decision == "impossible" and "instant cameras" in refused.steps[-1].parsed["rule"]
+    assert [f["rule"] for f in refused.steps[-1].parsed["fired"]] == ["impossible_era"]

@@ -8,7 +8,7 @@ import pytest
 
 import rulesets
 from pipelines.check_index import CheckIndex
-from tests.play.test_gm_turn import adjudicate, bag_of_words, instance
+from tests.play.test_gm_turn import ROLLS, adjudicate, bag_of_words, instance
 
 COC = rulesets.load("coc7e")
 INDEX = CheckIndex([
@@ -46,8 +46,8 @@ def test_the_scene_only_reorders_checks_the_line_points_at():
 
 
 def roll(scene: str, **args) -> list[str]:
-    pipeline = adjudicate(decide_k=4, no_roll_weight=1.0, dice_weight=0, **args)
-    result = asyncio.run(pipeline.run(instance(LINE), None, pack=COC, check_index=INDEX, scene=scene))
+    pipeline = adjudicate(**args)  # where the learned model would roll: which check is the question
+    result = asyncio.run(pipeline.run(instance(LINE), None, pack=COC, check_index=INDEX, scene=scene, decision_model=ROLLS))
     return [c.skill for c in result.checks]
 
 
