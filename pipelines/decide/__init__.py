@@ -8,11 +8,11 @@ together; a spec lists the rules it runs.
 """
 from .features import LineFeatures, scene_tail, surface, vote_features
 from .learned import MODEL_FILE, LearnedDecision, ModelFileError
-from .registry import RULES, STAGES, Context, Rule, UnknownRule, Verdict, apply_rules, rule, rule_ids
+from .registry import RULES, STAGES, Context, Rule, UnknownRule, Verdict, apply_rules, chosen, rule, rule_ids
 from .rules import DEFAULT_RULES, OUT_OF_CHARACTER
 
 __all__ = [
     "LineFeatures", "scene_tail", "surface", "vote_features", "MODEL_FILE", "LearnedDecision", "ModelFileError",
-    "RULES", "STAGES", "Context", "Rule", "UnknownRule", "Verdict", "apply_rules", "rule", "rule_ids",
+    "RULES", "STAGES", "Context", "Rule", "UnknownRule", "Verdict", "apply_rules", "chosen", "rule", "rule_ids",
     "DEFAULT_RULES", "OUT_OF_CHARACTER",
 ]

@@ -25,7 +25,7 @@ from typing import Any
 
 from rulesets import VgmError
 
-__all__ = ["Verdict", "Rule", "Context", "rule", "RULES", "STAGES", "apply_rules", "UnknownRule", "rule_ids"]
+__all__ = ["Verdict", "Rule", "Context", "rule", "RULES", "STAGES", "apply_rules", "chosen", "UnknownRule", "rule_ids"]
 
 ROLL, NO_ROLL, IMPOSSIBLE = "roll", "no_roll", "impossible"
 STAGES = ("refuse", "check", "settle")
@@ -111,7 +111,8 @@ def rule_ids() -> list[str]:
     return sorted(RULES)
 
 
-def _chosen(ids: Iterable[str]) -> list[Rule]:
+def chosen(ids: Iterable[str]) -> list[Rule]:
+    """The registered rules of ``ids``, in order; an unknown id is one clear ``UnknownRule``."""
     chosen = []
     for rule_id in ids:
         if rule_id not in RULES:
@@ -123,11 +124,11 @@ def _chosen(ids: Iterable[str]) -> list[Rule]:
 def apply_rules(ctx: Context, ids: Iterable[str], stages: Iterable[str] = STAGES) -> Context:
     """Run the listed rules over ``ctx`` stage by stage (only ``stages``, in ``STAGES`` order); a
     refusal ends it. Returns ``ctx``."""
-    chosen, wanted = _chosen(ids), set(stages)
+    rules, wanted = chosen(ids), set(stages)
     if any(f["stage"] == "refuse" for f in ctx.fired):
         return ctx
     for stage in (s for s in STAGES if s in wanted):
-        for each in (r for r in chosen if r.stage == stage):
+        for each in (r for r in rules if r.stage == stage):
             verdict = each.applies(ctx)
             if verdict is None:
                 continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..act_cues import CUE_CONCEPTS, cued_checks
+from ..act_cues import CUE_CONCEPTS
 from ..gatekeepers import asks_in_words, consoles, informs_willing, keeper_in, said_kind, social_kind
 from ..routine_acts import routine_only
 from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
@@ -222,7 +222,3 @@ def _hinted_check(ctx: Context, hints: list[str]) -> str:
     order = {c: i for i, c in enumerate(ctx.ranked)}
     return min(deeds, key=lambda c: (order.get(c, len(order)), hints.index(c)))
 
-
-def checks_cued(ctx: Context) -> list[str]:
-    """The checks the line names outright (``act_cues``), read once for the context."""
-    return cued_checks(ctx.act, ctx.pack, ctx.scene)

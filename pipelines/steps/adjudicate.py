@@ -24,7 +24,7 @@ from rulesets import VgmError
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
 from ..act_cues import cued_checks
-from ..decide import DEFAULT_RULES, RULES, Context, LearnedDecision, LineFeatures, UnknownRule, apply_rules, scene_tail, surface, vote_features
+from ..decide import DEFAULT_RULES, Context, LearnedDecision, LineFeatures, apply_rules, chosen, scene_tail, surface, vote_features
 from ..decide.features import previous_block
 from ..decide.learned import mix_ranking
 from ..decide.registry import ROLL
@@ -194,9 +194,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
     if mode not in ("learned", "hybrid", "model"):
         raise VgmError(f"adjudicate: mode {mode!r} is not learned, hybrid or model")
     chosen_rules = list(DEFAULT_RULES if rules is None else rules)
-    for rule_id in chosen_rules:
-        if rule_id not in RULES:
-            raise UnknownRule(f"adjudicate: unknown rule {rule_id!r}; registered rules are {', '.join(sorted(RULES))}")
+    chosen(chosen_rules)  # an unknown id is an error when the spec is built, not at the first line
 
     async def run(state: PipelineState) -> PipelineState:
         pack, options = state.pack, state.options
