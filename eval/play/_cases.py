@@ -12,6 +12,12 @@ A case file is YAML, either a list of cases or a mapping with ``cases:`` (and an
         expect: {roll: true, checks: [athletics, acrobatics]}
 
 ``scene`` (inline text) or ``scenario`` (a shipped id, see ``vgm play --list``) — exactly one.
+``history`` (optional) lists earlier turns, played through the same GM in order before ``line``:
+``{speaker, text}`` where ``speaker`` is a ready character (played as a turn) or ``GM`` (a GM line
+put in the log as said, not played). ``expect.reply`` judges the words the player sees:
+``any`` (one of these phrases must appear), ``none`` (none may: a contradiction), ``voice`` (an NPC
+who must speak in quotes). With ``expect.reply`` the ``roll`` key is optional; a case without it
+counts in the reply metrics only.
 ``expect.checks`` lists every check a reasonable GM might call (any alias the pack knows; they
 are resolved to ids on load). ``expect.impossible: true`` marks an act no roll can make succeed;
 it implies ``roll: false``. Every mistake is one line naming the file, the case id and the key.
@@ -22,6 +28,8 @@ in the packs' example lines), ``dev`` (scored, then read for development; the de
 """
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +41,10 @@ from gm.characters import CharacterError, find_character, ready_characters
 from gm.table import Scenario, ScenarioError, load_scenario
 from rulesets import FileProblem, UnknownName, VgmError, parse_yaml, read_text
 
-__all__ = ["CASES_DIR", "ROLES", "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "set_role", "trpg_packs"]
+__all__ = [
+    "CASES_DIR", "ROLES", "CaseError", "Expect", "HistoryLine", "PlayCase", "ReplyExpect", "load_cases", "npc_names", "parse_cases",
+    "set_role", "trpg_packs",
+]
 
 SHAPE_HINT = "see eval/play/cases/dev.yaml for the shape"
 CASES_DIR = Path(__file__).parent / "cases"  # the shipped case sets
@@ -44,13 +55,31 @@ class CaseError(VgmError):
     """A play-eval case file that cannot be scored as written."""
 
 
+class ReplyExpect(BaseModel):
+    """What the reply must carry (``any``: one of these phrases), must not (``none``), and who speaks in it (``voice``)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    any_of: list[str] = Field(default_factory=list, alias="any")
+    none: list[str] = Field(default_factory=list)
+    voice: str | None = None
+
+
 class Expect(BaseModel):
-    """What a fair GM does with the line: roll or not, which checks fit, whether it cannot succeed."""
+    """What a fair GM does with the line: roll or not, which checks fit, whether it cannot succeed, what it says."""
 
     model_config = ConfigDict(extra="forbid")
-    roll: bool | None = None  # required unless impossible (which implies no roll)
+    roll: bool | None = None  # required unless impossible (which implies no roll) or a reply is judged
     checks: list[str] = Field(default_factory=list)
     impossible: bool = False
+    reply: ReplyExpect | None = None
+
+
+class HistoryLine(BaseModel):
+    """An earlier turn: a character's line (played) or a ``GM`` line (logged as said)."""
+
+    model_config = ConfigDict(extra="forbid")
+    speaker: str = Field(min_length=1)
+    text: str = Field(min_length=1)
 
 
 class PlayCase(BaseModel):
@@ -62,6 +91,7 @@ class PlayCase(BaseModel):
     scene: str | None = None
     scenario: str | None = None
     character: str | None = None
+    history: list[HistoryLine] = Field(default_factory=list)
     line: str = Field(min_length=1)
     expect: Expect
     note: str = ""  # why the expectation is what it is (for people; never scored)
@@ -70,8 +100,17 @@ class PlayCase(BaseModel):
 
     @property
     def kind(self) -> str:
-        """``impossible``, ``no_roll`` or ``roll`` — what the case tests."""
-        return "impossible" if self.expect.impossible else ("roll" if self.expect.roll else "no_roll")
+        """``impossible``, ``no_roll``, ``roll`` or ``reply`` (only the words are judged) — what the case tests."""
+        if self.expect.impossible:
+            return "impossible"
+        if self.expect.roll is None:
+            return "reply"
+        return "roll" if self.expect.roll else "no_roll"
+
+    @property
+    def speakers(self) -> list[str]:
+        """The characters at the table: the case's, then each other one who speaks in the history."""
+        return list(dict.fromkeys([self.character or "", *(h.speaker for h in self.history if h.speaker != "GM")]))
 
     def to_scenario(self) -> Scenario:
         """The scene to play: the shipped scenario, or one built from the inline ``scene`` text."""
@@ -236,14 +275,30 @@ def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any], sheets_
             known = ", ".join(s.name for s in sheets)
             raise fail("character", f"no ready {pack.name} character {case.character!r}", f"use one of {known}") from None
 
+    # earlier turns: each by a ready character of the pack, or the GM
+    for k, said in enumerate(case.history):
+        said.text = " ".join(said.text.split())
+        if not said.text:
+            raise fail(f"history[{k}].text", "empty", "write what was said")
+        if said.speaker.strip().lower() == "gm":
+            said.speaker = "GM"
+            continue
+        try:
+            said.speaker = find_character(said.speaker, sheets).name
+        except CharacterError:
+            known = ", ".join(s.name for s in sheets)
+            raise fail(f"history[{k}].speaker", f"no ready {pack.name} character {said.speaker!r}", f"use GM or one of {known}") from None
+
     # what is expected
     expect = case.expect
+    if expect.reply is not None:
+        _check_reply(expect.reply, case, fail)
     if expect.impossible:
         if expect.roll:
             raise fail("expect.roll", "an impossible act expects no roll", "write `roll: false` (or leave it out)")
         expect.roll = False
-    elif expect.roll is None:
-        raise fail("expect.roll", "required", "write `roll: true` or `roll: false`")
+    elif expect.roll is None and expect.reply is None:
+        raise fail("expect.roll", "required", "write `roll: true` or `roll: false` (or judge the words with `reply:`)")
     if not expect.roll and expect.checks:
         raise fail("expect.checks", "a case without a roll lists no checks", "drop `checks` or set `roll: true`")
     resolved = []
@@ -255,3 +310,55 @@ def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any], sheets_
     expect.checks = list(dict.fromkeys(resolved))
     case.line = " ".join(case.line.split())
     return case
+
+
+_TITLES = {"the", "old", "young", "chief", "sheriff", "captain", "dr", "mr", "mrs", "miss", "sir", "lady", "lord",
+           "father", "mother", "sister", "brother", "master", "mistress", "doctor", "professor", "saint"}
+
+
+def npc_names(scenario: Scenario) -> dict[str, list[str]]:
+    """Each NPC of a scenario → the words that name them (full name, aliases, name words without titles).
+
+    Read from ``npcs:`` and, when the scenario carries one, its ``world:`` (names and aliases). A word
+    two NPCs share (a family name) names neither.
+    """
+    out: dict[str, list[str]] = {}
+    world = getattr(scenario, "world", None)
+    people = getattr(world, "npcs", None) if world is not None and not isinstance(world, dict) else (world or {}).get("npcs")
+    listed = [(n.name, []) for n in scenario.npcs]
+    for person in people or []:
+        name = person.get("name") if isinstance(person, dict) else getattr(person, "name", None)
+        aliases = person.get("aliases", []) if isinstance(person, dict) else getattr(person, "aliases", [])
+        if name:
+            listed.append((name, list(aliases or [])))
+    for name, aliases in listed:
+        words = [w for w in re.findall(r"[\w'-]+", name) if w.lower().strip(".") not in _TITLES and len(w) > 2]
+        known = out.setdefault(name, [])
+        known += [n for n in (name, *aliases, *words) if n not in known]
+    shared = Counter(w.lower() for words in out.values() for w in words)  # "Quist" names Ruth and Abner: neither
+    return {name: [w for w in words if w == name or shared[w.lower()] == 1] for name, words in out.items()}
+
+
+def _named(name: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower()) is not None
+
+
+def _check_reply(reply: ReplyExpect, case: PlayCase, fail: Any) -> None:
+    """Phrases are non-empty; the ``voice`` is an NPC of the scenario, or a name the inline scene gives."""
+    if not (reply.any_of or reply.none or reply.voice):
+        raise fail("expect.reply", "empty", "give `any` (phrases a right reply carries), `none` (contradictions) or `voice` (an NPC)")
+    for key, phrases in (("any", reply.any_of), ("none", reply.none)):
+        for k, phrase in enumerate(phrases):
+            if not " ".join(str(phrase).split()):
+                raise fail(f"expect.reply.{key}[{k}]", "empty phrase", "write a word or phrase, or drop the item")
+    if reply.voice is None:
+        return
+    reply.voice = " ".join(reply.voice.split())
+    if case.scenario:
+        names = npc_names(case.to_scenario())
+        hit = next((full for full, words in names.items() if any(w.lower() == reply.voice.lower() for w in words)), None)
+        if hit is None:
+            raise fail("expect.reply.voice", f"no NPC {reply.voice!r} in scenario {case.scenario}", f"use one of {', '.join(names) or '(none listed)'}")
+        reply.voice = hit
+    elif not _named(reply.voice, case.scene or ""):
+        raise fail("expect.reply.voice", f"{reply.voice!r} is not named in the scene", "name the NPC in `scene` or fix the spelling")
