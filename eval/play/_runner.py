@@ -6,10 +6,16 @@ The run folder holds::
     decisions.jsonl   one line per case, flushed as soon as it is played:
                       {"id", "ruleset", "character", "decision", "checks": [{"character", "skill"}],
                        "outcome": "success"|"failure"|"none"|"refused", "narration", "turn_s",
-                       "first_token_s", "seed", "notes"}  — or {"id", "ruleset", "error"} when
+                       "first_token_s", "seed", "notes", "reply", "speaker", "history_played",
+                       "revealed_before", "revealed"}  — or {"id", "ruleset", "error"} when
                       the case raised; a turn the GM finished without a step that broke (its
                       decision, say) keeps its record and carries an "error" too
     summary.json      the metrics of ``_summary`` over every case of the set played so far
+
+``reply`` is the narration the player sees (``speaker`` the NPC the GM says is speaking, when it
+says); ``history_played`` the case's earlier turns with what the GM answered to each;
+``revealed_before`` the secrets found before the line and ``revealed`` those found after it (a
+secret the line itself found may be told; see ``_summary.leaked_secrets``).
 
 A rerun into the same folder skips the ids already answered and plays the rest; a case that
 errored is played again (its error line is dropped), like the MOE runner retries failed instances.
@@ -30,7 +36,7 @@ from rulesets import FileProblem, VgmError, read_jsonl, write_atomic
 from ._cases import PlayCase
 from ._summary import Summary, summarize
 
-__all__ = ["RunError", "run_cases", "read_decisions", "decide", "outcome_of", "case_seed", "PIPELINE"]
+__all__ = ["RunError", "run_cases", "read_decisions", "decide", "play_history", "outcome_of", "case_seed", "PIPELINE"]
 
 PIPELINE = "adjudicate"
 
@@ -53,7 +59,32 @@ def case_seed(seed: int, case_id: str) -> int:
 
 def _default_gm(case: PlayCase, model: Any, seed: int) -> Any:
     return GameMaster(case.ruleset, case.to_scenario(), model, pipeline=PIPELINE,
-                      characters=[case.character], memory=False, seed=seed)
+                      characters=case.speakers, memory=False, seed=seed)
+
+
+def _revealed(gm: Any) -> list[str]:
+    return list(getattr(getattr(gm, "session", None), "revealed", None) or [])
+
+
+def _tell(gm: Any, text: str) -> None:
+    """Put a GM line in the log as said (the GM's own ``say``, else ``_say``): a history line not played."""
+    say = getattr(gm, "say", None) or getattr(gm, "_say", None)
+    if say is None:
+        raise RunError(f"{type(gm).__name__} cannot take a GM line (no `say`); drop the case's GM history lines or give the GM a `say(text)`")
+    say(text)
+
+
+def play_history(case: PlayCase, gm: Any) -> list[dict[str, Any]]:
+    """Play the case's earlier turns on ``gm`` in order: a character's line as a turn, a GM line into the log."""
+    played = []
+    for said in case.history:
+        if said.speaker == "GM":
+            _tell(gm, said.text)
+            played.append({"speaker": "GM", "text": said.text})
+            continue
+        reply = gm.step(said.speaker, said.text)
+        played.append({"speaker": said.speaker, "text": said.text, "reply": getattr(reply, "narration", "") or ""})
+    return played
 
 
 def _shared_model(model: Any) -> Any:
@@ -73,7 +104,9 @@ def outcome_of(decision: str, rolls: list[Any]) -> str:
 
 
 def decide(case: PlayCase, gm: Any, seed: int) -> dict[str, Any]:
-    """Play the case's line on ``gm`` and return its decision record."""
+    """Play the case's history, then its line, on ``gm`` and return the line's decision record."""
+    history = play_history(case, gm)
+    before = _revealed(gm)
     started = time.perf_counter()
     reply = gm.step(case.character, case.line)
     wall = time.perf_counter() - started
@@ -92,6 +125,8 @@ def decide(case: PlayCase, gm: Any, seed: int) -> dict[str, Any]:
         "turn_s": round(float(turn_s if turn_s is not None else wall), 3),
         "first_token_s": None if timing.get("first_token_s") is None else round(float(timing["first_token_s"]), 3),
         "seed": seed, "notes": list(getattr(reply, "notes", []) or []),
+        "reply": reply.narration, "speaker": getattr(reply, "speaker", None) or None,
+        "history_played": history, "revealed_before": before, "revealed": _revealed(gm),
     }
 
 
