@@ -1,0 +1,247 @@
+"""What a player's line means, read once: talk to someone, a question for the GM, an attack, a move...
+
+Every part of the GM that needs to know what a line is *for* (the fight, the answerer, the
+narrator) reads the same ``Intent`` instead of keeping its own verb list. The reading is by
+words, never by a model, and general: verbs are data (the lexicons below), names come from
+the caller (the NPCs, foes, characters, weapons, spells and items in play).
+
+    read_intent("Ruth, when did you last see him?", npcs=["Ruth Abernathy"])       # talk, npc Ruth Abernathy
+    read_intent("I swing at goblin 2 with my mace", foes=["Goblin 1", "Goblin 2"],
+                weapons=["Mace"], in_fight=True)                                    # attack Goblin 2 with Mace
+    read_intent("I stab the wizard", foes=["Goblin 1"], in_fight=True).unknown_target  # "wizard": ask which one
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Literal, Sequence
+
+from pydantic import BaseModel
+
+from pipelines.decide import OUT_OF_CHARACTER
+from pipelines.speech import first_name, is_talk, narrated, without_quotes
+
+__all__ = ["Intent", "read_intent", "ATTACK_VERBS"]
+
+Kind = Literal["talk", "ask", "act", "attack", "move", "use", "cast", "ooc"]
+
+# ---- lexicons: verbs as data. "*" stands for up to four words ("throw * at": throw a javelin at).
+ATTACK_VERBS = (
+    "attack", "hit", "strike", "stab", "slash", "hack", "hack at", "smash", "bash", "punch", "kick", "shoot", "shoot at",
+    "charge", "charge at", "lunge at", "swing at", "swing * at", "go for", "fire at", "fire on", "fire * at", "open fire on",
+    "loose * at", "throw * at", "hurl * at", "cut down", "cut at", "slice", "cleave", "skewer", "impale", "smite", "shank",
+    "tackle", "clobber", "whack", "wallop", "strike at", "thrust at", "jab", "stab at", "pummel", "bludgeon", "gut", "take a swing at",
+    "take a shot at", "aim at", "aim * at", "behead",
+)
+TALK_VERBS = ("ask", "tell", "say", "reply", "answer", "shout", "whisper", "call", "greet", "thank", "beg", "plead with",
+              "question", "talk to", "speak to", "speak with", "chat with", "warn", "persuade", "convince", "promise", "inform")
+MOVE_VERBS = ("go", "walk", "run", "head", "climb", "cross", "enter", "leave", "move", "step", "sneak", "creep", "travel",
+              "return", "follow", "descend", "ascend", "approach", "jump", "swim", "ride", "drive", "wade", "crawl", "back away",
+              "make my way", "make our way", "hurry", "dash", "sprint", "retreat", "flee")
+USE_VERBS = ("use", "drink", "quaff", "apply", "read", "light", "pour", "uncork", "eat", "consume", "activate", "wave", "unlock",
+             "put on", "wear", "ring", "play", "hold up", "pull out", "take out")
+CAST_VERBS = ("cast", "invoke", "channel", "conjure", "pray for", "call upon")
+# what a line says of the GM or the table rather than of the world
+OOC = re.compile(r"^\s*(?:[(\[]\s*(?:ooc|gm|dm|meta)\b|as (?:a|the) player\b|(?:gm|dm|game ?master)\s*[,:]|"
+                 r"(?:quick )?rules? question\b|out of game\b)", re.I)
+# words that may stand between an attack verb and its target, or after it, without naming anyone
+_FILLER = set("""the a an at on upon into onto toward towards to that this those these nearest closest next other another
+    one ones my his her their our its again forward ahead in out across over through down up wildly hard fast fiercely
+    straight right left quickly first back off away low high then now once twice fray all can""".split())
+_GENERIC = set("""enemy enemies foe foes opponent opponents attacker attackers target someone somebody anyone
+    nearest closest them""".split())
+_PRONOUNS = {"it", "him", "her", "them", "he", "she", "they"}
+_STOP = re.compile(r"\b(?:with|using|and|but|then|while|before|after|as|so|until|because|if|from|for)\b|[,.;:!?\"“”]", re.I)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+_QUOTES = re.compile(r"[\"“]([^\"”]*)[\"”]")
+_SENTENCE_END = r"(?:^|[.!?]\s+|^\s*(?:so|okay|ok|well|hey|now|wait)[,\s]+)"
+
+
+class Intent(BaseModel):
+    """One reading of a player's line: what kind of thing it is, and whom or what it names.
+
+    ``target`` is a name from the caller's lists (a foe, else an NPC); ``unknown_target`` holds
+    the words of a target that matched no one, so the caller can ask "which one?".
+    """
+
+    kind: Kind
+    text: str
+    npc: str | None = None  # the NPC spoken to (talk)
+    target: str | None = None  # attack / cast / use
+    unknown_target: str | None = None
+    weapon: str | None = None
+    item: str | None = None
+    spell: str | None = None
+    question: bool = False
+    quoted: str = ""
+
+
+def _verbs(words: Iterable[str]) -> re.Pattern:
+    """A pattern for a verb list: each first word takes -s/-es/-ed/-ing, "*" stands for a few words."""
+    forms = []
+    for phrase in sorted(words, key=len, reverse=True):
+        head, *rest = phrase.split()
+        stem = head[:-1] if head.endswith("e") else head
+        form = re.escape(stem) + (r"(?:e|es|ed|ing)" if stem != head else r"(?:s|es|ed|ing)?")
+        for word in rest:
+            form += r"(?:\s+[\w'’.-]+){1,4}?" if word == "*" else r"\s+" + re.escape(word)
+        forms.append(form)
+    return re.compile(r"\b(?:" + "|".join(forms) + r")\b", re.I)
+
+
+_ATTACK, _TALK, _MOVE, _USE, _CAST = map(_verbs, (ATTACK_VERBS, TALK_VERBS, MOVE_VERBS, USE_VERBS, CAST_VERBS))
+
+
+def _aliases(entry: Any) -> tuple[str, list[str]]:
+    """A name and what a line may call it by: itself, its aliases, its first name, its role."""
+    if isinstance(entry, str):
+        name, extra = entry, []
+    else:
+        name, extra = entry.name, [*getattr(entry, "aliases", []), getattr(entry, "role", "") or ""]
+    base = re.sub(r"\s+#?\d+$", "", name)
+    out = [name, base, first_name(base), *extra]
+    out += [w for w in base.split()[1:] if len(w) > 2 and w[0].isupper()]
+    return name, [a for a in dict.fromkeys(a.strip() for a in out) if len(a) > 1 and not _ATTACK.fullmatch(a)]
+
+
+def _number_of(name: str) -> str | None:
+    found = re.search(r"\s#?(\d+)$", name)
+    return found.group(1) if found else None
+
+
+def _score(text: str, entry: Any) -> int:
+    """How much of the line names this one (the longest alias found; 0 when it is not named).
+
+    A numbered name ("Goblin 2") is named by its number or by its kind alone, never by another number.
+    """
+    name, aliases = _aliases(entry)
+    number, best = _number_of(name), 0
+    for alias in aliases:
+        kind = re.escape(re.sub(r"\s+#?\d+$", "", alias))
+        if number and re.search(rf"\b{kind}\s*#?{number}\b", text, re.I):
+            best = max(best, len(alias) + 2)
+        elif re.search(rf"\b{kind}(?:s|es)?\b(?!\s*#?\d)", text, re.I):
+            best = max(best, len(alias))
+    return best
+
+
+def _ordinals(text: str) -> str:
+    """ "the second goblin" → "goblin 2": one way to write a number."""
+    return re.sub(r"\b(first|second|third|fourth|fifth)\s+([a-z][\w'’-]*)", lambda m: f"{m.group(2)} {_ORDINALS[m.group(1).lower()]}",
+                  text, flags=re.I)
+
+
+def _who(text: str, people: Sequence[Any], last: str | None = None) -> str | None:
+    """The one the line names among ``people`` (the best-named; ties go to the earlier, e.g. the nearest).
+
+    "the other goblin" skips the last one targeted when another fits.
+    """
+    text = _ordinals(text)
+    scored = [(_score(text, p), i, _aliases(p)[0]) for i, p in enumerate(people)]
+    named = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))
+    if re.search(r"\b(?:other|another)\b", text, re.I):
+        others = [n for _, _, n in named if n != last] or [n for _, _, n in scored if n != last and not named]
+        return others[0] if others else None
+    return named[0][2] if named else None
+
+
+def _object(text: str, verb: re.Match) -> str:
+    """The words the verb acts on, up to "with", "and", a comma...: "the old wizard" → "old wizard"."""
+    rest = _STOP.split(text[verb.end():], maxsplit=1)[0]
+    return " ".join(w for w in re.findall(r"[\w'’-]+", rest) if w.lower() not in _FILLER)
+
+
+def _named(text: str, names: Sequence[str]) -> str | None:
+    """The longest of ``names`` the line mentions, else one whose head noun it mentions ("crossbow" for
+    "Light crossbow", "potion" for "Potion of healing")."""
+    for name in sorted(names, key=len, reverse=True):
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I):
+            return name
+    for name in names:
+        tail = re.split(r"\s+of\s+", name)[0].split()[-1].lstrip(".0123456789")  # its head noun
+        if len(tail) > 2 and re.search(rf"\b{re.escape(tail)}s?\b", text, re.I):
+            return name
+    return None
+
+
+def _addressed(text: str, people: Sequence[Any]) -> str | None:
+    """The one a line puts a question or words to by name: "Ruth, where...?" anywhere a sentence starts."""
+    for entry in people:
+        name, aliases = _aliases(entry)
+        for alias in sorted(aliases, key=len, reverse=True):
+            if re.search(rf"{_SENTENCE_END}{re.escape(alias)}\s*,\s*[^?]*\?", text, re.I | re.M):
+                return name
+    return None
+
+
+def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | None:
+    """An attack: a violent verb at someone. Out of a fight, the words it acts on must name someone."""
+    verb = _ATTACK.search(said)
+    if verb is None:
+        return None
+    weapon = _named(said, weapons)
+    aimed = _STOP.split(said[verb.end():], maxsplit=1)[0]
+    words = [w for w in re.findall(r"[\w'’-]+", aimed) if w.lower() not in _FILLER]
+    target = _who(aimed, foes, last_target) or (_who(said, foes, last_target) if in_fight else _who(aimed, npcs))
+    if target is None and last_target and {w.lower() for w in words} & _PRONOUNS:
+        target = last_target
+    held = {w.lower() for w in (weapon or "").split()}
+    loose = [w for w in words if w.lower() not in _GENERIC | _PRONOUNS | held]
+    if not in_fight and target is None and len(loose) == len(words):
+        return None  # "I hit the road", "strike a deal": no one to fight
+    return Intent(kind="attack", text=said, target=target, unknown_target=" ".join(loose) if target is None and loose else None,
+                  weapon=weapon)
+
+
+def _talked_to(text: str, listeners: Sequence[Any]) -> str | None | bool:
+    """Whom talk is put to: a name after "ask"/"tell"... or in the line; True for talk to no one listed."""
+    plain = without_quotes(text)
+    verb = _TALK.search(plain)
+    if verb is None and not is_talk(text):
+        return None
+    return _who(plain[verb.end():] if verb else plain, listeners) or _who(plain, listeners) or True
+
+
+def _only_asks(text: str) -> bool:
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", without_quotes(text).strip()) if s]
+    return bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
+def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = (), pcs: Sequence[Any] = (),
+                weapons: Sequence[str] = (), spells: Sequence[str] = (), items: Sequence[str] = (),
+                in_fight: bool = False, last_target: str | None = None) -> Intent:
+    """Read a player's line into one ``Intent``; never raises.
+
+    Args:
+        npcs, foes, pcs: names (or objects with ``name`` and optional ``aliases``/``role``) in play;
+            ``foes`` nearest first, so "the goblin" among two is the nearer one.
+        weapons, spells, items: what the acting character has, by name.
+        in_fight: attack wording is then always an attack (at the nearest foe when it names none).
+        last_target: whom the character last attacked: "it", "him" and "the other one" read by it.
+    """
+    text = str(text or "")
+    said = narrated(text)
+    base = {"text": text, "quoted": " ".join(q.strip() for q in _QUOTES.findall(text)), "question": "?" in text}
+    npc_names = {_aliases(n)[0] for n in npcs}
+    if OUT_OF_CHARACTER.match(text) or OOC.match(text):
+        return Intent(kind="ooc", **base)
+    listeners = [*npcs, *pcs, *foes]
+    spoken_to = _addressed(text, listeners)
+    if spoken_to is not None:
+        return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
+    spell = _named(said, spells)
+    if spell or _CAST.search(said):
+        return Intent(kind="cast", spell=spell, target=_who(said, [*foes, *npcs, *pcs]), **base)
+    fight = _attack(said, foes, npcs, weapons, last_target, in_fight)
+    if fight is not None:
+        return fight.model_copy(update=base)
+    spoken_to = _talked_to(text, listeners)
+    if spoken_to is not None:
+        return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
+    if _only_asks(text):
+        return Intent(kind="ask", **base)
+    item = _named(said, items)
+    if item or _USE.search(said):
+        return Intent(kind="use", item=item, target=_who(said, [*foes, *npcs, *pcs]), **base)
+    if _MOVE.search(said):
+        return Intent(kind="move", **base)
+    return Intent(kind="act", **base)
