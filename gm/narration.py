@@ -24,6 +24,7 @@ from pipelines.llm import ModelError, stream_complete
 from pipelines.speech import first_name, is_talk, speaks
 from pipelines.steps.adjudicate import shot_messages, table_system
 
+from .facts_guard import contradicts_numbers, speaks_for_the_silent
 from .retell import base_action, gist, third_person, told_by
 
 __all__ = [
@@ -79,6 +80,20 @@ _STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "at", "for", "wi
 
 def _content(text: str) -> list[str]:
     return [w for w in _words(text) if w not in _STOP]
+
+
+def carries(text: str, answer: Any) -> bool:
+    """The reply says the chosen answer: its key words (numbers as digits or words, names, rare words)."""
+    low = " " + " ".join(_words(text)) + " "
+    keys = [k.lower() for k in answer.keys]
+    hits = sum(1 for k in keys if f" {k} " in low or (k.isdigit() and f" {_NUMBER_NAMES.get(k, '#')} " in low)
+               or (k in _NUMBER_WORDS_BACK and f" {_NUMBER_WORDS_BACK[k]} " in low))
+    return hits >= max(1, (len(keys) + 1) // 2)
+
+
+_NUMBER_NAMES = {str(i): w for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_NAMES |= {"15": "fifteen", "20": "twenty", "30": "thirty", "40": "forty", "50": "fifty", "60": "sixty", "100": "hundred"}
+_NUMBER_WORDS_BACK = {w: d for d, w in _NUMBER_NAMES.items()}
 
 
 def tells(text: str, found: str, share: float = 0.4) -> bool:
@@ -298,6 +313,9 @@ class NarrationRequest:
     recall: bool = False  # the roll was for what the character knows (History, Occult...): a failure learns nothing
     implausible: bool = False  # rolled at the hardest difficulty: even a success stops short of the impossible part
     said_before: list[str] = field(default_factory=list)  # the GM's earlier narrations this session, never to be said again
+    answer: Any = None  # gm.answer.Answer: the content a reply to a question must carry, chosen from the world
+    silent: list[str] = field(default_factory=list)  # NPCs dead or gone: nobody makes them speak
+    facts: list[str] = field(default_factory=list)  # the world's stated facts: no sentence gives other numbers for them
 
 
 @dataclass
@@ -320,6 +338,8 @@ def _example_phrases() -> frozenset[tuple[str, ...]]:
 
 def guide(req: NarrationRequest) -> str:
     """What the rules decided, in the few words the worked examples use."""
+    if req.answer is not None and req.decision == "no_roll":
+        return req.answer.guide
     if req.decision == "impossible":
         return f"Impossible: it cannot work ({req.why}); say why." if req.why else "Impossible: it cannot work; say why."
     if req.decision == "no_roll":
@@ -402,6 +422,10 @@ class _Gate:
             return "let the impossible succeed"  # "The fireball strikes the bell tower": what the act makes, told as there
         if re.search(r"\bHP\b|\bhit points?\b|\b\d+\s*(damage|points?)\b", clean, re.I):
             return "recited the numbers"
+        if (gone := speaks_for_the_silent(clean, req.silent)):
+            return f"made {gone} speak, who is dead or gone"
+        if contradicts_numbers(clean, [req.answer.content] if req.answer is not None and req.answer.keys else req.facts):
+            return "gave numbers the scene does not"  # "about two miles" for a forty-foot drop
         if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):
             return "contradicted the fight"
         if not req.standing and _DEATH.search(clean) and not self.death_known:
@@ -473,6 +497,10 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
     the retry after a rejected reply still samples at 0.9 to say something new."""
     started = time.perf_counter()
     notes: list[str] = []
+    if req.answer is not None and req.answer.final:  # said exactly so (an out-of-character request): no model
+        if on_token is not None:
+            on_token(req.answer.content)
+        return Narration(text=req.answer.content, notes=[f"answered without the model ({req.answer.kind})"], first_token_s=time.perf_counter() - started)
     usage = None
     retry_cause = None
     text = ""
@@ -500,6 +528,9 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
 
             if req.found and req.success and not tells(text, req.found):  # a clue the dice earned must reach the table
                 add(req.found, "what was found")
+            answer = req.answer if req.decision == "no_roll" else None
+            if answer is not None and answer.keys and not carries(text, answer):  # the answer chosen from the world must be said
+                add(answer.spoken(), "the answer the world holds")
             # it must say the act fails, and why if the rules know: "the far edge is 200 feet away" only repeats the scene
             if req.decision == "impossible" and not (_REFUSES.search(text) and (tells(text, req.why) if req.why else True)):
                 add(fallback(req.name, req.line, "impossible", None, why=req.why), "why the act cannot work")
@@ -509,7 +540,9 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
     words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall, req.implausible)
-    if text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
+    if req.answer is not None and req.decision == "no_roll":
+        words = req.answer.spoken()
+    elif text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
         words = req.scene_line  # the words on screen already answer: "...waits for an answer" would unsay them
     text = (text + " " + words).strip() if text else words
     notes.append(f"narration fell back to a plain description (the model's reply {retry_cause})")

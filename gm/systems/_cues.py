@@ -22,7 +22,7 @@ class Cues:
 
     secret: Secret | None  # the unrevealed scenario secret this action reaches, if any
     base: int | str | None  # the secret's difficulty, else the scene's default, else None
-    source: str  # why that base ("the scene sets it for 'altar catch'"), or ""
+    source: str  # why that base ("the scene sets it": never the secret's id, which players read), or ""
     shift: int  # -1 easier, 0, +1 harder, from the player's words
     shift_why: str  # "'quickly' makes it harder"
     edge: int  # +1 advantage / bonus die, -1 disadvantage / penalty die, 0 neither
@@ -77,6 +77,6 @@ def read_cues(check_id: str, text: str, scenario: Scenario | None = None, reveal
     secret = matching_secret(scenario, check_id, text, revealed or set())
     shift, shift_why = step(text)
     base = secret.difficulty if secret else (scenario.difficulty if scenario and scenario.difficulty is not None else None)
-    source = f"the scene sets it for '{secret.id.replace('_', ' ')}'" if secret else ("the scene's usual difficulty" if base is not None else "")
+    source = "the scene sets it" if secret else ("the scene's usual difficulty" if base is not None else "")
     return Cues(secret=secret, base=base, source=source, shift=shift, shift_why=shift_why, edge=edge(text),
                 party_level=scenario.level if scenario else 1)

@@ -1,0 +1,94 @@
+"""Guards of the world's facts: a sentence of the GM's reply must not unsay what the world holds.
+
+Two kinds a player notices at once ("How far is the drop?" → "about two miles" when the scene
+says forty feet; the dead keeper answering a question):
+
+    quantities("a drop of forty feet, 12 ft wide")          # {(40, "foot"), (12, "foot")}
+    contradicts_numbers("It is two miles away.", ["The far bank lies forty feet off."])   # False: no miles stated
+    contradicts_numbers("The drop is ten feet.", ["The drop is forty feet."])             # True
+    speaks_for_the_silent('Ruth says, "Go away."', ["Ruth Quist"])                        # "Ruth Quist"
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from pipelines.speech import first_name
+
+__all__ = ["quantities", "contradicts_numbers", "speaks_for_the_silent"]
+
+# Hand-written: number words up to the hundreds are all a scene uses for sizes and spans, and the
+# libraries that parse them (word2number) are not among the project's dependencies for one map.
+_UNITS_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                                           "fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_UNIT = {  # the unit's words → one name, so "ft", "foot" and "feet" compare
+    "foot": "foot", "feet": "foot", "ft": "foot", "yard": "yard", "yards": "yard", "mile": "mile", "miles": "mile",
+    "metre": "metre", "metres": "metre", "meter": "metre", "meters": "metre", "m": "metre", "inch": "inch", "inches": "inch",
+    "pace": "pace", "paces": "pace", "year": "year", "years": "year", "day": "day", "days": "day", "night": "night",
+    "nights": "night", "hour": "hour", "hours": "hour", "week": "week", "weeks": "week", "month": "month", "months": "month",
+    "minute": "minute", "minutes": "minute", "step": "pace", "steps": "pace",
+}
+_NUMBER = r"\d+(?:[.,]\d+)?|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?|" \
+          r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|" \
+          r"nineteen|a|an)(?:\s+hundred)?"
+_QUANTITY = re.compile(rf"\b({_NUMBER})[\s-]+({'|'.join(sorted(_UNIT, key=len, reverse=True))})\b", re.I)
+_SPEECH = re.compile(r"\b(?:says?|said|answers?|answered|replies|replied|whispers?|whispered|mutters?|muttered|tells?|told|"
+                     r"explains?|explained|speaks?|spoke|calls?|called|asks?|asked|nods?|nodded|shrugs?|shrugged|smiles?|smiled|laughs?|laughed)\b", re.I)
+
+
+def _value(words: str) -> float | None:
+    words = words.lower().replace("-", " ").split()
+    if not words:
+        return None
+    if words[0][0].isdigit():
+        return float(words[0].replace(",", ""))
+    total = 0
+    for w in words:
+        if w in ("a", "an"):
+            total += 1
+        elif w == "hundred":
+            total = max(total, 1) * 100
+        elif w in _TENS:
+            total += _TENS[w]
+        elif w in _UNITS_WORDS:
+            total += _UNITS_WORDS[w]
+        else:
+            return None
+    return float(total)
+
+
+def quantities(text: str) -> set[tuple[float, str]]:
+    """The (value, unit) pairs a text states: "forty feet" → (40.0, "foot")."""
+    out = set()
+    for number, unit in _QUANTITY.findall(text):
+        value = _value(number)
+        if value is not None and not (number.lower() in ("a", "an") and unit.lower() in ("m",)):
+            out.add((value, _UNIT[unit.lower()]))
+    return out
+
+
+def contradicts_numbers(sentence: str, facts: Iterable[str]) -> bool:
+    """The sentence gives a span or a size in a unit the facts state, and none of the facts' values
+    ("a few feet more" states no number; "a day" is one day)."""
+    stated = quantities(sentence)
+    if not stated:
+        return False
+    known: dict[str, set[float]] = {}
+    for fact in facts:
+        for value, unit in quantities(fact):
+            known.setdefault(unit, set()).add(value)
+    return any(unit in known and value not in known[unit] for value, unit in stated)
+
+
+def speaks_for_the_silent(sentence: str, silent: Sequence[str]) -> str | None:
+    """The dead or absent NPC a sentence makes speak or answer ("Ruth says, ..."), or None."""
+    if not silent:
+        return None
+    verbs = _SPEECH.pattern
+    for name in silent:
+        for who in {re.escape(name), re.escape(first_name(name))}:
+            # "Ruth says", "Ruth, pale, whispers", "says Ruth"; not "Ruth's chair ... nobody answers"
+            if re.search(rf"\b{who}\b(?!['’]s)(?:,?\s+[\w-]+,?){{0,2}}\s+{verbs}|{verbs}\s+{who}\b", sentence, re.I):
+                return name
+    return None
