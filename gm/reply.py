@@ -31,13 +31,17 @@ class GMReply(BaseModel):
     failed: str = ""  # a step that broke this turn (the GM went on without it); empty when none did
 
     def __str__(self) -> str:
+        return self.as_text(verbose=True)
+
+    def as_text(self, verbose: bool = False) -> str:
+        """The reply as lines; the GM's notes (for the log) only when ``verbose``."""
         lines = [f"[check] {c.character} → {c.skill}" for c in self.checks if not self.rolls and not self.pending]
         if self.decision == "impossible":
             lines.append("[no roll] that cannot work")
         lines += [f"[roll] {r.line()}" for r in self.rolls] + [f"[fight] {f}" for f in self.fight]
         lines += [f"[order] {self.order}"] if self.order else []
         lines += [f"[why] {d}" for d in self.difficulty]
-        lines += [f"[note] {n}" for n in self.notes]
+        lines += [f"[note] {n}" for n in self.notes] if verbose else []
         if self.narration:
             lines.append(f"GM: {self.narration}")
         return "\n".join(lines)

@@ -25,11 +25,13 @@ HELP = """Type what your character does; start the line with a name to switch ch
   /quit          save and leave (Ctrl-C and Ctrl-D too)"""
 
 
-def _print_reply(reply, streamed: bool = False) -> None:
-    """Everything but the narration, which was streamed (when ``streamed``) as it was written."""
+def _print_reply(reply, streamed: bool = False, verbose: bool = False) -> None:
+    """Everything but the narration, which was streamed (when ``streamed``) as it was written.
+    The GM's own notes (which rule fired, what the narration cut) are for the log and ``--verbose``:
+    a player reads the game, not its workings."""
     if not streamed:
         _print_mechanics(reply)
-    for note in reply.notes:
+    for note in reply.notes if verbose else []:
         console.print(f"[magenta]\\[note][/] {escape(note)}")
     if reply.narration and not streamed:
         console.print(f"[bold]GM:[/] {escape(reply.narration)}")
@@ -189,6 +191,7 @@ def play(
     memory: str | None = typer.Option(None, "--memory", help="Long-session memory: minilm (default), hashing or off; a resumed game keeps its own."),
     list_: bool = typer.Option(False, "--list", help="List scenarios and ready characters, then exit."),
     as_json: bool = typer.Option(False, "--json", help="With --list: print JSON."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the GM's notes (rules that fired, what the narration cut); they are always in the session log."),
 ) -> None:
     """Play a scene with an AI Game Master: it calls checks, rolls the dice and narrates (`vgm play eval` scores it)."""
     if ctx.invoked_subcommand is not None:
@@ -247,7 +250,7 @@ def play(
                 continue
             if who:
                 current = who
-            _print_reply(reply, streamed=stream.shown_mechanics or stream.started)
+            _print_reply(reply, streamed=stream.shown_mechanics or stream.started, verbose=verbose)
             gm.save()
     except (KeyboardInterrupt, EOFError):
         console.print()

@@ -51,14 +51,15 @@ def chat_from_session(gm) -> list[dict]:
     return out
 
 
-def reply_markdown(reply) -> str:
+def reply_markdown(reply, verbose: bool = False) -> str:
+    """The reply as the player reads it; the GM's notes only when ``verbose`` (they stay in the session log)."""
     # plain words, no emoji: a browser without an emoji font would show empty boxes
     lines = ["**no roll**: that cannot work"] if reply.decision == "impossible" else []
     lines += [f"**roll** `{r.line()}`" for r in reply.rolls]
     lines += [f"**waiting** for **{p.check.character}** to roll {p.check_name} ({p.expression}): {p.hint}" for p in reply.pending]
     if reply.narration:
         lines.append(reply.narration)
-    lines += [f"_note: {n}_" for n in reply.notes]
+    lines += [f"_note: {n}_" for n in reply.notes] if verbose else []
     return "\n\n".join(lines) or "_(the GM has nothing to add)_"
 
 
