@@ -12,8 +12,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gm.world.model import world_problem
 from pipelines.records import Check, Turn
 from rulesets import FileProblem, UnknownName, VgmError, read_json, read_yaml, write_atomic
 
@@ -80,6 +81,15 @@ class Scenario(BaseModel):
     notes: list[str] = Field(default_factory=list)  # facts the GM keeps in mind (also stored in memory)
     encounter: str | None = None  # a fight (gm/data/encounters/<id>.yaml) the scene can break into
     characters: list[str] = Field(default_factory=list)  # ready characters suggested for this scene
+    world: dict[str, Any] | None = None  # who knows what, places, things, era (gm.world.World's shape); see docs/play.md
+
+    @field_validator("world")
+    @classmethod
+    def _world_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        problem = world_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
 
     def public_scene(self, revealed: set[str] | None = None) -> str:
         """What the players may be told: the scene, what they see of the NPCs, what they found."""
@@ -143,6 +153,8 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario is a mapping (id, ruleset, title, scene, opening, ...)")
     data.setdefault("id", path.stem)
+    if data.get("world") is not None and (problem := world_problem(data["world"])):
+        raise ScenarioError(f"{path}: {problem}; see 'Scenario worlds' in docs/play.md for the shape")
     scenario = _validate(Scenario, data, ScenarioError, path, "see gm/data/scenarios/ for the shape")
     if ruleset is not None:
         if scenario.ruleset != ruleset.name:
@@ -152,6 +164,12 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
                 secret.checks = [ruleset.resolve(c) for c in secret.checks]
             except UnknownName as exc:
                 raise ScenarioError(f"{path}: secrets[{i}].checks: {exc}") from None
+        for i, npc in enumerate((scenario.world or {}).get("npcs") or []):
+            for j, item in enumerate(npc.get("knows") or []):
+                try:
+                    item["checks"] = [ruleset.resolve(c) for c in item.get("checks") or []]
+                except UnknownName as exc:
+                    raise ScenarioError(f"{path}: world.npcs[{i}] ({npc['name']}).knows[{j}] ({item['topic']}): key 'checks': {exc}") from None
     return scenario
 
 
@@ -232,6 +250,7 @@ class Session(BaseModel):
     pending: list[PendingCheck] = Field(default_factory=list)
     pending_turn: TurnRecord | None = None  # the turn whose checks are waiting for player rolls
     revealed: list[str] = Field(default_factory=list)
+    world: dict[str, Any] | None = None  # the world as play changed it (gm.world.World.model_dump): who holds what, facts decided
     combat: dict[str, Any] | None = None  # the fight in progress (gm.combat.Combat.to_dict): round, order, hp
     seed: int = Field(default_factory=lambda: uuid.uuid4().int % 2**31)
     rolls_made: int = 0

@@ -1,0 +1,222 @@
+"""Read a scenario into a World: its ``world:`` mapping as written, the prose for the rest.
+
+Deterministic and quick (it runs at session start): patterns over a class of English wording
+(names, measures, exits, years, dead or absent people) in the scene, the opening, the NPC
+descriptions and the GM's notes. Secrets are never read. What it could not find is said by
+``not_understood``, so an author knows what to write into ``world:``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .model import Exit, Fact, Npc, Place, World
+
+__all__ = ["read_world", "read_world_with_model", "merge", "sentences", "measures", "exits_in", "era_of"]
+
+_NUM = (r"\d+(?:[.,]\d+)?|(?:a few|several|half an?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+        r"fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)"
+        r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine|hundred|thousand))*")
+_LENGTH = r"feet|foot|ft|yards?|miles?|metres?|meters?|km|kilometres?|kilometers?|inches|paces|leagues?|fathoms?|strides"
+_TIME = r"seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|winters?|summers?"
+_MEASURE = re.compile(rf"\b(?:{_NUM})[- ](?:{_LENGTH}|{_TIME})\b(?:[- ](?:high|deep|long|wide|tall|away|across|below|"
+                      rf"above|downstream|upstream|ahead|off|running|ago))?", re.I)
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b(?:\s*[ap]\.?m\.?)?", re.I)
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_YEAR = re.compile(rf"\b(?:(?:{_MONTHS})\s+)?(?:1[0-9]{{3}}|20[0-9]{{2}})\b(?![.,]\d|\s*(?:feet|ft|miles?|yards?|gold|gp|dollars?|coins?|men|people|%))")
+_DECADE = re.compile(r"\b(?:the\s+)?(?:1[0-9]|20)[0-9]0s\b|\b(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th))\s+century\b", re.I)
+_DAYTIME = re.compile(r"\b(dawn|dusk|sunrise|sunset|midnight|noon|midday|morning|afternoon|evening|night|twilight)\b", re.I)
+_PASSAGE = (r"doors?|doorway|gates?|stairs|stair|staircase|stairway|steps|ladder|path|road|trail|track|passage|corridor|"
+            r"tunnel|hatch|trapdoor|bridge|archway|arch|window|lane|alley|street|ramp|shaft|chute")
+_DIRS = (r"north(?:-?(?:east|west))?|south(?:-?(?:east|west))?|east|west|up|down|upward|downward|upstairs|downstairs|"
+         r"below|above|downstream|upstream|inland|seaward")
+_EXIT = re.compile(rf"\b(?P<way>{_PASSAGE})\b(?P<rest>[^,;.]*)", re.I)
+_EXIT_DIR = re.compile(rf"(?<!the )\b(?P<dir>{_DIRS})\b", re.I)
+_EXIT_TO = re.compile(r"\b(?:to|toward|towards|into|onto)\s+(?P<to>(?:the|a|an)\s+[\w'’-]+(?:\s+[\w'’-]+){0,3}|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
+_STOP = {"and", "with", "where", "which", "that", "by", "in", "at", "from", "for", "is", "lies", "stands", "but", "where", "while", "when"}
+_NAME = r"[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*[a-z][\w'’-]*){0,3}"
+_PLACE = re.compile(rf"\b(?:in|at|to|from|near|between|over|beyond|across|toward|towards|under|outside|inside|of|the|and)\s+(?:the\s+)?(?P<name>{_NAME})")
+_PLACE_HEAD = re.compile(rf"^(?P<name>{_NAME}),\s+an?\s+(?:[\w-]+\s+){{0,3}}?(?:town|village|city|hamlet|port|fort|castle|keep|manor|"
+                         r"inn|tavern|saloon|settlement|camp|island|valley|forest|wood|mine|farm|abbey|monastery|temple|shrine|station|outpost)\b")
+_ORG = {"club", "guild", "company", "society", "order", "brotherhood", "sisterhood", "church", "army", "council", "gang", "crew"}
+_KIN = set("""husband wife son daughter father mother brother sister nephew niece uncle aunt cousin grandfather grandmother
+grandson granddaughter widow widower child friend lover fiance fiancee partner servant master mistress apprentice maid
+butler captain keeper merchant gambler sheriff deputy priest priestess doctor innkeeper landlord landlady smith blacksmith
+guard soldier sergeant mayor lord lady king queen prince princess knight chief boss leader rival employer clerk owner""".split())
+_PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?:his|her|their|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
+                     rf"(?P<role>[a-z-]+),?\s+(?P<name>[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
+_UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?:his|her|their|the))\s+late\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
+_DEAD = re.compile(r"\b(?:late|dead|died|killed|slain|murdered|drowned|buried|deceased|passed away|ghost of|body of|remains of)\b", re.I)
+_ABSENT = re.compile(r"\b(?:missing|vanished|disappeared|absent|gone|away|not been seen|lost at sea|fled|left (?:town|the \w+))\b", re.I)
+_ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Mt|Capt|Sgt|Lt|Col|Gen|Prof|Rev|No|vs|etc)\.$")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (a title such as ``Dr.`` does not end one)."""
+    out: list[str] = []
+    for piece in re.split(r"(?<=[.!?])\s+|(?<=[.!?][\"”’])\s+", " ".join((text or "").split())):
+        if out and _ABBREV.search(out[-1]):
+            out[-1] += " " + piece
+        elif piece:
+            out.append(piece)
+    return out
+
+
+def measures(text: str) -> list[str]:
+    """Numbers with units and clock times: ``thirty feet``, ``12 feet high``, ``two miles downstream``, ``11:40``."""
+    return [m.group(0) for m in _MEASURE.finditer(text)] + _CLOCK.findall(text)
+
+
+def era_of(text: str) -> str:
+    """``October 1925``, ``1879``, ``the 1920s`` or ``the 14th century``; "" when the prose names no time."""
+    found = _YEAR.search(text) or _DECADE.search(text)
+    return found.group(0) if found else ""
+
+
+def _destination(rest: str) -> str:
+    found = _EXIT_TO.search(rest)
+    if not found:
+        return ""
+    words = []
+    for word in found.group("to").split():
+        if word.lower() in _STOP:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def exits_in(text: str) -> list[Exit]:
+    """Ways out a sentence names: ``a door to the north``, ``stairs lead down to the cellar``."""
+    out = []
+    for sentence in sentences(text):
+        for found in _EXIT.finditer(sentence):
+            rest = found.group("rest")
+            direction, to = _EXIT_DIR.search(rest), _destination(rest)
+            if not direction and not to:
+                continue
+            lengths = [m for m in measures(sentence) if re.search(_LENGTH, m, re.I)]
+            way = " ".join(w for w in (found.group("way").lower(), direction.group("dir").lower() if direction else "") if w)
+            out.append(Exit(to=to or (direction.group("dir").lower() if direction else ""), way=way,
+                            distance=lengths[0] if lengths else ""))
+    return out
+
+
+def _places(text: str, people: set[str]) -> list[Place]:
+    names: list[str] = []
+    for sentence in sentences(text):
+        head = _PLACE_HEAD.match(sentence)
+        found = [head.group("name")] if head else []
+        found += [m.group("name") for m in _PLACE.finditer(sentence)]
+        for name in found:
+            name = re.sub(r"['’]s$", "", name)
+            if name.split()[-1].lower() in _ORG or name.split()[0] in people or name in names:
+                continue
+            names.append(name)
+    return [Place(name=n) for n in names]
+
+
+def _npc_from(npc: Any) -> Npc:
+    """A scenario NPC: role from the first clause of the description, voice from the clauses after it."""
+    text = " ".join((npc.description or "").split())
+    head, *rest = re.split(r"\s*(?:,|;| — | - )\s*", text)
+    voice = [c for c in rest if c and not _DEAD.search(c) and not _ABSENT.search(c)
+             and not re.search(r"\b(?:at|in|on|behind|by|under|near)\s+(?:the|a|an|his|her|their)\b", c)]
+    return Npc(name=npc.name, role=head, voice=", ".join(voice), alive=not _DEAD.search(text), present=not _ABSENT.search(text))
+
+
+def _people(text: str, known: World) -> list[Npc]:
+    """People the prose names who are not on the NPC list (``Maren's nephew Corvin``, ``her late husband``)."""
+    out: list[Npc] = []
+    for sentence in sentences(text):
+        for m in _PERSON.finditer(sentence):
+            role, name = m.group("role").lower(), m.group("name")
+            if role not in _KIN and not re.search(r"(?:ist|man|woman|ess|ian)$", role):
+                continue
+            if known.npc(name) or known.place(name) or any(n.name == name for n in out) or name in _MONTHS:
+                continue
+            owner = f" of {m.group('owner')}" if m.group("owner") else ""
+            near = sentence[m.end():m.end() + 60]
+            out.append(Npc(name=name, role=role + owner, present=False,
+                           alive=not (m.group("late") or _DEAD.match(near.strip(" ,")) or re.search(r"\b(?:is|was) (?:dead|killed|slain)", near))))
+        for m in _UNNAMED_DEAD.finditer(sentence):
+            name = f"{m.group('owner')}'s {m.group('role')}" if m.group("owner") else f"the {m.group('role')}"
+            if not known.npc(name) and not any(n.name == name for n in out):
+                out.append(Npc(name=name, role=m.group("role"), alive=False, present=False))
+    return out
+
+
+def _about(sentence: str, world: World) -> list[str]:
+    """The names a sentence mentions (an NPC by any word of their name no other NPC shares), measures, years."""
+    words = {n.name: {n.name, *n.aliases, *(w for w in n.name.split() if len(w) > 2 and w.lower() != "the")} for n in world.npcs}
+    shared = {w for ws in words.values() for w in ws if sum(w in other for other in words.values()) > 1}
+    names = [name for name, ws in words.items()
+             if any(re.search(rf"\b{re.escape(w.rstrip('s'))}s?\b", sentence, re.I) for w in ws - shared)]
+    names += [i.name for i in world.places + world.things if i.name.lower() in sentence.lower()]
+    return list(dict.fromkeys(names + measures(sentence) + ([era_of(sentence)] if era_of(sentence) else [])))
+
+
+def merge(first: World, second: World) -> World:
+    """``first`` as written, with what it leaves out filled from ``second`` (NPCs, places and things matched by name)."""
+    out = first.model_copy(deep=True)
+    for key in ("era", "time", "here"):
+        if not getattr(out, key):
+            setattr(out, key, getattr(second, key))
+    for npc in second.npcs:
+        mine = out.npc(npc.name)
+        if mine is None:
+            out.npcs.append(npc.model_copy(deep=True))
+            continue
+        for field in type(npc).model_fields:
+            if field not in mine.model_fields_set and field != "name":
+                setattr(mine, field, getattr(npc, field))
+    for kind, find in (("places", out.place), ("things", out.thing)):
+        for item in getattr(second, kind):
+            mine = find(item.name)
+            if mine is None:
+                getattr(out, kind).append(item.model_copy(deep=True))
+            elif kind == "places" and not mine.exits:
+                mine.exits = list(item.exits)
+    for fact in second.facts:
+        out.add_fact(fact.text, fact.about, fact.source, fact.turn, fact.public)
+    return out
+
+
+def _from_prose(scenario: Any, written: World) -> World:
+    public = " ".join([scenario.scene or "", scenario.opening or ""])
+    notes = " ".join(scenario.notes or [])
+    world = World(era=era_of(public), time=(_DAYTIME.search(public).group(1).lower() if _DAYTIME.search(public) else ""))
+    world.npcs = [_npc_from(n) for n in scenario.npcs]
+    known = merge(written, world)
+    world.npcs += _people(" ".join([public, notes, *(n.description for n in scenario.npcs)]), known)
+    people = {w for n in known.npcs + world.npcs for w in n.name.split()}
+    here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
+    named = [p for p in _places(public, people) if p.name != here.name]
+    world.places = named if written.places else [here, *named]  # a written map has its own "here"
+    world.here = "" if written.places else here.name
+    seen = merge(written, world)
+    for text, public_ in ((scenario.scene, True), (scenario.opening, True), (notes, False)):
+        for sentence in (s for s in sentences(text) if len(s.split()) > 3):
+            world.facts.append(Fact(text=sentence, about=_about(sentence, seen), source="reader", public=public_))
+    return world
+
+
+def read_world(scenario: Any) -> World:
+    """The scenario's world: its ``world:`` mapping as written, filled in from the prose. Never raises on prose."""
+    written = World.model_validate(getattr(scenario, "world", None) or {})
+    world = merge(written, _from_prose(scenario, written))
+    if not world.here and world.places:
+        world.here = world.places[0].name
+    return world
+
+
+async def read_world_with_model(scenario: Any, model: Any) -> World:
+    """``read_world`` with what a model reads from the same public prose merged in after it (never secrets)."""
+    from pipelines.llm import complete_json
+
+    base = read_world(scenario)
+    prose = "\n".join([scenario.scene, scenario.opening, *(f"NPC {n.name}: {n.description}" for n in scenario.npcs)])
+    messages = [{"role": "system", "content": "You read a tabletop RPG scene into JSON: era, time, places with exits "
+                 "and distances, things and where they are, NPCs with role, voice, disposition, alive, present. "
+                 "Use only what the text says."}, {"role": "user", "content": prose}]
+    parsed = await complete_json(model, messages, World, step="world", max_tokens=1500)
+    return merge(base, parsed.value) if parsed.parse_ok and parsed.value is not None else base

@@ -1,0 +1,68 @@
+"""Outcomes that change the world: a find, a foe down, a door opened, a thing taken.
+
+Pure functions over a ``World``: each changes it in place and returns the facts it added
+(``source="outcome"``), so the caller can log them and later replies can be checked against them.
+"""
+from __future__ import annotations
+
+import re
+
+from .model import Fact, Place, Thing, World
+
+__all__ = ["found", "foe_down", "opened", "took", "moved"]
+
+
+def _named_in(world: World, text: str) -> list[Thing]:
+    """The things whose name or alias ``text`` mentions, longest name first."""
+    hits = [(len(n), t) for t in world.things for n in [t.name, *t.aliases]
+            if n and re.search(rf"\b{re.escape(n.lower().removeprefix('the ').strip())}\b", text.lower())]
+    return list(dict.fromkeys(t for _, t in sorted(hits, key=lambda h: -h[0])))
+
+
+def found(world: World, what: str, by: str, turn: int | None = None) -> list[Fact]:
+    """``by`` found ``what`` (a thing's name, or a secret's text): a carryable thing it names is now theirs.
+
+    A thing with the state ``fixed`` (an altar, a chained door) is found where it is, never carried.
+    """
+    thing = world.thing(what)
+    things = [thing] if thing is not None else _named_in(world, what)
+    added = [] if thing is not None else [world.add_fact(what, [by], "outcome", turn)]
+    for item in things:
+        world.set_state(item.name, "found")
+        if "fixed" in item.states:
+            continue
+        world.give(item.name, by)
+        added.append(world.add_fact(f"{by} has {item.name}", [by, item.name], "outcome", turn))
+    return added
+
+
+def foe_down(world: World, name: str, dead: bool = False, turn: int | None = None) -> list[Fact]:
+    """A foe is out of the fight; ``dead`` also makes an NPC of that name dead (they cannot answer)."""
+    npc = world.npc(name)
+    who = npc.name if npc else name
+    if npc is not None and dead:
+        npc.alive = False
+    return [world.add_fact(f"{who} is {'dead' if dead else 'down'}", [who], "outcome", turn)]
+
+
+def opened(world: World, thing: str, by: str | None = None, turn: int | None = None) -> list[Fact]:
+    """``thing`` is open (no longer closed or locked)."""
+    item = world.set_state(thing, "open")
+    text = f"{item.name} is open" + (f", opened by {by}" if by else "")
+    return [world.add_fact(text, [item.name, *([by] if by else [])], "outcome", turn)]
+
+
+def took(world: World, thing: str, by: str, turn: int | None = None) -> list[Fact]:
+    """``by`` took ``thing``: they hold it now."""
+    item = world.give(thing, by)
+    world.set_state(item.name, "taken")
+    return [world.add_fact(f"{by} has {item.name}", [by, item.name], "outcome", turn)]
+
+
+def moved(world: World, to: str, turn: int | None = None) -> list[Fact]:
+    """The party is now at ``to`` (a known place, or a new one)."""
+    place = world.place(to)
+    world.here = place.name if place else to
+    if place is None:
+        world.places.append(Place(name=to))
+    return [world.add_fact(f"The party is at {world.here}", [world.here], "outcome", turn)]
