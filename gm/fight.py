@@ -1,8 +1,9 @@
 """Fights at the table: when one starts, what a player's line does in it, and who acts next.
 
 The rules run the fight (``gm.combat``: initiative, attacks against AC, damage, NPC tactics);
-this module only reads a player's words into one of the fight's actions — by their verbs and
-the names they use, never by a model — and keeps the fight in the session after every action.
+this module only reads a player's words into one of the fight's actions — by ``gm.intent``'s
+reading of their verbs and the names they use, never by a model — and keeps the fight in the
+session after every action. An attack on someone who is not in the fight asks "which one?".
 
 A fight starts when the scene opens in one (an encounter file with the scenario's id, such as
 ``ambush``) or when a player attacks in a scene that names a fight it can break into
@@ -15,14 +16,13 @@ from typing import Any
 
 from pipelines.speech import narrated
 
-from .combat import Combat, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
+from .combat import Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
+from .intent import Intent, read_intent
 from .table import Scenario
 
-__all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "player_acts", "fight_lines", "FightAction"]
+__all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "which_target_question", "player_acts",
+           "fight_lines", "FightAction"]
 
-ATTACK = re.compile(r"\b(attack|attacks|hit|strike|stab|slash|swing (?:\w+ ){0,3}at|shoot|fire at|fire on|punch|charge at|cut down|bash|lunge at|smite|shank|club(?=\s+(?:him|her|them|it|down|at)\b)|tackle|open fire|loose an arrow at)\b", re.I)
-# Who a fight can be with, beyond the foes' and NPCs' own names.
-_FOE_WORDS = r"enem(y|ies)|foes?|him|her|them|thugs?|guards?|bandits?|monsters?|creatures?|beasts?"
 _KINDS = [
     ("dodge", re.compile(r"\b(dodge|take the dodge|defend myself|duck and weave|go defensive|full defen[cs]e)\b", re.I)),
     ("flee", re.compile(r"\b(flee|run away|retreat|bolt|escape into|make a run for)\b", re.I)),
@@ -35,10 +35,11 @@ _TWICE = re.compile(r"\b(twice|two times|two strikes|again and again)\b", re.I)
 
 
 class FightAction:
-    """A player's line read as one fight action (``kind``, optional ``target`` and weapon)."""
+    """A player's line read as one fight action (``kind``, optional ``target`` and weapon), with the ``Intent`` read."""
 
-    def __init__(self, kind: str, target: str | None = None, attack: str | None = None, repeat: int = 1) -> None:
-        self.kind, self.target, self.attack, self.repeat = kind, target, attack, repeat
+    def __init__(self, kind: str, target: str | None = None, attack: str | None = None, repeat: int = 1,
+                 intent: Intent | None = None) -> None:
+        self.kind, self.target, self.attack, self.repeat, self.intent = kind, target, attack, repeat, intent
 
 
 def opening_fight(scenario: Scenario, sheets: list[Any], seed: int) -> Combat | None:
@@ -55,47 +56,65 @@ def linked_fight(scenario: Scenario, sheets: list[Any], seed: int) -> Combat:
 def is_attack(text: str) -> bool:
     """An attack told as the character's act: not words said or reported ("asks him why the Club
     took the bridge", "tells him she'll shoot"), not the noun "club"."""
-    return bool(ATTACK.search(narrated(text)))
+    return read_intent(text, in_fight=True).kind == "attack"
 
 
 def starts_fight(scenario: Scenario, text: str) -> bool:
     """An attack on someone the scene's fight is with ("I shoot the cultist", "I attack him"),
     not a word like "hit the road"; only scenes that name a fight (``encounter:``) can start one."""
-    if not scenario.encounter or not is_attack(text):
+    if not scenario.encounter:
         return False
     enc = load_encounter(scenario.encounter)
-    names = [f.name or monster_block(enc.ruleset, f.monster).name for f in enc.foes] + [f.monster.replace("_", " ") for f in enc.foes]
-    names += [n.name for n in scenario.npcs]
-    words = {w for name in names for w in re.findall(r"[a-z]{3,}", name.lower())} - {"the", "and"}
-    who = "|".join([*(re.escape(w) for w in sorted(words)), _FOE_WORDS])
-    return bool(re.search(rf"\b({who})s?\b", text, re.I))
+    foes = [f.name or monster_block(enc.ruleset, f.monster).name for f in enc.foes] + [f.monster.replace("_", " ") for f in enc.foes]
+    return read_intent(text, npcs=[n.name for n in scenario.npcs], foes=foes).kind == "attack"
+
+
+def _nearest_first(combat: Combat, me: Combatant) -> list[str]:
+    """The standing enemies, nearest first (then the most hurt): "the goblin" of two is the nearer."""
+    foes = combat.enemies_of(me)
+    return [o.name for o in sorted(foes, key=lambda o: (abs(o.position - me.position), combat.rules.health(o), o.name))]
+
+
+def _last_target(combat: Combat, me: Combatant) -> str | None:
+    """Whom ``me`` attacked last in this fight: what "it", "him" and "the other one" are read by."""
+    return next((e.target for e in reversed(combat.log) if e.actor == me.name and e.kind == "attack" and e.target), None)
 
 
 def _named(combat: Combat, actor: str, text: str) -> str | None:
     """The enemy the line names ("goblin 2", "the ogre"), or None for the nearest."""
-    low = text.lower()
-    me = combat.get(actor)
-    for foe in sorted(combat.enemies_of(me), key=lambda c: -len(c.name)):
-        if foe.name.lower() in low:
-            return foe.name
-    for foe in combat.enemies_of(me):
-        first = foe.name.lower().split()[0]
-        if re.search(rf"\b{re.escape(first)}s?\b", low):
-            return None  # "a goblin": any of them, the nearest
-    return None
+    return read_intent(text, foes=_nearest_first(combat, combat.get(actor)), in_fight=True).target
+
+
+def which_target_question(combat: Combat, intent: Intent) -> str:
+    """The one line that asks whom an attack on no one here meant ("the wizard" when only goblins stand)."""
+    here = [c.name for c in combat.standing("foes")]
+    who = intent.unknown_target or "that"
+    return f"There is no {who} in this fight; which one do you attack: {', '.join(here) or 'no one is standing'}?"
 
 
 def read_action(combat: Combat, actor: str, text: str) -> FightAction | None:
-    """The fight action a line asks for, or None when it is not one (talk, a skill use...)."""
-    for kind, pattern in _KINDS:
-        if pattern.search(text) and kind in {*combat.rules.ACTIONS, "end"}:
-            return FightAction(kind, _named(combat, actor, text) if kind == "grapple" else None)
-    if not is_attack(text):
-        return None
+    """The fight action a line asks for, or None when it is not one (talk, a skill use...).
+
+    Attack wording with a target is always an attack, at the one it names (the nearest when it
+    names none); a line read another way ("I take the Dodge action") is that action.
+
+    Raises:
+        CombatError: the attack names no one in the fight; the message asks which one, in one line.
+    """
     me = combat.get(actor)
-    weapon = next((a.name for a in me.attacks if a.name.lower() in text.lower()), None)
+    allies = [c.name for c in combat.combatants.values() if c.side == me.side]
+    intent = read_intent(text, foes=_nearest_first(combat, me), pcs=allies, weapons=[a.name for a in me.attacks],
+                         in_fight=True, last_target=_last_target(combat, me))
+    if intent.kind == "attack" and intent.unknown_target:
+        raise CombatError(which_target_question(combat, intent))
+    aimed = intent.kind == "attack" and intent.target is not None
+    for kind, pattern in _KINDS if not aimed else ():
+        if pattern.search(text) and kind in {*combat.rules.ACTIONS, "end"}:
+            return FightAction(kind, _named(combat, actor, text) if kind == "grapple" else None, intent=intent)
+    if intent.kind != "attack":
+        return None
     repeat = 2 if _TWICE.search(text) and getattr(combat.rules, "ACTIONS_PER_TURN", 1) > 1 else 1
-    return FightAction("attack", _named(combat, actor, text), weapon, repeat)
+    return FightAction("attack", intent.target, intent.weapon, repeat, intent)
 
 
 def player_acts(combat: Combat, actor: str, action: FightAction) -> list[CombatEvent]:

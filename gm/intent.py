@@ -47,8 +47,8 @@ OOC = re.compile(r"^\s*(?:[(\[]\s*(?:ooc|gm|dm|meta)\b|as (?:a|the) player\b|(?:
 _FILLER = set("""the a an at on upon into onto toward towards to that this those these nearest closest next other another
     one ones my his her their our its again forward ahead in out across over through down up wildly hard fast fiercely
     straight right left quickly first back off away low high then now once twice fray all can""".split())
-_GENERIC = set("""enemy enemies foe foes opponent opponents attacker attackers target someone somebody anyone
-    nearest closest them""".split())
+_GENERIC = set("""enemy enemies foe foes opponent opponents attacker attackers target targets thug thugs guard guards
+    bandit bandits monster monsters creature creatures beast beasts someone somebody anyone nearest closest""".split())
 _PRONOUNS = {"it", "him", "her", "them", "he", "she", "they"}
 _STOP = re.compile(r"\b(?:with|using|and|but|then|while|before|after|as|so|until|because|if|from|for)\b|[,.;:!?\"“”]", re.I)
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
