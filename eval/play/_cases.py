@@ -42,7 +42,7 @@ from gm.table import Scenario, ScenarioError, load_scenario
 from rulesets import FileProblem, UnknownName, VgmError, parse_yaml, read_text
 
 __all__ = [
-    "CASES_DIR", "ROLES", "CaseError", "Expect", "HistoryLine", "PlayCase", "ReplyExpect", "load_cases", "npc_names", "parse_cases",
+    "CASES_DIR", "ROLES", "CaseError", "Expect", "HistoryLine", "PlayCase", "ReplyExpect", "load_cases", "name_words", "npc_names", "parse_cases",
     "set_role", "trpg_packs",
 ]
 
@@ -232,7 +232,9 @@ def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any], sheets_
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "case"
         msg = "required" if first["type"] == "missing" else first["msg"]
-        raise fail(key, msg, SHAPE_HINT) from None
+        hint = {"history": "a history item is {speaker: a ready character or GM, text: what was said}",
+                "expect.reply": "`reply:` takes any (phrases), none (phrases), voice (an NPC name)"}
+        raise fail(key, msg, next((h for k, h in hint.items() if key.startswith(k)), SHAPE_HINT)) from None
 
     # the rule set: any name the packs answer to, but only the TRPG ones
     if case.ruleset not in packs:
@@ -316,6 +318,12 @@ _TITLES = {"the", "old", "young", "chief", "sheriff", "captain", "dr", "mr", "mr
            "father", "mother", "sister", "brother", "master", "mistress", "doctor", "professor", "saint"}
 
 
+def name_words(name: str, aliases: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The ways a reply may name someone: the full name, the aliases, and each name word but titles ("Chief")."""
+    words = [w for w in re.findall(r"[\w'-]+", name) if w.lower().strip(".") not in _TITLES and len(w) > 2]
+    return list(dict.fromkeys([name, *aliases, *words]))
+
+
 def npc_names(scenario: Scenario) -> dict[str, list[str]]:
     """Each NPC of a scenario → the words that name them (full name, aliases, name words without titles).
 
@@ -332,9 +340,8 @@ def npc_names(scenario: Scenario) -> dict[str, list[str]]:
         if name:
             listed.append((name, list(aliases or [])))
     for name, aliases in listed:
-        words = [w for w in re.findall(r"[\w'-]+", name) if w.lower().strip(".") not in _TITLES and len(w) > 2]
         known = out.setdefault(name, [])
-        known += [n for n in (name, *aliases, *words) if n not in known]
+        known += [n for n in name_words(name, aliases) if n not in known]
     shared = Counter(w.lower() for words in out.values() for w in words)  # "Quist" names Ruth and Abner: neither
     return {name: [w for w in words if w == name or shared[w.lower()] == 1] for name, words in out.items()}
 
