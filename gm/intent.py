@@ -89,6 +89,17 @@ def _verbs(words: Iterable[str]) -> re.Pattern:
 
 
 _ATTACK, _TALK, _MOVE, _USE, _CAST = map(_verbs, (ATTACK_VERBS, TALK_VERBS, MOVE_VERBS, USE_VERBS, CAST_VERBS))
+# a lexicon word after one of these is a noun, not the act: "at first light", "the long walk", "his call"
+_NOUN_AFTER = set("the a an my his her their our your its this that some any first last of at in on by for".split())
+
+
+def _does(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The first use of a verb of ``pattern`` as a verb (not a noun after "the", "first"...)."""
+    for found in pattern.finditer(text):
+        before = re.findall(r"[\w'’]+", text[:found.start()])
+        if not before or before[-1].lower() not in _NOUN_AFTER:
+            return found
+    return None
 
 
 def _aliases(entry: Any) -> tuple[str, list[str]]:
@@ -108,6 +119,13 @@ def _number_of(name: str) -> str | None:
     return found.group(1) if found else None
 
 
+def _plural(word: str) -> str:
+    """A pattern for a noun and its plural: wolf/wolves, harpy/harpies, goblin/goblins."""
+    stem, last = re.escape(word[:-1]), word[-1:]
+    irregular = {"f": f"|{stem}ves", "y": f"|{stem}ies"}.get(last.lower(), "")
+    return rf"(?:{re.escape(word)}(?:s|es)?{irregular})"
+
+
 def _score(text: str, entry: Any) -> int:
     """How much of the line names this one (the longest alias found; 0 when it is not named).
 
@@ -116,10 +134,10 @@ def _score(text: str, entry: Any) -> int:
     name, aliases = _aliases(entry)
     number, best = _number_of(name), 0
     for alias in aliases:
-        kind = re.escape(re.sub(r"\s+#?\d+$", "", alias))
-        if number and re.search(rf"\b{kind}\s*#?{number}\b", text, re.I):
+        kind = re.sub(r"\s+#?\d+$", "", alias)
+        if number and re.search(rf"\b{re.escape(kind)}\s*#?{number}\b", text, re.I):
             best = max(best, len(alias) + 2)
-        elif re.search(rf"\b{kind}(?:s|es)?\b(?!\s*#?\d)", text, re.I):
+        elif re.search(rf"\b{_plural(kind)}\b(?!\s*#?\d)", text, re.I):
             best = max(best, len(alias))
     return best
 
@@ -195,7 +213,7 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
 def _talked_to(text: str, listeners: Sequence[Any]) -> str | None | bool:
     """Whom talk is put to: a name after "ask"/"tell"... or in the line; True for talk to no one listed."""
     plain = without_quotes(text)
-    verb = _TALK.search(plain)
+    verb = _does(_TALK, plain)
     if verb is None and not is_talk(text):
         return None
     return _who(plain[verb.end():] if verb else plain, listeners) or _who(plain, listeners) or True
@@ -229,7 +247,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if spoken_to is not None:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     spell = _named(said, spells)
-    if spell or _CAST.search(said):
+    if spell or _does(_CAST, said):
         return Intent(kind="cast", spell=spell, target=_who(said, [*foes, *npcs, *pcs]), **base)
     fight = _attack(said, foes, npcs, weapons, last_target, in_fight)
     if fight is not None:
@@ -240,8 +258,8 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if _only_asks(text):
         return Intent(kind="ask", **base)
     item = _named(said, items)
-    if item or _USE.search(said):
+    if item or _does(_USE, said):
         return Intent(kind="use", item=item, target=_who(said, [*foes, *npcs, *pcs]), **base)
-    if _MOVE.search(said):
+    if _does(_MOVE, said):
         return Intent(kind="move", **base)
     return Intent(kind="act", **base)

@@ -1,0 +1,135 @@
+"""One reading of a player's line: who is spoken to, what is asked of the GM, what is done, and whom it hits."""
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gm.intent import Intent, read_intent
+
+NPCS = ["Orla Venn", SimpleNamespace(name="Brother Caddock", aliases=["the friar"], role="ferryman")]
+FOES = ["Bog Troll", "Marsh Wolf 1", "Marsh Wolf 2"]
+ITEMS = ["Potion of healing", "Brass lantern", "Iron key"]
+SPELLS = ["Sleep", "Burning hands"]
+
+
+def read(line: str, **kw) -> Intent:
+    return read_intent(line, npcs=NPCS, items=ITEMS, spells=SPELLS, **kw)
+
+
+@pytest.mark.parametrize("line,npc", [
+    ("Orla, who sold you the boat?", "Orla Venn"),
+    ("Brother Caddock, will you take us across tonight?", "Brother Caddock"),
+    ("I ask the ferryman how much for the crossing", "Brother Caddock"),
+    ("I lean over to the friar and ask what he saw on the water", "Brother Caddock"),
+    ('"We mean you no harm," I tell Orla.', "Orla Venn"),
+    ("I question Orla about the missing nets", "Orla Venn"),
+    ("Alright. Caddock, what's in the crates?", "Brother Caddock"),
+])
+def test_talk_is_put_to_the_npc_named(line, npc):
+    intent = read(line)
+    assert intent.kind == "talk" and intent.npc == npc
+
+
+def test_quoted_words_are_kept_for_the_one_who_answers():
+    intent = read('I say to Orla, "The tide turns at midnight, doesn\'t it?"')
+    assert intent.kind == "talk" and intent.npc == "Orla Venn"
+    assert intent.quoted == "The tide turns at midnight, doesn't it?" and intent.question
+
+
+@pytest.mark.parametrize("line", ["What's carved over the doorway?", "How deep is the water here?", "Are there any boats tied up?",
+                                  "Can I see the far bank from the jetty?", "Who else is in the tavern?"])
+def test_a_question_to_no_one_is_asked_of_the_gm(line):
+    intent = read(line)
+    assert intent.kind == "ask" and intent.question and intent.npc is None
+
+
+@pytest.mark.parametrize("line", ["(OOC) did we already search the chapel?", "[ooc] how many hit points do I have left?",
+                                  "Out of character: can I still use my reaction?", "As a player, I'd like to know if Orla is lying",
+                                  "GM, is there a map of the marsh we haven't found?", "DM: what's the trap's DC?"])
+def test_out_of_character_lines_are_for_the_table(line):
+    assert read(line).kind == "ooc"
+
+
+@pytest.mark.parametrize("line", ["I head down the causeway toward the mill", "We climb the bell tower stairs",
+                                  "I sneak around the back of the boathouse", "Orla's guest wades across the ford"])
+def test_going_somewhere_is_a_move(line):
+    assert read(line).kind == "move"
+
+
+@pytest.mark.parametrize("line,item", [("I drink the potion", "Potion of healing"), ("I light my brass lantern", "Brass lantern"),
+                                       ("I try the iron key in the lock", "Iron key"), ("I use the rope to lower myself", None)])
+def test_using_a_thing_names_the_item(line, item):
+    intent = read(line)
+    assert intent.kind == "use" and intent.item == item
+
+
+@pytest.mark.parametrize("line,spell,target", [("I cast Sleep on the wolves", "Sleep", "Marsh Wolf 1"),
+                                               ("I fan my fingers and let burning hands wash over the troll", "Burning hands", "Bog Troll"),
+                                               ("I cast a ward around the camp", None, None)])
+def test_a_spell_is_cast_at_whom_the_line_names(line, spell, target):
+    intent = read(line, foes=FOES)
+    assert intent.kind == "cast" and intent.spell == spell and intent.target == target
+
+
+@pytest.mark.parametrize("line", ["I search the drowned man's coat", "I wait by the window until dawn", "I pick the lock on the chest"])
+def test_anything_else_is_an_act(line):
+    assert read(line).kind == "act"
+
+
+@pytest.mark.parametrize("line,target", [("I stab the troll", "Bog Troll"), ("I loose an arrow at wolf 2", "Marsh Wolf 2"),
+                                         ("I swing my axe at the second wolf", "Marsh Wolf 2"), ("I shoot the wolf", "Marsh Wolf 1")])
+def test_attacks_name_their_target(line, target):
+    intent = read(line, foes=FOES, weapons=["Battleaxe", "Shortbow"], in_fight=True)
+    assert intent.kind == "attack" and intent.target == target
+
+
+def test_it_and_the_other_one_read_by_the_last_target():
+    assert read("I hit it again", foes=FOES, in_fight=True, last_target="Marsh Wolf 2").target == "Marsh Wolf 2"
+    assert read("I turn on the other wolf", foes=FOES, in_fight=True, last_target="Marsh Wolf 1").kind == "act"  # no attack verb
+    assert read("I slash at the other wolf", foes=FOES, in_fight=True, last_target="Marsh Wolf 1").target == "Marsh Wolf 2"
+
+
+def test_out_of_a_fight_an_attack_needs_someone_to_hit():
+    assert read("I punch Orla").kind == "attack" and read("I punch Orla").target == "Orla Venn"
+    assert read("I strike a bargain with Orla").kind != "attack"
+    assert read("I hit the road at first light").kind not in {"attack", "use"}  # "light" here is the dawn
+
+
+def test_an_unknown_target_in_a_fight_is_kept_to_ask_about():
+    intent = read("I hurl my spear at the ogre", foes=FOES, in_fight=True)
+    assert intent.kind == "attack" and intent.target is None and intent.unknown_target == "ogre"
+
+
+# ---- properties
+
+_word = st.text(alphabet=st.characters(whitelist_categories=("Ll",)), min_size=1, max_size=8)
+_said = st.lists(_word, min_size=1, max_size=6).map(" ".join)
+_lead = st.lists(_said.map(lambda s: s.capitalize() + "."), max_size=2).map(" ".join)
+_names = st.sampled_from(["Orla", "Orla Venn", "Brother Caddock", "Caddock", "the friar"])
+_owner = {"Orla": "Orla Venn", "Orla Venn": "Orla Venn", "Brother Caddock": "Brother Caddock", "Caddock": "Brother Caddock",
+          "the friar": "Brother Caddock"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(lead=_lead, name=_names, asked=_said, wh=st.sampled_from(["what", "where", "why", "did", "can", "is", "who"]))
+def test_a_name_a_comma_and_a_question_is_talk_to_that_npc(lead, name, asked, wh):
+    line = f"{lead} {name}, {wh} {asked}?".strip()
+    intent = read(line, foes=FOES, in_fight=True)
+    assert intent.kind == "talk" and intent.npc == _owner[name], line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200), st.booleans())
+def test_any_text_reads_without_raising(text, in_fight):
+    intent = read(text, foes=FOES, pcs=["Ilya"], weapons=["Mace"], in_fight=in_fight, last_target="Bog Troll")
+    assert intent.text == text and intent.kind in {"talk", "ask", "act", "attack", "move", "use", "cast", "ooc"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(verb=st.sampled_from(["charge", "hack at", "stab", "slash", "smash", "punch", "fire at", "cut down", "strike", "bash",
+                              "lunge at", "go for", "swing at", "throw a rock at", "shoot"]),
+       foe=st.sampled_from(FOES), tail=st.sampled_from(["", " with everything I have", ", screaming", " and then duck back", "!"]))
+def test_in_a_fight_any_attack_verb_at_a_foe_is_an_attack_on_that_foe(verb, foe, tail):
+    intent = read(f"I {verb} {foe}{tail}", foes=FOES, in_fight=True)
+    assert intent.kind == "attack" and intent.target == foe
