@@ -121,7 +121,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-AREAS = ["rulesets", "models", "moe", "play", "social", "probes", "viewer", "inmind", "rate", "reproduce", "table", "character"]
+AREAS = ["rulesets", "models", "moe", "play", "social", "probes", "viewer", "inmind", "rate", "reproduce", "table", "character", "scenario"]
 
 
 def _version_callback(value: bool) -> None:
