@@ -17,7 +17,7 @@ from typing import Any
 from pipelines.speech import narrated
 
 from .combat import Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
-from .intent import Intent, read_intent
+from .intent import Intent, named_in, read_intent
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "which_target_question", "player_acts",
@@ -81,15 +81,15 @@ def _last_target(combat: Combat, me: Combatant) -> str | None:
 
 
 def _named(combat: Combat, actor: str, text: str) -> str | None:
-    """The enemy the line names ("goblin 2", "the ogre"), or None for the nearest."""
-    return read_intent(text, foes=_nearest_first(combat, combat.get(actor)), in_fight=True).target
+    """The enemy the line names ("goblin 2", "the ogre"; the nearer of two goblins), or None for the nearest."""
+    return named_in(text, _nearest_first(combat, combat.get(actor)))
 
 
 def which_target_question(combat: Combat, intent: Intent) -> str:
     """The one line that asks whom an attack on no one here meant ("the wizard" when only goblins stand)."""
     here = [c.name for c in combat.standing("foes")]
-    who = intent.unknown_target or "that"
-    return f"There is no {who} in this fight; which one do you attack: {', '.join(here) or 'no one is standing'}?"
+    who = intent.unknown_target or "that"  # an ally's name, a door: anything that is no foe here
+    return f"\"{who}\" is not one of the foes standing ({', '.join(here) or 'none'}); which one do you attack?"
 
 
 def read_action(combat: Combat, actor: str, text: str) -> FightAction | None:

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pipelines.decide import OUT_OF_CHARACTER
 from pipelines.speech import first_name, is_talk, narrated, without_quotes
 
-__all__ = ["Intent", "read_intent", "ATTACK_VERBS"]
+__all__ = ["Intent", "read_intent", "named_in", "ATTACK_VERBS"]
 
 Kind = Literal["talk", "ask", "act", "attack", "move", "use", "cast", "ooc"]
 
@@ -148,7 +148,7 @@ def _ordinals(text: str) -> str:
                   text, flags=re.I)
 
 
-def _who(text: str, people: Sequence[Any], last: str | None = None) -> str | None:
+def named_in(text: str, people: Sequence[Any], last: str | None = None) -> str | None:
     """The one the line names among ``people`` (the best-named; ties go to the earlier, e.g. the nearest).
 
     "the other goblin" skips the last one targeted when another fits.
@@ -160,12 +160,6 @@ def _who(text: str, people: Sequence[Any], last: str | None = None) -> str | Non
         others = [n for _, _, n in named if n != last] or [n for _, _, n in scored if n != last and not named]
         return others[0] if others else None
     return named[0][2] if named else None
-
-
-def _object(text: str, verb: re.Match) -> str:
-    """The words the verb acts on, up to "with", "and", a comma...: "the old wizard" → "old wizard"."""
-    rest = _STOP.split(text[verb.end():], maxsplit=1)[0]
-    return " ".join(w for w in re.findall(r"[\w'’-]+", rest) if w.lower() not in _FILLER)
 
 
 def _named(text: str, names: Sequence[str]) -> str | None:
@@ -199,7 +193,7 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
     weapon = _named(said, weapons)
     aimed = _STOP.split(said[verb.end():], maxsplit=1)[0]
     words = [w for w in re.findall(r"[\w'’-]+", aimed) if w.lower() not in _FILLER]
-    target = _who(aimed, foes, last_target) or (_who(said, foes, last_target) if in_fight else _who(aimed, npcs))
+    target = named_in(aimed, foes, last_target) or (named_in(said, foes, last_target) if in_fight else named_in(aimed, npcs))
     if target is None and last_target and {w.lower() for w in words} & _PRONOUNS:
         target = last_target
     held = {w.lower() for w in (weapon or "").split()}
@@ -210,16 +204,17 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
                   weapon=weapon)
 
 
-def _talked_to(text: str, listeners: Sequence[Any]) -> str | None | bool:
-    """Whom talk is put to: a name after "ask"/"tell"... or in the line; True for talk to no one listed."""
+def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
+    """Whether the line talks ("ask", "tell", quoted words) and to whom: a name after the verb, else in the line."""
     plain = without_quotes(text)
     verb = _does(_TALK, plain)
     if verb is None and not is_talk(text):
-        return None
-    return _who(plain[verb.end():] if verb else plain, listeners) or _who(plain, listeners) or True
+        return False, None
+    return True, named_in(plain[verb.end():] if verb else plain, listeners) or named_in(plain, listeners)
 
 
 def _only_asks(text: str) -> bool:
+    """Every sentence outside quotes is a question: "How deep is it? Can I wade across?"."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", without_quotes(text).strip()) if s]
     return bool(sentences) and all(s.endswith("?") for s in sentences)
 
@@ -248,18 +243,18 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     spell = _named(said, spells)
     if spell or _does(_CAST, said):
-        return Intent(kind="cast", spell=spell, target=_who(said, [*foes, *npcs, *pcs]), **base)
+        return Intent(kind="cast", spell=spell, target=named_in(said, [*foes, *npcs, *pcs]), **base)
     fight = _attack(said, foes, npcs, weapons, last_target, in_fight)
     if fight is not None:
         return fight.model_copy(update=base)
-    spoken_to = _talked_to(text, listeners)
-    if spoken_to is not None:
+    talks, spoken_to = _talked_to(text, listeners)
+    if talks:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     if _only_asks(text):
         return Intent(kind="ask", **base)
     item = _named(said, items)
     if item or _does(_USE, said):
-        return Intent(kind="use", item=item, target=_who(said, [*foes, *npcs, *pcs]), **base)
+        return Intent(kind="use", item=item, target=named_in(said, [*foes, *npcs, *pcs]), **base)
     if _does(_MOVE, said):
         return Intent(kind="move", **base)
     return Intent(kind="act", **base)

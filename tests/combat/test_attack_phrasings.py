@@ -110,6 +110,8 @@ def test_attack_wording_in_a_fight_is_never_a_skill_or_a_pass(pack):
 def test_a_dodge_or_talk_is_still_read_as_before():
     fight, me = fight_for("dnd5e")
     assert read_action(fight, me.name, "I take the Dodge action").kind == "dodge"
+    grab = read_action(fight, me.name, "I grapple Goblin 2")
+    assert (grab.kind, grab.target) == ("grapple", "Goblin 2")
     assert read_action(fight, me.name, "I ask Brisa whether she can see the archer") is None
     assert read_action(fight, me.name, "I fire a crossbow bolt at Goblin 2").kind == "attack"  # "bolt" is not fleeing
 
@@ -120,8 +122,8 @@ def test_the_which_one_question_lists_who_is_standing():
 
     intent = read_intent("I shoot the sheriff", foes=[c.name for c in fight.standing("foes")], in_fight=True)
     assert intent.kind == "attack" and intent.target is None and intent.unknown_target == "sheriff"
-    assert which_target_question(fight, intent) == ("There is no sheriff in this fight; which one do you attack: "
-                                                    "Black Ned Harlan, Claim Jumper 1, Claim Jumper 2?")
+    assert which_target_question(fight, intent) == ('"sheriff" is not one of the foes standing '
+                                                    "(Black Ned Harlan, Claim Jumper 1, Claim Jumper 2); which one do you attack?")
 
 
 @pytest.mark.parametrize("line,starts", [("I hack at the cultist with my tyre iron", True), ("I throw a rock at the hound", True),
