@@ -22,10 +22,12 @@ __all__ = ["OUT_OF_CHARACTER", "DEFAULT_RULES"]
 # "Out of character: does her oath allow it?", "(OOC) how far is the town?": a player asks the GM, not the world
 OUT_OF_CHARACTER = re.compile(r"\s*[(\[]?\s*(?:ooc\b|out of character\b|out-of-character\b)", re.I)
 
+OWN_SHARE = 0.5  # a check the sheet has replaces the leading one when the example lines back it at least this share as well
+
 # the rules the shipped ``adjudicate`` spec runs, in order (pipelines/specs/adjudicate.yaml lists the same)
 DEFAULT_RULES = (
     "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era",
-    "named_act", "secret_within_reach", "own_lore", "plain_social_kind",
+    "named_act", "secret_within_reach", "own_lore", "own_skill", "plain_social_kind",
     "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
     "implausible",
 )
@@ -115,6 +117,20 @@ def own_lore(ctx: Context) -> Verdict | None:
         if topic and any(all(re.search(rf"\b{re.escape(w)}s?\b", x) for w in topic) for x in told):
             return Verdict(check=check, reason=f"{ctx.who} recalls it by their own {check}")
     return None
+
+
+@rule("own_skill", "check")
+def own_skill(ctx: Context) -> Verdict | None:
+    """Of the checks that fit the act about as well, the one the character's sheet has (its skill,
+    proficiency or trained die), unless the line names its check: a gunslinger with Notice d8
+    watching the dealer's hands rolls Notice, not Gambling unskilled."""
+    own = set(ctx.options.get("own_checks", {}).get(ctx.who, []))
+    if ctx.decision != ROLL or not own or ctx.check in own or ctx.check in ctx.cued:
+        return None
+    shares = getattr(ctx.vote, "scores", {}) or {}
+    lead = shares.get(ctx.check, 0.0)
+    close = [c for c in ctx.ranked[1:3] if c in own and c != ctx.check and shares.get(c, 0.0) >= OWN_SHARE * lead]
+    return Verdict(check=close[0], reason=f"{close[0]} fits the act too, and the sheet has it") if close else None
 
 
 @rule("plain_social_kind", "check")
