@@ -188,11 +188,12 @@ def world_problem(data: Any) -> str | None:
     except ValidationError as exc:
         first = exc.errors()[0]
         where, node, key = "world", data, ""
-        for part in first["loc"]:
+        loc = list(first["loc"]) or [""]
+        for i, part in enumerate(loc):
             if isinstance(part, int) and isinstance(node, list) and part < len(node):
                 node = node[part]
                 where += f"[{part}]{_item_name(node)}"
-            elif isinstance(node, dict) and part in node and isinstance(node[part], (dict, list)):
+            elif i < len(loc) - 1 and isinstance(node, dict) and isinstance(node.get(part), (dict, list)):
                 node = node[part]
                 where += f".{part}"
             else:

@@ -31,8 +31,8 @@ _PASSAGE = (r"doors?|doorway|gates?|stairs|stair|staircase|stairway|steps|ladder
 _DIRS = (r"north(?:-?(?:east|west))?|south(?:-?(?:east|west))?|east|west|up|down|upward|downward|upstairs|downstairs|"
          r"below|above|downstream|upstream|inland|seaward")
 _EXIT = re.compile(rf"\b(?P<way>{_PASSAGE})\b(?P<rest>[^,;.]*)", re.I)
-_EXIT_DIR = re.compile(rf"(?<!the )\b(?P<dir>{_DIRS})\b", re.I)
-_EXIT_TO = re.compile(r"\b(?:to|toward|towards|into|onto)\s+(?P<to>(?:the|a|an)\s+[\w'’-]+(?:\s+[\w'’-]+){0,3}|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
+_EXIT_DIR = re.compile(rf"\b(?P<dir>{_DIRS})\b", re.I)
+_EXIT_TO = re.compile(r"(?=\b(?:to|toward|towards|into|onto)\s+(?P<to>(?:the|a|an)\s+[\w'’-]+(?:\s+[\w'’-]+){0,3}|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*))")
 _STOP = {"and", "with", "where", "which", "that", "by", "in", "at", "from", "for", "is", "lies", "stands", "but", "where", "while", "when"}
 _NAME = r"[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*[a-z][\w'’-]*){0,3}"
 _PLACE = re.compile(rf"\b(?:in|at|to|from|near|between|over|beyond|across|toward|towards|under|outside|inside|of|the|and)\s+(?:the\s+)?(?P<name>{_NAME})")
@@ -43,9 +43,9 @@ _KIN = set("""husband wife son daughter father mother brother sister nephew niec
 grandson granddaughter widow widower child friend lover fiance fiancee partner servant master mistress apprentice maid
 butler captain keeper merchant gambler sheriff deputy priest priestess doctor innkeeper landlord landlady smith blacksmith
 guard soldier sergeant mayor lord lady king queen prince princess knight chief boss leader rival employer clerk owner""".split())
-_PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?:his|her|their|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
+_PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
                      rf"(?P<role>[a-z-]+),?\s+(?P<name>[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
-_UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?:his|her|their|the))\s+late\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
+_UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the))\s+(?:late|dead)\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
 _DEAD = re.compile(r"\b(?:late|dead|died|killed|slain|murdered|drowned|buried|deceased|passed away|ghost of|body of|remains of)\b", re.I)
 _ABSENT = re.compile(r"\b(?:missing|vanished|disappeared|absent|gone|away|not been seen|lost at sea|fled|left (?:town|the \w+))\b", re.I)
 _ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Mt|Capt|Sgt|Lt|Col|Gen|Prof|Rev|No|vs|etc)\.$")
@@ -74,15 +74,18 @@ def era_of(text: str) -> str:
 
 
 def _destination(rest: str) -> str:
-    found = _EXIT_TO.search(rest)
-    if not found:
-        return ""
-    words = []
-    for word in found.group("to").split():
-        if word.lower() in _STOP:
-            break
-        words.append(word)
-    return " ".join(words)
+    """Where a way leads: ``to the cellar``, ``onto the quay``, ``to Brackmoor`` (not ``to the north``)."""
+    for found in _EXIT_TO.finditer(rest):
+        words = found.group("to").split()
+        if re.fullmatch(_DIRS, words[-1] if len(words) == 1 else words[1], re.I):
+            continue
+        kept = list(words)
+        for i, word in enumerate(kept[1:], 1):
+            if word.lower() in _STOP or re.fullmatch(r"(?:opens?|leads?|runs?|goes|winds?)", word.lower()):
+                kept = kept[:i]
+                break
+        return " ".join(kept)
+    return ""
 
 
 def exits_in(text: str) -> list[Exit]:
@@ -124,20 +127,25 @@ def _npc_from(npc: Any) -> Npc:
     return Npc(name=npc.name, role=head, voice=", ".join(voice), alive=not _DEAD.search(text), present=not _ABSENT.search(text))
 
 
-def _people(text: str, known: World) -> list[Npc]:
-    """People the prose names who are not on the NPC list (``Maren's nephew Corvin``, ``her late husband``)."""
+def _people(text: str, known: World, present: bool = True) -> list[Npc]:
+    """People the prose names who are not on the NPC list (``Maren's nephew Corvin``, ``her late husband``).
+
+    Someone the scene names is taken as present unless the words near them say dead or missing;
+    ``present=False`` for the GM's notes, which speak of the world beyond the scene.
+    """
     out: list[Npc] = []
     for sentence in sentences(text):
         for m in _PERSON.finditer(sentence):
-            role, name = m.group("role").lower(), m.group("name")
+            role, name = m.group("role").lower(), re.sub(r"['’]s$", "", m.group("name"))
             if role not in _KIN and not re.search(r"(?:ist|man|woman|ess|ian)$", role):
                 continue
             if known.npc(name) or known.place(name) or any(n.name == name for n in out) or name in _MONTHS:
                 continue
+            near = sentence[m.end():m.end() + 60].strip(" ,")
+            dead = bool(m.group("late") or _DEAD.match(near) or re.search(r"\b(?:is|was) (?:dead|killed|slain)", near))
             owner = f" of {m.group('owner')}" if m.group("owner") else ""
-            near = sentence[m.end():m.end() + 60]
-            out.append(Npc(name=name, role=role + owner, present=False,
-                           alive=not (m.group("late") or _DEAD.match(near.strip(" ,")) or re.search(r"\b(?:is|was) (?:dead|killed|slain)", near))))
+            out.append(Npc(name=name, role=role + owner, alive=not dead,
+                           present=present and not dead and not _ABSENT.search(near[:45])))
         for m in _UNNAMED_DEAD.finditer(sentence):
             name = f"{m.group('owner')}'s {m.group('role')}" if m.group("owner") else f"the {m.group('role')}"
             if not known.npc(name) and not any(n.name == name for n in out):
@@ -187,10 +195,11 @@ def _from_prose(scenario: Any, written: World) -> World:
     world = World(era=era_of(public), time=(_DAYTIME.search(public).group(1).lower() if _DAYTIME.search(public) else ""))
     world.npcs = [_npc_from(n) for n in scenario.npcs]
     known = merge(written, world)
-    world.npcs += _people(" ".join([public, notes, *(n.description for n in scenario.npcs)]), known)
+    world.npcs += _people(" ".join([public, *(n.description for n in scenario.npcs)]), known)
+    world.npcs += _people(notes, merge(known, world), present=False)
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
-    named = [p for p in _places(public, people) if p.name != here.name]
+    named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]
     world.places = named if written.places else [here, *named]  # a written map has its own "here"
     world.here = "" if written.places else here.name
     seen = merge(written, world)

@@ -14,9 +14,10 @@ __all__ = ["found", "foe_down", "opened", "took", "moved"]
 
 def _named_in(world: World, text: str) -> list[Thing]:
     """The things whose name or alias ``text`` mentions, longest name first."""
-    hits = [(len(n), t) for t in world.things for n in [t.name, *t.aliases]
-            if n and re.search(rf"\b{re.escape(n.lower().removeprefix('the ').strip())}\b", text.lower())]
-    return list(dict.fromkeys(t for _, t in sorted(hits, key=lambda h: -h[0])))
+    hits = sorted(((len(n), i) for i, t in enumerate(world.things) for n in [t.name, *t.aliases]
+                   if n and re.search(rf"(?<![\w-]){re.escape(n.lower().removeprefix('the ').strip())}(?![\w-])", text.lower())),
+                  key=lambda h: -h[0])
+    return [world.things[i] for i in dict.fromkeys(i for _, i in hits)]
 
 
 def found(world: World, what: str, by: str, turn: int | None = None) -> list[Fact]:

@@ -1,0 +1,110 @@
+"""The prose reader on scenes written here (none is a shipped scene): names, measures, exits, eras, the dead and the absent."""
+import time
+
+import pytest
+
+from gm.table import NPC, Scenario
+from gm.world import not_understood, read_world, understood
+from gm.world.reader import era_of, exits_in, measures
+
+FERRY = Scenario(
+    id="ferry", ruleset="dnd5e", title="The Ferry Inn",
+    scene=("Marrowgate, a river town in the Duchy of Vell, 1642. The widow Hester Crane keeps the Ferry Inn, twelve "
+           "feet above the flood line. Her late husband, Josiah Crane, drowned two winters ago. A narrow stair leads "
+           "down to the cellar, and a door to the north opens onto the quay. The toll road runs east to Brackmoor, "
+           "three miles away. Her son Edmund has been missing for six days."),
+    opening="Rain hammers the shutters at dusk. Dr. Pell looks up from his soup.",
+    npcs=[NPC(name="Dr. Aldous Pell", description="the town physician, nervous and kind, never without his bag")],
+    notes=["The ferryman Osric Dunn is across the river tonight.", "Pell owes the widow twenty crowns."],
+)
+
+
+def test_people_named_in_the_prose_are_npcs_with_their_role_and_whether_they_live():
+    world = read_world(FERRY)
+    hester, josiah, edmund = world.npc("Hester Crane"), world.npc("Josiah"), world.npc("Edmund")
+    assert (hester.role, hester.alive, hester.present) == ("widow", True, True)
+    assert (josiah.role, josiah.alive) == ("husband", False)
+    assert (edmund.alive, edmund.present) == (True, False)  # missing, so he cannot answer
+    assert world.npc("Osric Dunn").present is False  # the GM's notes speak of people elsewhere
+    assert [n.name for n in world.npcs_present()] == ["Dr. Aldous Pell", "Hester Crane"]
+
+
+def test_an_npc_description_gives_role_and_voice():
+    pell = read_world(FERRY).npc("Pell")
+    assert pell.role == "the town physician"
+    assert pell.voice == "nervous and kind, never without his bag"
+
+
+def test_exits_and_distances_of_the_scene():
+    here = read_world(FERRY).place("The Ferry Inn")
+    assert [(e.to, e.way, e.distance) for e in here.exits] == [
+        ("the cellar", "stair down", ""), ("the quay", "door north", ""), ("Brackmoor", "road east", "three miles away")]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("A rope ladder hangs 40 feet down the well.", ["40 feet"]),
+    ("The wall is 12 feet high and the moat two yards wide.", ["12 feet high", "two yards wide"]),
+    ("The abbey lies two miles downstream; the bells ring at 6:30.", ["two miles downstream", "6:30"]),
+    ("She has waited twenty-one days.", ["twenty-one days"]),
+    ("A hand's breadth from his face.", []),
+])
+def test_numbers_with_units(text, found):
+    assert measures(text) == found
+
+
+@pytest.mark.parametrize("text, era", [
+    ("Boston, March 1923. Snow.", "March 1923"),
+    ("It is the 1920s, and jazz is everywhere.", "the 1920s"),
+    ("In the 14th century the abbey burned.", "the 14th century"),
+    ("The vault holds 1500 gold coins.", ""),
+    ("A long time ago, in a kingdom by the sea.", ""),
+])
+def test_eras(text, era):
+    assert era_of(text) == era
+
+
+@pytest.mark.parametrize("text, exits", [
+    ("A ladder climbs into the hayloft.", [("the hayloft", "ladder")]),
+    ("Steep steps lead up to the chapel of Saint Bree.", [("the chapel of Saint Bree", "steps up")]),
+    ("The corridor runs south.", [("south", "corridor south")]),
+    ("She slams the kitchen door behind her.", []),
+])
+def test_exits_in_other_wordings(text, exits):
+    assert [(e.to, e.way) for e in exits_in(text)] == exits
+
+
+def test_the_scene_sentences_are_facts_tagged_with_what_they_mention_and_notes_stay_gm_only():
+    world = read_world(FERRY)
+    tagged = {f.text: f.about for f in world.facts}
+    assert tagged["The toll road runs east to Brackmoor, three miles away."] == ["Brackmoor", "three miles away"]
+    assert "Dr. Aldous Pell" in tagged["Rain hammers the shutters at dusk."] + tagged["Dr. Pell looks up from his soup."]
+    assert "Pell owes the widow twenty crowns." not in [f.text for f in world.public_facts()]
+    assert (world.era, world.time, world.here) == ("1642", "dusk", "The Ferry Inn")
+
+
+def test_a_written_world_wins_and_the_prose_fills_what_it_leaves_out():
+    scenario = FERRY.model_copy(update={"world": {"era": "the age of sail", "npcs": [
+        {"name": "Hester Crane", "role": "innkeeper", "knows": [{"topic": "her son", "answer": "he went to Brackmoor to sell eels"}]}]}})
+    world = read_world(scenario)
+    hester = world.npc("Hester")
+    assert (world.era, hester.role, hester.knows[0].answer) == ("the age of sail", "innkeeper", "he went to Brackmoor to sell eels")
+    assert world.npc("Dr. Aldous Pell").voice.startswith("nervous")
+    assert scenario.world["npcs"][0]["role"] == "innkeeper"  # the scenario itself is never changed
+
+
+def test_prose_the_reader_cannot_use_still_gives_a_world_and_says_what_is_missing():
+    world = read_world(Scenario(id="x", ruleset="dnd5e", title="Fog", scene="Grey.", opening="..."))
+    warnings = not_understood(world)
+    assert world.places[0].name == "Fog"
+    assert any("no NPC named" in w for w in warnings) and any("no era" in w for w in warnings)
+    assert understood(world)[0].startswith("era: —")
+
+
+def test_two_scenarios_read_in_turn_do_not_mix_and_reading_is_fast():
+    other = Scenario(id="y", ruleset="coc7e", title="Dock 9", scene="Dock 9, Boston, 1931. A crate lies open.",
+                     opening="Gulls scream.", npcs=[NPC(name="Mack Lowry", description="a dock foreman, surly")])
+    start = time.perf_counter()
+    first, second, again = read_world(FERRY), read_world(other), read_world(FERRY)
+    assert time.perf_counter() - start < 0.5
+    assert first == again and second.npc("Hester") is None and first.npc("Mack") is None
+    assert second.era == "1931"
