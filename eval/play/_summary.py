@@ -296,6 +296,7 @@ class CaseScore:
     voiced: bool | None = None  # the `voice` NPC speaks (None: the case names none)
     leaks: tuple[str, ...] = ()  # ids of secrets it gives away
     history: bool = False  # the case has earlier turns (so `grounded` is recall)
+    reply: bool = False  # the case judges the words of the reply
 
 
 def _ids(pack: Any, names: Iterable[str]) -> list[str]:
@@ -341,7 +342,7 @@ def score_case(case: PlayCase, record: dict[str, Any], pack: Any = None) -> Case
         grounded=any(carries(reply, p) for p in want.any_of) if want and want.any_of else None,
         contradicted=tuple(p for p in want.none if carries(reply, p)) if want else (),
         voiced=speaks(reply, _voice_names(case), record.get("speaker")) if want and want.voice else None,
-        leaks=leaks, history=bool(case.history),
+        leaks=leaks, history=bool(case.history), reply=want is not None,
     )
 
 
@@ -434,7 +435,7 @@ def _aggregate(scores: list[CaseScore]) -> Summary:
         narration_problems=dict(sorted(problems.items())),
         turn_s_p50=_quantile(turns, 0.5), turn_s_p95=_quantile(turns, 0.95),
         first_token_s_p50=_quantile(firsts, 0.5),
-        reply_n=sum(s.grounded is not None or s.voiced is not None or bool(s.contradicted) or s.kind == "reply" for s in answered),
+        reply_n=sum(s.reply for s in answered),
         grounded_n=len(grounded), grounded=_share(grounded),
         contradictions=len(contradicted), contradiction_ids=contradicted,
         voice_n=len(voiced), voice=_share(voiced),
