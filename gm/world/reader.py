@@ -33,7 +33,7 @@ _DIRS = (r"north(?:-?(?:east|west))?|south(?:-?(?:east|west))?|east|west|up|down
 _EXIT = re.compile(rf"\b(?P<way>{_PASSAGE})\b(?P<rest>[^,;.]*)", re.I)
 _EXIT_DIR = re.compile(rf"\b(?P<dir>{_DIRS})\b", re.I)
 _EXIT_TO = re.compile(r"(?=\b(?:to|toward|towards|into|onto)\s+(?P<to>(?:the|a|an)\s+[\w'’-]+(?:\s+[\w'’-]+){0,3}|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*))")
-_STOP = {"and", "with", "where", "which", "that", "by", "in", "at", "from", "for", "is", "lies", "stands", "but", "where", "while", "when"}
+_STOP = {"and", "with", "where", "which", "that", "by", "in", "at", "from", "for", "is", "lies", "stands", "but", "while", "when"}
 _NAME = r"[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*[a-z][\w'’-]*){0,3}"
 _PLACE = re.compile(rf"\b(?:in|at|to|from|near|between|over|beyond|across|toward|towards|under|outside|inside|of|the|and)\s+(?:the\s+)?(?P<name>{_NAME})")
 _PLACE_HEAD = re.compile(rf"^(?P<name>{_NAME}),\s+an?\s+(?:[\w-]+\s+){{0,3}}?(?:town|village|city|hamlet|port|fort|castle|keep|manor|"
