@@ -31,11 +31,14 @@ from pipelines.act_cues import CUE_CONCEPTS
 from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
+from .answer import Answer, choose_answer, remember_decided
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, reaching_for
 from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
+from .intent import Intent, read_intent
+from .world import foe_down, found as world_found
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
@@ -121,14 +124,25 @@ class GameMaster(PlayerRolls, SessionSetup):
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
+        reading = self._read(text)
+        answer = choose_answer(reading, self.world) if reading.kind == "ooc" else None
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
             secret = reaching_for(self.scenario, intent, self.session.revealed)
+        elif answer is not None:  # a request for hidden facts out of character: no roll, no secret weighed
+            intent, secret, decision, checks = text, None, "no_roll", []
+            turn.notes.append("out of character: answered at the table")
         else:
             # the decision pipeline weighs the secret the act reaches for (its rule answers talk instead)
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
             decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
+        if answer is None and decision != "impossible":
+            answer = choose_answer(reading, self.world, table_said=self._table_said())
+            if answer is not None and answer.kind == "npc_gone" and decision == "roll":
+                turn.notes.append(f"no roll: {answer.content}")  # nobody to persuade or read
+                decision, checks = "no_roll", []
+        self._answer, self._reading = answer, reading
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
@@ -243,6 +257,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             if secret is not None and rec.success and secret.id not in self.session.revealed:
                 self.session.revealed.append(secret.id)
                 found.append(secret.text)
+                world_found(self.world, secret.text, rec.character, len(self.session.turns))  # the finder holds what it names
             elif secret is not None and rec.success is False and secret.on_fail:
                 found.append(secret.on_fail)
         first: list[float] = []
@@ -255,12 +270,26 @@ class GameMaster(PlayerRolls, SessionSetup):
         if getattr(self, "_on_mechanics", None) is not None:
             self._on_mechanics(GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
                                        difficulty=reasons, notes=list(turn.notes), fight=fought, order=fight.order_text() if fight is not None and not fight.over else ""))
+        answer, reading = getattr(self, "_answer", None), getattr(self, "_reading", None)
+        self._answer = self._reading = None
+        if answer is not None and decision == "roll" and any(r.success for r in turn.rolls):
+            # words that needed a roll (a guarded NPC persuaded): what they know opens to the check that succeeded
+            opened = choose_answer(reading, self.world, found_checks=[r.check for r in turn.rolls if r.success])
+            if opened is not None and opened.kind == "npc":
+                found.append(opened.spoken())
+        if fight is not None:
+            for c in fight.combatants.values():
+                if not c.standing and self.world.npc(c.name) is not None and self.world.npc(c.name).alive:
+                    foe_down(self.world, c.name, dead=True, turn=len(self.session.turns))
         request = self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found))
+        request.answer = answer if decision == "no_roll" else None
         if events:
             request.verdict, request.success = f"{request.verdict} In the fight: {story_of(events)}".strip(), None
             request.standing = [c.name for c in fight.combatants.values() if c.standing] if fight is not None else []
         narration = await narrate(self.model, request, on_token=relay)
         turn.narration = narration.text
+        if request.answer is None and decision == "no_roll" and not events and reading is not None and reading.kind == "ask" and not narration.fell_back:
+            remember_decided(self.world, turn.text, narration.text, len(self.session.turns))  # the same question, the same answer
         turn.notes += narration.notes
         turn.steps.append(_step_cost("narrate", narration.usage))
         self._say(turn.narration)
@@ -270,11 +299,33 @@ class GameMaster(PlayerRolls, SessionSetup):
                   "first_token_s": round(first[0] - started, 3) if first else None}
         return GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
                        narration=turn.narration, difficulty=reasons, notes=turn.notes, steps=turn.steps, timing=timing,
-                       fight=fought, order=fight.order_text() if fight is not None and not fight.over else "", failed=turn.failed)
+                       fight=fought, order=fight.order_text() if fight is not None and not fight.over else "", failed=turn.failed,
+                       speaker=request.answer.speaker if request.answer is not None and request.answer.kind != "npc_gone" and request.answer.speaker else None)
+
+    def say(self, text: str) -> None:
+        """Put a GM line in the log as said (a host's aside, an eval case's earlier GM line); saved."""
+        self._say(" ".join(str(text).split()))
+        self.save()
 
     def _say(self, text: str) -> None:
         self.session.log.append(Turn(speaker="GM", text=text))
         self._remember(len(self.session.log) - 1, self.session.log[-1])
+
+    # ----- reading the line -----------------------------------------------------------------
+
+    def _read(self, text: str) -> Intent:
+        """The line's one typed reading: whom it talks to, whether it asks the GM, out of character."""
+        return read_intent(text, npcs=self.world.npcs, pcs=[n for s in self.sheets for n in s.names()])
+
+    def _table_said(self) -> list[str]:
+        """What the GM told this table, what was found and settled, oldest first: what a recall question is
+        answered from (the players' own lines are not: "what did I find?" wants the find, not the search)."""
+        from .narration import split_sentences
+
+        said = [x for t in self.session.turns for x in split_sentences(t.narration or "")]
+        said += [s.text for s in self.scenario.secrets if s.id in self.session.revealed]
+        said += [f.text for f in self.world.facts if f.source == "outcome"]
+        return [s for s in said if s and s.strip()]
 
     # ----- deciding -------------------------------------------------------------------------
 
@@ -353,7 +404,8 @@ class GameMaster(PlayerRolls, SessionSetup):
             pc_names=[n for s in self.sheets for n in s.names()], hidden=self.scenario.hidden_texts(revealed),
             scene_line=self._scene_line(turn.text, revealed, said_before), max_tokens=self.narrate_tokens, why=turn.why,
             recall=bool(rolls) and all(r.check in self._knowledge for r in rolls), implausible=turn.implausible,
-            said_before=said_before,
+            said_before=said_before, silent=[n.name for n in self.world.npcs if not (n.alive and n.present)],
+            facts=[f.text for f in self.world.public_facts()],
         )
 
     @property

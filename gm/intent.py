@@ -18,7 +18,7 @@ from typing import Any, Iterable, Literal, Sequence
 from pydantic import BaseModel
 
 from pipelines.decide import OUT_OF_CHARACTER
-from pipelines.speech import first_name, is_talk, narrated, without_quotes
+from pipelines.speech import addressed, first_name, is_talk, narrated, without_quotes
 
 __all__ = ["Intent", "read_intent", "named_in", "ATTACK_VERBS"]
 
@@ -207,6 +207,9 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
 def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
     """Whether the line talks ("ask", "tell", quoted words) and to whom: a name after the verb, else in the line."""
     plain = without_quotes(text)
+    opened_to = addressed(text)  # "Abner, come down!": words put to someone by name are talk, questions or not
+    if opened_to and (who := named_in(opened_to, listeners)):
+        return True, who
     verb = _does(_TALK, plain)
     if verb is None and not is_talk(text):
         return False, None

@@ -91,6 +91,14 @@ def carries(text: str, answer: Any) -> bool:
     return hits >= max(1, (len(keys) + 1) // 2)
 
 
+def voiced(text: str, speaker: str) -> bool:
+    """The reply has ``speaker`` say something in quotes (their first name and quoted words)."""
+    return bool(re.search(r"[\"“”]", text)) and bool(re.search(rf"\b{re.escape(first_name(speaker))}\b", text, re.I))
+
+
+# a line of the cast list as prompts and scenarios write it: "Ruth Quist: the keeper's grown daughter, ..."
+_CAST_LINE = re.compile(r"^\s*(?:NPC\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3}\s*:\s+(?:the|a|an)\b")
+
 _NUMBER_NAMES = {str(i): w for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _NUMBER_NAMES |= {"15": "fifteen", "20": "twenty", "30": "thirty", "40": "forty", "50": "fifty", "60": "sixty", "100": "hundred"}
 _NUMBER_WORDS_BACK = {w: d for d, w in _NUMBER_NAMES.items()}
@@ -351,6 +359,33 @@ def guide(req: NarrationRequest) -> str:
     return f"Result: {req.verdict}".strip()
 
 
+ANSWER_SYSTEM = ("You word one short reply at a tabletop game. You are given what to say; say that, in one or two "
+                 "sentences, and nothing else: no new facts, names or numbers, no lists, no labels.")
+
+
+def answer_messages(req: NarrationRequest) -> list[dict[str, str]]:
+    """A question answered from the world: the model only words the content chosen (``gm.answer``),
+    in the NPC's voice where one speaks; no worked narrations, which pull a small model into telling the scene."""
+    a = req.answer
+    asked = f'Asked: "{" ".join(req.line.split())}"'
+    if a.speaker and a.quote:
+        task = f"{asked}\nSpeaker: {a.speaker} ({a.voice or 'an NPC'})\nSays: {a.quote}"
+    else:
+        task = f"{asked}\nThe GM says: {a.content}"
+    return [{"role": "system", "content": ANSWER_SYSTEM}, *_ANSWER_SHOTS, {"role": "user", "content": task}]
+
+
+# worked answers, written for this prompt (the same for every turn, so the server's prefix cache keeps them)
+_ANSWER_SHOTS = [
+    {"role": "user", "content": 'Asked: "Hald, where does this path go?"\nSpeaker: Hald (a ferryman; gruff, few words)\nSays: to the old mill, two miles north'},
+    {"role": "assistant", "content": '"To the old mill," Hald grunts. "Two miles north, if your legs hold."'},
+    {"role": "user", "content": 'Asked: "How deep is the well?"\nThe GM says: the well drops sixty feet to black water'},
+    {"role": "assistant", "content": "You lean over the rim: the well drops sixty feet to black water."},
+    {"role": "user", "content": 'Asked: "Sella, who took the key?"\nSpeaker: Sella (an innkeeper; warm, talkative)\nSays: I don\'t know'},
+    {"role": "assistant", "content": 'Sella spreads her hands. "I don\'t know, love. I never saw it go."'},
+]
+
+
 def messages_for(req: NarrationRequest, retry_cause: str | None = None) -> list[dict[str, str]]:
     """System and worked replies (the same for every scene, so the server's prompt cache keeps
     them), then this turn: the scene, recent lines, the act, the rules' word."""
@@ -390,15 +425,21 @@ class _Gate:
         self.borrowed = _example_phrases() - set(_phrases(" ".join([req.scene, req.line, req.found, *req.recent])))
         self.act_words = ({w for w in _content(req.line) if len(w) >= 4} - set(_content(req.scene)) - names
                           if req.decision == "impossible" else set())
+        # an answer chosen from the world may say again what the scene said: that is its point
+        self.answering = req.answer is not None and req.decision == "no_roll"
+        if self.answering:
+            self.known |= known_words(req.answer.content, req.answer.quote, req.answer.speaker)
 
     def _verdict(self, sentence: str) -> str | None:
         req = self.req
         clean = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
         if len(_words(clean)) == 0:
             return "empty"
-        if is_echo(clean, [req.line, req.verdict, guide(req)]):
+        if is_echo(clean, [req.line, req.verdict, guide(req)]) and not self._answers_question(clean):
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
-        if len(_content(clean)) >= 4 and is_echo(clean, self.heard, overlap=0.9):
+        if _CAST_LINE.match(clean):
+            return "recited the cast list"  # "Ruth Quist: the keeper's grown daughter, frightened..."
+        if not self.answering and len(_content(clean)) >= 4 and is_echo(clean, self.heard, overlap=0.9):
             return "repeated earlier lines"
         if repeats_itself(clean):
             return "repeated itself"
@@ -434,6 +475,15 @@ class _Gate:
             return "copied a worked example"  # "your pick slips with a sharp click" at a river crossing
         return None
 
+    def _answers_question(self, sentence: str) -> bool:
+        """An answer to a question shares its words ("How far is the drop?" → "The drop is forty feet"):
+        it is no echo when it adds a number or two words of its own, or says the answer chosen from the world."""
+        if not self.req.line.rstrip(" \"'”’").endswith("?"):
+            return False
+        new = set(_content(sentence)) - set(_content(self.req.line))
+        return len(new) >= 2 or any(w.isdigit() or w in _NUMBER_WORDS_BACK for w in new) or (
+            self.answering and self.req.answer.keys and carries(sentence, self.req.answer))
+
     def _without_heard_clauses(self, sentence: str) -> str:
         """The sentence less its clauses the table already heard: "The altar is cracked and the pews
         are loose." after "...and the pews are loose." keeps "The altar is cracked." A sentence
@@ -454,7 +504,7 @@ class _Gate:
         return out[0].upper() + out[1:] + ("" if out[-1] in ".!?\"”" else ".")
 
     def _accept(self, sentence: str) -> None:
-        sentence = self._without_heard_clauses(sentence)
+        sentence = sentence if self.answering else self._without_heard_clauses(sentence)
         cause = self._verdict(sentence)
         if cause is not None:
             self.causes.append(cause)
@@ -488,6 +538,25 @@ class _Gate:
         return " ".join(self.kept)
 
 
+async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[str], None] | None, started: float) -> Narration:
+    """One call to word the chosen answer, checked whole before anyone sees it (it is short): kept when
+    it passes the guards, carries the answer and, for an NPC, has them speak; else the answer as it stands."""
+    answer, gate, usage, cause = req.answer, _Gate(req, None), None, ""
+    try:
+        reply = await stream_complete(model, answer_messages(req), gate.feed, step="narrate", max_tokens=min(req.max_tokens, 70), temperature=0.3)
+        usage, text = reply.usage, gate.close()
+    except ModelError as exc:
+        text, cause = "", f"did not come ({exc})"
+    ok = (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer))
+          and (not answer.quote or voiced(text, answer.speaker)) and not gate.causes)
+    cause = cause or (gate.causes[-1] if gate.causes else "left the answer out")
+    final = text if ok else answer.spoken()
+    if on_token is not None:
+        on_token(final)
+    notes = [] if ok else [f"narration said the answer plainly (the model's words {cause})"]
+    return Narration(text=final, notes=notes, first_token_s=time.perf_counter() - started, usage=usage, attempts=1, fell_back=not ok)
+
+
 async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str], None] | None = None,
                   temperature: float = 0.3) -> Narration:
     """Stream the GM's words through the guards; retry once; else the descriptive fallback.
@@ -501,6 +570,8 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         if on_token is not None:
             on_token(req.answer.content)
         return Narration(text=req.answer.content, notes=[f"answered without the model ({req.answer.kind})"], first_token_s=time.perf_counter() - started)
+    if req.answer is not None and req.decision == "no_roll":
+        return await _word_answer(model, req, on_token, started)
     usage = None
     retry_cause = None
     text = ""
@@ -528,9 +599,6 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
 
             if req.found and req.success and not tells(text, req.found):  # a clue the dice earned must reach the table
                 add(req.found, "what was found")
-            answer = req.answer if req.decision == "no_roll" else None
-            if answer is not None and answer.keys and not carries(text, answer):  # the answer chosen from the world must be said
-                add(answer.spoken(), "the answer the world holds")
             # it must say the act fails, and why if the rules know: "the far edge is 200 feet away" only repeats the scene
             if req.decision == "impossible" and not (_REFUSES.search(text) and (tells(text, req.why) if req.why else True)):
                 add(fallback(req.name, req.line, "impossible", None, why=req.why), "why the act cannot work")
@@ -540,9 +608,7 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
     words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall, req.implausible)
-    if req.answer is not None and req.decision == "no_roll":
-        words = req.answer.spoken()
-    elif text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
+    if text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
         words = req.scene_line  # the words on screen already answer: "...waits for an answer" would unsay them
     text = (text + " " + words).strip() if text else words
     notes.append(f"narration fell back to a plain description (the model's reply {retry_cause})")

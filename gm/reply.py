@@ -28,6 +28,7 @@ class GMReply(BaseModel):
     timing: dict[str, float | None] = Field(default_factory=dict)  # turn_s, decide_s, first_token_s
     fight: list[str] = Field(default_factory=list)  # what happened in the fight, each with its dice
     order: str = ""  # the initiative order while a fight goes on
+    speaker: str | None = None  # the NPC who answers in this reply (a question put to them), when one does
     failed: str = ""  # a step that broke this turn (the GM went on without it); empty when none did
 
     def __str__(self) -> str:

@@ -15,6 +15,7 @@ from rulesets import VgmError
 from .characters import CharacterError, Sheet, find_character, load_character, parse_character, ready_characters
 from .memory import Memo, Memory
 from .table import Scenario, Session, list_scenarios, load_scenario
+from .world import World, read_world
 
 __all__ = ["SessionSetup", "DEFAULT_PIPELINE"]
 
@@ -213,8 +214,19 @@ class SessionSetup:
 
     # ----- saving, memory, closing -----------------------------------------------------------
 
+    @property
+    def world(self) -> World:
+        """The scene's world as play has changed it: read from the scenario once, then kept in the
+        session (saved every turn, so ``--resume`` and undo bring back who holds what and what was decided)."""
+        if getattr(self, "_world_of", None) is not self.session:
+            self._world = World.model_validate(self.session.world) if self.session.world else read_world(self.scenario)
+            self._world_of = self.session
+        return self._world
+
     def save(self) -> Path | None:
         """Write the session JSON (a session made without a path is kept in memory only)."""
+        if getattr(self, "_world_of", None) is self.session:
+            self.session.world = self._world.model_dump(exclude_defaults=True)
         return self.session.save() if self.session.path else None
 
     def _remember(self, index: int, turn: Turn) -> None:

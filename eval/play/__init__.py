@@ -11,12 +11,12 @@ longer a measure. ``dev``: scored, then read for development, its lines not copi
 (fresh8-34, imp5). ``test``: scored, never read, and no line of it may be a pack example line
 (imp6, blind40); ``leaked_lines()`` checks that. Write a new set blind and mark it ``test``.
 """
-from ._cases import CASES_DIR, ROLES, CaseError, Expect, PlayCase, load_cases, parse_cases, set_role, trpg_packs
+from ._cases import CASES_DIR, ROLES, CaseError, Expect, HistoryLine, PlayCase, ReplyExpect, load_cases, parse_cases, set_role, trpg_packs
 from ._hygiene import Leak, leaked_lines, pack_lines
-from ._runner import PIPELINE, RunError, case_seed, decide, outcome_of, read_decisions, run_cases
+from ._runner import PIPELINE, RunError, case_seed, decide, outcome_of, play_history, read_decisions, run_cases
 from ._summary import (
-    ECHO_OVERLAP, MIN_NARRATION_WORDS, PROMPT_TELLTALES, CaseScore, Summary, format_summary, is_echo,
-    narration_problem, prompt_text, score_case, summarize,
+    ECHO_OVERLAP, MIN_NARRATION_WORDS, PROMPT_TELLTALES, CaseScore, Summary, carries, format_summary, is_echo,
+    leaked_secrets, narration_problem, prompt_text, score_case, speaks, summarize,
 )
 
 DEV_CASES = CASES_DIR / "dev.yaml"
@@ -28,11 +28,11 @@ FRESH3_CASES = CASES_DIR / "fresh3.yaml"
 FRESH4_CASES = CASES_DIR / "fresh4.yaml"
 
 __all__ = [
-    "CaseError", "Expect", "PlayCase", "load_cases", "parse_cases", "trpg_packs", "ROLES", "set_role",
+    "CaseError", "Expect", "HistoryLine", "ReplyExpect", "PlayCase", "load_cases", "parse_cases", "trpg_packs", "ROLES", "set_role",
     "Leak", "leaked_lines", "pack_lines",
-    "PIPELINE", "RunError", "case_seed", "decide", "outcome_of", "read_decisions", "run_cases",
+    "PIPELINE", "RunError", "case_seed", "decide", "outcome_of", "play_history", "read_decisions", "run_cases",
     "ECHO_OVERLAP", "MIN_NARRATION_WORDS", "PROMPT_TELLTALES", "CaseScore", "Summary", "format_summary",
-    "is_echo", "narration_problem", "prompt_text", "score_case", "summarize",
+    "is_echo", "narration_problem", "prompt_text", "score_case", "summarize", "carries", "speaks", "leaked_secrets",
     "CASES_DIR", "DEV_CASES", "HELDOUT_CASES", "FINAL_CASES", "FRESH_CASES", "FRESH2_CASES", "FRESH3_CASES",
     "FRESH4_CASES",
 ]

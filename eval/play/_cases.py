@@ -75,10 +75,11 @@ class Expect(BaseModel):
 
 
 class HistoryLine(BaseModel):
-    """An earlier turn: a character's line (played) or a ``GM`` line (logged as said)."""
+    """An earlier turn: a character's line (played) or a ``GM`` line (logged as said). Without a
+    ``speaker`` it is the case's own character's line (as a player's own earlier turns usually are)."""
 
     model_config = ConfigDict(extra="forbid")
-    speaker: str = Field(min_length=1)
+    speaker: str = ""
     text: str = Field(min_length=1)
 
 
@@ -282,6 +283,9 @@ def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any], sheets_
         said.text = " ".join(said.text.split())
         if not said.text:
             raise fail(f"history[{k}].text", "empty", "write what was said")
+        if not said.speaker.strip() and not case.character and sheets:
+            case.character = sheets[0].name  # the one who speaks the history speaks the line too
+        said.speaker = said.speaker.strip() or case.character or ""
         if said.speaker.strip().lower() == "gm":
             said.speaker = "GM"
             continue

@@ -67,8 +67,8 @@ def _revealed(gm: Any) -> list[str]:
 
 
 def _tell(gm: Any, text: str) -> None:
-    """Put a GM line in the log as said (the GM's own ``say``, else ``_say``): a history line not played."""
-    say = getattr(gm, "say", None) or getattr(gm, "_say", None)
+    """Put a GM line in the log as said (``GameMaster.say``): a history line not played."""
+    say = getattr(gm, "say", None)
     if say is None:
         raise RunError(f"{type(gm).__name__} cannot take a GM line (no `say`); drop the case's GM history lines or give the GM a `say(text)`")
     say(text)

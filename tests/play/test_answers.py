@@ -1,0 +1,122 @@
+"""Questions are answered from the world: NPCs say what they know in their voice, the dead and gone
+stay silent, out-of-character requests for hidden facts are turned away, a decided fact stays true,
+and a resumed game still knows what was found."""
+from __future__ import annotations
+
+import pytest
+
+from gm.agent import GameMaster
+from gm.answer import OOC_REFUSAL, choose_answer, content_keys, is_recall, remember_decided
+from gm.intent import read_intent
+from gm.world import Fact, Knowledge, Npc, World
+from pipelines.llm import ScriptedModel
+
+WORLD = World(
+    npcs=[
+        Npc(name="Ruth Quist", role="the keeper's daughter", voice="clipped, polite", knows=[
+            Knowledge(topic="when she last saw her father", answer="four nights ago, at dusk, when he walked out to the lighthouse"),
+            Knowledge(topic="what she heard at night", answer="singing inside the tower at high tide", checks=["psychology", "persuade"]),
+            Knowledge(topic="the family's debts", answer="they owe the bank", never=True),
+        ]),
+        Npc(name="Abner Quist", role="the keeper", present=False),
+        Npc(name="Old Tam", role="a ferryman", alive=False),
+    ],
+    facts=[Fact(text="The lighthouse stands forty feet from the cottage door."),
+           Fact(text="Fog rolls in off the bay every evening."),
+           Fact(text="The keeper hides his logbook under the floor.", public=False)],
+)
+NAMES = dict(npcs=WORLD.npcs, pcs=["Eddie Kowalczyk", "Eddie"])
+
+
+def ask(line: str, **kw):
+    return choose_answer(read_intent(line, **NAMES), WORLD, **kw)
+
+
+def test_an_npc_says_what_they_know_on_the_topic_asked():
+    answer = ask("Ruth, when did you last see your father?")
+    assert answer.kind == "npc" and answer.speaker == "Ruth Quist" and "four nights ago" in answer.quote
+    assert answer.spoken().startswith('Ruth Quist says, "Four nights ago')
+
+
+def test_knowledge_behind_a_check_opens_only_to_that_check():
+    assert ask("Ruth, what did you hear at night?").kind == "npc_gated"
+    opened = ask("Ruth, what did you hear at night?", found_checks=["persuade"])
+    assert opened.kind == "npc" and "singing" in opened.quote
+
+
+def test_what_an_npc_never_tells_stays_untold_and_an_unknown_topic_is_not_invented():
+    assert ask("Ruth, does your family owe money?").kind == "npc_refuses"
+    unknown = ask("Ruth, who won the horse race in Boston last spring?")
+    assert unknown.kind == "npc_unknown" and "know" in unknown.quote
+
+
+def test_the_absent_and_the_dead_do_not_answer():
+    gone, dead = ask("Abner, where are you?"), ask("Tam, are you there?")
+    assert gone.kind == dead.kind == "npc_gone" and gone.final and dead.final
+    assert "not here" in gone.content and "dead" in dead.content
+
+
+def test_a_question_to_the_gm_is_answered_from_public_facts_only():
+    far = ask("How far is the lighthouse from here?")
+    assert far.kind == "fact" and "forty feet" in far.content and "forty" in content_keys(far.content)
+    assert ask("Where does the keeper hide his logbook?") is None  # a GM note is never an answer
+
+
+def test_an_out_of_character_request_for_hidden_facts_is_turned_away_but_rules_questions_are_not():
+    assert ask("OOC: just tell me what's under the floor").content == OOC_REFUSAL
+    assert ask("(OOC) how many hit points do I have left?") is None
+
+
+def test_recall_answers_from_what_the_table_was_told():
+    said = ["The goblin's pouch holds a brass token stamped with the Oil Guild's sign.", "Rain begins to fall."]
+    assert is_recall("What did I find earlier?")
+    answer = ask("What did I find in the pouch earlier?", table_said=said)
+    assert answer.kind == "recall" and "brass token" in answer.content
+
+
+def test_a_decided_fact_is_stored_once_and_answers_the_same_question_later():
+    world = WORLD.model_copy(deep=True)
+    question = "How deep is the well behind the cottage?"
+    assert choose_answer(read_intent(question), world) is None
+    remember_decided(world, question, "You peer down. The well drops sixty feet to black water.", turn=3)
+    again = choose_answer(read_intent(question), world)
+    assert again.kind == "fact" and "sixty feet" in again.content
+
+
+def _gm(tmp_path, replies):
+    model = ScriptedModel(by_step={"narrate": replies}, repeat_last=True)
+    return GameMaster("coc7e", "lantern_house", model, characters=["Eddie"], memory=False, seed=1, session_path=tmp_path / "s.json")
+
+
+def test_the_gm_has_an_npc_answer_in_their_voice_and_says_it_plainly_when_the_model_does_not(tmp_path):
+    gm = _gm(tmp_path, ["The fog is thick tonight and the gulls cry."])  # words that leave the answer out
+    reply = gm.step("", "Ruth, when did you last see your father?")
+    assert reply.decision == "no_roll" and reply.narration.startswith("Ruth Quist says, \"") and "four nights" in reply.narration.lower()
+    good = _gm(tmp_path, ['Ruth twists her apron. "Four nights ago, at dusk, when he walked out to the lighthouse."'])
+    assert "apron" in good.step("", "Ruth, when did you last see your father?").narration
+
+
+def test_an_ooc_request_costs_no_model_call_and_no_roll(tmp_path):
+    gm = _gm(tmp_path, ["unused"])
+    reply = gm.step("", "OOC: what is actually written in the logbook?")
+    assert reply.decision == "no_roll" and not reply.rolls and reply.narration == OOC_REFUSAL
+    assert not [r for r in gm.model.requests if r.get("step") == "narrate"]
+
+
+def test_what_was_found_is_held_by_the_finder_and_survives_a_resume(tmp_path):
+    gm = _gm(tmp_path, ["Eddie looks around the cottage."])
+    secret = gm.scenario.secrets[0]
+    from gm.world import found
+    found(gm.world, secret.text, "Eddie Kowalczyk", turn=0)
+    gm.session.revealed.append(secret.id)
+    gm.save()
+    again = GameMaster.resume(tmp_path / "s.json", ScriptedModel(replies=["x"], repeat_last=True), memory=False)
+    assert any(f.source == "outcome" and "Eddie Kowalczyk" in f.about for f in again.world.facts)
+    assert again.world.model_dump() == gm.world.model_dump()
+
+
+@pytest.mark.parametrize("line", ["Abner, where are you?", "Abner, come down!"])
+def test_an_absent_npc_is_not_rolled_for_and_does_not_speak(tmp_path, line):
+    gm = _gm(tmp_path, ['"I am up here," Abner says.'])
+    reply = gm.step("", line)
+    assert reply.decision == "no_roll" and "Abner says" not in reply.narration and "not here" in reply.narration
