@@ -31,7 +31,7 @@ from pipelines.act_cues import CUE_CONCEPTS
 from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
-from .answer import Answer, choose_answer, remember_decided
+from .answer import Answer, answers_without_dice, choose_answer, remember_decided
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, reaching_for
@@ -39,6 +39,8 @@ from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
 from .intent import Intent, read_intent
 from .world import foe_down, found as world_found
+from .world.reader import person_named
+from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
@@ -138,9 +140,9 @@ class GameMaster(PlayerRolls, SessionSetup):
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
             decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
         if answer is None and decision != "impossible":
-            answer = choose_answer(reading, self.world, table_said=self._table_said())
-            if answer is not None and answer.kind == "npc_gone" and decision == "roll":
-                turn.notes.append(f"no roll: {answer.content}")  # nobody to persuade or read
+            answer = choose_answer(reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)))
+            if answer is not None and decision == "roll" and answers_without_dice(answer, reading):
+                turn.notes.append(f"no roll: the world answers the question ({answer.kind})")  # nobody to persuade; nothing to find
                 decision, checks = "no_roll", []
         self._answer, self._reading = answer, reading
         decided = time.perf_counter()
@@ -274,7 +276,8 @@ class GameMaster(PlayerRolls, SessionSetup):
         self._answer = self._reading = None
         if answer is not None and decision == "roll" and any(r.success for r in turn.rolls):
             # words that needed a roll (a guarded NPC persuaded): what they know opens to the check that succeeded
-            opened = choose_answer(reading, self.world, found_checks=[r.check for r in turn.rolls if r.success])
+            opened = choose_answer(reading, self.world, found_checks=[r.check for r in turn.rolls if r.success],
+                                   hidden=self.scenario.hidden_texts(set(self.session.revealed)))
             if opened is not None and opened.kind == "npc":
                 found.append(opened.spoken())
         if fight is not None:
@@ -314,15 +317,25 @@ class GameMaster(PlayerRolls, SessionSetup):
     # ----- reading the line -----------------------------------------------------------------
 
     def _read(self, text: str) -> Intent:
-        """The line's one typed reading: whom it talks to, whether it asks the GM, out of character."""
-        return read_intent(text, npcs=self.world.npcs, pcs=[n for s in self.sheets for n in s.names()])
+        """The line's one typed reading: whom it talks to, whether it asks the GM, out of character.
+        Someone the scene's prose names but no NPC list does is met when first spoken to."""
+        pcs = [n for s in self.sheets for n in s.names()]
+        reading = read_intent(text, npcs=self.world.npcs, pcs=pcs)
+        called = addressed(text) if reading.npc is None and reading.kind in ("talk", "act", "ask") else None
+        met = person_named(" ".join([self.scenario.scene, self.scenario.opening]), called) if called and called not in pcs else None
+        if met is not None and self.world.npc(met.name) is None:
+            self.world.npcs.append(met)
+            reading = read_intent(text, npcs=self.world.npcs, pcs=pcs)
+        return reading
 
     def _table_said(self) -> list[str]:
-        """What the GM told this table, what was found and settled, oldest first: what a recall question is
-        answered from (the players' own lines are not: "what did I find?" wants the find, not the search)."""
+        """What was said at this table (the GM's words, the players' lines by name), what was found and
+        settled, oldest first: what a question about the table's past is answered from."""
         from .narration import split_sentences
 
-        said = [x for t in self.session.turns for x in split_sentences(t.narration or "")]
+        told = [t.text if is_gm(t.speaker) else f"{t.speaker}: {t.text}"  # [1:]: the opening is a fact already
+                for t in self.session.log[1:] if not t.text.startswith(("[", "/"))]
+        said = [x for text in told for x in split_sentences(text)]
         said += [s.text for s in self.scenario.secrets if s.id in self.session.revealed]
         said += [f.text for f in self.world.facts if f.source == "outcome"]
         return [s for s in said if s and s.strip()]

@@ -32,17 +32,28 @@ OOC_REFUSAL = "That's for your characters to find out in the game; ask or look i
 # cosine similarity (MiniLM) a knowledge topic or a fact must reach to answer the question
 TOPIC_MATCH = 0.42
 FACT_MATCH = 0.38
-NPC_FACT_MATCH = 0.5  # a scene sentence an NPC says for want of knowledge must be plainly on the question
+NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
 _RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she) (?:find|get|take|see|say|learn|hear|pick)|"
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
                          r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom)\b", re.I)
+_PLAYER_LINE = re.compile(r"^[^:\"“]{1,40}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
 _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|big|heavy|close|near)|what year|which year|how many)\b", re.I)
 # what a "how far is the lighthouse" asks about: the noun after the verb
 _SUBJECT = re.compile(r"\bhow \w+(?: away| off| down| up)? (?:is|are|was|were|does|do|did)\s+(?:the|a|an|that|this|those|these|it|we|i)?\s*(\w+)", re.I)
 _HAS_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
                          r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|a few|several)\b", re.I)
+_SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?)\b", re.I)
+_MEASURES = (  # (what the question asks, what a text that answers it states)
+    (re.compile(r"\bhow (?:high|tall|deep|far|long|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
+    (re.compile(r"\bwhat time\b|\bwhen (?:is|does|do|will)\b", re.I),
+     re.compile(r"\b\d{1,2}[:.]\d{2}\b|o'clock|quarter (?:to|past)|half past|\b(?:dawn|dusk|sunrise|sunset|sunup|midnight|noon|morning|evening|tonight)\b", re.I)),
+    (re.compile(r"\bwhat year\b|\bwhich year\b", re.I), re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")),
+    (re.compile(r"\bhow much\b|\b(?:charge|cost|price|fare|pay|toll|buy-in)\b", re.I),
+     re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?)\b|\$\d", re.I)),
+    (re.compile(r"\bhow many\b", re.I), re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|dozen|hundred)\b", re.I)),
+)
 _STOP = set("""a an the of to in on at by for with and or but is are was were be been it its this that these those i you he she
     we they me him her us them my your his our their what who whom whose where when why how which do does did can could would
     should will shall may might must have has had there here then than so if not no yes any some all as from into about up
@@ -111,20 +122,28 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9']+", text.lower()) if w not in _STOP and len(w) > 2}
 
 
-def _best(question: str, texts: Sequence[str], embed: Embed) -> tuple[int, float]:
+def _measure_bonus(question: str, texts: Sequence[str]) -> list[float]:
+    """A little for a text that states the kind of measure asked for: a span for "how high", a clock time for "when"."""
+    for asked, stated in _MEASURES:
+        if asked.search(question):
+            return [0.15 if stated.search(t) else 0.0 for t in texts]
+    return [0.0] * len(texts)
+
+
+def _best(question: str, texts: Sequence[str], embed: Embed, extra: Sequence[float] = ()) -> tuple[int, float]:
     """The text nearest the question: MiniLM cosine, plus a little for the content words they share."""
     if not texts:
         return -1, 0.0
     vectors = embed([question, *texts])
     scores = vectors[1:] @ vectors[0]
     asked = _content_words(question)
-    bonus = np.array([0.05 * min(2, len(asked & _content_words(t))) for t in texts])
+    bonus = np.array([0.05 * min(2, len(asked & _content_words(t))) for t in texts]) + (np.array(extra) if len(extra) else 0.0)
     total = scores + bonus
     best = int(total.argmax())
     return best, float(total[best])
 
 
-def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed) -> Answer:
+def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed, hidden: Sequence[str] = ()) -> Answer:
     """What an NPC says to the question: what they know, what the scene says near them, or that they don't know."""
     name = npc.name
     if not getattr(npc, "alive", True):
@@ -132,12 +151,12 @@ def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str]
     if not getattr(npc, "present", True):
         return Answer("npc_gone", f"No answer comes: {name} is not here.", speaker=name, final=True)
     voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
-    told = _npc_knowledge(npc, question, world, found_checks, embed)
+    told = _npc_knowledge(npc, question, world, found_checks, embed, hidden)
     told.voice = voice
     return told
 
 
-def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed) -> Answer:
+def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed, hidden: Sequence[str]) -> Answer:
     name = npc.name
     knows = list(getattr(npc, "knows", []) or [])
     if knows:
@@ -151,24 +170,79 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
                 return Answer("npc_gated", f"{name} is not ready to tell that.", speaker=name,
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
             return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer))
-    facts = [f.text for f in _facts(world)]
-    at, score = _best(question, _fact_keys(world), embed)
+    facts = [f.text for f in _facts(world, hidden)]
+    asked = _without_name(question, npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
+    measure = _measure_bonus(asked, facts)
+    own = [-0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]  # their own description is rarely what is asked
+    at, score = _best(asked, _fact_keys(world, hidden), embed, [m + o for m, o in zip(measure, own)])
     if at >= 0 and score >= NPC_FACT_MATCH:
         return Answer("npc", facts[at], speaker=name, quote=facts[at], keys=content_keys(facts[at]))
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
 
 
-def _facts(world: Any) -> list[Any]:
-    return [f for f in getattr(world, "facts", []) or [] if getattr(f, "text", "").strip() and getattr(f, "public", True)]
+def _npc_words(npc: Any) -> set[str]:
+    return {w.lower() for n in [npc.name, *getattr(npc, "aliases", [])] for w in re.findall(r"[A-Za-z][\w'’-]+", n)
+            if len(w) > 2 and w.lower() not in _STOP} - _TITLES
 
 
-def _fact_keys(world: Any) -> list[str]:
+def _without_name(question: str, npc: Any) -> str:
+    words = _npc_words(npc)
+    return " ".join(w for w in question.split() if w.strip(",.!?:;\"'").lower() not in words) or question
+
+
+def _names(text: str, npc: Any) -> bool:
+    return bool(_npc_words(npc) & {w.lower() for w in re.findall(r"[A-Za-z][\w'’-]+", text)})
+
+
+_TITLES = {"mr", "mrs", "ms", "dr", "doctor", "sir", "lady", "lord", "captain", "sheriff", "brother", "sister", "father",
+           "mother", "old", "young", "the", "professor", "deputy", "sergeant", "master", "mistress", "miss"}
+
+
+def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
+    """What may be told: the world's public facts, and its map and things as sentences, less any that
+    would give away a hidden text (an exit to the cellar the secret tunnel starts from)."""
+    facts = [f for f in getattr(world, "facts", []) or [] if getattr(f, "text", "").strip() and getattr(f, "public", True)]
+    told = {" ".join(f.text.lower().split()) for f in facts}
+    derived = [_Said(text, [name]) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
+    secret = [set(_content_words(h)) for h in hidden]
+    return [f for f in facts + derived if not any(len(set(_content_words(f.text)) & h) >= 3 for h in secret)]
+
+
+@dataclass
+class _Said:
+    text: str
+    about: list[str]
+
+
+def _map_sentences(world: Any) -> list[tuple[str, str]]:
+    """The places, their ways out and the things in view, said as a GM would ("The assay office is out the side door
+    and next door, twenty feet away.")."""
+    out = []
+    for place in getattr(world, "places", []) or []:
+        if place.description and place.name != getattr(world, "here", None):  # where the party stands is the scene itself
+            out.append((place.name, f"{_cap(place.name)}: {place.description}."))
+        for way in place.exits:
+            how = ", ".join(x for x in (way.way, f"{way.distance} away" if way.distance else "") if x)
+            out.append((way.to, f"{_cap(way.to)} is {how}." if how else f"A way leads from {place.name} to {way.to}."))
+    for thing in getattr(world, "things", []) or []:
+        if "hidden" in thing.states or not (thing.description or thing.where):
+            continue
+        where = f" ({thing.where})" if thing.where else ""
+        out.append((thing.name, f"{_cap(thing.name)}{where}: {thing.description or ', '.join(thing.states) or 'there'}."))
+    return out
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _fact_keys(world: Any, hidden: Sequence[str] = ()) -> list[str]:
     """What each fact is matched on: its text and what it is about (a decided fact keeps the question it answered)."""
-    return [" ".join([f.text, *(getattr(f, "about", []) or [])]) for f in _facts(world)]
+    return [" ".join([f.text, *(getattr(f, "about", []) or [])]) for f in _facts(world, hidden)]
 
 
 def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), found_checks: Sequence[str] = (),
-                  embed: Embed | None = None) -> Answer | None:
+                  hidden: Sequence[str] = (), embed: Embed | None = None) -> Answer | None:
     """The content of the reply to a question, or None when the line is no question the world can answer.
 
     Args:
@@ -176,37 +250,55 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         world: the scene's ``gm.world.World`` (its NPCs and facts, revealed secrets and outcomes included).
         table_said: what was said and found at this table, oldest first (recall answers from it).
         found_checks: the checks that succeeded this turn (a gated knowledge item opens to its family).
+        hidden: texts not yet found (secrets): a fact that would give one away is never an answer.
     """
     from pipelines.embeddings import embed as minilm
 
     embed = embed or minilm
     kind, text = getattr(intent, "kind", "act"), getattr(intent, "text", "")
-    if kind == "ooc":
-        return None if _RULES_TALK.search(text) else Answer("ooc", OOC_REFUSAL, final=True)
+    if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual
+        own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I)
+        return None if own else Answer("ooc", OOC_REFUSAL, final=True)
     if kind == "talk" and getattr(intent, "npc", None):
         npc = world.npc(intent.npc) if world is not None else None
         if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?")):
-            return _npc_answer(npc, text, world, found_checks, embed)
+            return _npc_answer(npc, text, world, found_checks, embed, hidden)
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
-            return _npc_answer(npc, text, world, found_checks, embed)
+            return _npc_answer(npc, text, world, found_checks, embed, hidden)
         return None
     if kind != "ask":
         return None
-    if is_recall(text) and table_said:
-        said = [s for s in table_said if s.strip()]
-        at, score = _best(text, said, embed)
-        if at >= 0 and score >= FACT_MATCH - 0.1:
-            return Answer("recall", said[at], keys=content_keys(said[at]))
-    facts, keys = [f.text for f in _facts(world)], _fact_keys(world)
+    # the scene's facts and what this table was told since, together: "what did Pip hand over?" needs no "earlier"
+    said = [s for s in table_said if s.strip()]
+    # what the GM said came of it first; a player's own line ("Ilya: I look over the pews") only when nothing did
+    gm_said = [x for x in said if not _PLAYER_LINE.match(x)]
+    if is_recall(text):  # asked about the table's past: what it was told first
+        for pool in (gm_said, [x for x in said if _PLAYER_LINE.match(x)]):
+            at, score = _best(text, pool, embed)
+            if at >= 0 and score >= FACT_MATCH - 0.1:
+                return Answer("recall", pool[at], keys=content_keys(pool[at]))
+    facts, keys = [f.text for f in _facts(world, hidden)] + gm_said, _fact_keys(world, hidden) + gm_said
+    kinds = ["fact"] * (len(facts) - len(gm_said)) + ["recall"] * len(gm_said)
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided
-        subject = _SUBJECT.search(text)
+        subject = _SUBJECT.search(text) or re.search(r"\bhow many (\w+)", text, re.I)
         about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
-        numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())]
-        facts, keys = [facts[i] for i in numbered], [keys[i] for i in numbered]
-    at, score = _best(text, keys, embed)
+        count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
+        numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
+                    and (count is None or count.search(f))]  # "how many goblins": a number of goblins, not a gate forty feet off
+        facts, keys, kinds = [facts[i] for i in numbered], [keys[i] for i in numbered], [kinds[i] for i in numbered]
+    at, score = _best(text, keys, embed, _measure_bonus(text, facts))
     if at >= 0 and score >= FACT_MATCH:
-        return Answer("fact", facts[at], keys=content_keys(facts[at]))
+        return Answer(kinds[at], facts[at], keys=content_keys(facts[at]))
     return None
+
+
+def answers_without_dice(answer: Answer, intent: Any) -> bool:
+    """A question the world answers outright needs no roll: what an NPC tells anyone (or never tells),
+    who is gone, what this table was told, and a number the scene states. An NPC who does not know
+    may still be talked round or lied to: that roll stands."""
+    if answer.kind in ("npc", "npc_refuses", "npc_gone", "recall", "ooc"):
+        return True
+    return answer.kind == "fact" and bool(_HOW_MUCH.search(getattr(intent, "text", "")) or any(a.search(getattr(intent, "text", "")) for a, _ in _MEASURES))
 
 
 def remember_decided(world: Any, question: str, reply: str, turn: int) -> Any:

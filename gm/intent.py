@@ -111,6 +111,9 @@ def _aliases(entry: Any) -> tuple[str, list[str]]:
     base = re.sub(r"\s+#?\d+$", "", name)
     out = [name, base, first_name(base), *extra]
     out += [w for w in base.split()[1:] if len(w) > 2 and w[0].isupper()]
+    head = base.split()[0] if base.split() else ""
+    if head.lower().rstrip(".") in _TITLES and len(base.split()) > 1:
+        out.append(head)  # "Sheriff, when does the coach get in?" is put to Sheriff Tull
     return name, [a for a in dict.fromkeys(a.strip() for a in out) if len(a) > 1 and not _ATTACK.fullmatch(a)]
 
 
@@ -204,6 +207,11 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
                   weapon=weapon)
 
 
+_TITLES = {"sheriff", "captain", "doctor", "dr", "brother", "sister", "father", "mother", "professor", "deputy", "sergeant",
+           "mayor", "marshal", "judge", "reverend", "lord", "lady", "sir", "old", "mr", "mrs", "ms", "miss", "master", "mistress"}
+_REPORTED = re.compile(r"\b(?:did|does|has|had)\s+(?:[\w'’-]+\s+){0,3}?(?:say|said|tell|told|mention|mentioned|call|called|ask|asked)\b", re.I)
+
+
 def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
     """Whether the line talks ("ask", "tell", quoted words) and to whom: a name after the verb, else in the line."""
     plain = without_quotes(text)
@@ -218,7 +226,8 @@ def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
 
 def _only_asks(text: str) -> bool:
     """Every sentence outside quotes is a question: "How deep is it? Can I wade across?"."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", without_quotes(text).strip()) if s]
+    # a title's period ends no sentence: "What did Gus say Mrs. Beaumont pays?" is one question
+    sentences = [s for s in re.split(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?])\s+", without_quotes(text).strip()) if s]
     return bool(sentences) and all(s.endswith("?") for s in sentences)
 
 
@@ -250,6 +259,8 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     fight = _attack(said, foes, npcs, weapons, last_target, in_fight)
     if fight is not None:
         return fight.model_copy(update=base)
+    if _only_asks(text) and _REPORTED.search(without_quotes(text)):
+        return Intent(kind="ask", **base)  # "what did Hilda say Tobin looks like?" asks the GM what was said
     talks, spoken_to = _talked_to(text, listeners)
     if talks:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)

@@ -12,7 +12,7 @@ from typing import Any
 
 from .model import Exit, Fact, Npc, Place, World
 
-__all__ = ["read_world", "read_world_with_model", "merge", "sentences", "measures", "exits_in", "era_of"]
+__all__ = ["person_named", "read_world", "read_world_with_model", "merge", "sentences", "measures", "exits_in", "era_of"]
 
 _NUM = (r"\d+(?:[.,]\d+)?|(?:a few|several|half an?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
         r"fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)"
@@ -44,7 +44,7 @@ grandson granddaughter widow widower child friend lover fiance fiancee partner s
 butler captain keeper merchant gambler sheriff deputy priest priestess doctor innkeeper landlord landlady smith blacksmith
 guard soldier sergeant mayor lord lady king queen prince princess knight chief boss leader rival employer clerk owner""".split())
 _PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
-                     rf"(?P<role>[a-z-]+),?\s+(?P<name>[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
+                     rf"(?P<role>[a-z-]+),?\s+(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof|Rev|Capt|Sgt|St)\.\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
 _UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the))\s+(?:late|dead)\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
 _DEAD = re.compile(r"\b(?:late|dead|died|killed|slain|murdered|drowned|buried|deceased|passed away|ghost of|body of|remains of)\b", re.I)
 _ABSENT = re.compile(r"\b(?:missing|vanished|disappeared|absent|gone|away|not been seen|lost at sea|fled|left (?:town|the \w+))\b", re.I)
@@ -142,15 +142,50 @@ def _people(text: str, known: World, present: bool = True) -> list[Npc]:
             if known.npc(name) or known.place(name) or any(n.name == name for n in out) or name in _MONTHS:
                 continue
             near = sentence[m.end():m.end() + 60].strip(" ,")
-            dead = bool(m.group("late") or _DEAD.match(near) or re.search(r"\b(?:is|was) (?:dead|killed|slain)", near))
+            dead = bool(m.group("late") or _DEAD.match(near) or re.search(r"\b(?:is|was) (?:dead|killed|slain)", near) or _DEAD_AFTER.search(near))
             owner = f" of {m.group('owner')}" if m.group("owner") else ""
             out.append(Npc(name=name, role=role + owner, alive=not dead,
-                           present=present and not dead and not _ABSENT.search(near[:45])))
+                           present=present and not dead and not _ABSENT.search(near[:45]) and not _GONE_AFTER.search(near)))
         for m in _UNNAMED_DEAD.finditer(sentence):
             name = f"{m.group('owner')}'s {m.group('role')}" if m.group("owner") else f"the {m.group('role')}"
             if not known.npc(name) and not any(n.name == name for n in out):
                 out.append(Npc(name=name, role=m.group("role"), alive=False, present=False))
     return out
+
+
+_TITLE = (r"(?:Captain|Capt\.|Brother|Sister|Father|Mother|Sheriff|Deputy|Doctor|Dr\.|Mr\.|Mrs\.|Ms\.|Miss|Professor|Prof\.|"
+          r"Old|Lady|Lord|Sir|Sergeant|Sgt\.|Mayor|Reverend|Rev\.|Judge|Marshal|Master|Mistress|Widow|Granny|Uncle|Aunt)")
+_GONE_AFTER = re.compile(r"^\W{0,3}(?:\w+\s+){0,3}?(?:left|went (?:down|off|away|out|across|over|up|into|to|for)|"
+                         r"has(?:n't| not) (?:returned|come back|been seen)|never came back|is (?:away|out|gone|missing)|"
+                         r"(?:was|is|went) missing|vanished|disappeared|set out|rode (?:out|off))\b", re.I)
+_DEAD_AFTER = re.compile(r"^(?:['’]s\s+(?:grave|body|corpse|headstone|tomb|coffin|ghost)|\W{0,3}(?:\w+\s+){0,2}?"
+                         r"(?:lies dead|is dead|was dead|died|was killed|was murdered|was slain|drowned|is buried|lies buried|"
+                         r"was buried|passed away|lies still|is long dead))\b", re.I)
+
+
+def person_named(text: str, word: str) -> Npc | None:
+    """Someone the prose names by ``word`` though no NPC list does ("Voss" → Captain Voss): the GM
+    meets them when a player speaks to them. Dead or gone when the words right after a mention say so."""
+    word = word.strip().split()[-1] if word.strip() else ""
+    if not word or not word[0].isupper():
+        return None
+    mentions = list(re.finditer(rf"(?:\b{_TITLE}\s+)?(?:[A-Z][\w'’-]+\s+)?\b{re.escape(word)}\b(?:\s+[A-Z][a-z][\w'’-]+)?", text))
+    if not mentions:
+        return None
+    first = mentions[0].group(0)
+    words = first.split()
+    while len(words) > 1 and not re.fullmatch(_TITLE, words[0]) and words[0] != word and words[0].lower() in _COMMON_OPENERS:
+        words = words[1:]
+    # past a clause about them (", who held the tower,"): what they do or what befell them
+    after = [re.sub(r"^\s*,\s*(?:who|whose|whom|the|a|an|his|her|their|once)\b[^,;.]*,", "", text[m.end():m.end() + 140]) for m in mentions]
+    before = [text[max(0, m.start() - 70):m.start()] for m in mentions]
+    dead = any(_DEAD_AFTER.search(a) for a in after) or any(_GRAVE_BEFORE.search(b) for b in before)
+    gone = any(_GONE_AFTER.search(a) for a in after)
+    return Npc(name=" ".join(words), alive=not dead, present=not (dead or gone))
+
+
+_GRAVE_BEFORE = re.compile(r"\b(?:grave|tomb|headstone|gravestone|epitaph|memorial|cross|coffin|in memory of|here lies)\b[^.]*$", re.I)
+_COMMON_OPENERS = {"the", "a", "an", "his", "her", "their", "old", "young", "when", "then", "but", "and", "if", "as"}
 
 
 def _about(sentence: str, world: World) -> list[str]:

@@ -120,3 +120,36 @@ def test_an_absent_npc_is_not_rolled_for_and_does_not_speak(tmp_path, line):
     gm = _gm(tmp_path, ['"I am up here," Abner says.'])
     reply = gm.step("", line)
     assert reply.decision == "no_roll" and "Abner says" not in reply.narration and "not here" in reply.narration
+
+
+def test_someone_the_prose_names_is_met_when_spoken_to_and_is_dead_or_gone_as_the_prose_says():
+    from gm.world.reader import person_named
+
+    prose = ("Captain Aldric Voss, who held the tower, lies dead by the hearth. His sergeant, Mira Dunn, kneels beside the body. "
+             "Brother Olan left a note saying he went down to the valley. A grave by the landing is carved \"Martha Crowley, 1831-1867\".")
+    voss, mira, olan, martha = (person_named(prose, w) for w in ("Voss", "Mira", "Olan", "Martha"))
+    assert voss.name == "Captain Aldric Voss" and not voss.alive
+    assert mira.alive and mira.present and not olan.present and olan.alive and not martha.alive
+    assert person_named(prose, "Nobody") is None
+
+
+def test_a_question_about_what_someone_said_asks_the_gm_and_a_title_addresses_its_bearer():
+    assert read_intent("Remind me, what did Hilda say Tobin looks like?", npcs=["Hilda Marsh", "Tobin Reed"]).kind == "ask"
+    assert read_intent("What did Gus say Mrs. Beaumont pays?", npcs=["Gus"]).kind == "ask"
+    assert read_intent("Sheriff, when does the coach get in?", npcs=["Sheriff Tull"]).npc == "Sheriff Tull"
+
+
+def test_recall_prefers_what_the_gm_said_came_of_it_over_the_players_own_line():
+    said = ["Dr. Margaret Hale: I ask Armitage what is stamped on the folio's spine.",
+            "Armitage says the spine bears a single word in tarnished gold: Revelations."]
+    answer = ask("What was stamped on the folio's spine, again?", table_said=said)
+    assert answer.kind == "recall" and "Revelations" in answer.content
+
+
+def test_a_count_is_answered_by_a_number_of_that_thing_and_nothing_hidden_is_an_answer():
+    world = World(facts=[Fact(text="The goblin gate stands forty feet away."), Fact(text="Three goblins squat behind the gate.")])
+    assert "Three goblins" in choose_answer(read_intent("How many goblins are there?"), world).content
+    secret = ["A tunnel runs from the saloon cellar toward the assay office vault."]
+    cellar = World(facts=[Fact(text="The saloon cellar holds whiskey barrels and the tunnel to the assay office.")])
+    assert choose_answer(read_intent("What is in the saloon cellar?"), cellar, hidden=secret) is None
+    assert choose_answer(read_intent("What is in the saloon cellar?"), cellar) is not None
