@@ -38,7 +38,7 @@ from .clues import fits, reaching_for
 from .combat import Combat, CombatEvent
 from .dice import roll as roll_dice
 from .intent import Intent, read_intent
-from .world import foe_down, found as world_found
+from .world import foe_down, found as world_found, settle
 from .world.reader import person_named
 from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
@@ -284,11 +284,17 @@ class GameMaster(PlayerRolls, SessionSetup):
             for c in fight.combatants.values():
                 if not c.standing and self.world.npc(c.name) is not None and self.world.npc(c.name).alive:
                     foe_down(self.world, c.name, dead=True, turn=len(self.session.turns))
+        if reading is not None and reading.kind not in ("ask", "ooc", "talk") and decision != "impossible" and (
+                decision == "no_roll" or (turn.rolls and all(r.success for r in turn.rolls))):
+            settle(self.world, turn.text, turn.character or "", len(self.session.turns))  # the lantern taken is held; the door opened is open
         request = self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found))
         request.answer = answer if decision == "no_roll" else None
         if events:
             request.verdict, request.success = f"{request.verdict} In the fight: {story_of(events)}".strip(), None
             request.standing = [c.name for c in fight.combatants.values() if c.standing] if fight is not None else []
+            mine = [e for e in events if e.kind == "attack" and e.actor == turn.character and e.hit is not None]
+            request.struck = any(e.hit for e in mine) if mine else None  # the words must tell the hit or the miss the dice made
+            request.struck_at = [e.target for e in mine if e.target]
         narration = await narrate(self.model, request, on_token=relay)
         turn.narration = narration.text
         if request.answer is None and decision == "no_roll" and not events and reading is not None and reading.kind == "ask" and not narration.fell_back:

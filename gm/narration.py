@@ -96,6 +96,20 @@ def voiced(text: str, speaker: str) -> bool:
     return bool(re.search(r"[\"“”]", text)) and bool(re.search(rf"\b{re.escape(first_name(speaker))}\b", text, re.I))
 
 
+_MISSES = re.compile(r"\b(?:miss(?:es|ed)?|goes wide|went wide|glances? off|fails? to (?:hit|land|connect|wound)|whiffs?|falls? short|"
+                     r"dodges?|dodged|sidesteps?|parr(?:y|ies|ied)|block(?:s|ed)?|ducks? (?:under|aside)|harmlessly)\b", re.I)
+_HITS = re.compile(r"\b(?:hits?|strikes? (?:home|true)|lands?|landed|connects?|connected|bites? (?:into|deep)|cuts? (?:into|deep)|"
+                   r"slams? into|smashes into|wounds?|wounded|finds? (?:its|their) mark|struck|draws? blood|sinks? into)\b", re.I)
+
+
+def _against_the_dice(sentence: str, req: "NarrationRequest") -> bool:
+    """A sentence about the acting character's attack (or its target) that tells the other outcome than the dice."""
+    about = _names(sentence, req.name) or re.search(r"\byour?\b", sentence, re.I) or any(_names(sentence, t) for t in req.struck_at)
+    if not about:
+        return False
+    return bool(_MISSES.search(sentence)) if req.struck else bool(_HITS.search(sentence) and not _MISSES.search(sentence))
+
+
 # a line of the cast list as prompts and scenarios write it: "Ruth Quist: the keeper's grown daughter, ..."
 _CAST_LINE = re.compile(r"^\s*(?:NPC\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3}\s*:\s+(?:the|a|an)\b")
 
@@ -324,6 +338,8 @@ class NarrationRequest:
     answer: Any = None  # gm.answer.Answer: the content a reply to a question must carry, chosen from the world
     silent: list[str] = field(default_factory=list)  # NPCs dead or gone: nobody makes them speak
     facts: list[str] = field(default_factory=list)  # the world's stated facts: no sentence gives other numbers for them
+    struck: bool | None = None  # in a fight: whether the acting character's attack hit (None: no attack this turn)
+    struck_at: list[str] = field(default_factory=list)  # whom that attack was at
 
 
 @dataclass
@@ -467,6 +483,8 @@ class _Gate:
             return f"made {gone} speak, who is dead or gone"
         if contradicts_numbers(clean, [req.answer.content] if req.answer is not None and req.answer.keys else req.facts):
             return "gave numbers the scene does not"  # "about two miles" for a forty-foot drop
+        if req.struck is not None and _against_the_dice(clean, req):
+            return "contradicted the fight"  # "Brisa's attack misses" after a 23 against AC 15 that killed the goblin
         if req.standing and _DOWN.search(clean) and any(_names(clean, name) for name in req.standing):
             return "contradicted the fight"
         if not req.standing and _DEATH.search(clean) and not self.death_known:

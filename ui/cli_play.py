@@ -217,6 +217,12 @@ def play(
                             session_path=save or Path("runs/play"))
     console.print(f"[bold]{gm.scenario.title}[/] ({gm.ruleset.title}) — model {getattr(chat, 'name', model)}, pipeline {gm.pipeline.name}")
     console.print(f"[dim]session: {gm.session.path} (resume with: vgm play --resume {gm.session.path})[/]")
+    if resume is None and not gm.scenario.world:  # a prose scene: say in one line what the GM could not read from it
+        from gm.world import not_understood
+
+        missed = not_understood(gm.world, gm.scenario)
+        if missed:
+            console.print(f"[dim]the GM read the scene from its prose; not understood: {escape('; '.join(m.split(';')[0] for m in missed))} (see `vgm scenario check`)[/]")
     for sheet in gm.sheets:
         console.print("  " + _who(gm, sheet))
     console.print("[dim]" + escape(HELP) + "[/]")

@@ -9,7 +9,7 @@ import re
 
 from .model import Fact, Place, Thing, World
 
-__all__ = ["found", "foe_down", "opened", "took", "moved"]
+__all__ = ["found", "foe_down", "opened", "took", "moved", "settle"]
 
 
 def _named_in(world: World, text: str) -> list[Thing]:
@@ -67,3 +67,25 @@ def moved(world: World, to: str, turn: int | None = None) -> list[Fact]:
     if place is None:
         world.places.append(Place(name=to))
     return [world.add_fact(f"The party is at {world.here}", [world.here], "outcome", turn)]
+
+
+# an act that moves a thing or opens it, by its verb: what a successful (or unrolled) act leaves changed
+_TAKE = re.compile(r"\b(?:take|takes|took|grab|grabs|pick(?:s|ed)? up|pocket|pockets|snatch|snatches|lift|lifts|pull(?:s)? out|"
+                   r"pry|pries|prise|collect|collects|gather|gathers|keep|keeps|steal|steals)\b", re.I)
+_OPEN = re.compile(r"\b(?:open|opens|opened|unlock|unlocks|unlocked|unbar|unbars|unchain|unchains|force(?:s)? open|kick(?:s)? (?:in|open)|"
+                   r"break(?:s)? open|pick(?:s)? the lock)\b", re.I)
+
+
+def settle(world: World, text: str, by: str, turn: int | None = None) -> list[Fact]:
+    """What an act that worked changes: a thing it takes is now ``by``'s, a thing it opens is open.
+    Only things the world knows, named in the act; "I take a deep breath" changes nothing."""
+    added: list[Fact] = []
+    named = [t for t in _named_in(world, text) if "hidden" not in t.states]
+    if _OPEN.search(text):
+        for thing in named[:1]:
+            added += opened(world, thing.name, by, turn)
+    elif _TAKE.search(text):
+        for thing in named[:1]:
+            if "fixed" not in thing.states:
+                added += took(world, thing.name, by, turn)
+    return added

@@ -35,3 +35,22 @@ def test_the_dead_and_the_absent_do_not_speak():
     assert speaks_for_the_silent('"Leave," Arlo mutters from the doorway.', silent) == "Captain Arlo Venn"
     assert speaks_for_the_silent("Ruth's chair stands empty; nobody answers.", silent) is None
     assert speaks_for_the_silent('Maren says, "Ruth is gone."', silent) is None
+
+
+def test_fight_words_never_tell_the_other_outcome_than_the_dice():
+    import asyncio
+
+    import rulesets
+    from gm.narration import NarrationRequest, narrate
+    from pipelines.llm import ScriptedModel
+
+    def told(struck: bool, words: str) -> str:
+        req = NarrationRequest(pack=rulesets.load("dnd5e"), scene="A forest road. Goblin 1 snarls by the cart.", name="Brisa Tallowmere",
+                               line="I hack at Goblin 1 with my longsword", decision="roll", verdict="In the fight: Brisa hits Goblin 1.",
+                               pc_names=["Brisa Tallowmere", "Brisa"], standing=["Brisa Tallowmere"], struck=struck, struck_at=["Goblin 1"])
+        return asyncio.run(narrate(ScriptedModel(replies=[words], repeat_last=True), req)).text
+
+    hit_words = "Brisa's longsword bites deep into Goblin 1's shoulder. The creature howls and staggers back toward the cart."
+    miss_words = "Brisa's swing misses Goblin 1 by a hair. The creature howls and staggers back toward the cart."
+    assert "bites deep" in told(True, hit_words) and "misses" not in told(True, miss_words)
+    assert "misses" in told(False, miss_words) and "bites deep" not in told(False, hit_words)

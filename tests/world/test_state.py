@@ -42,3 +42,16 @@ def test_a_session_saves_and_resumes_the_changed_world(tmp_path):
     back = Session.load(session.save(tmp_path / "s.json"))
     assert "open" in World.model_validate(back.world).thing("padlock").states
     assert back.scenario.world == scenario.world
+
+
+def test_an_act_that_worked_moves_or_opens_what_it_names_and_nothing_else():
+    from gm.world import Thing, World, settle
+
+    world = World(things=[Thing(name="brass lantern", where="the hall"), Thing(name="iron door", states=["locked", "fixed"]),
+                          Thing(name="stone altar", states=["fixed"]), Thing(name="silver key", states=["hidden"])])
+    settle(world, "I grab the brass lantern off its hook", "Brisa")
+    assert world.holder_of("brass lantern") == "Brisa"
+    settle(world, "I unlock the iron door with the warden's key", "Oskar")
+    assert "open" in world.thing("iron door").states and "locked" not in world.thing("iron door").states
+    assert settle(world, "I take a deep breath", "Brisa") == []
+    assert settle(world, "I lift the stone altar", "Ilya") == [] and settle(world, "I pocket the silver key", "Ilya") == []
