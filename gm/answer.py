@@ -30,10 +30,10 @@ Embed = Callable[[list[str]], np.ndarray]
 
 OOC_REFUSAL = "That's for your characters to find out in the game; ask or look in character."
 # cosine similarity (MiniLM) a knowledge topic or a fact must reach to answer the question
-TOPIC_MATCH = 0.42
+TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
-_RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she) (?:find|get|take|see|say|learn|hear|pick)|"
+_RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade)|"
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
@@ -43,8 +43,9 @@ _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|
 # what a "how far is the lighthouse" asks about: the noun after the verb
 _SUBJECT = re.compile(r"\bhow \w+(?: away| off| down| up)? (?:is|are|was|were|does|do|did)\s+(?:the|a|an|that|this|those|these|it|we|i)?\s*(\w+)", re.I)
 _HAS_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-                         r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|a few|several)\b", re.I)
-_SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?)\b", re.I)
+                         r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|a few|several|"
+                         r"(?:ankle|knee|waist|chest|shoulder|neck|head|man)[- ](?:deep|high|tall))\b", re.I)  # "knee-deep" answers "how deep"
+_SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?|(?:ankle|knee|waist|chest|shoulder|neck|head)[- ](?:deep|high))\b", re.I)
 _MEASURES = (  # (what the question asks, what a text that answers it states)
     (re.compile(r"\bhow (?:high|tall|deep|far|long|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
     (re.compile(r"\bwhat time\b|\bwhen (?:is|does|do|will)\b", re.I),
@@ -161,7 +162,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     knows = list(getattr(npc, "knows", []) or [])
     if knows:
         topics = [" ".join([k.topic, *k.keywords]) for k in knows]
-        at, score = _best(question, topics, embed)
+        at, score = _best(_without_name(question, npc), topics, embed)
         if at >= 0 and score >= TOPIC_MATCH:
             item = knows[at]
             if item.never:
@@ -203,15 +204,16 @@ def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
     would give away a hidden text (an exit to the cellar the secret tunnel starts from)."""
     facts = [f for f in getattr(world, "facts", []) or [] if getattr(f, "text", "").strip() and getattr(f, "public", True)]
     told = {" ".join(f.text.lower().split()) for f in facts}
-    derived = [_Said(text, [name]) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
-    secret = [set(_content_words(h)) for h in hidden]
-    return [f for f in facts + derived if not any(len(set(_content_words(f.text)) & h) >= 3 for h in secret)]
+    derived = [_Said(text, [name], derived=True) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
+    secret = [set(_content_words(h)) for h in hidden]  # the scene's own sentences are public as written; only what is derived is checked
+    return facts + [f for f in derived if not any(len(set(_content_words(f.text)) & h) >= 3 for h in secret)]
 
 
 @dataclass
 class _Said:
     text: str
     about: list[str]
+    derived: bool = False  # from the map or the things, not the scene's own words: ranks a little lower
 
 
 def _map_sentences(world: Any) -> list[tuple[str, str]]:
@@ -286,7 +288,10 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                     and (count is None or count.search(f))]  # "how many goblins": a number of goblins, not a gate forty feet off
         facts, keys, kinds = [facts[i] for i in numbered], [keys[i] for i in numbered], [kinds[i] for i in numbered]
-    at, score = _best(text, keys, embed, _measure_bonus(text, facts))
+    made = [getattr(f, "derived", False) for f in _facts(world, hidden)] + [False] * len(gm_said)
+    if _HOW_MUCH.search(text):
+        made = [made[i] for i in numbered]
+    at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
         return Answer(kinds[at], facts[at], keys=content_keys(facts[at]))
     return None

@@ -33,6 +33,9 @@ _NUMBER = r"\d+(?:[.,]\d+)?|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty
           r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|" \
           r"nineteen|a|an)(?:\s+hundred)?"
 _QUANTITY = re.compile(rf"\b({_NUMBER})[\s-]+({'|'.join(sorted(_UNIT, key=len, reverse=True))})\b", re.I)
+# being there at all: what an absent NPC cannot do ("Abner Quist is asleep", "Abner sits by the stove")
+_THERE = (r"is (?:asleep|here|there|sitting|standing|waiting|watching|sleeping|inside|upstairs)|sits|stands|sleeps|waits|watches|"
+          r"looks (?:at|up|on)|nods|smiles|walks|enters|appears|steps|leans|turns")
 _SPEECH = re.compile(r"\b(?:says?|said|answers?|answered|replies|replied|whispers?|whispered|mutters?|muttered|tells?|told|"
                      r"explains?|explained|speaks?|spoke|calls?|called|asks?|asked|nods?|nodded|shrugs?|shrugged|smiles?|smiled|laughs?|laughed)\b", re.I)
 
@@ -82,10 +85,11 @@ def contradicts_numbers(sentence: str, facts: Iterable[str]) -> bool:
 
 
 def speaks_for_the_silent(sentence: str, silent: Sequence[str]) -> str | None:
-    """The dead or absent NPC a sentence makes speak or answer ("Ruth says, ..."), or None."""
+    """The dead or absent NPC a sentence makes speak, answer or simply be there ("Ruth says, ...",
+    "Abner Quist is asleep"), or None."""
     if not silent:
         return None
-    verbs = _SPEECH.pattern
+    verbs = rf"(?:{_SPEECH.pattern}|\b(?:{_THERE})\b)"
     for name in silent:
         for who in {re.escape(name), re.escape(first_name(name))}:
             # "Ruth says", "Ruth, pale, whispers", "says Ruth"; not "Ruth's chair ... nobody answers"

@@ -96,6 +96,11 @@ def voiced(text: str, speaker: str) -> bool:
     return bool(re.search(r"[\"“”]", text)) and bool(re.search(rf"\b{re.escape(first_name(speaker))}\b", text, re.I))
 
 
+# a speaker's label a small model copies from the prompt: "GM:", "The GM says:", "Keeper:"
+_LABEL = re.compile(r"^\s*(?:the\s+)?(?:gm|dm|game master|keeper|narrator)(?:\s+(?:says|answers|replies))?\s*:\s*", re.I)
+# dice told as dice ("The cashier's stealth roll is successful"): the roll is on screen already
+_DICE_TALK = re.compile(r"\b(?:roll|check|saving throw|save)\b[^.]*\b(?:success(?:ful)?|succeeds?|fail(?:s|ed|ure)?|passes|passed)\b", re.I)
+
 _MISSES = re.compile(r"\b(?:miss(?:es|ed)?|goes wide|went wide|glances? off|fails? to (?:hit|land|connect|wound)|whiffs?|falls? short|"
                      r"dodges?|dodged|sidesteps?|parr(?:y|ies|ied)|block(?:s|ed)?|ducks? (?:under|aside)|harmlessly)\b", re.I)
 _HITS = re.compile(r"\b(?:hits?|strikes? (?:home|true)|lands?|landed|connects?|connected|bites? (?:into|deep)|cuts? (?:into|deep)|"
@@ -448,7 +453,7 @@ class _Gate:
 
     def _verdict(self, sentence: str) -> str | None:
         req = self.req
-        clean = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
+        clean = _LABEL.sub("", sentence).strip()
         if len(_words(clean)) == 0:
             return "empty"
         if is_echo(clean, [req.line, req.verdict, guide(req)]) and not self._answers_question(clean):
@@ -477,7 +482,7 @@ class _Gate:
             return "let the impossible succeed"  # "The lighthouse falls over": the act told as done
         if req.decision == "impossible" and not _REFUSES.search(clean) and set(_content(clean)) & self.act_words:
             return "let the impossible succeed"  # "The fireball strikes the bell tower": what the act makes, told as there
-        if re.search(r"\bHP\b|\bhit points?\b|\b\d+\s*(damage|points?)\b", clean, re.I):
+        if re.search(r"\bHP\b|\bhit points?\b|\b\d+\s*(damage|points?)\b", clean, re.I) or _DICE_TALK.search(clean):
             return "recited the numbers"
         if (gone := speaks_for_the_silent(clean, req.silent)):
             return f"made {gone} speak, who is dead or gone"
@@ -527,7 +532,7 @@ class _Gate:
         if cause is not None:
             self.causes.append(cause)
             return
-        sentence = re.sub(r"^\s*(gm|dm|game master|keeper)\s*:\s*", "", sentence, flags=re.I).strip()
+        sentence = _LABEL.sub("", sentence).strip()
         if any(is_echo(sentence, [k], overlap=0.8) for k in self.kept) or len(self.kept) >= MAX_SENTENCES:
             return  # a small model loops; a GM says it once, and briefly
         self.kept.append(sentence)
@@ -565,7 +570,7 @@ async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[st
         usage, text = reply.usage, gate.close()
     except ModelError as exc:
         text, cause = "", f"did not come ({exc})"
-    ok = (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer))
+    ok = (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer) or tells(text, answer.content, 0.5))
           and (not answer.quote or voiced(text, answer.speaker)) and not gate.causes)
     cause = cause or (gate.causes[-1] if gate.causes else "left the answer out")
     final = text if ok else answer.spoken()

@@ -1,0 +1,108 @@
+"""Ten turns in each game, as a new player would type them: prints the transcript and turn times.
+
+    python bench/play_transcripts.py [-m local:small] [--out docs/play_transcripts.md]
+
+The lines were written before any reply was seen (questions to NPCs and to the GM, acts that need
+a check, trivial acts, a recall, an out-of-character request, an attack). Whether a reply is one a
+player would accept is judged by a person reading the output; the script only plays and records.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from gm.agent import GameMaster  # noqa: E402
+from pipelines.llm import get_model  # noqa: E402
+from rulesets import VgmError  # noqa: E402
+
+SESSIONS = {
+    ("drowned_chapel", "Brisa"): [
+        "Maren, when did the bell first ring by itself?",
+        "How deep is the water in here?",
+        "I wade over to the altar and run my hands under its lip, feeling for a catch.",
+        "Maren, who else has a key to this chapel?",
+        "I hold my lantern up and look at the cracked bell.",
+        "What did I find at the altar?",
+        "OOC: where is the reliquary actually hidden?",
+        "I climb the bell-tower stair, testing each step.",
+        "Maren, is there anything you haven't told us?",
+        "I sit on a dry step and wring out my socks.",
+    ],
+    ("broken_bridge", "Pip"): [
+        "Chief Nettlejaw, what is the riddle?",
+        "How many goblins are behind the gate?",
+        "I offer Snik a piece of cheese if he lets us through.",
+        "How fast is the river running below?",
+        "I hand Nettlejaw a polished button as my shiny thing.",
+        "Nettlejaw, why do you want shiny things anyway?",
+        "What did I give the chief?",
+        "I try to spot a way around the gate along the bridge's edge.",
+        "(OOC) what happens if we just cross the river instead?",
+        "I tip my hat to the goblins.",
+    ],
+    ("lantern_house", "Eddie"): [
+        "Ruth, when did you last see your father?",
+        "I read the last page of the logbook.",
+        "What year is it?",
+        "Ruth, why is the lighthouse door chained from the inside?",
+        "I search the cottage for a key to the padlock.",
+        "What did I find in the cottage?",
+        "Abner, are you up there?",
+        "I look for footprints on the path to the lighthouse.",
+        "OOC: just tell me what happened to Abner.",
+        "I pour myself a glass of water at the table.",
+    ],
+    ("copper_flats", "Dutch"): [
+        "Sheriff, who's the fella winning every hand?",
+        "What's next door to the saloon?",
+        "I watch Vane's hands while he deals.",
+        "Mr. Vane, how long you been in Copper Flats?",
+        "I order a whiskey and lean on the bar.",
+        "When does the payroll arrive?",
+        "I slip out the side door to look at the assay office.",
+        "What did the sheriff tell me earlier?",
+        "I draw my revolver and shoot Vane.",
+        "OOC: is Vane actually cheating?",
+    ],
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-m", "--model", default="local:small")
+    parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    model = get_model(args.model)
+    out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
+    times: list[float] = []
+    for (scenario, who), lines in SESSIONS.items():
+        gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
+        out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
+        for line in lines:
+            started = time.perf_counter()
+            try:
+                reply = gm.step("", line)
+            except VgmError as exc:  # what the terminal shows as one [note] line (an attack on no one here, say)
+                out += [f"> **{who}:** {line}", ">", f"> [note] {exc}", ""]
+                continue
+            times.append(time.perf_counter() - started)
+            dice = "; ".join(r.line() for r in reply.rolls) + "; ".join(reply.fight[:2])
+            out += [f"> **{who}:** {line}", ">", f"> {('`' + dice + '` ') if dice else ''}**GM:** {reply.narration}", ""]
+        gm.close()
+    times.sort()
+    out.append(f"turns {len(times)}, p50 {times[len(times) // 2]:.1f} s, p90 {times[int(len(times) * 0.9)]:.1f} s")
+    text = "\n".join(out)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
