@@ -120,13 +120,15 @@ class GameMaster(PlayerRolls, SessionSetup):
             self._hear(Turn(speaker=sheet.name, text=text))  # the attack starts the fight; it waits for its turn
             turn.notes.append(f"the fight begins; {fight.current.name} acts first")
             return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened)
+        reading = self._read(text)
+        if fight is not None and not opened and reading.kind in ("talk", "ask", "ooc") and fight.current.name != sheet.name:
+            fight = None  # a question or a word out of turn is answered; it takes no turn and leaves the fight as it is
         if fight is not None:
             whose_turn(fight, sheet.name)
             action = None if low.startswith("/") else read_action(fight, sheet.name, text)
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
-        reading = self._read(text)
         answer = choose_answer(reading, self.world) if reading.kind == "ooc" else None
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]

@@ -38,6 +38,7 @@ _RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
                          r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom)\b", re.I)
+_ASKS = re.compile(r"\b(?:ask|asks|asked|inquire|inquires|question|questions)\b", re.I)  # "I ask Ruth about her father"
 _PLAYER_LINE = re.compile(r"^[^:\"“]{1,40}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
 _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|big|heavy|close|near)|what year|which year|how many)\b", re.I)
 # what a "how far is the lighthouse" asks about: the noun after the verb
@@ -263,7 +264,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         return None if own else Answer("ooc", OOC_REFUSAL, final=True)
     if kind == "talk" and getattr(intent, "npc", None):
         npc = world.npc(intent.npc) if world is not None else None
-        if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?")):
+        if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?") or _ASKS.search(text)):
             return _npc_answer(npc, text, world, found_checks, embed, hidden)
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
             return _npc_answer(npc, text, world, found_checks, embed, hidden)
@@ -272,13 +273,15 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         return None
     # the scene's facts and what this table was told since, together: "what did Pip hand over?" needs no "earlier"
     said = [s for s in table_said if s.strip()]
-    # what the GM said came of it first; a player's own line ("Ilya: I look over the pews") only when nothing did
+    # what was said and done here; a player's own question ("Ilya: I ask Hilda what Tobin looks like") is no
+    # answer to anything, and what the GM said comes a little before what a player did
     gm_said = [x for x in said if not _PLAYER_LINE.match(x)]
-    if is_recall(text):  # asked about the table's past: what it was told first
-        for pool in (gm_said, [x for x in said if _PLAYER_LINE.match(x)]):
-            at, score = _best(text, pool, embed)
-            if at >= 0 and score >= FACT_MATCH - 0.1:
-                return Answer("recall", pool[at], keys=content_keys(pool[at]))
+    done = [x for x in said if _PLAYER_LINE.match(x) and not (x.rstrip().endswith("?") or _ASKS.search(x.split(":", 1)[1]))]
+    if is_recall(text) and (gm_said or done):  # asked about the table's past: what it was told first
+        pool = gm_said + done
+        at, score = _best(text, pool, embed, [0.03] * len(gm_said) + [0.0] * len(done))
+        if at >= 0 and score >= FACT_MATCH - 0.1:
+            return Answer("recall", pool[at], keys=content_keys(pool[at]))
     facts, keys = [f.text for f in _facts(world, hidden)] + gm_said, _fact_keys(world, hidden) + gm_said
     kinds = ["fact"] * (len(facts) - len(gm_said)) + ["recall"] * len(gm_said)
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided

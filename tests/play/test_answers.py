@@ -8,7 +8,7 @@ import pytest
 from gm.agent import GameMaster
 from gm.answer import OOC_REFUSAL, choose_answer, content_keys, is_recall, remember_decided
 from gm.intent import read_intent
-from gm.world import Fact, Knowledge, Npc, World
+from gm.world import Fact, Knowledge, Npc, Thing, World
 from pipelines.llm import ScriptedModel
 
 WORLD = World(
@@ -150,6 +150,18 @@ def test_a_count_is_answered_by_a_number_of_that_thing_and_nothing_hidden_is_an_
     world = World(facts=[Fact(text="The goblin gate stands forty feet away."), Fact(text="Three goblins squat behind the gate.")])
     assert "Three goblins" in choose_answer(read_intent("How many goblins are there?"), world).content
     secret = ["A tunnel runs from the saloon cellar toward the assay office vault."]
-    cellar = World(facts=[Fact(text="The saloon cellar holds whiskey barrels and the tunnel to the assay office.")])
+    cellar = World(things=[Thing(name="saloon cellar", where="the saloon", description="whiskey barrels and the tunnel to the assay office")])
     assert choose_answer(read_intent("What is in the saloon cellar?"), cellar, hidden=secret) is None
     assert choose_answer(read_intent("What is in the saloon cellar?"), cellar) is not None
+
+
+def test_in_a_fight_a_question_out_of_turn_is_answered_and_takes_no_turn(tmp_path):
+    from gm.combat import Combat
+
+    gm = GameMaster("dnd5e", "ambush", ScriptedModel(replies=["Tamsin ducks behind the wheel."], repeat_last=True),
+                    characters=["Ilya", "Brisa"], memory=False, seed=2, session_path=tmp_path / "a.json")
+    fight = Combat.from_json(gm.session.combat)
+    waiting = next(s.name for s in gm.sheets if s.name != fight.current.name)
+    before = gm.session.combat
+    reply = gm.step(waiting, "Tamsin, who wants your oil so badly?")
+    assert reply.decision == "no_roll" and not reply.rolls and gm.session.combat == before
