@@ -207,7 +207,18 @@ def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
     told = {" ".join(f.text.lower().split()) for f in facts}
     derived = [_Said(text, [name], derived=True) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
     secret = [set(_content_words(h)) for h in hidden]  # the scene's own sentences are public as written; only what is derived is checked
-    return facts + [f for f in derived if not any(len(set(_content_words(f.text)) & h) >= 3 for h in secret)]
+    derived = [f for f in derived if not any(len(set(_content_words(f.text)) & h) >= 2 for h in secret)]
+    # a long sentence's clauses stand alone too: "..., and someone has been digging under the assay office next door"
+    # answers "what's next door?" better than the gambler and the sheriff it begins with
+    parts = [_Said(c, list(getattr(f, "about", []) or []), derived=True) for f in facts for c in _clauses(f.text)]
+    return facts + derived + parts
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence that joins several (", and ", "; "), each five words or more; none for a simple one."""
+    parts = [p.strip(" ,;") for p in re.split(r",\s+(?:and|but|while)\s+|;\s+|,\s+(?=[a-z]+\s+(?:has|have|is|are|was|were)\b)", sentence)]
+    parts = [p for p in parts if len(p.split()) >= 5]
+    return [p[0].upper() + p[1:] + ("" if p.endswith((".", "!", "?")) else ".") for p in parts] if len(parts) > 1 else []
 
 
 @dataclass
