@@ -142,7 +142,8 @@ class GameMaster(PlayerRolls, SessionSetup):
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
             decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
         if answer is None and decision != "impossible":
-            answer = choose_answer(reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)))
+            answer = choose_answer(reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)),
+                                   asker=sheet.name)
             if answer is not None and decision == "roll" and answers_without_dice(answer, reading):
                 turn.notes.append(f"no roll: the world answers the question ({answer.kind})")  # nobody to persuade; nothing to find
                 decision, checks = "no_roll", []
@@ -341,9 +342,11 @@ class GameMaster(PlayerRolls, SessionSetup):
         settled, oldest first: what a question about the table's past is answered from."""
         from .narration import split_sentences
 
-        told = [t.text if is_gm(t.speaker) else f"{t.speaker}: {t.text}"  # [1:]: the opening is a fact already
-                for t in self.session.log[1:] if not t.text.startswith(("[", "/"))]
-        said = [x for text in told for x in split_sentences(text)]
+        # a player's line with how its roll went: "Eddie Kowalczyk: I search the cottage for a key (Locksmith: fumble)"
+        outcome = {t.text: "; ".join(f"{r.check_name}: {r.outcome}" for r in t.rolls) for t in self.session.turns if t.rolls}
+        told = [t.text if is_gm(t.speaker) else f"{t.speaker}: {t.text}" + (f" ({outcome[t.text]})" if t.text in outcome else "")
+                for t in self.session.log[1:] if not t.text.startswith(("[", "/"))]  # [1:]: the opening is a fact already
+        said = [x for text in told for x in ([text] if not is_gm(text.split(":")[0]) and ": " in text[:42] else split_sentences(text))]
         said += [s.text for s in self.scenario.secrets if s.id in self.session.revealed]
         said += [f.text for f in self.world.facts if f.source == "outcome"]
         return [s for s in said if s and s.strip()]

@@ -256,7 +256,7 @@ def _fact_keys(world: Any, hidden: Sequence[str] = ()) -> list[str]:
 
 
 def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), found_checks: Sequence[str] = (),
-                  hidden: Sequence[str] = (), embed: Embed | None = None) -> Answer | None:
+                  hidden: Sequence[str] = (), asker: str = "", embed: Embed | None = None) -> Answer | None:
     """The content of the reply to a question, or None when the line is no question the world can answer.
 
     Args:
@@ -265,6 +265,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         table_said: what was said and found at this table, oldest first (recall answers from it).
         found_checks: the checks that succeeded this turn (a gated knowledge item opens to its family).
         hidden: texts not yet found (secrets): a fact that would give one away is never an answer.
+        asker: the character asking: "what did I give?" is about their own lines first.
     """
     from pipelines.embeddings import embed as minilm
 
@@ -290,9 +291,11 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     done = [x for x in said if _PLAYER_LINE.match(x) and not (x.rstrip().endswith("?") or _ASKS.search(x.split(":", 1)[1]))]
     if is_recall(text) and (gm_said or done):  # asked about the table's past: what it was told first
         pool = gm_said + done
-        at, score = _best(text, pool, embed, [0.03] * len(gm_said) + [0.0] * len(done))
+        mine = 0.15 if asker and re.search(r"\b(?:i|me|my)\b", text, re.I) else 0.0
+        at, score = _best(text, pool, embed, [0.03] * len(gm_said) + [mine if x.startswith(f"{asker}:") else 0.0 for x in done])
         if at >= 0 and score >= FACT_MATCH - 0.1:
-            return Answer("recall", pool[at], keys=content_keys(pool[at]))
+            told = _retold(pool[at])
+            return Answer("recall", told, keys=content_keys(told))
     facts, keys = [f.text for f in _facts(world, hidden)] + gm_said, _fact_keys(world, hidden) + gm_said
     kinds = ["fact"] * (len(facts) - len(gm_said)) + ["recall"] * len(gm_said)
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided
@@ -309,6 +312,21 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if at >= 0 and score >= FACT_MATCH:
         return Answer(kinds[at], facts[at], keys=content_keys(facts[at]))
     return None
+
+
+def _retold(said: str) -> str:
+    """A record of the table said as a GM recalls it: "Brisa Tallowmere: I wade to the altar (Investigation: failure)"
+    → "Brisa wades to the altar; the Investigation roll was a failure." A GM's own words stay as they were."""
+    if not _PLAYER_LINE.match(said):
+        return said
+    who, line = said.split(": ", 1)
+    rolled = re.search(r"\s*\(([^()]*:[^()]*)\)\s*$", line)
+    line = line[:rolled.start()] if rolled else line
+    from .retell import third_person
+
+    done = third_person(first_name(who), line).rstrip(".")
+    how = "; ".join(f"the {c.strip()} roll was a {o.strip()}" for c, o in (p.split(":", 1) for p in rolled.group(1).split(";"))) if rolled else ""
+    return f"{done}{'; ' + how if how else ''}."
 
 
 def answers_without_dice(answer: Answer, intent: Any) -> bool:

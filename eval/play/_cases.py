@@ -14,7 +14,8 @@ A case file is YAML, either a list of cases or a mapping with ``cases:`` (and an
 ``scene`` (inline text) or ``scenario`` (a shipped id, see ``vgm play --list``) — exactly one.
 ``history`` (optional) lists earlier turns, played through the same GM in order before ``line``:
 ``{speaker, text}`` where ``speaker`` is a ready character (played as a turn) or ``GM`` (a GM line
-put in the log as said, not played). ``expect.reply`` judges the words the player sees:
+put in the log as said, not played); without a speaker, or with a name an inline scene gives its
+own hero, it is the case's character. ``expect.reply`` judges the words the player sees:
 ``any`` (one of these phrases must appear), ``none`` (none may: a contradiction), ``voice`` (an NPC
 who must speak in quotes). With ``expect.reply`` the ``roll`` key is optional; a case without it
 counts in the reply metrics only.
@@ -292,6 +293,10 @@ def _parse_case(raw: Any, index: int, where: str, packs: dict[str, Any], sheets_
         try:
             said.speaker = find_character(said.speaker, sheets).name
         except CharacterError:
+            if case.scene and sheets:  # an inline scene's own hero ("Wren") is played by the case's character
+                case.character = case.character or sheets[0].name
+                said.speaker = case.character
+                continue
             known = ", ".join(s.name for s in sheets)
             raise fail(f"history[{k}].speaker", f"no ready {pack.name} character {said.speaker!r}", f"use GM or one of {known}") from None
 

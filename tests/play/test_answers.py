@@ -165,3 +165,13 @@ def test_in_a_fight_a_question_out_of_turn_is_answered_and_takes_no_turn(tmp_pat
     before = gm.session.combat
     reply = gm.step(waiting, "Tamsin, who wants your oil so badly?")
     assert reply.decision == "no_roll" and not reply.rolls and gm.session.combat == before
+
+
+def test_what_i_did_is_recalled_in_the_third_person_with_how_the_roll_went():
+    said = ["The goblins jeer from behind the gate.",
+            "Pip Quillon: I hand Nettlejaw a polished button as my shiny thing.",
+            "Brisa Tallowmere: I search the altar for a catch (Investigation: failure)"]
+    gave = choose_answer(read_intent("What did I give the chief earlier?"), WORLD, table_said=said, asker="Pip Quillon")
+    assert gave.kind == "recall" and gave.content.startswith("Pip hands Nettlejaw a polished button")
+    searched = choose_answer(read_intent("What did I find at the altar?"), WORLD, table_said=said, asker="Brisa Tallowmere")
+    assert "Investigation roll was a failure" in searched.content
