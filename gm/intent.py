@@ -109,12 +109,15 @@ def _aliases(entry: Any) -> tuple[str, list[str]]:
     else:
         name, extra = entry.name, [*getattr(entry, "aliases", []), getattr(entry, "role", "") or ""]
     base = re.sub(r"\s+#?\d+$", "", name)
-    out = [name, base, first_name(base), *extra]
+    role = extra[-1] if extra else ""
+    head = re.findall(r"[a-z][\w-]+", role.lower())[-1:] if role and not isinstance(entry, str) else []  # "the chapel's elderly keeper" → keeper
+    out = [name, base, first_name(base), *extra, *head, *(a[4:] for a in [name, *extra] if a.lower().startswith("the "))]
     out += [w for w in base.split()[1:] if len(w) > 2 and w[0].isupper()]
     head = base.split()[0] if base.split() else ""
     if head.lower().rstrip(".") in _TITLES and len(base.split()) > 1:
         out.append(head)  # "Sheriff, when does the coach get in?" is put to Sheriff Tull
-    return name, [a for a in dict.fromkeys(a.strip() for a in out) if len(a) > 1 and not _ATTACK.fullmatch(a)]
+    return name, [a for a in dict.fromkeys(a.strip() for a in out)
+                  if len(a) > 1 and not _ATTACK.fullmatch(a) and a.lower() not in {"the", "a", "an", "old", "young"}]
 
 
 def _number_of(name: str) -> str | None:
@@ -221,7 +224,50 @@ def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
     verb = _does(_TALK, plain)
     if verb is None and not is_talk(text):
         return False, None
-    return True, named_in(plain[verb.end():] if verb else plain, listeners) or named_in(plain, listeners)
+    if verb is None:
+        return True, _first_named(plain, listeners)
+    # "ask Maren about the bell": the one right after the verb; "turn to the keeper and ask when the bell
+    # rang": the one before it; else whoever the line names first
+    after = plain[verb.end():]
+    topic = re.search(r"\b(?:about|what|when|where|why|how|if|whether|that)\b", after, re.I)
+    return True, (_named_at_start(after, listeners) or _first_named(plain[:verb.start()], listeners)
+                  or _first_named(after[:topic.start()] if topic else after, listeners))
+
+
+def _named_at_start(text: str, people: Sequence[Any]) -> str | None:
+    """The listener the words open with ("ask Maren about...", "tell the keeper that..."), or None."""
+    for entry in people:
+        name, aliases = _aliases(entry)
+        if any(re.match(rf"\s*(?:to\s+)?(?:the\s+|old\s+)?{re.escape(a)}\b", text, re.I) for a in aliases):
+            return name
+    return None
+
+
+def _first_named(text: str, people: Sequence[Any]) -> str | None:
+    """The one named first in ``text`` ("I ask Maren about the bell" is put to Maren, not the bell)."""
+    found = []
+    for entry in people:
+        name, aliases = _aliases(entry)
+        for alias in aliases:
+            hit = re.search(rf"\b{re.escape(alias)}\b", text, re.I)
+            if hit:
+                found.append((hit.start(), -len(alias), name))
+    return min(found)[2] if found else None
+
+
+# a name put to someone: "Excuse me, Maren - ...", "Hey Maren, ...", "Maren: ...", "..., Maren?"
+_HAIL = r"(?:excuse me|pardon me|hey|hi|hello|oi|listen|look|please|sorry|good (?:morning|evening|day))[,!]?\s+"
+
+
+def _hailed(text: str, people: Sequence[Any]) -> str | None:
+    """The listener a line hails by name at its start (after a greeting, or with a colon) or at its end."""
+    for entry in people:
+        name, aliases = _aliases(entry)
+        for alias in sorted(aliases, key=len, reverse=True):
+            a = re.escape(alias)
+            if re.search(rf"^\s*(?:{_HAIL})?{a}\s*(?:[,:!—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$", text, re.I):
+                return name
+    return None
 
 
 def _only_asks(text: str) -> bool:
@@ -250,7 +296,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if OUT_OF_CHARACTER.match(text) or OOC.match(text):
         return Intent(kind="ooc", **base)
     listeners = [*npcs, *pcs, *foes]
-    spoken_to = _addressed(text, listeners)
+    spoken_to = _addressed(text, listeners) or _hailed(text, listeners)
     if spoken_to is not None:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     spell = _named(said, spells)

@@ -133,3 +133,16 @@ def test_any_text_reads_without_raising(text, in_fight):
 def test_in_a_fight_any_attack_verb_at_a_foe_is_an_attack_on_that_foe(verb, foe, tail):
     intent = read(f"I {verb} {foe}{tail}", foes=FOES, in_fight=True)
     assert intent.kind == "attack" and intent.target == foe
+
+
+@pytest.mark.parametrize("line", [
+    "Excuse me, Maren - when did the bell first ring?", "Hey Maren, what is with the bell?", "Maren: when did the bell ring?",
+    "What do you know about the reliquary, Maren?", "Keeper, when did the bell ring?", "I ask Maren about the bell.",
+    "I turn to the keeper and ask when the bell rang.", '"When did the bell ring?" I ask Maren.',
+])
+def test_a_question_put_to_an_npc_however_phrased_is_talk_to_them_not_to_what_it_asks_about(line):
+    from gm.world import Npc
+
+    npcs = [Npc(name="Maren", role="the chapel's elderly keeper", aliases=["Old Maren"]), Npc(name="the Bell", role="a cracked bronze bell")]
+    got = read_intent(line, npcs=npcs, pcs=["Brisa Tallowmere", "Brisa"])
+    assert (got.kind, got.npc) == ("talk", "Maren")
