@@ -566,7 +566,7 @@ async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[st
     it passes the guards, carries the answer and, for an NPC, has them speak; else the answer as it stands."""
     answer, gate, usage, cause = req.answer, _Gate(req, None), None, ""
     try:
-        reply = await stream_complete(model, answer_messages(req), gate.feed, step="narrate", max_tokens=min(req.max_tokens, 70), temperature=0.3)
+        reply = await stream_complete(model, answer_messages(req), gate.feed, step="narrate", max_tokens=min(req.max_tokens, 56), temperature=0.3)
         usage, text = reply.usage, gate.close()
     except ModelError as exc:
         text, cause = "", f"did not come ({exc})"
