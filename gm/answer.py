@@ -290,10 +290,17 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     gm_said = [x for x in said if not _PLAYER_LINE.match(x)]
     done = [x for x in said if _PLAYER_LINE.match(x) and not (x.rstrip().endswith("?") or _ASKS.search(x.split(":", 1)[1]))]
     if is_recall(text) and (gm_said or done):  # asked about the table's past: what it was told first
+        if asker and re.search(r"\b(?:did|do|have|had) i\b|\b(?:me|my)\b", text, re.I):
+            # "what did I give?" is about the asker's own doings: their lines, and what the GM told them of it
+            me = first_name(asker)
+            own = ([x for x in gm_said if re.search(rf"\b(?:{re.escape(me)}|you)\b", x, re.I)], [x for x in done if x.startswith(f"{asker}:")])
+            gm_said, done = own if any(own) else (gm_said, done)
+            bar = 0.15 if any(own) else FACT_MATCH - 0.1  # among one's own doings the nearest is the answer
+        else:
+            bar = FACT_MATCH - 0.1
         pool = gm_said + done
-        mine = 0.15 if asker and re.search(r"\b(?:i|me|my)\b", text, re.I) else 0.0
-        at, score = _best(text, pool, embed, [0.03] * len(gm_said) + [mine if x.startswith(f"{asker}:") else 0.0 for x in done])
-        if at >= 0 and score >= FACT_MATCH - 0.1:
+        at, score = _best(text, pool, embed, [0.03] * len(gm_said) + [0.0] * len(done))
+        if at >= 0 and score >= bar:
             told = _retold(pool[at])
             return Answer("recall", told, keys=content_keys(told))
     facts, keys = [f.text for f in _facts(world, hidden)] + gm_said, _fact_keys(world, hidden) + gm_said

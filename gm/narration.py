@@ -92,8 +92,10 @@ def carries(text: str, answer: Any) -> bool:
 
 
 def voiced(text: str, speaker: str) -> bool:
-    """The reply has ``speaker`` say something in quotes (their first name and quoted words)."""
-    return bool(re.search(r"[\"“”]", text)) and bool(re.search(rf"\b{re.escape(first_name(speaker))}\b", text, re.I))
+    """The reply has ``speaker`` say something in quotes: quoted words, and their first name outside them."""
+    outside = re.sub(r"[\"“][^\"“”]*[\"”]?", " ", text)  # the name must be the speaker's tag, not words inside the quote
+    called = {first_name(speaker), speaker.split()[-1]} if speaker.split() else {speaker}  # "Henry" or "Armitage"
+    return bool(re.search(r"[\"“”]", text)) and any(re.search(rf"\b{re.escape(n)}\b", outside, re.I) for n in called)
 
 
 # a speaker's label a small model copies from the prompt: "GM:", "The GM says:", "Keeper:"

@@ -175,3 +175,10 @@ def test_what_i_did_is_recalled_in_the_third_person_with_how_the_roll_went():
     assert gave.kind == "recall" and gave.content.startswith("Pip hands Nettlejaw a polished button")
     searched = choose_answer(read_intent("What did I find at the altar?"), WORLD, table_said=said, asker="Brisa Tallowmere")
     assert "Investigation roll was a failure" in searched.content
+
+
+def test_an_npc_speaks_when_named_outside_the_quote_not_when_the_quote_describes_them():
+    from gm.narration import voiced
+
+    assert voiced('Armitage frowns. "Professor Pike gave it to us."', "Dr. Henry Armitage")
+    assert not voiced('"The head librarian, Dr. Henry Armitage, stands by the case."', "Dr. Henry Armitage")
