@@ -9,7 +9,8 @@ Each set under ``CASES_DIR`` says its ``role:`` (``set_role``). ``train``: tuned
 copied into the packs' example lines (dev, heldout, final, fresh, fresh2-7) — training data, no
 longer a measure. ``dev``: scored, then read for development, its lines not copied into the packs
 (fresh8-34, imp5). ``test``: scored, never read, and no line of it may be a pack example line
-(imp6, blind40); ``leaked_lines()`` checks that. Write a new set blind and mark it ``test``.
+(imp6, blind40, replies_blind, replies_blind2); ``leaked_lines()`` checks that. Write a new set
+blind and mark it ``test``. ``replies_dev`` (dev) scores the words of replies (``expect.reply``).
 """
 from ._cases import CASES_DIR, ROLES, CaseError, Expect, HistoryLine, PlayCase, ReplyExpect, load_cases, parse_cases, set_role, trpg_packs
 from ._hygiene import Leak, leaked_lines, pack_lines
