@@ -129,25 +129,24 @@ class GameMaster(PlayerRolls, SessionSetup):
             if action is not None:
                 self._hear(Turn(speaker=sheet.name, text=text))
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
-        answer = choose_answer(reading, self.world) if reading.kind == "ooc" else None
+        answer = None if low.startswith("/check") else choose_answer(
+            reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)), asker=sheet.name)
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
             secret = reaching_for(self.scenario, intent, self.session.revealed)
-        elif answer is not None:  # a request for hidden facts out of character: no roll, no secret weighed
+        elif answer is not None and answer.kind == "ooc":  # a request for hidden facts out of character: no roll, no secret weighed
             intent, secret, decision, checks = text, None, "no_roll", []
             turn.notes.append("out of character: answered at the table")
         else:
             # the decision pipeline weighs the secret the act reaches for (its rule answers talk instead)
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
             decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
-        if answer is None and decision != "impossible":
-            answer = choose_answer(reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)),
-                                   asker=sheet.name)
-            if answer is not None and decision == "roll" and answers_without_dice(answer, reading):
-                turn.notes.append(f"no roll: the world answers the question ({answer.kind})")  # nobody to persuade; nothing to find
-                decision, checks = "no_roll", []
-        self._answer, self._reading = answer, reading
+        if decision == "impossible":
+            answer = None  # the refusal is the reply
+        elif answer is not None and decision == "roll" and answers_without_dice(answer, reading):
+            turn.notes.append(f"no roll: the world answers the question ({answer.kind})")  # nobody to persuade; nothing to find
+            decision, checks = "no_roll", []
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
@@ -165,7 +164,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             return self._ask_for_rolls(turn, plans, difficulties, reasons, timing)
         turn.rolls = [record(c.character, p, d, make_roll(p, d, self._rng())) for (c, p), d in zip(plans, difficulties)]
         events = opened + end_turn_after(fight, sheet.name) if fight is not None else []
-        return await self._finish(turn, reasons, decision, on_token, started, timing, fight, events)
+        return await self._finish(turn, reasons, decision, on_token, started, timing, fight, events, reading=reading, answer=answer)
 
     def _named_check(self, name: str) -> str:
         try:
@@ -248,8 +247,10 @@ class GameMaster(PlayerRolls, SessionSetup):
         self.save()
 
     async def _finish(self, turn: TurnRecord, reasons: list[str], decision: str, on_token, started: float, timing: dict,
-                      fight: Combat | None = None, events: list[CombatEvent] | None = None) -> GMReply:
-        """Reveal what the rolls found, keep the fight, narrate, log, save."""
+                      fight: Combat | None = None, events: list[CombatEvent] | None = None, *,
+                      reading: Intent | None = None, answer: Answer | None = None) -> GMReply:
+        """Reveal what the rolls found, keep the fight, narrate, log, save. ``reading`` is the line's
+        intent (what the world keeps of the act); ``answer`` the content chosen for a question not rolled."""
         fought = fight_lines(events or [])
         if fight is not None:
             self._keep_fight(fight, fought)
@@ -275,9 +276,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if getattr(self, "_on_mechanics", None) is not None:
             self._on_mechanics(GMReply(player=turn.player, character=turn.character, decision=decision, checks=turn.checks, rolls=turn.rolls,
                                        difficulty=reasons, notes=list(turn.notes), fight=fought, order=fight.order_text() if fight is not None and not fight.over else ""))
-        answer, reading = getattr(self, "_answer", None), getattr(self, "_reading", None)
-        self._answer = self._reading = None
-        if answer is not None and decision == "roll" and any(r.success for r in turn.rolls):
+        if reading is not None and reading.kind == "talk" and decision == "roll" and any(r.success for r in turn.rolls):
             # words that needed a roll (a guarded NPC persuaded): what they know opens to the check that succeeded
             opened = choose_answer(reading, self.world, found_checks=[r.check for r in turn.rolls if r.success],
                                    hidden=self.scenario.hidden_texts(set(self.session.revealed)))
@@ -285,7 +284,7 @@ class GameMaster(PlayerRolls, SessionSetup):
                 found.append(opened.spoken())
         if fight is not None:
             for c in fight.combatants.values():
-                if not c.standing and self.world.npc(c.name) is not None and self.world.npc(c.name).alive:
+                if not c.standing and (npc := self.world.npc(c.name)) is not None and npc.alive:
                     foe_down(self.world, c.name, dead=True, turn=len(self.session.turns))
         if reading is not None and reading.kind not in ("ask", "ooc", "talk") and decision != "impossible" and (
                 decision == "no_roll" or (turn.rolls and all(r.success for r in turn.rolls))):
@@ -344,9 +343,14 @@ class GameMaster(PlayerRolls, SessionSetup):
 
         # a player's line with how its roll went: "Eddie Kowalczyk: I search the cottage for a key (Locksmith: fumble)"
         outcome = {t.text: "; ".join(f"{r.check_name}: {r.outcome}" for r in t.rolls) for t in self.session.turns if t.rolls}
-        told = [t.text if is_gm(t.speaker) else f"{t.speaker}: {t.text}" + (f" ({outcome[t.text]})" if t.text in outcome else "")
-                for t in self.session.log[1:] if not t.text.startswith(("[", "/"))]  # [1:]: the opening is a fact already
-        said = [x for text in told for x in ([text] if not is_gm(text.split(":")[0]) and ": " in text[:42] else split_sentences(text))]
+        said = []
+        for t in self.session.log[1:]:  # [1:]: the opening is a fact already
+            if t.text.startswith(("[", "/")):
+                continue
+            if is_gm(t.speaker):
+                said += split_sentences(t.text)
+            else:
+                said.append(f"{t.speaker}: {t.text}" + (f" ({outcome[t.text]})" if t.text in outcome else ""))
         said += [s.text for s in self.scenario.secrets if s.id in self.session.revealed]
         said += [f.text for f in self.world.facts if f.source == "outcome"]
         return [s for s in said if s and s.strip()]

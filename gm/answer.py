@@ -76,17 +76,6 @@ class Answer:
     final: bool = False
     voice: str = ""  # who the speaker is and how they talk (role; voice notes), for the words
 
-    @property
-    def guide(self) -> str:
-        """The line the narration prompt gets instead of "answer from the scene"."""
-        if self.kind == "npc" or self.kind == "npc_unknown" or self.kind == "npc_refuses":
-            return f'{self.speaker} answers in their own voice, in quotes, saying: "{self.quote}"'
-        if self.kind == "npc_gated":
-            return f'{self.speaker} is not ready to say; they answer in quotes, guarded: "{self.quote}"'
-        if self.kind == "npc_gone":
-            return f"No answer comes: {self.content} Say so; nobody speaks for them."
-        return f"Answer the question with this, in your own words: {self.content}"
-
     def spoken(self) -> str:
         """The reply when the model's words are unusable: the content, in the NPC's voice where there is one."""
         if self.quote and self.speaker:
@@ -132,12 +121,21 @@ def _measure_bonus(question: str, texts: Sequence[str]) -> list[float]:
     return [0.0] * len(texts)
 
 
-def _best(question: str, texts: Sequence[str], embed: Embed, extra: Sequence[float] = ()) -> tuple[int, float]:
-    """The text nearest the question: MiniLM cosine, plus a little for the content words they share."""
+def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Sequence[float] = ()) -> tuple[int, float]:
+    """The text nearest the question: MiniLM cosine, plus a little for the content words they share.
+
+    With no ``embed`` given, the world's texts (the same scene sentences every turn) come from the
+    vector store's memo (``embed_cached``) and only the question is embedded afresh."""
     if not texts:
         return -1, 0.0
-    vectors = embed([question, *texts])
-    scores = vectors[1:] @ vectors[0]
+    if embed is None:
+        from pipelines.embeddings import embed as minilm
+        from pipelines.vector_store import embed_cached
+
+        scores = embed_cached(list(texts)) @ minilm([question])[0]
+    else:
+        vectors = embed([question, *texts])
+        scores = vectors[1:] @ vectors[0]
     asked = _content_words(question)
     bonus = np.array([0.05 * min(2, len(asked & _content_words(t))) for t in texts]) + (np.array(extra) if len(extra) else 0.0)
     total = scores + bonus
@@ -145,7 +143,7 @@ def _best(question: str, texts: Sequence[str], embed: Embed, extra: Sequence[flo
     return best, float(total[best])
 
 
-def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed, hidden: Sequence[str] = ()) -> Answer:
+def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str] = ()) -> Answer:
     """What an NPC says to the question: what they know, what the scene says near them, or that they don't know."""
     name = npc.name
     if not getattr(npc, "alive", True):
@@ -158,7 +156,7 @@ def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str]
     return told
 
 
-def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed, hidden: Sequence[str]) -> Answer:
+def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str]) -> Answer:
     name = npc.name
     knows = list(getattr(npc, "knows", []) or [])
     if knows:
@@ -172,11 +170,12 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
                 return Answer("npc_gated", f"{name} is not ready to tell that.", speaker=name,
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
             return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer))
-    facts = [f.text for f in _facts(world, hidden)]
+    told = _facts(world, hidden)
+    facts = [f.text for f in told]
     asked = _without_name(question, npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
     measure = _measure_bonus(asked, facts)
     own = [-0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]  # their own description is rarely what is asked
-    at, score = _best(asked, _fact_keys(world, hidden), embed, [m + o for m, o in zip(measure, own)])
+    at, score = _best(asked, _keys(told), embed, [m + o for m, o in zip(measure, own)])
     if at >= 0 and score >= NPC_FACT_MATCH:
         return Answer("npc", facts[at], speaker=name, quote=facts[at], keys=content_keys(facts[at]))
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
@@ -250,9 +249,9 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _fact_keys(world: Any, hidden: Sequence[str] = ()) -> list[str]:
+def _keys(facts: Sequence[Any]) -> list[str]:
     """What each fact is matched on: its text and what it is about (a decided fact keeps the question it answered)."""
-    return [" ".join([f.text, *(getattr(f, "about", []) or [])]) for f in _facts(world, hidden)]
+    return [" ".join([f.text, *(getattr(f, "about", []) or [])]) for f in facts]
 
 
 def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), found_checks: Sequence[str] = (),
@@ -267,9 +266,6 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         hidden: texts not yet found (secrets): a fact that would give one away is never an answer.
         asker: the character asking: "what did I give?" is about their own lines first.
     """
-    from pipelines.embeddings import embed as minilm
-
-    embed = embed or minilm
     kind, text = getattr(intent, "kind", "act"), getattr(intent, "text", "")
     if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual
         own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I)
@@ -303,18 +299,17 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         if at >= 0 and score >= bar:
             told = _retold(pool[at])
             return Answer("recall", told, keys=content_keys(told))
-    facts, keys = [f.text for f in _facts(world, hidden)] + gm_said, _fact_keys(world, hidden) + gm_said
-    kinds = ["fact"] * (len(facts) - len(gm_said)) + ["recall"] * len(gm_said)
+    told = _facts(world, hidden)
+    facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
+    kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
+    made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided
         subject = _SUBJECT.search(text) or re.search(r"\bhow many (\w+)", text, re.I)
         about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
         count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
         numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                     and (count is None or count.search(f))]  # "how many goblins": a number of goblins, not a gate forty feet off
-        facts, keys, kinds = [facts[i] for i in numbered], [keys[i] for i in numbered], [kinds[i] for i in numbered]
-    made = [getattr(f, "derived", False) for f in _facts(world, hidden)] + [False] * len(gm_said)
-    if _HOW_MUCH.search(text):
-        made = [made[i] for i in numbered]
+        facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
         return Answer(kinds[at], facts[at], keys=content_keys(facts[at]))

@@ -370,7 +370,7 @@ def _example_phrases() -> frozenset[tuple[str, ...]]:
 def guide(req: NarrationRequest) -> str:
     """What the rules decided, in the few words the worked examples use."""
     if req.answer is not None and req.decision == "no_roll":
-        return req.answer.guide
+        return answer_task(req)  # what the model was given to word: a reply that only repeats it is an echo
     if req.decision == "impossible":
         return f"Impossible: it cannot work ({req.why}); say why." if req.why else "Impossible: it cannot work; say why."
     if req.decision == "no_roll":
@@ -386,16 +386,19 @@ ANSWER_SYSTEM = ("You word one short reply at a tabletop game. You are given wha
                  "sentences, and nothing else: no new facts, names or numbers, no lists, no labels.")
 
 
-def answer_messages(req: NarrationRequest) -> list[dict[str, str]]:
-    """A question answered from the world: the model only words the content chosen (``gm.answer``),
-    in the NPC's voice where one speaks; no worked narrations, which pull a small model into telling the scene."""
+def answer_task(req: NarrationRequest) -> str:
+    """The turn's part of the answer prompt: the question, who answers, the content to word."""
     a = req.answer
     asked = f'Asked: "{" ".join(req.line.split())}"'
     if a.speaker and a.quote:
-        task = f"{asked}\nSpeaker: {a.speaker} ({a.voice or 'an NPC'})\nSays: {a.quote}"
-    else:
-        task = f"{asked}\nThe GM says: {a.content}"
-    return [{"role": "system", "content": ANSWER_SYSTEM}, *_ANSWER_SHOTS, {"role": "user", "content": task}]
+        return f"{asked}\nSpeaker: {a.speaker} ({a.voice or 'an NPC'})\nSays: {a.quote}"
+    return f"{asked}\nThe GM says: {a.content}"
+
+
+def answer_messages(req: NarrationRequest) -> list[dict[str, str]]:
+    """A question answered from the world: the model only words the content chosen (``gm.answer``),
+    in the NPC's voice where one speaks; no worked narrations, which pull a small model into telling the scene."""
+    return [{"role": "system", "content": ANSWER_SYSTEM}, *_ANSWER_SHOTS, {"role": "user", "content": answer_task(req)}]
 
 
 # worked answers, written for this prompt (the same for every turn, so the server's prefix cache keeps them)
