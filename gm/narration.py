@@ -364,7 +364,9 @@ SHOTS = Path(__file__).parent / "data" / "prompts" / "narrate_shots.yaml"
 
 @functools.cache
 def _example_phrases() -> frozenset[tuple[str, ...]]:
-    return frozenset(g for m in shot_messages(SHOTS) if m["role"] == "assistant" for g in _phrases(m["content"]))
+    """The worked replies' phrases, the narration's and the answers' alike: a reply lifting one copied it."""
+    shots = [*shot_messages(SHOTS), *_ANSWER_SHOTS]
+    return frozenset(g for m in shots if m["role"] == "assistant" for g in _phrases(m["content"]))
 
 
 def guide(req: NarrationRequest) -> str:
@@ -406,7 +408,7 @@ _ANSWER_SHOTS = [
     {"role": "user", "content": 'Asked: "Hald, where does this path go?"\nSpeaker: Hald (a ferryman; gruff, few words)\nSays: to the old mill, two miles north'},
     {"role": "assistant", "content": '"To the old mill," Hald grunts. "Two miles north, if your legs hold."'},
     {"role": "user", "content": 'Asked: "How deep is the well?"\nThe GM says: the well drops sixty feet to black water'},
-    {"role": "assistant", "content": "You lean over the rim: the well drops sixty feet to black water."},
+    {"role": "assistant", "content": "The well drops sixty feet to black water."},
     {"role": "user", "content": 'Asked: "Sella, who took the key?"\nSpeaker: Sella (an innkeeper; warm, talkative)\nSays: I don\'t know'},
     {"role": "assistant", "content": 'Sella spreads her hands. "I don\'t know, love. I never saw it go."'},
 ]
