@@ -111,7 +111,7 @@ def test_completion_before_the_last_item_is_refused_then_given_with_the_code(cro
     early = httpx.get(f"{url}/complete", params={"token": token})
     assert early.status_code == 409 and "4 items still to rate" in early.text and 'href="/?token=' in early.text
     api_early = httpx.post(f"{url}/api/rate/complete", headers=h)
-    assert api_early.status_code == 409 and "still to rate" in api_early.json()["detail"]
+    assert api_early.status_code == 409 and "still to rate" in api_early.json()["error"]
     assert rows(study) == before
     while (item := httpx.get(f"{url}/api/rate/next", headers=h).json()["item"]) is not None:
         httpx.post(f"{url}/api/rate/submit", json={"item_id": item["id"], "naturalness": 2, "groundedness": 2, "factual": 2}, headers=h)

@@ -139,7 +139,7 @@ def test_200_participants_enroll_at_once_each_gets_one_token_and_no_rating_is_lo
     assert len(raters) == PARTICIPANTS and len({r[0] for r in raters}) == PARTICIPANTS and all(r[2] for r in raters)
     stored = conn.execute("SELECT rater_id, item_id FROM ratings WHERE skipped = 0").fetchall()
     assert len(stored) == PARTICIPANTS * 5 and len(set(stored)) == len(stored)  # no rating lost, none doubled
-    assert late.status_code == 409 and "places in this study are taken" in late.json()["detail"]
+    assert late.status_code == 409 and "places in this study are taken" in late.json()["error"]
     assert full_page.status_code == 409 and 'data-reason="full"' in full_page.text
     assert conn.execute("SELECT COUNT(*) FROM raters").fetchone()[0] == PARTICIPANTS  # the refusals wrote nothing
     assert report["ratings"] == PARTICIPANTS * 4 and report["attention_items"] == 1

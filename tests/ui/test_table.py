@@ -37,6 +37,15 @@ def tokens(room):
     return {seat: link.split("token=")[1] for seat, link in room.links("http://t").items()}
 
 
+def heard(room, token, after):
+    """The kinds of event the seat of ``token`` hears after ``after``."""
+    return [e["kind"] for e in room.events_since(after, room.seat(token))[0]]
+
+
+def post(client, path, token, **body):
+    return client.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
+
+
 # ----- links and access ---------------------------------------------------------------------
 
 
@@ -61,8 +70,9 @@ def test_a_wrong_token_gets_access_denied_from_every_route_and_nothing_else(room
     assert client.get("/api/events", params={"token": bad}).status_code == 403
     for path, body in [("/api/act", {"text": "I attack"}), ("/api/undo", {}), ("/api/regenerate", {}),
                        ("/api/notes", {"notes": ["x"]}), ("/api/renew", {"seat": "Brisa"})]:
-        r = client.post(path, json={"token": bad, **body})
-        assert r.status_code == 403 and r.json() == {"error": "access denied"}, path
+        for r in (client.post(path, json={"token": bad, **body}), client.post(path, json=body, params={"token": bad} if bad else {}),
+                  client.post(path, json=body, headers={"Authorization": f"Bearer {bad}"} if bad else {})):
+            assert r.status_code == 403 and r.json() == {"error": "access denied"}, path
     assert room.gm.scenario.notes[0].startswith("The goblins flee")  # nothing changed
 
 
@@ -131,9 +141,9 @@ def test_a_player_acts_as_their_own_character_and_everyone_hears_it_in_order(roo
     start = room.seq
     out = room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
     assert out["character"] == "Brisa Tallowmere" and out["narration"] == WORDS
-    kinds = [e["kind"] for e in room.events_since(start)[0]]
-    assert kinds == ["busy", "said", "mechanics", "token", "done"]
-    said = room.events_since(start)[0][1]
+    for seat in ("Brisa Tallowmere", "Oskar Venn", "host"):  # the sender and the others alike
+        assert heard(room, t[seat], start) == ["busy", "said", "mechanics", "token", "done"], seat
+    said = room.events_since(start, room.seat(t["Oskar Venn"]))[0][1]
     assert said["who"] == "Brisa Tallowmere" and said["text"] == "I attack the nearest goblin"
     state = room.view(t["Oskar Venn"])
     assert state["turn"] == "Oskar Venn" and state["fight"] and state["round"] == 1
@@ -146,10 +156,12 @@ def test_out_of_turn_is_one_line_for_the_player_and_nothing_for_the_others(room)
     t = tokens(room)
     before, start = room.gm.session.model_dump_json(), room.seq
     client = TestClient(create_table_app(room))
-    r = client.post("/api/act", json={"token": t["Oskar Venn"], "text": "I attack the nearest goblin"})
+    r = post(client, "/api/act", t["Oskar Venn"], text="I attack the nearest goblin")
     assert r.status_code == 400 and r.json()["error"].startswith("it is Brisa Tallowmere's turn")
     assert "\n" not in r.json()["error"]
-    assert [e["kind"] for e in room.events_since(start)[0]] == ["busy", "idle"]  # the line is never shown
+    assert heard(room, t["Oskar Venn"], start) == ["busy", "idle"]  # the sender's page waits, then hears the refusal
+    for other in ("Brisa Tallowmere", "Ilya Thorncastle", "host"):
+        assert heard(room, t[other], start) == [], other  # nobody else hears a thing, not even who tried
     assert room.gm.session.model_dump_json() == before
     assert not room.undo(t["host"])  # a refused line leaves nothing to undo
 
@@ -204,7 +216,7 @@ def test_turns_are_served_one_at_a_time(tmp_path):
     for th in threads:
         th.join(30)
     assert not errors and len(results) == 3 and most[0] == 1
-    kinds = [e["kind"] for e in room.events_since(start)[0]]
+    kinds = heard(room, t["host"], start)
     turns = "".join("[" if k == "busy" else "]" if k == "done" else "" for k in kinds)
     assert turns == "[][][]"  # each turn opens and closes before the next begins
     assert len(room.gm.session.turns) == 3
@@ -223,8 +235,8 @@ def test_undo_and_regenerate_reach_everyone(tmp_path):
     start = room.seq
     again = room.regenerate(t["host"])
     assert again["lines"] == first["lines"] and again["narration"] != first["narration"]  # same dice, new words
-    heard = room.events_since(start)[0]
-    assert heard[1]["kind"] == "said" and heard[1]["regenerated"] and heard[-1]["kind"] == "done"
+    seen = room.events_since(start, room.seat(t["Oskar Venn"]))[0]
+    assert seen[1]["kind"] == "said" and seen[1]["regenerated"] and seen[-1]["kind"] == "done"
     log = room.view(t["Oskar Venn"])["log"]
     assert log[-1]["text"] == again["narration"] and WORDS not in [x["text"] for x in log]
     assert room.undo(t["host"])
@@ -250,9 +262,9 @@ def test_the_host_edits_the_scene_notes_saved_and_kept_through_an_undo(room, tmp
     with pytest.raises(VgmError, match="one short line"):
         room.set_notes(t["host"], ["x" * 3000])
     client = TestClient(create_table_app(room))
-    r = client.post("/api/notes", json={"token": t["host"], "notes": ["A", "B"]})
+    r = post(client, "/api/notes", t["host"], notes=["A", "B"])
     assert r.json() == {"ok": True, "notes": ["A", "B"]}
-    assert client.post("/api/notes", json={"token": t["host"], "notes": 7}).status_code == 400
+    assert post(client, "/api/notes", t["host"], notes=7).status_code == 400
 
 
 def test_a_room_reopens_from_its_session_file_with_the_same_links(room, tmp_path):
@@ -297,7 +309,77 @@ def test_a_busy_port_or_a_foreign_host_is_one_line_before_the_table_is_set():
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        with pytest.raises(VgmError, match=f"127.0.0.1:{port} is already in use; pass another --port"):
+        with pytest.raises(VgmError, match=f"127.0.0.1:{port} is already in use by pid .*; stop it or pass another --port"):
             check_address("127.0.0.1", port)
     with pytest.raises(VgmError, match="cannot listen on 8.8.8.8"):
         check_address("8.8.8.8", port)
+
+
+# ----- the journal: no accepted line is lost when the server dies ----------------------------------
+
+
+class Killed(BaseException):
+    """Stands for kill -9 in the middle of a turn: nothing after it runs, no handler sees it."""
+
+
+def _dies_at_narration(step, messages):
+    if step == "narrate":
+        raise Killed()
+    return WORDS
+
+
+def test_a_line_the_server_died_on_is_listed_for_its_player_when_the_room_reopens(tmp_path):
+    """kill -9 of `vgm table serve` dropped the lines being answered, with no record of them."""
+    gm = GameMaster("dnd5e", "ambush", ScriptedModel(responder=_dies_at_narration), memory=False, seed=3, session_path=tmp_path / "room.json")
+    room = TableRoom.open(gm)
+    t = tokens(room)
+    before = (tmp_path / "room.json").read_text()
+    with pytest.raises(Killed):
+        room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")  # dies after the dice, before the words
+    assert (tmp_path / "room.json").read_text() == before  # no half turn on disk: the fight's dice were not saved
+    journal = (tmp_path / "room.journal.jsonl")
+    assert "I attack the nearest goblin" in journal.read_text() and journal.stat().st_mode & 0o077 == 0
+
+    again = TableRoom.open(GameMaster.resume(tmp_path / "room.json", ScriptedModel(replies=[WORDS], repeat_last=True), memory=False))
+    mine = again.view(t["Brisa Tallowmere"])["unanswered"]
+    assert [(u["who"], u["text"]) for u in mine] == [("Brisa Tallowmere", "I attack the nearest goblin")]
+    assert "table stopped before the GM answered" in mine[0]["why"]
+    assert again.view(t["Oskar Venn"])["unanswered"] == []  # only its player (and the host) see it
+    assert [u["text"] for u in again.view(t["host"])["unanswered"]] == ["I attack the nearest goblin"]
+    assert again.view(t["Oskar Venn"])["turn"] == "Brisa Tallowmere"  # the fight is as before the line
+
+    assert again.act(t["Brisa Tallowmere"], "I attack the nearest goblin")["narration"] == WORDS  # sent again
+    assert again.view(t["Brisa Tallowmere"])["unanswered"] == []
+    third = TableRoom.open(GameMaster.resume(tmp_path / "room.json", ScriptedModel(replies=[WORDS], repeat_last=True), memory=False))
+    assert third.view(t["host"])["unanswered"] == []  # answered is answered, across restarts too
+
+
+def test_a_line_is_journaled_before_anything_about_it_is_streamed(tmp_path):
+    journal = tmp_path / "room.journal.jsonl"
+    seen_on_disk = []
+    room = TableRoom.open(ambush(tmp_path))
+    t = tokens(room)
+    room.listen(lambda: seen_on_disk.append(journal.read_text() if journal.exists() else ""))
+    room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
+    assert seen_on_disk and all("I attack the nearest goblin" in text for text in seen_on_disk)  # before the first event
+
+
+def test_a_turn_saved_whole_is_not_listed_even_if_its_closing_mark_was_lost(tmp_path, monkeypatch):
+    from ui.web._journal import Journal
+
+    gm = GameMaster("dnd5e", "ambush", ScriptedModel(replies=[WORDS], repeat_last=True), memory=False, seed=3, session_path=tmp_path / "room.json")
+    room = TableRoom.open(gm)
+    t = tokens(room)
+    real_close = Journal.close
+
+    def die_on_answered(self, n, state, *a, **kw):
+        if state == "answered":
+            raise Killed()  # killed between the session's save and the journal's closing mark
+        return real_close(self, n, state, *a, **kw)
+
+    monkeypatch.setattr(Journal, "close", die_on_answered)
+    with pytest.raises(Killed):
+        room.act(t["Brisa Tallowmere"], "I attack the nearest goblin")
+    monkeypatch.setattr(Journal, "close", real_close)
+    again = TableRoom.open(GameMaster.resume(tmp_path / "room.json", ScriptedModel(replies=[WORDS], repeat_last=True), memory=False))
+    assert again.view(t["host"])["unanswered"] == [] and again.gm.session.log[-1].text == WORDS

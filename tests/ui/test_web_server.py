@@ -13,7 +13,7 @@ def test_wrong_or_missing_token_gets_nothing_over_http(live_study):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {live_study['tokens'][0]}x"}):
         for path in ("/api/rate/next", "/api/rate/mine", "/api/rate/report", "/api/rate/export.csv"):
             r = httpx.get(url + path, headers=headers)
-            assert r.status_code == 401 and r.json() == {"detail": "access denied"}
+            assert r.status_code == 401 and r.json() == {"error": "access denied"}
         r = httpx.post(url + "/api/rate/submit", json={"item_id": 1, "naturalness": 3, "groundedness": 3, "factual": 3}, headers=headers)
         assert r.status_code == 401
     # a rater's token does not open the owner's report
@@ -70,5 +70,51 @@ def test_serving_on_a_busy_port_is_one_clear_error():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         port = taken.getsockname()[1]
-        with pytest.raises(VgmError, match="already in use; pass another --port"):
+        with pytest.raises(VgmError, match="already in use by another program; stop it or pass another --port"):
             serve(port=port)
+        taken.listen()
+        with pytest.raises(VgmError, match=r"already in use by pid \d+ \(.*\); stop it or pass another --port"):
+            serve(port=port)  # a listener is named, as the table names it: the same check
+
+
+def _time_wait_port() -> int:
+    """A port a crashed server leaves behind: its side closed first, so the port sits in TIME_WAIT."""
+    import socket
+
+    with socket.socket() as server:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's listener
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        conn, _ = server.accept()
+        conn.close()  # the server closes first: TIME_WAIT is on its side
+        client.recv(1)
+        client.close()
+    return port
+
+
+def test_both_servers_start_again_at_once_on_the_port_a_crashed_one_left(monkeypatch):
+    """`vgm ui` after a crash could not restart on its port for ~60 s: its check bound without
+    SO_REUSEADDR, which uvicorn itself uses. Both servers now make the same check."""
+    import errno
+    import socket
+
+    import uvicorn
+
+    import ui.web._app as web_app
+    from ui.web import check_address, serve
+
+    port = _time_wait_port()
+    with socket.socket() as plain:  # the port really is in TIME_WAIT: a bind without SO_REUSEADDR fails
+        try:
+            plain.bind(("127.0.0.1", port))
+            pytest.skip("this kernel frees TIME_WAIT ports at once")
+        except OSError as exc:
+            assert exc.errno == errno.EADDRINUSE
+    served = []
+    monkeypatch.setattr(web_app, "create_app", lambda **kw: type("App", (), {"state": type("S", (), {"vgm": type("C", (), {"study": None})})})())
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(kw["port"]))
+    serve(port=port)  # the rating server
+    check_address("127.0.0.1", port)  # the table's check
+    assert served == [port]

@@ -4,8 +4,9 @@
 """
 from ._common import AppContext  # noqa: F401  (sets the offline environment before gradio loads)
 from ._app import build_blocks, create_app, serve
-from ._table import Seats, TableRoom, links_path
-from ._table_app import check_address, create_table_app, serve_table
+from ._address import check_address
+from ._table import Seats, TableFault, TableRoom, links_path
+from ._table_app import create_table_app, serve_table
 
 __all__ = ["AppContext", "build_blocks", "create_app", "serve",
-           "TableRoom", "Seats", "links_path", "check_address", "create_table_app", "serve_table"]
+           "TableRoom", "TableFault", "Seats", "links_path", "check_address", "create_table_app", "serve_table"]

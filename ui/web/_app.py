@@ -15,6 +15,7 @@ from eval.ratings import Study
 
 from ._api import page_router, rate_router
 from ._common import CSS, AppContext
+from ._guard import RequestGuard, bearer_token, json_errors
 from ._rate import RATE_CSS, RATE_HEAD, RATE_JS, RateTab
 
 
@@ -74,6 +75,7 @@ def create_app(
         saves_dir=Path(saves_dir),
     )
     app = FastAPI(title="virtual-gm", docs_url=None, redoc_url=None, openapi_url=None)
+    json_errors(app)
     app.include_router(rate_router(ctx))
     app.include_router(page_router(ctx))  # /enroll/<key>, /consent, /complete: before the page takes "/"
 
@@ -84,8 +86,38 @@ def create_app(
     blocks = build_blocks(ctx)
     blocks.queue(default_concurrency_limit=8)
     app = gr.mount_gradio_app(app, blocks, path="/", css=CSS + RATE_CSS, js=RATE_JS, head=RATE_HEAD, footer_links=[], ssr_mode=False)
+    app.add_middleware(RequestGuard, max_body=_max_body, authorize=lambda scope: _authorize(ctx, scope), json_body=_json_body)
     app.state.vgm = ctx
     return app
+
+
+# The request guard's rules for this app (``ui.web._guard``): the rating API and the crowd pages'
+# forms are small; the Gradio page's own calls carry a tab's state (a long Play chat), so more.
+API_MAX_BODY = 64 * 1024
+PAGE_MAX_BODY = 4 * 1024 * 1024
+
+
+def _max_body(scope: dict) -> int:
+    path = scope["path"]
+    return API_MAX_BODY if path.startswith(("/api/rate/", "/enroll/", "/consent", "/complete")) else PAGE_MAX_BODY
+
+
+def _json_body(scope: dict) -> bool:
+    """The rating API and Gradio's calls are JSON; the crowd pages post forms (the guard passes those by)."""
+    return not scope["path"].startswith(("/enroll/", "/consent", "/complete"))
+
+
+def _authorize(ctx: AppContext, scope: dict) -> tuple[int, str] | None:
+    """A rating-API call with a body must carry a token this study knows, checked before the body is
+    read (the route then checks what that token may do). Enrollment has no token yet: its key is
+    checked by the route. Gradio's calls carry the token in the page's server-side state, checked by
+    every handler."""
+    path = scope["path"]
+    if not path.startswith("/api/rate/") or path == "/api/rate/enroll":
+        return None
+    if ctx.study is None or ctx.study.role_of(bearer_token(scope)) is None:
+        return 401, "access denied"
+    return None
 
 
 def served_url(host: str, port: int) -> str:
@@ -123,17 +155,11 @@ def serve(host: str = "127.0.0.1", port: int = 7860, announce=None, base_url: st
     With a study, ``announce`` gets the study's links on the address actually served (``base_url``
     when the app sits behind another address), and the study remembers it for ``vgm rate links``.
     """
-    import socket
-
     import uvicorn
 
-    from rulesets import VgmError
+    from ._address import check_address
 
-    with socket.socket() as probe:  # say it in one line, before Gradio and the study load
-        try:
-            probe.bind((host, port))
-        except OSError:
-            raise VgmError(f"{host}:{port} is already in use; pass another --port (e.g. --port {port + 1})") from None
+    check_address(host, port)  # said in one line, before Gradio and the study load (the table's check, shared)
     app = create_app(**kwargs)
     url = served_url(host, port)
     study = app.state.vgm.study

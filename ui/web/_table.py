@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import os
 import secrets
 import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,12 @@ from typing import Any
 from eval.ratings import AccessDenied
 from rulesets import FileProblem, VgmError, read_json
 
-__all__ = ["AccessDenied", "Seat", "Seats", "TableRoom", "links_path"]
+from .._text import clean_text
+from ._journal import Journal, journal_path
+
+__all__ = ["AccessDenied", "Seat", "Seats", "TableFault", "TableRoom", "links_path"]
+
+log = logging.getLogger("vgm.table")
 
 HOST = "host"
 KEEP_EVENTS = 5000  # events kept for pages that reconnect; older ones mean "reload the state"
@@ -51,6 +58,11 @@ class Seat:
 
     role: str  # "host" or "player"
     character: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``host``, or the character's name: how events name their audience."""
+        return HOST if self.role == HOST else str(self.character)
 
 
 class Seats:
@@ -153,17 +165,34 @@ def mechanics_lines(reply) -> list[str]:
     return lines
 
 
+class TableFault(Exception):
+    """The server's fault on one line (a bug, a session that would not save): 500 with one line saying
+    what became of the line and of the table."""
+
+
 class TableRoom:
     """One table: a ``GameMaster``, its seats, one turn at a time, and the events pages follow.
+
+    A line is written to the room's journal (``ui.web._journal``) before it waits for its turn or
+    anything about it is streamed. Inside a turn the GM's own saves are held and the session is
+    written once, whole, when the turn is done, before it is acknowledged (``done``, the answer to
+    the request); a turn that fails part-way puts the session back as last saved. So a killed server
+    reopens on a session from between two turns, and a line it accepted without answering is listed
+    for its player (``view()["unanswered"]``), never silently gone.
+
+    Events carry an audience: a line the GM refuses (out of turn, an unknown check) is heard by its
+    sender only; the others hear of a line once the GM has taken it (its dice or its first words).
 
     Args:
         gm: the Game Master of this room (its session file is saved after every action).
         seats: the room's tokens; ``TableRoom.open`` makes them beside the session file.
+        journal: the accepted lines; ``TableRoom.open`` keeps it beside the session file.
     """
 
-    def __init__(self, gm: Any, seats: Seats) -> None:
+    def __init__(self, gm: Any, seats: Seats, journal: Journal | None = None) -> None:
         self.gm = gm
         self.seats = seats
+        self.journal = journal or Journal(None)
         self._turn = threading.Lock()  # one GM action at a time
         self._events_lock = threading.Lock()
         self._events: list[dict[str, Any]] = []
@@ -176,11 +205,13 @@ class TableRoom:
     @classmethod
     def open(cls, gm: Any, new_links: bool = False) -> TableRoom:
         """A room for ``gm``, with its links kept beside the session file (kept across restarts
-        unless ``new_links``, which revokes every old link)."""
+        unless ``new_links``, which revokes every old link) and its journal beside them (lines a
+        killed server accepted without answering are listed again for their players)."""
         path = links_path(gm.session.path) if gm.session.path else None
         if new_links and path is not None and path.is_file():
             path.unlink()
-        return cls(gm, Seats(path, [s.name for s in gm.sheets]))
+        journal = Journal(journal_path(gm.session.path), log_len=len(gm.session.log)) if gm.session.path else None
+        return cls(gm, Seats(path, [s.name for s in gm.sheets]), journal)
 
     # ----- access -------------------------------------------------------------------------
 
@@ -198,6 +229,7 @@ class TableRoom:
         last = state.pop("last_reply", None)
         if last is not None:
             state["last_reply"] = last if seat.role == HOST else {k: v for k, v in last.items() if k != "notes"}
+        state["unanswered"] = self.journal.unanswered_for(None if seat.role == HOST else seat.character)
         if seat.role == HOST:
             state["notes"] = list(self.gm.scenario.notes)
             state["links"] = self.links(base_url) if base_url else {}
@@ -214,14 +246,17 @@ class TableRoom:
         Raises:
             AccessDenied: a wrong or revoked token.
             VgmError: what the table cannot take (out of turn, an unknown check...), as one line;
-                nothing is published and nothing changes.
+                nothing changes and only the sender hears of it.
+            TableFault: the server failed on the line; it was not taken and the table is as last saved.
         """
         seat = self.seat(token)
-        who = seat.character if seat.role == "player" else (character or "").strip()
+        text = clean_text(text) if isinstance(text, str) else ""
+        who = seat.character if seat.role == "player" else clean_text(character or "").strip()
         if seat.role == HOST and who:
             who = self.gm.sheet(who).name
+        n = self.journal.accept(who or None, seat.name, text)
         with self._turn:
-            return self._play(lambda **listen: self.gm.step(who or "", text, **listen), who or None, text)
+            return self._play(lambda **listen: self.gm.step(who or "", text, **listen), who or None, text, n, seat.name)
 
     def undo(self, token: str | None) -> bool:
         """The host takes back the last input and everything the GM did with it; False when there is none."""
@@ -237,7 +272,7 @@ class TableRoom:
 
     def regenerate(self, token: str | None) -> dict[str, Any]:
         """The host has the GM answer the last line again: same dice, fresh words, streamed to everyone."""
-        self._host(token)
+        seat = self._host(token)
         with self._turn:
             if not self.can_regenerate():
                 raise VgmError("nothing to regenerate: the last thing at the table was not a GM reply")
@@ -249,29 +284,37 @@ class TableRoom:
                 self._keep_notes(notes)
                 return reply
 
-            return self._play(run, last.character, last.text, regenerated=True)
+            n = self.journal.accept(last.character, seat.name, last.text, kind="regenerate")
+            return self._play(run, last.character, last.text, n, seat.name, regenerated=True)
 
     def set_notes(self, token: str | None, notes: list[str] | str) -> list[str]:
         """The host rewrites the scene's GM-only notes (one a line); saved, and the GM's memory told."""
         self._host(token)
         if isinstance(notes, str):
             notes = notes.splitlines()
-        clean = [" ".join(str(n).split()) for n in notes if str(n).strip()]
+        clean = [" ".join(clean_text(str(n)).split()) for n in notes if str(n).strip()]
+        clean = [n for n in clean if n]
         if any(len(n) > 2000 for n in clean) or len(clean) > 200:
             raise VgmError("notes are one short line each (under 2,000 characters, at most 200 of them)")
         with self._turn:
             old = list(self.gm.scenario.notes)
             self.gm.session.scenario.notes = clean
-            self.gm.save()
+            try:
+                self.gm.save()
+            except Exception as exc:
+                self.gm.session.scenario.notes = old
+                log.exception("table: the notes would not save")
+                raise TableFault(f"the notes could not be saved ({type(exc).__name__}); the old notes stand") from None
             self._tell_memory(old, clean)
-            self._refresh("notes")
+            self._snapshot = self._build()
+            self._publish("notes", to={HOST})
         return clean
 
     def renew_link(self, token: str | None, seat: str, base_url: str = "") -> str:
         """The host revokes a seat's link and gets a new one (the old token sees "access denied")."""
         self._host(token)
-        name = self.seats.renew(seat)
-        self._publish("revoked", seat=name)
+        name = self.seats.renew(clean_text(seat))
+        self._publish("revoked", to={HOST}, seat=name)
         return self.links(base_url)[name] if base_url else name
 
     def can_regenerate(self) -> bool:
@@ -280,9 +323,11 @@ class TableRoom:
         return bool(s.turns and s.log and getattr(self.gm, "_history", None)
                     and s.log[-1].speaker == "GM" and s.log[-1].text == s.turns[-1].narration)
 
-    def _host(self, token: str | None) -> None:
-        if self.seat(token).role != HOST:
+    def _host(self, token: str | None) -> Seat:
+        seat = self.seat(token)
+        if seat.role != HOST:
             raise AccessDenied()
+        return seat
 
     def _keep_notes(self, notes: list[str]) -> None:
         """Undo puts the whole session back, notes included; the host's later edits stay."""
@@ -301,14 +346,44 @@ class TableRoom:
 
     # ----- one turn, streamed -----------------------------------------------------------------
 
-    def _play(self, run: Callable[..., Any], who: str | None, text: str, regenerated: bool = False) -> dict[str, Any]:
-        """Run one GM action with the listeners that publish it; on a ``VgmError`` nothing changes."""
+    @contextmanager
+    def _one_save(self):
+        """Hold the GM's own saves for one turn (it saves after the fight's dice, after a roll, after
+        the reply); the room writes the session once, when the turn is whole. Done here, by shadowing
+        ``save`` on the instance, so the Game Master's code stays the same for ``vgm play``."""
+        self.gm.save = lambda: None
+        try:
+            yield
+        finally:
+            del self.gm.save
+
+    def _restore(self, before: str | None) -> bool:
+        """The session as last saved (the file, or ``before`` for a room without one); False if it cannot be read."""
+        current = self.gm.session
+        try:
+            if current.path and Path(current.path).is_file():
+                self.gm.session = type(current).load(current.path)
+            elif before is not None:
+                self.gm.session = type(current).model_validate_json(before)
+                self.gm.session.path = current.path
+            else:
+                return False
+        except Exception:  # noqa: BLE001 - said in the fault's message
+            log.exception("table: the session could not be read back")
+            return False
+        return True
+
+    def _play(self, run: Callable[..., Any], who: str | None, text: str, n: int, actor: str,
+              regenerated: bool = False) -> dict[str, Any]:
+        """Run one GM action (journal line ``n``, sent by seat ``actor``) with the listeners that publish it."""
         said: dict[str, Any] = {"who": None, "shown": False}
         history = list(getattr(self.gm, "_history", []))
+        sender = {actor}
 
         def announce(character: str | None) -> None:
-            if said["who"] is None:
+            if said["who"] is None:  # the GM has taken the line: now everyone hears of it
                 said["who"] = character or who or "?"
+                self._publish("busy", not_to=sender, who=said["who"], regenerated=regenerated)
                 self._publish("said", who=said["who"], text=text, regenerated=regenerated)
 
         def on_mechanics(reply) -> None:
@@ -322,19 +397,32 @@ class TableRoom:
             announce(None)
             self._publish("token", text=delta)
 
-        self._publish("busy", who=who, regenerated=regenerated)
+        self._publish("busy", to=sender, who=who, regenerated=regenerated)
+        self.journal.start(n, len(self.gm.session.log))
+        before = None if self.gm.session.path else self.gm.session.model_dump_json()
         try:
-            reply = run(on_token=on_token, on_mechanics=on_mechanics)
-        except VgmError:
-            self.gm._history = history  # a refused line changed nothing, so there is nothing to undo
-            self._publish("idle")
-            raise
-        except Exception:
-            self._refresh("error")
-            raise
-        if reply is None:
-            self._refresh(None)
-            raise VgmError("nothing to regenerate")
+            with self._one_save():
+                reply = run(on_token=on_token, on_mechanics=on_mechanics)
+            if reply is None:
+                raise VgmError("nothing to regenerate")
+            self.gm.save()
+        except Exception as exc:
+            restored = self._restore(before)
+            self.gm._history = history  # the line changed nothing, so there is nothing to undo
+            if said["who"] is None:  # nobody else heard of it
+                self._snapshot = self._build()
+                self._publish("idle", to=sender)
+            else:  # the others saw it begin: their pages read the table again
+                self._refresh("error")
+            if isinstance(exc, VgmError):
+                self.journal.close(n, "refused" if said["who"] is None else "failed", error=" ".join(str(exc).split())[:300])
+                raise
+            self.journal.close(n, "failed", error=type(exc).__name__)
+            log.exception("table: a turn failed")
+            kept = "the table is as it was last saved" if restored else \
+                f"the table could not be put back; restart it (vgm table serve --resume {self.gm.session.path})"
+            raise TableFault(f"the GM hit a bug ({type(exc).__name__}) on that line; it was not taken and {kept}; try again") from None
+        self.journal.close(n, "answered", character=reply.character)
         announce(reply.character)
         if not said["shown"]:  # a free roll: no narration, so no listener was called
             lines = mechanics_lines(reply)
@@ -394,11 +482,16 @@ class TableRoom:
 
     # ----- events -----------------------------------------------------------------------------
 
-    def _publish(self, kind: str, **data: Any) -> None:
+    def _publish(self, kind: str, to: set[str] | None = None, not_to: set[str] | None = None, **data: Any) -> None:
+        """Number and keep an event, and wake the pages; ``to`` (seat names: ``host`` or a character)
+        limits who hears it, ``not_to`` leaves seats out."""
         with self._events_lock:
             self._seq += 1
-            self._events.append({"seq": self._seq, "kind": kind, **data})
-            if len(self._events) > KEEP_EVENTS:
+            event = {"seq": self._seq, "kind": kind, **data}
+            if to is not None or not_to is not None:
+                event["_audience"] = (frozenset(to) if to is not None else None, frozenset(not_to or ()))
+            self._events.append(event)
+            if len(self._events) > KEEP_EVENTS + KEEP_EVENTS // 10:  # dropped in batches: one copy per 500 events
                 del self._events[: len(self._events) - KEEP_EVENTS]
             listeners = list(self._listeners)
         for wake in listeners:
@@ -407,12 +500,28 @@ class TableRoom:
             except RuntimeError:  # a page's event loop already closed
                 self._listeners.discard(wake)
 
-    def events_since(self, seq: int) -> tuple[list[dict[str, Any]], bool]:
-        """The events after ``seq``, and whether some were already dropped (the page must reload the state)."""
+    def events_since(self, seq: int, seat: Seat | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """The events after ``seq`` that ``seat`` may hear (all of them for ``None``), and whether
+        some were already dropped (the page must reload the state)."""
         with self._events_lock:
-            if self._events and seq < self._events[0]["seq"] - 1:
-                return list(self._events), True
-            return [e for e in self._events if e["seq"] > seq], False
+            if not self._events:
+                return [], False
+            first = self._events[0]["seq"]
+            lost = seq < first - 1
+            found = self._events[max(0, seq - first + 1):] if not lost else list(self._events)
+        if seat is None:
+            return [{k: v for k, v in e.items() if k != "_audience"} for e in found], lost
+        name = seat.name
+        heard = []
+        for e in found:
+            audience = e.get("_audience")
+            if audience is not None:
+                to, not_to = audience
+                if (to is not None and name not in to) or name in not_to:
+                    continue
+                e = {k: v for k, v in e.items() if k != "_audience"}
+            heard.append(e)
+        return heard, lost
 
     @property
     def seq(self) -> int:

@@ -1,16 +1,18 @@
 """The shared table over HTTP: a small FastAPI app (no Gradio) and Server-Sent Events.
 
-Routes (every one needs the seat's token; a wrong or revoked one gets 403 "access denied"):
+Routes (every one needs the seat's token, as ``Authorization: Bearer T`` or ``?token=T``; a wrong
+or revoked one gets 403 ``{"error": "access denied"}``, and every other failure is
+``{"error": one line}`` too):
 
 | route | what |
 |---|---|
 | ``GET /?token=T`` | the table page (``_table_page.PAGE``); a bad token sees only "access denied" |
-| ``GET /api/state?token=T`` | the table as this seat sees it (``TableRoom.view``) |
-| ``GET /api/events?token=T&after=N`` | Server-Sent Events after number N: said, mechanics, token, done... |
-| ``POST /api/act`` ``{token, text, character?}`` | a line (``/roll``, ``/check`` too); waits for the GM's reply |
-| ``POST /api/undo``, ``/api/regenerate`` ``{token}`` | the host's undo and regenerate |
-| ``POST /api/notes`` ``{token, notes}`` | the host rewrites the scene's GM-only notes |
-| ``POST /api/renew`` ``{token, seat}`` | the host revokes a seat's link and gets a new one |
+| ``GET /api/state`` | the table as this seat sees it (``TableRoom.view``) |
+| ``GET /api/events?after=N`` | Server-Sent Events after number N that this seat may hear: said, mechanics, token, done... |
+| ``POST /api/act`` ``{text, character?}`` | a line (``/roll``, ``/check`` too); waits for the GM's reply |
+| ``POST /api/undo``, ``/api/regenerate`` | the host's undo and regenerate |
+| ``POST /api/notes`` ``{notes}`` | the host rewrites the scene's GM-only notes |
+| ``POST /api/renew`` ``{seat}`` | the host revokes a seat's link and gets a new one |
 | ``GET /healthz`` | liveness, no token |
 
 The GM's turn runs in the request's worker thread (FastAPI runs plain ``def`` routes in a
@@ -28,7 +30,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 
 from rulesets import VgmError
 
-from ._table import AccessDenied, TableRoom
+from ._address import check_address
+from ._guard import RequestGuard, bearer_token, error, json_errors
+from ._table import AccessDenied, TableFault, TableRoom
 from ._table_page import DENIED, PAGE
 
 __all__ = ["check_address", "create_table_app", "event_stream", "serve_table"]
@@ -36,6 +40,8 @@ __all__ = ["check_address", "create_table_app", "event_stream", "serve_table"]
 log = logging.getLogger("vgm.table")
 PING_S = 15.0  # a comment line this often keeps proxies and browsers from closing a quiet stream
 DENIED_BODY = {"error": "access denied"}
+MAX_BODY = 64 * 1024  # a line, a seat, a token: far more than any of them needs
+MAX_NOTES_BODY = 1024 * 1024  # 200 notes of 2,000 characters, in any script
 
 
 def _base(request: Request) -> str:
@@ -47,11 +53,14 @@ def _denied(status: int = 403) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    try:
-        data = await request.json()
-    except (ValueError, UnicodeDecodeError):
+    """The JSON object the guard already checked and cleaned (``{}`` for an empty body)."""
+    raw = await request.body()
+    if not raw.strip():
         return {}
-    return data if isinstance(data, dict) else {}
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise VgmError('send a JSON object, e.g. {"text": "I look around"}')
+    return data
 
 
 def _sse(event: dict[str, Any]) -> str:
@@ -59,8 +68,8 @@ def _sse(event: dict[str, Any]) -> str:
 
 
 async def event_stream(room: TableRoom, token: str | None, after: int, disconnected=None):
-    """The events after ``after`` for one page, as SSE text, until the page leaves, its link is
-    revoked (an ``denied`` event) or the room closes."""
+    """The events after ``after`` that this seat may hear, as SSE text, until the page leaves, its
+    link is revoked (an ``denied`` event) or the room closes."""
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
 
@@ -73,16 +82,17 @@ async def event_stream(room: TableRoom, token: str | None, after: int, disconnec
         while True:
             wake.clear()
             try:
-                room.seat(token)
+                seat = room.seat(token)
             except AccessDenied:
                 yield f"event: denied\ndata: {json.dumps(DENIED_BODY)}\n\n"
                 return
-            events, lost = room.events_since(after)
+            last = room.seq
+            events, lost = room.events_since(after, seat)
             if lost:
                 yield f"event: state\ndata: {json.dumps({'seq': after, 'kind': 'state'})}\n\n"
             for event in events:
                 yield _sse(event)
-                after = event["seq"]
+            after = max([after, last, *(e["seq"] for e in events)])  # events this seat may not hear are passed over
             if room.closed or any(e["kind"] == "closed" for e in events):
                 return
             if events:
@@ -97,18 +107,46 @@ async def event_stream(room: TableRoom, token: str | None, after: int, disconnec
         room.unlisten(ping)
 
 
+def _after(value: str | None) -> int | None:
+    """A page's last seen event number, from ``?after=`` or ``Last-Event-ID``; None when it is not a plain number."""
+    if value is None or not value.isascii() or not value.isdigit() or len(value) > 18:
+        return None
+    return int(value)
+
+
 def create_table_app(room: TableRoom) -> FastAPI:
-    """The web app of one room."""
+    """The web app of one room, behind the shared request guard (``ui.web._guard``).
+
+    A POST carries its token in ``Authorization: Bearer T`` (or ``?token=T``): it is checked
+    before one byte of the body is read, and a body over 64 KB (1 MB for the notes) is refused
+    unread; the body is one JSON object, nested at most 32 deep, its text cleaned of control
+    characters.
+    """
     app = FastAPI(title="virtual-gm table", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.room = room
+
+    def authorize(scope: dict) -> tuple[int, str] | None:
+        if not scope["path"].startswith("/api/"):
+            return None
+        try:
+            room.seat(bearer_token(scope))
+        except AccessDenied:
+            return 403, "access denied"
+        return None
+
+    app.add_middleware(RequestGuard, max_body=lambda scope: MAX_NOTES_BODY if scope["path"] == "/api/notes" else MAX_BODY,
+                       authorize=authorize, json_body=lambda scope: True)
+    json_errors(app)
 
     def fail(exc: Exception) -> JSONResponse:
         if isinstance(exc, AccessDenied):
             return _denied()
         if isinstance(exc, VgmError):
-            return JSONResponse({"error": " ".join(str(exc).split())}, status_code=400)
+            return error(400, str(exc))
+        if isinstance(exc, TableFault):
+            return error(500, str(exc))
         log.exception("table: unexpected error")
-        return JSONResponse({"error": f"the GM hit a bug ({type(exc).__name__}); the table is saved, try again"}, status_code=500)
+        return error(500, f"the GM hit a bug ({type(exc).__name__}); try again")
 
     @app.get("/healthz")
     def healthz() -> dict:
@@ -119,109 +157,84 @@ def create_table_app(room: TableRoom) -> FastAPI:
         return Response(status_code=204)
 
     @app.get("/", response_class=HTMLResponse)
-    def page(token: str | None = None) -> HTMLResponse:
+    def page(request: Request) -> HTMLResponse:
         try:
-            room.seat(token)
+            room.seat(request.query_params.get("token"))
         except AccessDenied:
             return HTMLResponse(DENIED, status_code=403)
         return HTMLResponse(PAGE, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
     @app.get("/api/state")
-    def state(request: Request, token: str | None = None):
+    def state(request: Request):
         try:
-            return JSONResponse(room.view(token, _base(request)), headers={"Cache-Control": "no-store"})
+            return JSONResponse(room.view(bearer_token(request.scope), _base(request)), headers={"Cache-Control": "no-store"})
         except Exception as exc:  # noqa: BLE001 - every error is one line to the page
             return fail(exc)
 
     @app.get("/api/events")
-    async def events(request: Request, token: str | None = None, after: int | None = None):
+    async def events(request: Request):
+        token = bearer_token(request.scope)
         try:
             room.seat(token)
         except AccessDenied:
             return _denied()
-        last = request.headers.get("last-event-id")
-        start = int(last) if last and last.isdigit() else after if after is not None else room.seq
-        return StreamingResponse(event_stream(room, token, start, request.is_disconnected), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-
-    def _token_of(data: dict[str, Any]) -> str | None:
-        token = data.get("token")
-        return token if isinstance(token, str) else None
+        start = _after(request.headers.get("last-event-id"))
+        start = start if start is not None else _after(request.query_params.get("after"))
+        return StreamingResponse(event_stream(room, token, room.seq if start is None else start, request.is_disconnected),
+                                 media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     @app.post("/api/act")
     async def act(request: Request):
-        data = await _body(request)
-        text = data.get("text")
-        character = data.get("character")
         try:
+            data = await _body(request)
+            text, character = data.get("text"), data.get("character")
             if not isinstance(text, str):
-                room.seat(_token_of(data))
                 raise VgmError("say something: the line is empty")
-            result = await asyncio.to_thread(room.act, _token_of(data), text, character if isinstance(character, str) else None)
+            result = await asyncio.to_thread(room.act, bearer_token(request.scope), text,
+                                             character if isinstance(character, str) else None)
         except Exception as exc:  # noqa: BLE001
             return fail(exc)
         return {"ok": True, **result}
 
     @app.post("/api/undo")
     async def undo(request: Request):
-        data = await _body(request)
         try:
-            done = await asyncio.to_thread(room.undo, _token_of(data))
+            done = await asyncio.to_thread(room.undo, bearer_token(request.scope))
         except Exception as exc:  # noqa: BLE001
             return fail(exc)
         return {"ok": done, **({} if done else {"error": "nothing to undo"})}
 
     @app.post("/api/regenerate")
     async def regenerate(request: Request):
-        data = await _body(request)
         try:
-            result = await asyncio.to_thread(room.regenerate, _token_of(data))
+            result = await asyncio.to_thread(room.regenerate, bearer_token(request.scope))
         except Exception as exc:  # noqa: BLE001
             return fail(exc)
         return {"ok": True, **result}
 
     @app.post("/api/notes")
     async def notes(request: Request):
-        data = await _body(request)
-        given = data.get("notes")
         try:
-            if not isinstance(given, (str, list)):
-                room.seat(_token_of(data))
+            given = (await _body(request)).get("notes")
+            if not isinstance(given, str) and not (isinstance(given, list) and all(isinstance(n, str) for n in given)):
                 raise VgmError("notes are a list of lines (or one text, one note a line)")
-            kept = await asyncio.to_thread(room.set_notes, _token_of(data), given)
+            kept = await asyncio.to_thread(room.set_notes, bearer_token(request.scope), given)
         except Exception as exc:  # noqa: BLE001
             return fail(exc)
         return {"ok": True, "notes": kept}
 
     @app.post("/api/renew")
     async def renew(request: Request):
-        data = await _body(request)
-        seat = data.get("seat")
         try:
+            seat = (await _body(request)).get("seat")
             if not isinstance(seat, str):
-                room.seat(_token_of(data))
                 raise VgmError("name the seat whose link to renew")
-            link = room.renew_link(_token_of(data), seat, _base(request))
+            link = room.renew_link(bearer_token(request.scope), seat, _base(request))
         except Exception as exc:  # noqa: BLE001
             return fail(exc)
         return {"ok": True, "link": link}
 
     return app
-
-
-def check_address(host: str, port: int) -> None:
-    """One line, before anything slow, when ``host:port`` cannot be listened on."""
-    import errno
-    import socket
-
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a closed room's port is free again at once
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise VgmError(f"{host}:{port} is already in use; pass another --port (e.g. --port {port + 1})") from None
-            raise VgmError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); give --host an address of this machine (127.0.0.1, 0.0.0.0)") from None
 
 
 def serve_table(room: TableRoom, host: str = "127.0.0.1", port: int = 7861, announce=None, base_url: str | None = None) -> None:

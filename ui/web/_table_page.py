@@ -3,7 +3,8 @@
 The page reads its token from its own address, asks ``/api/state`` for the table and follows
 ``/api/events`` (Server-Sent Events) for what happens next: a line said, the dice and fight
 lines, the GM's words as they are written. Everything the players typed is put on the page
-as text (``textContent``), never as HTML.
+as text (``textContent``), never as HTML, and the token travels in an ``Authorization`` header
+(the event stream, which cannot send one, carries it in its address).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ h2 {font-size:15px;margin:0 0 8px}
 .line.mech {color:#52525b;font-family:ui-monospace,Menlo,monospace;font-size:12.5px}
 #table-live:empty {display:none}
 #table-live {border-left:4px solid #b45309;background:#fff7ed;padding:8px 10px;margin-top:8px;border-radius:6px;font-size:14px}
+#table-unanswered {border-left:4px solid #dc2626;background:#fef2f2;padding:6px 10px;margin-top:8px;border-radius:6px;font-size:14px}
 #table-busy {font-style:italic;color:#6b7280;min-height:1.3em;font-size:13px}
 form {display:flex;gap:8px;margin-top:10px;align-items:flex-end}
 #table-text {flex:1;padding:8px;font-size:15px;border:1px solid #a1a1aa;border-radius:6px;min-height:40px}
@@ -81,9 +83,11 @@ function denied() {
     el('p', {text: 'Open the personal link you were given (it carries ?token=...). If it stopped working, ask the host for a new one.'}))));
 }
 
+const auth = {'Authorization': 'Bearer ' + token};  // the token travels in a header: checked before the body is read
+
 async function api(path, body) {
-  const r = await fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
-                               body: JSON.stringify({token, ...body})});
+  const r = await fetch(path, {method: 'POST', headers: {...auth, 'Content-Type': 'application/json'},
+                               body: JSON.stringify(body)});
   if (r.status === 403) { denied(); return null; }
   let data = {};
   try { data = await r.json(); } catch (e) { data = {error: 'the table did not answer (' + r.status + ')'}; }
@@ -91,7 +95,7 @@ async function api(path, body) {
 }
 
 async function load() {
-  const r = await fetch('/api/state?token=' + encodeURIComponent(token), {cache: 'no-store'});
+  const r = await fetch('/api/state', {cache: 'no-store', headers: auth});
   if (r.status === 403) { denied(); return null; }
   state = await r.json();
   render();
@@ -177,11 +181,21 @@ function renderHost() {
   $('host-last').textContent = last && last.notes && last.notes.length ? 'GM notes on the last reply: ' + last.notes.join(' | ') : '';
 }
 
+function renderUnanswered() {
+  // lines the table took but never answered (it stopped mid-turn): said plainly, with a way to send them again
+  const box = $('table-unanswered');
+  const rows = state.unanswered || [];
+  box.hidden = !rows.length;
+  box.replaceChildren(...rows.map((u) => el('div', {class: 'line'},
+    el('span', {class: 'who', text: 'Not answered:'}), `${u.who ? u.who + ': ' : ''}\u201c${u.text}\u201d (${u.why}) `,
+    el('button', {class: 'plain again', type: 'button', text: 'send it again', 'data-text': u.text}))));
+}
+
 function render() {
   document.title = `${state.title} \u2014 virtual-gm table`;
   $('table-title').textContent = `${state.title} (${state.ruleset_title})`;
   $('table-you').textContent = state.you.role === 'host' ? 'You are the host' : `You play ${state.you.character}`;
-  renderTurn(); renderOrder(); renderSheets(); renderLog(); renderHost();
+  renderTurn(); renderOrder(); renderSheets(); renderLog(); renderUnanswered(); renderHost();
 }
 
 function liveBox() {
@@ -217,7 +231,7 @@ function follow() {
   source.addEventListener('denied', () => denied());
   source.onerror = async () => {
     if (source.readyState === EventSource.CLOSED) {
-      const r = await fetch('/api/state?token=' + encodeURIComponent(token));
+      const r = await fetch('/api/state', {headers: auth});
       if (r.status === 403) denied(); else setTimeout(follow, 2000);
     }
   };
@@ -250,6 +264,10 @@ async function start() {
   lastSeq = state.seq;
   follow();
   $('table-form').addEventListener('submit', send);
+  $('table-unanswered').addEventListener('click', (e) => {
+    const again = e.target.dataset && e.target.dataset.text;
+    if (again !== undefined) { $('table-text').value = again; $('table-text').focus(); }
+  });
   $('table-text').addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) send(e); });
   if (state.you.role === 'host') {
     $('host-undo').onclick = () => host('/api/undo', {}, 'the last reply is undone');
@@ -278,6 +296,7 @@ PAGE = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>vir
   <div id="table-turn"></div>
   <section><h2>The table</h2>
    <div id="table-log"></div>
+   <div id="table-unanswered" hidden></div>
    <div id="table-live"></div>
    <div id="table-busy"></div>
    <form id="table-form" autocomplete="off">
