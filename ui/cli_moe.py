@@ -8,6 +8,7 @@ from typing import Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -21,14 +22,32 @@ def _dump(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=1, default=str))
 
 
+def _show(renderable: Any) -> None:
+    """Print a table; into a file or a pipe at its full width, so no cell is cut to fit 80 columns."""
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    natural = Measurement.get(console, console.options.update_width(10_000), renderable).maximum
+    kept = console.width
+    console.width = max(kept, natural)
+    try:
+        console.print(renderable)
+    finally:
+        console.width = kept
+
+
 class RichReporter:
-    """One progress bar per pipeline, with ETA and the running CF/SF."""
+    """One progress bar per pipeline, with ETA and the running CF/SF.
+
+    Into a file or a pipe there are no bars to redraw: each pipeline gets one whole line when it ends.
+    """
 
     def __init__(self) -> None:
+        self.live = console.is_terminal
         self.progress = Progress(
             TextColumn("[bold]{task.fields[name]:<14}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("CF {task.fields[cf]:5.1f}  SF {task.fields[sf]:5.1f}  errors {task.fields[errors]}  parse fails {task.fields[fails]}"),
-            TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not self.live,
         )
         self.tasks: dict[str, Any] = {}
 
@@ -48,7 +67,12 @@ class RichReporter:
         self.progress.update(task, advance=1, cf=100 * running["cf"], sf=100 * running["sf"], fails=fails, errors=running.get("errors", 0))
 
     def finish(self, name: str) -> None:
-        pass
+        if self.live:
+            return
+        task = self.progress.tasks[self.tasks[name]]
+        f = task.fields
+        console.print(f"{name}: {task.completed:.0f}/{task.total:.0f} instances, CF {f['cf']:.1f}, SF {f['sf']:.1f}, "
+                      f"errors {f['errors']}, parse fails {f['fails']}, {task.elapsed or 0:.1f} s", highlight=False, soft_wrap=True)
 
 
 def _print_report(report, as_json: bool, title: str) -> None:
@@ -76,7 +100,7 @@ def _print_report(report, as_json: bool, title: str) -> None:
         table.add_row(row.pipeline, str(m["n"]), errors_cell(m), ci(m["cf"]), ci(m["sf"]), pct(answered.get("cf")), pct(answered.get("sf")),
                       pct(m["exact"]), f"{100 * m['parse_failure_rate']:.0f}%", f"{m.get('model_calls_per_instance', 0):.1f}",
                       f"{m.get('cache_hits_per_instance', 0):.1f}", f"{m.get('computed_prompt_tokens_per_instance', 0):.0f}", seconds_cell(m))
-    console.print(table)
+    _show(table)
     console.print(report.describe())
     for note in report.notes:
         console.print(f"[yellow]note:[/] {note}")
@@ -87,7 +111,16 @@ def _print_report(report, as_json: bool, title: str) -> None:
         for name, t in report.tests.items():
             d = lambda x: f"{100 * x['diff']:+.1f} [{100 * x['low']:+.1f}, {100 * x['high']:+.1f}]"  # noqa: E731
             tests.add_row(name, d(t["cf"]), f"{t['cf']['p_value']:.3g}", d(t["sf"]), f"{t['sf']['p_value']:.3g}")
-        console.print(tests)
+        _show(tests)
+
+
+def _print_findings(report, **where: Any) -> None:
+    """The three sentences that say what the table found (``eval.moe.report.findings``)."""
+    from eval.moe.report import findings
+
+    console.print()
+    for sentence in findings(report, **where):
+        console.print(sentence, highlight=False)
 
 
 @moe_app.command("import")
@@ -138,7 +171,7 @@ def validate_cmd(
         table.add_column(col)
     for name, info in summary["rulesets"].items():
         table.add_row(name, str(info["instances"]), ", ".join(f"{k} {v}" for k, v in info["top_skills"]))
-    console.print(table)
+    _show(table)
 
 
 @moe_app.command("pipelines")
@@ -155,7 +188,7 @@ def pipelines_cmd(as_json: bool = typer.Option(False, "--json", help="Print as J
         table.add_column(col)
     for r in rows:
         table.add_row(r["name"], " → ".join(r["steps"]), "yes" if r["needs_model"] else "no", r["description"])
-    console.print(table)
+    _show(table)
 
 
 @moe_app.command("run")
@@ -230,7 +263,8 @@ def compare_cmd(
     _write_outputs(report, out)
     _print_report(report, as_json, f"MOE compare ({out})")
     if not as_json:
-        console.print(f"saved {out / 'report.md'}, {out / 'report.csv'}, {out / 'compare.png'}")
+        console.print(f"saved {out / 'report.md'}, {out / 'report.csv'}, {out / 'compare.png'}", soft_wrap=True)
+        _print_findings(report, report_file=out / "report.md", plot=out / "compare.png")
     _exit_on_errors(report, allow_errors)
 
 
@@ -276,6 +310,7 @@ def report_cmd(
         _dump(report.as_json())
     else:
         _print_report(report, False, "MOE report")
+        _print_findings(report, report_file=markdown, plot=png)
     _exit_on_errors(report, allow_errors)
 
 

@@ -293,6 +293,87 @@ class CompareReport:
         return path
 
 
+UPPER_BOUNDS = ("oracle", "gold")  # pipelines handed part of the gold answer: in the table, never ranked
+
+
+def _is_upper_bound(name: str) -> bool:
+    return name.split(" ")[0].startswith(UPPER_BOUNDS)
+
+
+def findings(report: CompareReport, *, report_file: str | Path | None = None, plot: str | Path | None = None) -> list[str]:
+    """Three plain sentences to read after the table.
+
+    Which pipeline is best on CF and on SF (upper bounds that see the gold characters are not
+    ranked), whether its lead over the baseline is outside the paired 95% CI of the difference,
+    and where the full report and the plot were written (None: not written).
+    """
+    ranked = [r for r in report.rows if not _is_upper_bound(r.pipeline) and _f(r.metrics.get("cf")) == _f(r.metrics.get("cf"))]
+    bounds = [r.pipeline for r in report.rows if _is_upper_bound(r.pipeline)]
+    if not ranked:
+        first = "No pipeline without the gold answers ran, so there is nothing to rank."
+        second = "No lead to test."
+    else:
+        best = {key: _best(ranked, key) for key in ("cf", "sf")}
+        sizes = sorted({int(r.metrics["n"]) for r in ranked})
+        over = f"{sizes[0]} instances" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]} instances (rows differ; see n)"
+        first = (f"Best on CF: {_names(best['cf'])}, {_with_ci(best['cf'][0], 'cf')}; "
+                 f"best on SF: {_names(best['sf'])}, {_with_ci(best['sf'][0], 'sf')}; over {over}"
+                 + (f" ({', '.join(bounds)} {'is' if len(bounds) == 1 else 'are'} handed the gold characters: an upper bound, not ranked)" if bounds else "")
+                 + ".")
+        second = _against_baseline(report, ranked, best)
+    if report_file is None and plot is None:
+        third = "For the full report and a plot: `vgm moe report RUNS --markdown report.md --png compare.png`."
+    else:
+        parts = ([f"Full report (every metric, costs, paired tests): {report_file}"] if report_file else []) + ([f"plot: {plot}"] if plot else [])
+        third = "; ".join(parts) + "."
+    return [first, second, third]
+
+
+def _best(rows: list[Row], key: str) -> list[Row]:
+    top = max(_f(r.metrics[key]) for r in rows)
+    return [r for r in rows if abs(_f(r.metrics[key]) - top) < 1e-9]
+
+
+def _names(rows: list[Row]) -> str:
+    names = [r.pipeline for r in rows]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]} (tied)"
+
+
+def _with_ci(row: Row, key: str) -> str:
+    iv = row.metrics[key]
+    return f"{100 * iv['value']:.1f}% (95% CI {100 * iv['low']:.1f}-{100 * iv['high']:.1f})"
+
+
+def _against_baseline(report: CompareReport, ranked: list[Row], best: dict[str, list[Row]]) -> str:
+    base = report.baseline
+    if not base or not report.tests:
+        return "There is no last_speaker run over the same instances here, so no lead over it can be tested (add last_speaker to --pipelines)."
+    clauses = []
+    for key, label in (("cf", "CF"), ("sf", "SF")):
+        names = [r.pipeline for r in best[key]]
+        if base in names:
+            others = sorted((r for r in ranked if r.pipeline != base and r.pipeline in report.tests),
+                            key=lambda r: -_f(r.metrics[key]))
+            if len(names) > 1:
+                clause = f"on {label} {base} is level with the best"
+            else:
+                clause = f"on {label} {base} is itself the best"
+            if others and len(names) == 1:
+                t = report.tests[others[0].pipeline][key]
+                clause += (f" ({others[0].pipeline} is next, {100 * t['diff']:+.1f} points, 95% CI {100 * t['low']:+.1f} to {100 * t['high']:+.1f}"
+                           f"{', a real gap' if t['high'] < 0 else ', within the noise'})")
+            clauses.append(clause)
+            continue
+        leader = next((n for n in names if n in report.tests), None)
+        if leader is None:
+            clauses.append(f"on {label} {names[0]} ran over other instances than {base}, so its lead cannot be paired")
+            continue
+        t = report.tests[leader][key]
+        verdict = "outside the CI, so the lead is real" if t["low"] > 0 else "inside the CI, so the lead may be chance"
+        clauses.append(f"on {label} {leader} leads it by {100 * t['diff']:+.1f} points (paired 95% CI {100 * t['low']:+.1f} to {100 * t['high']:+.1f}; zero is {verdict})")
+    return f"Against the {base} baseline: " + "; ".join(clauses) + "."
+
+
 def load_row(run: RunFolder, *, B: int = 1000, seed: int = 0, rewrite: bool = True, metric: str = DEFAULT_METRIC) -> Row:
     """One table row for a run folder: recomputed metrics (saved as metrics.json when ``rewrite``)."""
     meta = run.meta()
