@@ -128,11 +128,14 @@ def run_cmd(
         summary = run_on_cluster(data, out, spec=cluster_spec, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic,
                                  settings=[x.strip() for x in settings.split(",")] if settings else None, show_progress=True, transient=as_json)
     else:
+        from ._outdir import output_folder
+
         progress = _LazyProgress(as_json)  # shown from the first answer: an error before it is one line, no bar
         try:
-            summary = asyncio.run(
-                run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=progress.update)
-            )
+            with output_folder(out, models=[spec]):  # a bad model is said before counts.json is written
+                summary = asyncio.run(
+                    run_inmind(data, out, model=spec, tasks=tasks, mask_policy=mask, concurrency=concurrency, limit=limit, profile=profile_text, dynamic=dynamic, settings=[x.strip() for x in settings.split(",")] if settings else None, on_progress=progress.update)
+                )
         finally:
             progress.stop()
     if as_json:

@@ -10,12 +10,21 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _markup_escape
 from rich.table import Table
 
 from rulesets import VgmError
 
+from ._text import terminal_safe
+
 console = Console(highlight=False)
+
+
+def escape(text) -> str:
+    """Stored text as the terminal shows it: control characters (an escape sequence, BEL, NUL in a
+    player's line or a model's words) shown as ``\\xNN``, never obeyed, and Rich markup escaped."""
+    return _markup_escape(terminal_safe(str(text)))
+
 
 HELP = """Type what your character does; start the line with a name to switch character ("Oskar: I pray").
   /roll EXPR     roll dice (1d20+5, 2d20kh1, 4d6kh3, 1d8e8)
@@ -66,7 +75,8 @@ def _print_catalogue(ruleset: str | None, as_json: bool) -> None:
     for col in ("ruleset", "scenario", "title", "ready characters"):
         table.add_column(col)
     for row in rows:
-        table.add_row(row["ruleset"], row["scenario"], row["title"], ", ".join(c["name"] for c in row["characters"]))
+        table.add_row(escape(row["ruleset"]), escape(row["scenario"]), escape(row["title"]),
+                      escape(", ".join(c["name"] for c in row["characters"])))
     console.print(table)
 
 
@@ -215,7 +225,7 @@ def play(
             gm = GameMaster(ruleset, scenario, chat, pipeline=pipeline, characters=chosen, memory=mem,
                             players=_parse_players(players), seed=seed, player_rolls=player_rolls,
                             session_path=save or Path("runs/play"))
-    console.print(f"[bold]{gm.scenario.title}[/] ({gm.ruleset.title}) — model {getattr(chat, 'name', model)}, pipeline {gm.pipeline.name}")
+    console.print(f"[bold]{escape(gm.scenario.title)}[/] ({escape(gm.ruleset.title)}) — model {escape(getattr(chat, 'name', model))}, pipeline {escape(gm.pipeline.name)}")
     console.print(f"[dim]session: {gm.session.path} (resume with: vgm play --resume {gm.session.path})[/]")
     if resume is None and not gm.scenario.world:  # a prose scene: say in one line what the GM could not read from it
         from gm.world import not_understood

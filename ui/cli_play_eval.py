@@ -54,16 +54,21 @@ def play_eval(
     from eval.play import format_summary, load_cases, run_cases
     from rulesets import VgmError
 
+    from ._outdir import output_folder
+
     if limit is not None and limit < 1:
         raise VgmError(f"--limit {limit}: give a positive number of cases")
     chosen = load_cases(cases)[:limit] if limit else load_cases(cases)
     folder = out or Path("runs") / "play_eval" / cases.stem
+    with output_folder(folder, models=[model]):  # a bad model string is said before run.json is written
+        if as_json:
+            summary = run_cases(chosen, model, folder, seed=seed)
+        else:
+            with _Bar() as bar:
+                summary = run_cases(chosen, model, folder, seed=seed, on_progress=bar)
     if as_json:
-        summary = run_cases(chosen, model, folder, seed=seed)
         typer.echo(json.dumps(summary.as_json(), ensure_ascii=False, indent=1))
     else:
-        with _Bar() as bar:
-            summary = run_cases(chosen, model, folder, seed=seed, on_progress=bar)
         console.print(format_summary(summary, title=f"play eval — {cases.name}{f' — {model}' if model else ''}"))
         if summary.errors:
             console.print(f"[red]{summary.errors} case(s) errored[/]: {', '.join(summary.error_ids[:8])}"

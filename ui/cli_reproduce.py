@@ -23,11 +23,12 @@ def reproduce_cmd(
     """Re-measure Tachikuma's Table 2, InMind's counts and baseline, MafiaScope's calibration, each beside the paper's."""
     from eval.reproduce import reproduce
 
+    from ._outdir import output_folder
     from .cli_moe import RichReporter
 
     names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else None
     chosen = None if model.lower() in ("none", "") else model
-    with RichReporter() as reporter:
+    with output_folder(out, models=[chosen]), RichReporter() as reporter:  # a bad model is said before data is copied in
         report = reproduce(out, model=chosen, quick=quick, data=data, limit=limit, reporter=reporter, pipelines=names)
     if as_json:
         typer.echo(json.dumps(report.as_json(), ensure_ascii=False, indent=1, default=str))

@@ -16,6 +16,9 @@ from rich.table import Table
 
 from eval.cluster import ClusterGuard, base_url_option, cluster_option, endpoint_concurrency_option, ray_address_option
 
+from ._outdir import output_folder
+from ._text import terminal_safe
+
 avalon_app = typer.Typer(cls=ClusterGuard, help="Avalon moderated by the GM: play a seat, simulate games, check real game logs.", no_args_is_help=True)
 mafia_app = typer.Typer(cls=ClusterGuard, help="Mafia moderated by the GM: play a seat, simulate games.", no_args_is_help=True)
 console = Console()
@@ -53,7 +56,7 @@ def _no_extras_when_recording(probes: Optional[str], snapshots: bool, cluster: O
             raise VgmError(f"{flag} does not go with --inmind-record (the folder holds only InMind sessions); leave it out")
 
 
-def _record(mode: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int, model: Optional[str],
+def _record_in(mode: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int, model: Optional[str],
             options: dict, subject_seat: int, lang: str, concurrency: int, max_tokens: int, as_json: bool) -> None:
     from gm.avalon.inmind_record import check_recording, record
 
@@ -117,7 +120,7 @@ def _print_report(report: dict[str, Any], as_json: bool) -> None:
     console.print(f"mean rounds: {report['mean_rounds']}" + (f"; logs in {report['out']}" if report.get("out") else ""))
 
 
-def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int,
+def _simulate_in(engine: str, games: int, seats: str, players: Optional[int], out: Optional[Path], seed: int,
               model: Optional[str], options: dict, as_json: bool, probes: Optional[str], probe_model: Optional[str],
               snapshots: bool, concurrency: int, max_tokens: int, spec: Any = None) -> None:
     from gm.games import check_simulate, simulate
@@ -148,18 +151,38 @@ def _simulate(engine: str, games: int, seats: str, players: Optional[int], out: 
     _print_report(report, as_json)
 
 
-def _play(engine: str, seat: Optional[int], players: Optional[int], model: Optional[str], others: Optional[str],
+def _play_in(engine: str, seat: Optional[int], players: Optional[int], model: Optional[str], others: Optional[str],
           out: Path, seed: Optional[int], options: dict, probes: Optional[str], probe_model: Optional[str],
           snapshots: bool, max_tokens: int, as_json: bool) -> None:
     from gm.games import play
 
     result = play(engine, seat=seat, players=players, model=model, others=others, out=out, seed=seed, options=options,
-                  on_game=_probe_hook(probes, probe_model, out), snapshots=snapshots, max_tokens=max_tokens)
+                  on_game=_probe_hook(probes, probe_model, out), snapshots=snapshots, max_tokens=max_tokens, output_fn=_show)
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
     else:
         console.print(f"[bold]{result['winner']} wins[/bold] ({result['reason']}). You were {result['you']} "
                       f"({result['your_role']}). Log: {result['log']}")
+
+
+def _record(mode, games, seats, players, out, seed, model, *rest) -> None:
+    with output_folder(out):  # a session folder made for sessions that never began is taken back
+        _record_in(mode, games, seats, players, out, seed, model, *rest)
+
+
+def _simulate(engine, games, seats, players, out, seed, model, *rest, **kw) -> None:
+    with output_folder(out):  # e.g. --seats llm:gpt-17 fails before the first game: no empty log folder stays
+        _simulate_in(engine, games, seats, players, out, seed, model, *rest, **kw)
+
+
+def _play(engine, seat, players, model, others, out, *rest) -> None:
+    with output_folder(out):
+        _play_in(engine, seat, players, model, others, out, *rest)
+
+
+def _show(line: str) -> None:
+    """What a human seat reads at the terminal: the other seats' words (a model's too) with control characters shown, never obeyed."""
+    print(terminal_safe(line))
 
 
 # ---- avalon ------------------------------------------------------------------------------------------
@@ -245,8 +268,9 @@ def avalon_play(
     from gm.avalon.inmind_record import record_play
 
     _no_extras_when_recording(probes, snapshots, None)
-    result = record_play(mode=inmind_record, out=out, seat=seat, players=players, model=model, others=others, seed=seed,
-                         options=options, lang=lang, max_tokens=max_tokens)
+    with output_folder(out):
+        result = record_play(mode=inmind_record, out=out, seat=seat, players=players, model=model, others=others, seed=seed,
+                             options=options, lang=lang, max_tokens=max_tokens, output_fn=_show)
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
     else:
