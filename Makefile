@@ -18,9 +18,20 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# The demo: the baselines on every real CRD3 moment of the demo set, the model pipelines on its first
+# DEMO_LIMIT only (tens of seconds an instance on a CPU), three turns of play, then what to try next.
+DEMO_DATA ?= eval/moe/data/crd3_demo/demo.jsonl
+DEMO_TRAIN ?= eval/moe/data/crd3_demo/train.jsonl
+DEMO_BASELINES ?= last_speaker,statistic,knn,oracle_char
+DEMO_PIPELINES ?= template
 demo: install
 	$(VGM) models install $(DEMO_MODEL)
-	$(VGM) moe compare --data sample --limit $(DEMO_LIMIT) --model $(DEMO_MODEL) -o runs/demo
+	@echo; echo "== 1/3 Who acts next, and which check does the GM call? Baselines on all $$(wc -l < $(DEMO_DATA)) real moments a DM asked for a check (Critical Role, CRD3; $(dir $(DEMO_DATA))NOTICE)"
+	$(VGM) moe compare --data $(DEMO_DATA) --train $(DEMO_TRAIN) --pipelines $(DEMO_BASELINES) -o runs/demo/baselines
+	@echo; echo "== 2/3 The same question put to $(DEMO_MODEL) ($(DEMO_PIPELINES)) on the first $(DEMO_LIMIT) moments only, beside last_speaker on those same $(DEMO_LIMIT)"
+	$(VGM) moe compare --data $(DEMO_DATA) --train $(DEMO_TRAIN) --pipelines last_speaker,$(DEMO_PIPELINES) --limit $(DEMO_LIMIT) --model $(DEMO_MODEL) --allow-errors -o runs/demo/$(subst :,-,$(DEMO_MODEL))-first$(DEMO_LIMIT)
+	@echo; echo "== 3/3 Three turns at a table, the GM on $(DEMO_MODEL)"
+	$(PY) scripts/demo_play.py --model $(DEMO_MODEL) -o runs/demo/play
 
 test: install
 	$(PY) -m pytest
