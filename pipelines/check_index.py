@@ -158,6 +158,7 @@ class CheckIndex:
         stored = embed is None  # the packaged MiniLM: example vectors come from the on-disk store
         embed = embed or _minilm()
         self.embed = embed
+        self._stored, self._lent = stored, list(lent)
         self.labels = [lab for lab, _ in pairs]
         self.texts = [text for _, text in pairs]
         self.temperature = temperature
@@ -188,6 +189,12 @@ class CheckIndex:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def without(self, texts: set[str]) -> "CheckIndex":
+        """The same index with these example lines left out: to vote on a pack's own line as if
+        the pack had never seen it (``vgm play learn`` weighs the vote that way)."""
+        kept = [(lab, text) for lab, text in zip(self.labels, self.texts) if text not in texts]
+        return CheckIndex(kept, None if self._stored else self.embed, self.temperature, self.centre_weight, lent=self._lent)
 
     def fit(self, vote: Vote, scene: str, weight: float = 0.5) -> dict[str, float]:
         """How well each label of ``vote`` suits the line *and* the scene it is said in, as a

@@ -9,6 +9,14 @@ Reading it needs numpy alone; players never need the data it was built from.
     learned = LearnedDecision.shipped()
     learned.p_roll(features.matrix(learned.blocks))              # calibrated P(the DM calls a check), per row
     learned.check_scores(features.matrix(learned.check_blocks))  # P(check | a check is called), over learned.checks
+    learned.style(line_vectors)                                  # P(the line is worded like the packs' example lines)
+    learned.rank_checks(vote, fit, p_check, style)               # the checks, best first
+
+Which check a line calls for has two witnesses that disagree by kind of line: the packs' example
+lines (right on most lines written for the GM, wrong on most real table talk) and the model learned
+from the real DM's calls (the other way round). ``rank_checks`` weighs them by a small learned mix
+(a conditional logit over ``MIX_NAMES``), fitted on real calls the check model did not see and on
+the packs' own lines voted without themselves, so neither kind of line is given away for the other.
 """
 from __future__ import annotations
 
@@ -22,7 +30,7 @@ import numpy as np
 
 from rulesets import FileProblem, VgmError, read_json
 
-__all__ = ["LearnedDecision", "MODEL_FILE", "ModelFileError", "mix_ranking"]
+__all__ = ["LearnedDecision", "MIX_NAMES", "MODEL_FILE", "ModelFileError", "candidate_features"]
 
 MODEL_FILE = Path(__file__).parent / "model" / "decision.json"
 
@@ -52,8 +60,13 @@ class LearnedDecision:
             self.check_b = np.asarray(checks["bias"], dtype=np.float32)
             self.ruleset = str(data.get("ruleset", "dnd5e"))
             self.blocks = tuple(data.get("blocks", ("line", "scene", "vote", "surface")))
-            self.vote_weight = float(checks.get("vote_weight", 1.0))
             self.check_blocks = tuple(checks.get("blocks", self.blocks))
+            self.mix = np.asarray(checks["mix"], dtype=np.float64) if "mix" in checks else None
+            if self.mix is not None and self.mix.shape != (len(MIX_NAMES),):
+                raise ValueError(f"the check mix has {self.mix.size} weights, not {len(MIX_NAMES)}")
+            style = data.get("style") or {}
+            self.style_w = np.asarray(style["weights"], dtype=np.float32) if "weights" in style else None
+            self.style_b = float(style.get("bias", 0.0))
             bars = data.get("impossible") or {}
             self.implausible_at = float(bars["implausible_at"]) if "implausible_at" in bars else None
             self.meta: dict[str, Any] = dict(data.get("meta", {}))
@@ -90,6 +103,23 @@ class LearnedDecision:
         a, b = self.platt
         return _sigmoid(a * z + b)
 
+    def style(self, lines: np.ndarray) -> np.ndarray:
+        """P(the line is worded like the packs' example lines rather than like real table talk),
+        per row of line vectors; 0.5 for a model built without it."""
+        lines = np.atleast_2d(np.asarray(lines, dtype=np.float32))
+        if self.style_w is None or lines.shape[1] != self.style_w.shape[0]:
+            return np.full(len(lines), 0.5)
+        return _sigmoid(lines @ self.style_w + self.style_b)
+
+    def rank_checks(self, vote: Any, fit: dict[str, float], learned: dict[str, float], style: float) -> list[str]:
+        """The checks, best first, by the learned mix of the example lines' vote and ``learned``
+        (this model's P(check | a check is called) for the line); ``[]`` when it has no mix."""
+        if self.mix is None or not learned:
+            return []
+        checks, rows = candidate_features(vote, fit, learned, style)
+        score = rows @ self.mix
+        return [checks[i] for i in np.argsort(-score, kind="stable")]
+
     def check_scores(self, x: np.ndarray) -> np.ndarray:
         """P(check | a check is called), per row, over ``self.checks`` (``x``: the ``check_blocks``)."""
         z = self._check_width(x, self.check_w.shape[1]) @ self.check_w.T + self.check_b
@@ -98,18 +128,29 @@ class LearnedDecision:
         return e / e.sum(axis=1, keepdims=True)
 
 
-def mix_ranking(vote: dict[str, float], learned: dict[str, float], weight: float) -> dict[str, float]:
-    """Each check's score: the pack vote's log-score plus ``weight`` times the learned log P(check).
+# what the mix weighs for each candidate check: the example lines' log-score (the vote, reordered
+# by the scene), the learned log P(check), each again times the line's style (P(worded like the
+# example lines)) and times its nearest example's similarity, and whether the model never learned
+# the check (a family check such as ``tool:thieves``: only the vote knows it)
+MIX_NAMES = ("vote", "learned", "style_vote", "style_learned", "near_vote", "near_learned", "unlearned")
+_VOTE_FLOOR = -20.0  # the log-score of a check the example lines did not name at all
 
-    A check the vote does not name scores as if the vote gave it 1e-4; a check the model never
-    learned (a family check such as ``tool:thieves``, a game it was not trained on) scores as the
-    model's least likely check for this line, so the vote can still lead with it.
-    """
+
+def candidate_features(vote: Any, fit: dict[str, float], learned: dict[str, float], style: float,
+                       width: int = 8) -> tuple[list[str], np.ndarray]:
+    """The checks worth ranking (the vote's and the model's leading ``width`` each) and their
+    ``MIX_NAMES`` rows: one function, so the build and play weigh alike."""
+    ranked = sorted(learned, key=learned.__getitem__, reverse=True)[:width]
+    checks = list(dict.fromkeys([*vote.candidates(width), *ranked]))
+    near = max((n.similarity for n in vote.neighbours), default=0.0)
     floor = math.log(max(min(learned.values()), 1e-6)) if learned else 0.0
-    score = {c: vote.get(c, math.log(1e-4)) for c in set(vote) | set(learned)}
-    for c in score:
-        score[c] += weight * (math.log(max(learned[c], 1e-6)) if c in learned else floor)
-    return score
+    rows = []
+    for check in checks:
+        voted = fit.get(check, math.log(max(vote.scores.get(check, 0.0), 1e-9)) if check in vote.scores else _VOTE_FLOOR)
+        voted = max(voted, _VOTE_FLOOR)
+        known = math.log(max(learned[check], 1e-6)) if check in learned else floor
+        rows.append([voted, known, style * voted, style * known, near * voted, near * known, float(check not in learned)])
+    return checks, np.asarray(rows, dtype=np.float64).reshape(len(checks), len(MIX_NAMES))
 
 
 @lru_cache(maxsize=4)

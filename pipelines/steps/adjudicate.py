@@ -26,7 +26,6 @@ from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense,
 from ..act_cues import cued_checks
 from ..decide import DEFAULT_RULES, Context, LearnedDecision, LineFeatures, apply_rules, chosen, scene_tail, surface, vote_features
 from ..decide.features import previous_block
-from ..decide.learned import mix_ranking
 from ..decide.registry import ROLL
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -129,27 +128,20 @@ def _recent(instance: MoeInstance, n: int) -> str:
     return "\n".join(line if len(line) < 200 else line[:197] + "..." for line in lines)
 
 
-# how near the nearest example line must be for the vote alone to say which check: written lines
-# sit near the packs' examples (the vote alone was right on 86% of the dev sets' D&D lines, the
-# learned model on 21%), real table talk far from them (the vote right on 28% of real calls, the
-# learned model on about 40%); in between, the learned model's weight falls linearly
-NEAR_EXAMPLE = (0.35, 0.45)
-
-
-def rank_checks(vote: Vote, fit: dict[str, float], learned: dict[str, float], candidates: int, floor: float, learned_weight: float,
-                near: tuple[float, float] = NEAR_EXAMPLE) -> list[str]:
-    """The checks, best first: the pack's example lines' vote (reordered by how each suits the
-    scene, among the checks the vote gives a fair share), mixed with the learned model's
-    P(check | a check is called) where the model knows the pack (``mix_ranking``), by less the
-    nearer the line lies to an example line (``NEAR_EXAMPLE``)."""
+def rank_checks(vote: Vote, fit: dict[str, float], learned: dict[str, float], candidates: int, floor: float,
+                model: LearnedDecision | None = None, style: float = 0.5) -> list[str]:
+    """The checks, best first. Where the model knows the pack, its learned mix of the example
+    lines' vote and its own P(check | a check is called) (``LearnedDecision.rank_checks``, weighed
+    by how like the example lines the line is worded); elsewhere the vote, reordered by how each
+    suits the scene among the checks it gives a fair share."""
+    if learned and model is not None:
+        mixed = model.rank_checks(vote, fit, learned, style)
+        if mixed:
+            return mixed
     voted = vote.candidates(max(candidates, 8))
     top = max((vote.scores.get(c, 0.0) for c in voted), default=0.0)
     score = {c: fit.get(c, math.log(max(vote.scores.get(c, 0.0), 1e-9))) for c in voted}
-    nearest = max((n.similarity for n in vote.neighbours), default=0.0)
-    weight = learned_weight * min(1.0, max(0.0, (near[1] - nearest) / (near[1] - near[0])))
-    if learned and weight > 0:
-        score = mix_ranking(score, learned, weight)
-    weak = {c for c in voted if vote.scores.get(c, 0.0) < floor * top} if not learned else set()
+    weak = {c for c in voted if vote.scores.get(c, 0.0) < floor * top}
     return sorted(score, key=lambda c: (c in weak, -score[c]))
 
 
@@ -162,7 +154,7 @@ def _close_call(p: float, threshold: float, margin: float) -> bool:
 @step("adjudicate", needs_model=lambda args: args.get("mode", "learned") != "learned")
 def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold: float | None = None,
                model_file: str | None = None, k: int = 10, candidates: int = 3, always_roll: bool = False,
-               learned_weight: float | None = None, scene_weight: float = 0.5, scene_floor: float = 0.05, borrow: bool = True,
+               scene_weight: float = 0.5, scene_floor: float = 0.05, borrow: bool = True,
                drop_names: bool = True, margin: float = 0.5, recent: int = 3, max_tokens: int = 16, shots: bool = True):
     """Roll or not, and which check, for the last player line: learned from real play, then the listed rules.
 
@@ -178,9 +170,6 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         model_file: a decision model built by ``vgm play learn``; the shipped one by default.
         k / candidates: the nearest example lines that vote on *which* check; checks kept in the ranking.
         always_roll: MOE asks which check a GM called at a moment one was called: always roll.
-        learned_weight: how much the learned P(check) counts beside the example lines' vote (log
-            space); only for the pack the model was learned on. The model file's (chosen on
-            held-out training episodes) by default.
         scene_weight / scene_floor: how far the scene reorders the vote's leading checks
             (``CheckIndex.fit``), and which of them it may reorder at all.
         borrow: check centres also shaped by other games' lines for the same kind of act.
@@ -229,9 +218,13 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         cut = learned.threshold if threshold is None else threshold
         knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]
         by_learning = dict(zip(learned.checks, learned.check_scores(for_checks)[0].tolist())) if knows else {}
-        fit = which.fit(vote, "" if always_roll else scene, scene_weight)
-        mix = learned.vote_weight if learned_weight is None else learned_weight
-        ranked = rank_checks(vote, fit, by_learning, candidates, scene_floor, mix)[: max(candidates, 5)]
+        # the learned mix weighs the vote among checks only, as it was fitted (the whole vote also
+        # weighs no-roll lines); a pack the model does not know keeps the whole vote's ranking
+        mixed = knows and learned.mix is not None and not always_roll
+        checks_vote = which.vote(act, k=k, exclude=set(DECISIONS), query=q_act) if mixed else vote
+        fit = which.fit(checks_vote, "" if always_roll else scene, scene_weight)
+        style = float(learned.style(vectors[said])[0]) if knows else 0.5
+        ranked = rank_checks(checks_vote, fit, by_learning, candidates, scene_floor, learned, style)[: max(candidates, 5)]
         sense = options.get("impossible_sense") or LineSense.from_packs("impossible")
         same_space = options.get("impossible_sense") is not None or getattr(sense, "embed", None) is index.embed
         bars = {"implausible_at": learned.implausible_at}
@@ -242,7 +235,8 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         ctx.decision = ROLL if always_roll or p_roll >= cut else NO_ROLL
         ctx.check = ranked[0] if ranked else None
         record.parsed = {
-            "p_roll": round(p_roll, 4), "threshold": round(cut, 4), "ranked": ranked, "p_impossible": round(ctx.p_impossible, 4),
+            "p_roll": round(p_roll, 4), "threshold": round(cut, 4), "ranked": ranked, "style": round(style, 3),
+            "p_impossible": round(ctx.p_impossible, 4),
             "vote": {lab: round(s, 3) for lab, s in sorted(vote.scores.items(), key=lambda kv: -kv[1])[:5]},
             "nearest": [(n.label, n.text, round(n.similarity, 3)) for n in vote.neighbours[:3]],
         }

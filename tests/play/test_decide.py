@@ -15,6 +15,9 @@ from pipelines.decide import (
     apply_rules, rule,
 )
 from pipelines.decide.features import BLOCKS, SURFACE_NAMES, scene_tail, surface
+from pipelines.decide.learned import MIX_NAMES, candidate_features
+from pipelines.check_index import Neighbour, Vote
+from eval.play.learn_checks import fit_mix
 from pipelines.decide.registry import IMPOSSIBLE, NO_ROLL, ROLL
 from pipelines.pipeline import Pipeline, PipelineSpec, StepSpec, load_pipeline
 from pipelines.records import MoeInstance, Turn
@@ -107,9 +110,59 @@ def test_the_shipped_model_reads_its_own_feature_width_and_knows_dnd_checks():
     x = np.zeros((2, model.width), dtype=np.float32)
     p = model.p_roll(x)
     assert p.shape == (2,) and ((0 < p) & (p < 1)).all()
-    scores = model.check_scores(x)
+    scores = model.check_scores(np.zeros((2, model.check_w.shape[1]), dtype=np.float32))
     assert np.allclose(scores.sum(axis=1), 1.0)
+    assert model.mix is not None and model.mix.shape == (len(MIX_NAMES),)
     assert model.meta["episodes"] and not set(model.meta["episodes"]) & {"C2E005", "C2E010", "C2E015", "C2E020", "C2E025", "C2E030"}
+
+
+def test_the_style_gate_tells_lines_written_for_the_gm_from_real_table_talk():
+    """The gate that decides whose word counts for which check: an example-style line and the
+    loose talk of a real table (lines written here, in the two manners) fall on either side."""
+    model = LearnedDecision.shipped()
+    from pipelines.vector_store import embed_cached
+
+    written = ["I climb the crumbling wall to reach the window", "I try to pick the lock on the iron chest"]
+    talk = ["Oh man. Okay, okay, wait, is he, like, still looking at us? Because I'm, yeah.",
+            "Ha! No, no, that's fair, that's totally fair."]
+    style = model.style(embed_cached(written + talk))
+    assert (style[:2] > 0.5).all() and (style[2:] < 0.5).all()
+
+
+def _vote(scores: dict[str, float], nearest: float) -> Vote:
+    return Vote(neighbours=[Neighbour(label, "line", nearest) for label in scores], scores=scores, blend=scores)
+
+
+def _mixing_model(mix: list[float]) -> LearnedDecision:
+    return LearnedDecision({
+        "ruleset": "dnd5e", "blocks": ["line"],
+        "roll": {"weights": [0.0], "bias": 0.0, "platt": [1.0, 0.0], "threshold": 0.5},
+        "checks": {"classes": ["stealth", "perception"], "weights": [[0.0], [0.0]], "bias": [0.0, 0.0], "mix": mix},
+    })
+
+
+def test_the_learned_mix_trusts_the_vote_on_written_lines_and_the_model_on_table_talk():
+    """Fitted on lines where the example lines' vote is right when the line reads as written and
+    the learned model is right when it reads as talk, the mix ranks each kind by its witness."""
+    vote = _vote({"stealth": 0.9, "perception": 0.1}, nearest=0.6)
+    learned = {"stealth": 0.1, "perception": 0.9}
+    rows = []
+    for style, gold in [(0.95, "stealth"), (0.9, "stealth"), (0.85, "stealth"), (0.05, "perception"), (0.1, "perception"), (0.15, "perception")] * 5:
+        rows.append((*candidate_features(vote, {}, learned, style), {gold}))
+    model = _mixing_model(fit_mix(rows).tolist())
+    assert model.rank_checks(vote, {}, learned, style=0.9)[0] == "stealth"
+    assert model.rank_checks(vote, {}, learned, style=0.1)[0] == "perception"
+
+
+def test_a_check_only_the_vote_knows_still_ranks_and_no_mix_means_no_learned_ranking():
+    vote = _vote({"tool:thieves": 0.8, "stealth": 0.2}, nearest=0.7)
+    checks, rows = candidate_features(vote, {}, {"stealth": 0.5, "perception": 0.5}, 0.9)
+    assert "tool:thieves" in checks and rows[checks.index("tool:thieves"), MIX_NAMES.index("unlearned")] == 1.0
+    model = _mixing_model([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert model.rank_checks(vote, {}, {"stealth": 0.5, "perception": 0.5}, 0.9)[0] == "tool:thieves"
+    bare = _mixing_model([0.0] * len(MIX_NAMES))
+    bare.mix = None
+    assert bare.rank_checks(vote, {}, {"stealth": 1.0}, 0.5) == []
 
 
 def test_a_damaged_model_file_is_one_line_saying_how_to_rebuild(tmp_path):
