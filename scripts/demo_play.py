@@ -41,7 +41,7 @@ def next_steps(model: str, session: str | None = None) -> list[tuple[str, list[s
         play.append(f"vgm play --resume {session}")
     return [
         ("a real session (type what your character does; /help lists the commands)", play),
-        ("a rating study (GM lines from two pipelines and the real GM, rated blind in the browser)", [
+        ("a rating study (GM lines from two pipelines and the real GM, rated blind in the browser; the first command runs the model, so give it time)", [
             f"vgm moe compare --data {DEMO_DATA} --pipelines template_gm,nomoe_gm --limit 20 --model {model} -o runs/study",
             "vgm rate create --from runs/study/template_gm runs/study/nomoe_gm --include-human --n 20 --raters alice,bob -o runs/study.db",
             "vgm ui --study runs/study.db",

@@ -294,6 +294,7 @@ class CompareReport:
 
 
 UPPER_BOUNDS = ("oracle", "gold")  # pipelines handed part of the gold answer: in the table, never ranked
+SMALL_N = 30  # below this many instances a bootstrap interval is too rough to call a difference real
 
 
 def _is_upper_bound(name: str) -> bool:
@@ -371,7 +372,9 @@ def _against_baseline(report: CompareReport, ranked: list[Row], best: dict[str, 
         t = report.tests[leader][key]
         verdict = "outside the CI, so the lead is real" if t["low"] > 0 else "inside the CI, so the lead may be chance"
         clauses.append(f"on {label} {leader} leads it by {100 * t['diff']:+.1f} points (paired 95% CI {100 * t['low']:+.1f} to {100 * t['high']:+.1f}; zero is {verdict})")
-    return f"Against the {base} baseline: " + "; ".join(clauses) + "."
+    n = min(int(r.metrics["n"]) for r in ranked)
+    rough = f" (over only {n} instances the intervals are rough: a hint, not a finding)" if n < SMALL_N else ""
+    return f"Against the {base} baseline: " + "; ".join(clauses) + rough + "."
 
 
 def load_row(run: RunFolder, *, B: int = 1000, seed: int = 0, rewrite: bool = True, metric: str = DEFAULT_METRIC) -> Row:

@@ -80,3 +80,12 @@ def test_without_the_baseline_no_lead_is_claimed():
     report = CompareReport(rows=[_row("template", (0.5, 0.4, 0.6), (0.1, 0.0, 0.2))])
     _, second, third = findings(report)
     assert "no lead over it can be tested" in second and "vgm moe report" in third
+
+
+def test_a_handful_of_instances_is_called_a_hint():
+    report = CompareReport(
+        rows=[_row("last_speaker", (1.0, 1.0, 1.0), (0.5, 0.17, 0.83), n=6), _row("template", (0.29, 0.26, 0.32), (0.0, 0.0, 0.0), n=6)],
+        baseline="last_speaker",
+        tests={"template": {"cf": _test(-0.71, -0.74, -0.68), "sf": _test(-0.5, -0.83, -0.17)}},
+    )
+    assert "over only 6 instances the intervals are rough" in findings(report)[1]
