@@ -374,7 +374,7 @@ def _against_baseline(report: CompareReport, ranked: list[Row], best: dict[str, 
         clauses.append(f"on {label} {leader} leads it by {100 * t['diff']:+.1f} points (paired 95% CI {100 * t['low']:+.1f} to {100 * t['high']:+.1f}; zero is {verdict})")
     n = min(int(r.metrics["n"]) for r in ranked)
     rough = f" (over only {n} instances the intervals are rough: a hint, not a finding)" if n < SMALL_N else ""
-    return f"Against the {base} baseline: " + "; ".join(clauses) + rough + "."
+    return f"Against the {base} baseline{rough}: " + "; ".join(clauses) + "."
 
 
 def load_row(run: RunFolder, *, B: int = 1000, seed: int = 0, rewrite: bool = True, metric: str = DEFAULT_METRIC) -> Row:
