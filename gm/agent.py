@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import zlib
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -93,7 +94,9 @@ class GameMaster(PlayerRolls, SessionSetup):
         ``on_token`` gets the narration as it is written; ``on_mechanics`` gets the reply so far
         (rolls, fight, notes; no words yet) just before, so a screen can show the dice first.
         """
-        self._history = [*getattr(self, "_history", [])[-19:], self.session.model_dump_json()]
+        # the last 20 inputs can be undone; each point is the whole session, compressed (about 10x), so a long game's
+        # 20 copies stay small (uncompressed they grew by 20 times the session's own growth, every turn)
+        self._history = [*getattr(self, "_history", [])[-19:], zlib.compress(self.session.model_dump_json().encode(), 1)]
         try:
             return await self._astep(player, text, on_token, on_mechanics)
         except BaseException:
@@ -199,7 +202,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if not getattr(self, "_history", None):
             return False
         path = self.session.path
-        self.session = type(self.session).model_validate_json(self._history.pop())
+        self.session = type(self.session).model_validate_json(zlib.decompress(self._history.pop()))
         self.session.path = path
         self.save()
         return True

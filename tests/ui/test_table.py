@@ -383,3 +383,44 @@ def test_a_turn_saved_whole_is_not_listed_even_if_its_closing_mark_was_lost(tmp_
     monkeypatch.setattr(Journal, "close", real_close)
     again = TableRoom.open(GameMaster.resume(tmp_path / "room.json", ScriptedModel(replies=[WORDS], repeat_last=True), memory=False))
     assert again.view(t["host"])["unanswered"] == [] and again.gm.session.log[-1].text == WORDS
+
+
+# ----- memory: a long-served room stays flat (bench/table_soak.py measures it) ---------------------
+
+
+def test_the_twenty_undo_points_of_a_long_game_stay_small(room):
+    """Each undo point was the whole session as text: 20 of them grew by 20 times the session's own
+    growth every turn. They are kept compressed."""
+    brisa = tokens(room)["Brisa Tallowmere"]
+    for _ in range(30):
+        room.act(brisa, "/roll 1d20+5")
+    session = len(room.gm.session.model_dump_json())
+    kept = sum(len(h) for h in room.gm._history)
+    assert len(room.gm._history) == 20 and kept < 6 * session, (kept, session)  # was 18 times, uncompressed
+    assert room.undo(tokens(room)["host"]) and room.gm.session.free_rolls[-1].expression == "1d20+5"
+
+
+def test_the_server_holds_the_heap_steady(monkeypatch):
+    """Large blocks go back to the system when freed (glibc's adjusting mmap threshold let the heap
+    grow by 0.15-0.45 MB a turn); served rooms set it before serving."""
+    import platform
+
+    import uvicorn
+
+    from ui.web import _table_app
+
+    calls = []
+    monkeypatch.setattr(_table_app, "steady_heap", lambda: calls.append(1) or True)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
+    monkeypatch.setattr(_table_app, "check_address", lambda host, port: None)
+
+    class Room:
+        closed = False
+        def closing(self): pass
+        def close(self): pass
+
+    _table_app.serve_table(Room(), port=1)
+    assert calls == [1]
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        monkeypatch.undo()
+        assert _table_app.steady_heap() is True

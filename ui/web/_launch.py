@@ -1,4 +1,5 @@
-"""Run ``vgm ui`` as a child process on a free loopback port: for tests, benchmarks and screenshots."""
+"""Run ``vgm ui`` (``ServerProcess``) or ``vgm table serve`` (``TableProcess``) as a child process on a free
+loopback port: for tests, benchmarks, the attack script and screenshots."""
 from __future__ import annotations
 
 import os
@@ -76,6 +77,81 @@ class ServerProcess:
         self.start()
 
     def __enter__(self) -> "ServerProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class TableProcess:
+    """``vgm table serve`` as a child process on a free loopback port, for benchmarks and the attack script.
+
+    ``with TableProcess(tmp / "room.json", ["--scenario", "ambush", "--model", "openai:fake"], env=...) as table:``
+    ``table.tokens`` maps seats to tokens; ``kill()`` is kill -9; ``start()`` again reopens the
+    room from its session file (``--resume``), same links.
+    """
+
+    def __init__(self, session: str | Path, args: list[str], env: dict[str, str] | None = None,
+                 log_path: str | Path | None = None, cwd: str | Path | None = None) -> None:
+        self.session = Path(session)
+        self.args = list(args)
+        self.env = {**os.environ, **(env or {})}
+        self.log_path = Path(log_path) if log_path else None
+        self.cwd = cwd
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def tokens(self) -> dict[str, str]:
+        import json
+
+        return json.loads(self.session.with_name(self.session.stem + ".links.json").read_text())["tokens"]
+
+    def start(self, timeout: float = 180.0) -> "TableProcess":
+        first = not self.session.exists()
+        where = ["--save", str(self.session)] + self.args if first else ["--resume", str(self.session)] + [
+            a for a in self.args if a.startswith("--memory") or a in ("hashing", "minilm", "off")]
+        cmd = [sys.executable, "-c", "from ui.cli import main; main()", "table", "serve", *where, "--port", str(self.port)]
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=self.env, stdout=out, stderr=out)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"vgm table serve exited with {self.proc.returncode}; see {self.log_path or 'its output'}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"vgm table serve did not answer on {self.url} within {timeout:.0f} s")
+
+    def rss_mb(self) -> float:
+        import psutil
+
+        assert self.proc is not None
+        return psutil.Process(self.proc.pid).memory_info().rss / 2**20
+
+    def kill(self) -> None:
+        """kill -9: no handler runs, nothing is flushed."""
+        self.stop(hard=True)
+
+    def stop(self, hard: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def __enter__(self) -> "TableProcess":
         return self.start()
 
     def __exit__(self, *exc) -> None:

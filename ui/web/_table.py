@@ -21,6 +21,7 @@ import os
 import secrets
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,6 +195,9 @@ class TableRoom:
         self.seats = seats
         self.journal = journal or Journal(None)
         self._turn = threading.Lock()  # one GM action at a time
+        # ...and always on the same thread: the GM's event loop and model client stay on one thread, and
+        # its allocations in one malloc arena (turns spread over a pool's threads grew the server's memory)
+        self._gm_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="table-gm")
         self._events_lock = threading.Lock()
         self._events: list[dict[str, Any]] = []
         self._seq = 0
@@ -402,7 +406,7 @@ class TableRoom:
         before = None if self.gm.session.path else self.gm.session.model_dump_json()
         try:
             with self._one_save():
-                reply = run(on_token=on_token, on_mechanics=on_mechanics)
+                reply = self._gm_thread.submit(run, on_token=on_token, on_mechanics=on_mechanics).result()
             if reply is None:
                 raise VgmError("nothing to regenerate")
             self.gm.save()
@@ -548,4 +552,5 @@ class TableRoom:
         self.closing()
         with self._turn:
             self.gm.save()
-            self.gm.close()
+            self._gm_thread.submit(self.gm.close).result()  # the model client closes on the loop it ran on
+            self._gm_thread.shutdown()
