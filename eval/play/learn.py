@@ -27,17 +27,19 @@ import numpy as np
 import rulesets
 from pipelines.check_index import CheckIndex, LineSense, pack_examples
 from pipelines.decide.features import LineFeatures, previous_block, scene_tail, surface, vote_features
-from pipelines.decide.learned import MODEL_FILE, dump
+from pipelines.decide.learned import MODEL_FILE, LearnedDecision, dump
 from pipelines.vector_store import embed_cached
 from rulesets import VgmError, read_yaml
 
 from ._cases import trpg_packs
 from .learn_checks import learn_checks
+from .learn_style import style_gate, worded_roll
 from .real import RealTurn, real_turns
 
 __all__ = ["learn", "turn_features", "read_split", "SPLIT_FILE"]
 
 SPLIT_FILE = Path(__file__).resolve().parents[2] / "bench" / "real_split.yaml"
+_NO_CHECKS = {"classes": ["none"], "weights": [[0.0]], "bias": [0.0]}  # a roll-only model, to weigh the roll before the checks are fitted
 IMPLAUSIBLE_SHARE = 0.005  # the impossible-act vote rolls at the hardest difficulty at most this share of real training lines
 STRENGTHS = (0.1, 0.3, 1.0)  # inverse L2 strength (scikit-learn's C) tried on the held-out folds
 BLOCK_CHOICES = (("line", "scene", "previous"), ("line", "scene", "previous", "vote", "surface"))  # feature sets tried the same way
@@ -137,8 +139,14 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
     unlikely = np.array([sense(t.line, query=q) for t, q in zip(turns, features.line)])
     bars = {"implausible_at": float(np.quantile(unlikely, 1 - IMPLAUSIBLE_SHARE))}
 
-    examples = list(dict.fromkeys(text for name in trpg_packs() for _, text in pack_examples(rulesets.load(name))))
-    checks, style, check_measured = learn_checks(turns, features, pack, examples, folds, say)
+    say("fitting the style gate (example lines against real table talk)")
+    packs = trpg_packs()
+    examples = list(dict.fromkeys(text for name in packs for _, text in pack_examples(rulesets.load(name))))
+    style, turn_style, example_style = style_gate(features.line, examples, folds)
+    roll_section = {"weights": roll.coef_[0].tolist(), "bias": float(roll.intercept_[0]), "platt": [a, b], "threshold": threshold}
+    worded, worded_measured = worded_roll(LearnedDecision({"blocks": list(blocks), "roll": roll_section, "checks": _NO_CHECKS}),
+                                          packs, example_style, p, turn_style, features.vote[:, 0], y, say)
+    checks, check_measured = learn_checks(turns, features, pack, turn_style, example_style, folds, say)
 
     measured = {
         "turns": len(turns), "positives": int(y.sum()), "episodes": sorted(episodes & set(eps)),
@@ -146,11 +154,13 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
         "held_out_average_precision": round(float(average_precision_score(y, scores)), 4),
         "held_out_roll_rate_negatives": round(float((p[y == 0] >= threshold).mean()), 4),
         "held_out_recall": round(float((p[y == 1] >= threshold).mean()), 4),
-        **check_measured,
+        "style_real_turns_mean": round(float(turn_style.mean()), 4),
+        "style_example_lines_mean": round(float(np.mean(list(example_style.values()))), 4),
+        **worded_measured, **check_measured,
     }
     dump({
         "ruleset": ruleset, "blocks": list(blocks),
-        "roll": {"weights": roll.coef_[0].tolist(), "bias": float(roll.intercept_[0]), "platt": [a, b], "threshold": threshold},
+        "roll": {**roll_section, "worded": worded},
         "impossible": bars,
         "checks": checks, "style": style,
         "meta": {**measured, "built": date.today().isoformat(), "source": "CRD3 (CC-BY-SA-4.0), training episodes only",

@@ -1,13 +1,10 @@
-"""Which check the DM calls, learned for ``vgm play learn``: the model, the style gate and the mix.
+"""Which check the DM calls, learned for ``vgm play learn``: the model and the mix.
 
-Three small fits, each judged on what it did not see:
+Two small fits, each judged on what it did not see (the style gate they use is ``learn_style``'s):
 
 - **the check model**: P(check | a check is called), multinomial logistic regression over the
   skill and ability calls of the training episodes (saves and initiative answer the dice, not the
   kind of act); its feature blocks are chosen on folds that hold out whole episodes.
-- **the style gate**: P(a line is worded like the packs' example lines rather than like real
-  table talk), logistic regression over the line's vector: every training player turn against
-  every example line of the installed games.
 - **the mix** (``pipelines.decide.learned.MIX_NAMES``): a conditional logit over each line's
   candidate checks that weighs the example lines' vote against the check model, by style and by
   how near the nearest example is. It is fitted on two kinds of line at once: real calls, with
@@ -19,7 +16,6 @@ Three small fits, each judged on what it did not see:
 from __future__ import annotations
 
 import math
-import zlib
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -31,13 +27,13 @@ from pipelines.decide.features import LineFeatures, previous_block, surface, vot
 from pipelines.decide.learned import MIX_NAMES, candidate_features
 from pipelines.vector_store import embed_cached
 
+from .learn_style import PACK_FOLDS, fold_of
 from .real import RealTurn, is_ability_call
 
 __all__ = ["learn_checks", "fit_mix", "CHECK_BLOCK_CHOICES", "MIN_CHECK_CALLS"]
 
 CHECK_BLOCK_CHOICES = (("line", "scene"), ("line", "scene", "previous", "vote", "surface"))
 MIN_CHECK_CALLS = 5   # a check the DM called fewer times than this in training is not a class
-PACK_FOLDS = 5        # the pack's example lines are voted on a fifth at a time, by a pack without them
 MIX_L2 = 1e-3         # the mix's seven weights barely need holding back; this keeps them finite
 
 
@@ -93,24 +89,6 @@ def fit_mix(rows: list[tuple[list[str], np.ndarray, set[str]]]) -> np.ndarray:
     return minimize(loss, np.zeros(len(MIX_NAMES)), jac=True, method="L-BFGS-B").x
 
 
-def _style_gate(turn_lines: np.ndarray, example_texts: list[str], folds: int) -> tuple[Any, np.ndarray, dict[str, float]]:
-    """The gate, and each training turn's and example line's style from a gate that did not see it."""
-    from sklearn.model_selection import cross_val_predict
-
-    examples = embed_cached(example_texts)
-    x = np.vstack([turn_lines, examples])
-    y = np.r_[np.zeros(len(turn_lines)), np.ones(len(examples))]
-    held = cross_val_predict(_fit_gate_model(), x, y, cv=folds, method="predict_proba")[:, 1]
-    gate = _fit_gate_model().fit(x, y)
-    return gate, held[: len(turn_lines)], dict(zip(example_texts, held[len(turn_lines):].tolist()))
-
-
-def _fit_gate_model():
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=1.0, max_iter=4000, class_weight="balanced")
-
-
 def _pack_rows(pack: Any, which: CheckIndex, checks_model: Any, check_blocks: tuple[str, ...],
                style: dict[str, float]) -> list[tuple[list[str], np.ndarray, set[str]]]:
     """The pack's own check lines as the mix sees them in play, each voted on without itself."""
@@ -119,12 +97,12 @@ def _pack_rows(pack: Any, which: CheckIndex, checks_model: Any, check_blocks: tu
     vectors = embed_cached([text for _, text in own])
     blank = embed_cached([" "])
     width = vectors.shape[1]
-    fold_of = [zlib.crc32(text.encode()) % PACK_FOLDS for _, text in own]
+    folds_of = [fold_of(text) for _, text in own]
     rows = []
     for fold in range(PACK_FOLDS):
-        held = {text for (_, text), f in zip(own, fold_of) if f == fold}
+        held = {text for (_, text), f in zip(own, folds_of) if f == fold}
         voter, plain = which.without(held), index.without(held)
-        for (label, text), vector, f in zip(own, vectors, fold_of):
+        for (label, text), vector, f in zip(own, vectors, folds_of):
             if f != fold:
                 continue
             vote = voter.vote(text, k=10, exclude=set(DECISIONS), query=vector)
@@ -135,10 +113,11 @@ def _pack_rows(pack: Any, which: CheckIndex, checks_model: Any, check_blocks: tu
     return rows
 
 
-def learn_checks(turns: list[RealTurn], features: LineFeatures, pack: Any, example_texts: list[str], folds: int,
-                 say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """``(checks, style, measured)``: the model file's ``checks`` and ``style`` sections and what
-    was measured on lines each part did not see."""
+def learn_checks(turns: list[RealTurn], features: LineFeatures, pack: Any, turn_style: np.ndarray,
+                 example_style: dict[str, float], folds: int, say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(checks, measured)``: the model file's ``checks`` section and what was measured on lines
+    each part did not see. ``turn_style``/``example_style``: each training turn's and example
+    line's style from a gate that did not see it (``learn_style.style_gate``)."""
     calls = [(i, next(s for s in t.skills if is_ability_call(s))) for i, t in enumerate(turns)
              if any(is_ability_call(s) for s in t.skills)]
     counts = Counter(s for _, s in calls)
@@ -159,9 +138,6 @@ def learn_checks(turns: list[RealTurn], features: LineFeatures, pack: Any, examp
     check_blocks = max(held, key=lambda b: alone(held[b]))
     checks_model = _fit(features.matrix(check_blocks)[rows], labels)
 
-    say("fitting the style gate (example lines against real table talk)")
-    gate, turn_style, example_style = _style_gate(features.line, example_texts, folds)
-
     say("weighing the vote against the model on real calls and on the pack's own lines")
     which = CheckIndex.for_pack(pack, borrow=True)
     real_rows = []
@@ -181,10 +157,7 @@ def learn_checks(turns: list[RealTurn], features: LineFeatures, pack: Any, examp
         "held_out_check_model_top1_plus_top3": round(alone(held[check_blocks]), 4),
         "mix": dict(zip(MIX_NAMES, np.round(mix, 4).tolist())),
         "mix_real_calls_top1_top3": scored(real_rows), "mix_pack_lines_top1_top3": scored(written_rows),
-        "style_real_turns_mean": round(float(turn_style.mean()), 4),
-        "style_example_lines_mean": round(float(np.mean(list(example_style.values()))), 4),
     }
     checks = {"classes": [str(c) for c in checks_model.classes_], "weights": checks_model.coef_.tolist(),
               "bias": checks_model.intercept_.tolist(), "blocks": list(check_blocks), "mix": mix.tolist()}
-    style = {"weights": gate.coef_[0].tolist(), "bias": float(gate.intercept_[0])}
-    return checks, style, measured
+    return checks, measured

@@ -10,6 +10,7 @@ Reading it needs numpy alone; players never need the data it was built from.
     learned.p_roll(features.matrix(learned.blocks))              # calibrated P(the DM calls a check), per row
     learned.check_scores(features.matrix(learned.check_blocks))  # P(check | a check is called), over learned.checks
     learned.style(line_vectors)                                  # P(the line is worded like the packs' example lines)
+    learned.p_play(p_roll, style, vote_roll)                     # P(roll) as play weighs it, example lines counted by style
     learned.rank_checks(vote, fit, p_check, style)               # the checks, best first
 
 Which check a line calls for has two witnesses that disagree by kind of line: the packs' example
@@ -53,6 +54,8 @@ class LearnedDecision:
             self.roll_b = float(roll["bias"])
             self.platt = (float(roll["platt"][0]), float(roll["platt"][1]))
             self.threshold = float(roll["threshold"])
+            worded = roll.get("worded") or {}
+            self.worded = (float(worded.get("power", 1.0)), float(worded.get("vote", 0.0)), float(worded.get("bias", 0.0)))
             self.checks: list[str] = list(checks["classes"])
             self.check_w = np.asarray(checks["weights"], dtype=np.float32).reshape(len(self.checks), -1)
             if self.check_w.shape[0] != len(self.checks):
@@ -102,6 +105,16 @@ class LearnedDecision:
         z = self._check_width(x, self.width) @ self.roll_w + self.roll_b
         a, b = self.platt
         return _sigmoid(a * z + b)
+
+    def p_play(self, p_roll: float, style: float, vote_roll: float) -> float:
+        """P(roll) as play compares it with the threshold: the real tables' calibrated ``p_roll``,
+        moved by the example lines' share for rolling (``vote_roll``) as far as the line is worded
+        like them (``style`` to the learned power): written lines are judged mostly by the examples
+        written like them, real talk by the real DM's calls (weights chosen on training data)."""
+        power, weight, bias = self.worded
+        logit = lambda q: math.log(min(max(q, 1e-4), 1 - 1e-4) / (1 - min(max(q, 1e-4), 1 - 1e-4)))  # noqa: E731
+        z = logit(p_roll) + style ** power * (weight * logit(vote_roll) + bias)
+        return float(_sigmoid(np.asarray(z)))
 
     def style(self, lines: np.ndarray) -> np.ndarray:
         """P(the line is worded like the packs' example lines rather than like real table talk),

@@ -91,6 +91,10 @@ def secret_within_reach(ctx: Context) -> Verdict | None:
     if not hints or _talk(ctx.line) or ctx.decision == IMPOSSIBLE:
         return None
     if ctx.decision != ROLL:
+        # only an act whose own ranking reaches one of the secret's checks: a leap to the bell rope
+        # shares the bell's words, not the study of it
+        if not any(c in hints for c in ctx.ranked[:3]) and not any(c in hints for c in ctx.cued):
+            return None
         return Verdict(ROLL, _hinted_check(ctx, hints), "the act reaches for something hidden here")
     if ctx.check in hints:
         return None

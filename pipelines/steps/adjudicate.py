@@ -211,10 +211,12 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
                                 previous=previous_block(vectors.get(earlier), by_gm, len(vectors[said]))[None],
                                 vote=vote_features(index, vectors[said], said)[None], surface=surface(line, scene)[None])
         features, for_checks = blocks.matrix(learned.blocks), blocks.matrix(learned.check_blocks)
+        style = float(learned.style(vectors[said])[0])
         if mode == "model" and features.shape[1] != learned.width:
-            p_roll = 0.5  # an index embedded otherwise (a test's): the model decides every line anyway
+            p_real = p_roll = 0.5  # an index embedded otherwise (a test's): the model decides every line anyway
         else:
-            p_roll = float(learned.p_roll(features)[0])
+            p_real = float(learned.p_roll(features)[0])
+            p_roll = learned.p_play(p_real, style, float(blocks.vote[0, 0]))
         cut = learned.threshold if threshold is None else threshold
         knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]
         by_learning = dict(zip(learned.checks, learned.check_scores(for_checks)[0].tolist())) if knows else {}
@@ -223,7 +225,6 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         mixed = knows and learned.mix is not None and not always_roll
         checks_vote = which.vote(act, k=k, exclude=set(DECISIONS), query=q_act) if mixed else vote
         fit = which.fit(checks_vote, "" if always_roll else scene, scene_weight)
-        style = float(learned.style(vectors[said])[0]) if knows else 0.5
         ranked = rank_checks(checks_vote, fit, by_learning, candidates, scene_floor, learned, style)[: max(candidates, 5)]
         sense = options.get("impossible_sense") or LineSense.from_packs("impossible")
         same_space = options.get("impossible_sense") is not None or getattr(sense, "embed", None) is index.embed
@@ -235,7 +236,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         ctx.decision = ROLL if always_roll or p_roll >= cut else NO_ROLL
         ctx.check = ranked[0] if ranked else None
         record.parsed = {
-            "p_roll": round(p_roll, 4), "threshold": round(cut, 4), "ranked": ranked, "style": round(style, 3),
+            "p_roll": round(p_roll, 4), "p_real": round(p_real, 4), "threshold": round(cut, 4), "ranked": ranked, "style": round(style, 3),
             "p_impossible": round(ctx.p_impossible, 4),
             "vote": {lab: round(s, 3) for lab, s in sorted(vote.scores.items(), key=lambda kv: -kv[1])[:5]},
             "nearest": [(n.label, n.text, round(n.similarity, 3)) for n in vote.neighbours[:3]],
