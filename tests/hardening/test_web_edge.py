@@ -160,6 +160,19 @@ def test_every_malformed_body_is_one_error_line(room, body):
     assert 400 <= r.status_code < 500 and set(r.json()) == {"error"} and "\n" not in r.json()["error"], r.text
 
 
+@pytest.mark.parametrize("kind", ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain"])
+def test_a_form_or_text_body_is_a_400_not_a_500(room, kind):
+    r = TestClient(create_table_app(room)).post("/api/notes", content=b"notes=a", headers={**bearer(tokens(room)["host"]), "Content-Type": kind})
+    assert r.status_code == 400 and set(r.json()) == {"error"}, r.text
+
+
+def test_two_tokens_in_one_address_open_nothing(room):
+    t = tokens(room)
+    client = TestClient(create_table_app(room))
+    assert client.get(f"/api/state?token=x&token={t['host']}").status_code == 403
+    assert client.get(f"/api/state?token={t['host']}").status_code == 200
+
+
 def test_every_failure_of_the_table_is_the_same_json_shape(room):
     from ui.web._table_app import _after
 

@@ -30,6 +30,7 @@ from eval.ratings import (
 )
 
 from ._common import AppContext, esc
+from ._guard import bearer_token
 
 ITEM_ID_MAX = 2**62
 ID_MAX = 200  # characters in a token, key or platform id a request may send
@@ -67,10 +68,7 @@ class Enrollment(BaseModel):
 
 
 def _token(request: Request) -> str | None:
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip()
-    return request.query_params.get("token")
+    return bearer_token(request.scope)  # the guard's reading, so the check before the body and the route's agree
 
 
 def _refused(exc: EnrollmentRefused) -> HTTPException:

@@ -15,7 +15,7 @@ from eval.ratings import Study
 
 from ._api import page_router, rate_router
 from ._common import CSS, AppContext
-from ._guard import RequestGuard, bearer_token, json_errors
+from ._guard import RequestGuard, bearer_token, is_form, json_errors
 from ._rate import RATE_CSS, RATE_HEAD, RATE_JS, RateTab
 
 
@@ -103,8 +103,11 @@ def _max_body(scope: dict) -> int:
 
 
 def _json_body(scope: dict) -> bool:
-    """The rating API and Gradio's calls are JSON; the crowd pages post forms (the guard passes those by)."""
-    return not scope["path"].startswith(("/enroll/", "/consent", "/complete"))
+    """The rating API and Gradio's calls are JSON; the crowd pages post forms, and Gradio uploads
+    multipart (the guard checks only their size)."""
+    if scope["path"].startswith("/api/rate/"):
+        return True
+    return not scope["path"].startswith(("/enroll/", "/consent", "/complete")) and not is_form(scope)
 
 
 def _authorize(ctx: AppContext, scope: dict) -> tuple[int, str] | None:

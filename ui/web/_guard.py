@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse
 
 from .._text import clean_text
 
-__all__ = ["MAX_DEPTH", "Refused", "RequestGuard", "bearer_token", "error", "json_errors", "parse_json"]
+__all__ = ["MAX_DEPTH", "Refused", "RequestGuard", "bearer_token", "error", "is_form", "json_errors", "parse_json"]
 
 log = logging.getLogger("vgm.web")
 
@@ -61,7 +61,8 @@ def bearer_token(scope: dict[str, Any]) -> str | None:
     auth = Headers(scope=scope).get("authorization", "")
     if auth[:7].lower() == "bearer ":
         return auth[7:].strip() or None
-    return QueryParams(scope.get("query_string", b"")).get("token") or None
+    given = QueryParams(scope.get("query_string", b"")).getlist("token")
+    return given[0] or None if len(given) == 1 else None  # two tokens in one address: neither is taken
 
 
 def _depth(value: Any) -> int:
@@ -134,7 +135,8 @@ class RequestGuard:
         authorize: the headers-and-query check of a request with a body; returns ``None`` to let
             it in or ``(status, message)`` to refuse it before its body is read. May block (it runs
             in a worker thread).
-        json_body: which requests' bodies must be JSON objects or arrays (parsed, checked, cleaned).
+        json_body: which requests' bodies must be JSON, whatever their Content-Type says (parsed,
+            checked, cleaned); the others (forms) pass with their size checked.
     """
 
     def __init__(self, app, max_body: Callable[[dict], int], authorize: Callable[[dict], tuple[int, str] | None] | None = None,
@@ -191,7 +193,7 @@ class RequestGuard:
             if int(declared) > limit:
                 raise Refused(413, f"the body is over {limit:,} bytes")
         body = await _read_body(receive, limit)
-        if body.strip() and self.json_body(scope) and not _is_form(headers):
+        if body.strip() and self.json_body(scope):
             data, changed = parse_json(body)
             if changed:  # only a body that cleaning changed is rewritten
                 body = orjson.dumps(data)
@@ -209,8 +211,9 @@ class RequestGuard:
         return replay, scope
 
 
-def _is_form(headers: Headers) -> bool:
-    kind = headers.get("content-type", "").split(";")[0].strip().lower()
+def is_form(scope: dict[str, Any]) -> bool:
+    """A form post (urlencoded or multipart): what the crowd pages and Gradio's uploads send."""
+    kind = Headers(scope=scope).get("content-type", "").split(";")[0].strip().lower()
     return kind in ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
