@@ -166,6 +166,15 @@ def test_out_of_turn_is_one_line_for_the_player_and_nothing_for_the_others(room)
     assert not room.undo(t["host"])  # a refused line leaves nothing to undo
 
 
+def test_the_hosts_own_doings_reach_the_host_only(room):
+    t = tokens(room)
+    start = room.seq
+    room.set_notes(t["host"], ["The goblins fight to the death."])
+    room.renew_link(t["host"], "Oskar")
+    assert heard(room, t["host"], start) == ["notes", "revoked"]
+    assert heard(room, t["Brisa Tallowmere"], start) == []  # players learn of neither (Oskar's page is told "denied" by its stream)
+
+
 def test_players_roll_and_check_from_their_seat(room):
     t = tokens(room)
     out = room.act(t["Oskar Venn"], "/roll 2d6+1")  # a free roll: anyone, any time

@@ -9,8 +9,10 @@ one for the host. A wrong or revoked token gets ``AccessDenied`` and nothing els
 runs one GM turn at a time (``GameMaster`` is not thread-safe): a second player's line waits
 for the first to finish. While a turn runs, what happens is published as numbered events
 (the line said, the dice and fight lines, the narration as it streams, done), which the web
-server forwards to every open page (``ui.web._table_app``); a page that joins late reads the
-room's last snapshot and the events after it.
+server forwards to every open page it is meant for (``ui.web._table_app``); a page that joins
+late reads the room's last snapshot and the events after it. Every line the room takes is written
+to its journal first (``ui.web._journal``), and a turn's session is written once, whole, before it
+is acknowledged: a killed server reopens between two turns and lists what it never answered.
 """
 from __future__ import annotations
 
@@ -197,7 +199,7 @@ class TableRoom:
         self._turn = threading.Lock()  # one GM action at a time
         # ...and always on the same thread: the GM's event loop and model client stay on one thread, and
         # its allocations in one malloc arena (turns spread over a pool's threads grew the server's memory)
-        self._gm_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="table-gm")
+        self._gm_thread: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1, thread_name_prefix="table-gm")
         self._events_lock = threading.Lock()
         self._events: list[dict[str, Any]] = []
         self._seq = 0
@@ -406,6 +408,8 @@ class TableRoom:
         before = None if self.gm.session.path else self.gm.session.model_dump_json()
         try:
             with self._one_save():
+                if self._gm_thread is None:
+                    raise VgmError("the room is closed")
                 reply = self._gm_thread.submit(run, on_token=on_token, on_mechanics=on_mechanics).result()
             if reply is None:
                 raise VgmError("nothing to regenerate")
@@ -548,9 +552,12 @@ class TableRoom:
             self._publish("closed")
 
     def close(self) -> None:
-        """Stop the room: pages stop following, the session is saved, the model closed."""
+        """Stop the room: pages stop following, the session is saved, the model closed (once)."""
         self.closing()
         with self._turn:
+            if self._gm_thread is None:
+                return
             self.gm.save()
             self._gm_thread.submit(self.gm.close).result()  # the model client closes on the loop it ran on
             self._gm_thread.shutdown()
+            self._gm_thread = None
