@@ -145,7 +145,7 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
     style, turn_style, example_style = style_gate(features.line, examples, folds)
     roll_section = {"weights": roll.coef_[0].tolist(), "bias": float(roll.intercept_[0]), "platt": [a, b], "threshold": threshold}
     worded, worded_measured = worded_roll(LearnedDecision({"blocks": list(blocks), "roll": roll_section, "checks": _NO_CHECKS}),
-                                          packs, example_style, p, turn_style, features.vote[:, 0], y, say)
+                                          packs, example_style, p, turn_style, 1.0 - features.vote[:, 1], y, say)
     checks, check_measured = learn_checks(turns, features, pack, turn_style, example_style, folds, say)
 
     measured = {

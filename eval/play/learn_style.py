@@ -9,7 +9,9 @@ real DM is the other way round. Two fits, both from training data only:
   vector, every training player turn against every example line of the installed games; each
   turn's and line's own style comes from a gate that did not see it.
 - **the worded roll**: ``LearnedDecision.p_play`` moves the real-DM probability by the example
-  lines' share for rolling, as far as the line is worded like them (style to a power). Its three
+  lines' share against needing no roll (a line that sits near impossible acts is not pushed
+  towards "no roll": that would tell it as done without dice), as far as the line is worded like
+  them (style to a power). Its three
   numbers are the ones that best sort the packs' own check and no-roll lines (each voted on by a
   pack without it) into roll and no roll, among those that leave the held-out real training turns
   as they were: ranking (ROC AUC) no more than ``REAL_AUC_SLACK`` lower, no more negatives
@@ -66,7 +68,7 @@ def style_gate(turn_lines: np.ndarray, example_texts: list[str], folds: int) -> 
 
 
 def _pack_roll_rows(roll: LearnedDecision, packs: list[str], example_style: dict[str, float]) -> list[tuple[float, float, float, bool]]:
-    """(p_roll, style, vote_roll, rolls) of every check and no-roll example line of ``packs``,
+    """(p_roll, style, 1 - vote_no_roll, rolls) of every check and no-roll example line of ``packs``,
     as play would read it if the pack had never seen the line."""
     blank = embed_cached([" "])
     rows = []
@@ -87,7 +89,7 @@ def _pack_roll_rows(roll: LearnedDecision, packs: list[str], example_style: dict
                 blocks = LineFeatures(line=vector[None], scene=blank, previous=previous_block(None, True, width)[None],
                                       vote=vote[None], surface=surface(text, "")[None])
                 p = float(roll.p_roll(blocks.matrix(roll.blocks))[0])
-                rows.append((p, example_style.get(text, 0.5), float(vote[0]), label != NO_ROLL))
+                rows.append((p, example_style.get(text, 0.5), 1.0 - float(vote[1]), label != NO_ROLL))
     return rows
 
 
@@ -100,8 +102,8 @@ def worded_roll(roll: LearnedDecision, packs: list[str], example_style: dict[str
                 real_style: np.ndarray, real_vote: np.ndarray, real_y: np.ndarray,
                 say: Callable[[str], None]) -> tuple[dict[str, float], dict[str, Any]]:
     """``(section, measured)``: the roll section's ``worded`` numbers and what they did.
-    ``real_*``: the training turns' held-out calibrated P(roll), style, example-line share for
-    rolling, and whether the DM called a check."""
+    ``real_*``: the training turns' held-out calibrated P(roll), style, example lines' share
+    against no roll, and whether the DM called a check."""
     from sklearn.metrics import roc_auc_score
 
     say("weighing the example lines' roll vote by how a line is worded")

@@ -10,7 +10,7 @@ Reading it needs numpy alone; players never need the data it was built from.
     learned.p_roll(features.matrix(learned.blocks))              # calibrated P(the DM calls a check), per row
     learned.check_scores(features.matrix(learned.check_blocks))  # P(check | a check is called), over learned.checks
     learned.style(line_vectors)                                  # P(the line is worded like the packs' example lines)
-    learned.p_play(p_roll, style, vote_roll)                     # P(roll) as play weighs it, example lines counted by style
+    learned.p_play(p_roll, style, not_no_roll)                   # P(roll) as play weighs it, example lines counted by style
     learned.rank_checks(vote, fit, p_check, style)               # the checks, best first
 
 Which check a line calls for has two witnesses that disagree by kind of line: the packs' example
@@ -106,14 +106,15 @@ class LearnedDecision:
         a, b = self.platt
         return _sigmoid(a * z + b)
 
-    def p_play(self, p_roll: float, style: float, vote_roll: float) -> float:
+    def p_play(self, p_roll: float, style: float, not_no_roll: float) -> float:
         """P(roll) as play compares it with the threshold: the real tables' calibrated ``p_roll``,
-        moved by the example lines' share for rolling (``vote_roll``) as far as the line is worded
-        like them (``style`` to the learned power): written lines are judged mostly by the examples
-        written like them, real talk by the real DM's calls (weights chosen on training data)."""
+        moved by the example lines' share against needing no roll (``not_no_roll``: the lines
+        near impossible acts count against "no roll") as far as the line is worded like them
+        (``style`` to the learned power): written lines are judged mostly by the examples written
+        like them, real talk by the real DM's calls (weights chosen on training data)."""
         power, weight, bias = self.worded
         logit = lambda q: math.log(min(max(q, 1e-4), 1 - 1e-4) / (1 - min(max(q, 1e-4), 1 - 1e-4)))  # noqa: E731
-        z = logit(p_roll) + style ** power * (weight * logit(vote_roll) + bias)
+        z = logit(p_roll) + style ** power * (weight * logit(not_no_roll) + bias)
         return float(_sigmoid(np.asarray(z)))
 
     def style(self, lines: np.ndarray) -> np.ndarray:

@@ -216,7 +216,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
             p_real = p_roll = 0.5  # an index embedded otherwise (a test's): the model decides every line anyway
         else:
             p_real = float(learned.p_roll(features)[0])
-            p_roll = learned.p_play(p_real, style, float(blocks.vote[0, 0]))
+            p_roll = learned.p_play(p_real, style, 1.0 - float(blocks.vote[0, 1]))
         cut = learned.threshold if threshold is None else threshold
         knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]
         by_learning = dict(zip(learned.checks, learned.check_scores(for_checks)[0].tolist())) if knows else {}
