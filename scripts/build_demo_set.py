@@ -4,7 +4,7 @@
 
 Writes, beside the CRD3 licence (CC BY-SA 4.0) and an attribution NOTICE:
 
-- ``demo.jsonl``: the instances the demo scores, from a few episodes of the *training* split in
+- ``demo.jsonl``: the instances the demo scores (15 turns of context: a model's prompt stays short), from a few episodes of the *training* split in
   ``bench/real_split.yaml`` (never the held-out ones, which ``vgm play real`` reports on). They are
   interleaved episode by episode, so ``--limit N`` takes a spread of episodes, not one evening.
 - ``train.jsonl``: instances from the split's other training episodes, with the 8 turns the knn
@@ -36,6 +36,7 @@ OUT = ROOT / "eval" / "moe" / "data" / "crd3_demo"
 # Three training-split evenings far apart in the campaign: Midnight Espionage (2x12), Stalker in the Swamp (2x21),
 # Found & Lost (2x26, a table without Mollymauk).
 DEMO_EPISODES = ("C2E012", "C2E021", "C2E026")
+DEMO_CONTEXT = 15  # turns before each request: who acts next is in the last few; half the importer's 30 halves a model's prompt
 TRAIN_CONTEXT = 8  # what the knn baseline compares (pipelines.statistic.context_text)
 MINIMUM = 60
 
@@ -43,8 +44,9 @@ NOTICE = """\
 CRD3 demo set for virtual-gm's MOE comparison (`make demo`)
 ============================================================
 
-Files: {demo} ({n_demo} instances from {demo_eps}) and {train} ({n_train} instances
-from {n_train_eps} other episodes, 8 turns of context each, for the baselines to learn from).
+Files: {demo} ({n_demo} instances from {demo_eps}, {demo_context} turns of context each) and
+{train} ({n_train} instances from {n_train_eps} other episodes, {train_context} turns of context each,
+for the baselines to learn from).
 
 Built by scripts/build_demo_set.py with the project's CRD3 importer (`vgm moe import crd3`):
 each instance is one moment the Dungeon Master asked for a check, with the turns before it
@@ -93,7 +95,7 @@ def build(crd3: Path, out: Path, *, split: Path = SPLIT, demo: tuple[str, ...] =
     bad = [e for e in demo if e in test_eps or e not in train_eps]
     if bad:
         raise VgmError(f"demo episodes {', '.join(bad)} are not in the training split of {split}; pick training episodes")
-    scored = interleave([_episode(crd3, e, context=30) for e in demo])
+    scored = interleave([_episode(crd3, e, context=DEMO_CONTEXT) for e in demo])
     if len(scored) < minimum:
         raise VgmError(f"only {len(scored)} instances from {', '.join(demo)}; the demo needs at least {minimum}: add an episode")
     others = [e for e in train_eps if e not in demo]
@@ -109,7 +111,7 @@ def build(crd3: Path, out: Path, *, split: Path = SPLIT, demo: tuple[str, ...] =
     elif not (out / "LICENSE").is_file():
         raise VgmError(f"{licence}: the CRD3 licence file is missing; the data cannot ship without it")
     (out / "NOTICE").write_text(NOTICE.format(
-        demo="demo.jsonl", train="train.jsonl", n_demo=len(scored), n_train=len(learn), demo_eps=", ".join(demo),
+        demo="demo.jsonl", train="train.jsonl", n_demo=len(scored), demo_context=DEMO_CONTEXT, train_context=TRAIN_CONTEXT, n_train=len(learn), demo_eps=", ".join(demo),
         n_train_eps=len(others), all_eps=textwrap.fill(", ".join(sorted({*demo, *others})), 90, subsequent_indent="  ")),
         encoding="utf-8")
     return {"demo": len(scored), "train": len(learn)}
