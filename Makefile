@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 VGM := $(VENV)/bin/vgm
 DEMO_MODEL ?= local:small
-DEMO_LIMIT ?= 4
+DEMO_LIMIT ?= 2
 
 .PHONY: install demo test test-fast bench clean
 
