@@ -345,10 +345,20 @@ def _with_ci(row: Row, key: str) -> str:
     return f"{100 * iv['value']:.1f}% (95% CI {100 * iv['low']:.1f}-{100 * iv['high']:.1f})"
 
 
+def _verdict(clear: bool, small: bool, real: str, noise: str) -> str:
+    """What an interval that does (``clear``) or does not exclude zero means; over a handful of instances, only where zero lies."""
+    if small:
+        return "zero outside the CI" if clear else "zero inside the CI"
+    return real if clear else noise
+
+
 def _against_baseline(report: CompareReport, ranked: list[Row], best: dict[str, list[Row]]) -> str:
     base = report.baseline
     if not base or not report.tests:
         return "There is no last_speaker run over the same instances here, so no lead over it can be tested (add last_speaker to --pipelines)."
+    n = min(int(r.metrics["n"]) for r in ranked)
+    small = n < SMALL_N  # say where zero falls, but draw no conclusion from it
+    rough = f" (over only {n} instances the intervals are rough: a hint, not a finding)" if small else ""
     clauses = []
     for key, label in (("cf", "CF"), ("sf", "SF")):
         names = [r.pipeline for r in best[key]]
@@ -362,18 +372,18 @@ def _against_baseline(report: CompareReport, ranked: list[Row], best: dict[str, 
             if others and len(names) == 1:
                 t = report.tests[others[0].pipeline][key]
                 clause += (f" ({others[0].pipeline} is next, {100 * t['diff']:+.1f} points, 95% CI {100 * t['low']:+.1f} to {100 * t['high']:+.1f}"
-                           f"{', a real gap' if t['high'] < 0 else ', within the noise'})")
+                           f", {_verdict(t['high'] < 0, small, 'a real gap', 'within the noise')})")
             clauses.append(clause)
             continue
-        leader = next((n for n in names if n in report.tests), None)
+        leader = next((name for name in names if name in report.tests), None)
         if leader is None:
             clauses.append(f"on {label} {names[0]} ran over other instances than {base}, so its lead cannot be paired")
             continue
         t = report.tests[leader][key]
-        verdict = "outside the CI, so the lead is real" if t["low"] > 0 else "inside the CI, so the lead may be chance"
-        clauses.append(f"on {label} {leader} leads it by {100 * t['diff']:+.1f} points (paired 95% CI {100 * t['low']:+.1f} to {100 * t['high']:+.1f}; zero is {verdict})")
-    n = min(int(r.metrics["n"]) for r in ranked)
-    rough = f" (over only {n} instances the intervals are rough: a hint, not a finding)" if n < SMALL_N else ""
+        clear = t["low"] > 0
+        meaning = "" if small else ", so the lead is real" if clear else ", so the lead may be chance"
+        clauses.append(f"on {label} {leader} leads it by {100 * t['diff']:+.1f} points (paired 95% CI {100 * t['low']:+.1f} to "
+                       f"{100 * t['high']:+.1f}; zero is {'outside' if clear else 'inside'} the CI{meaning})")
     return f"Against the {base} baseline{rough}: " + "; ".join(clauses) + "."
 
 

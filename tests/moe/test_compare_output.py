@@ -88,4 +88,6 @@ def test_a_handful_of_instances_is_called_a_hint():
         baseline="last_speaker",
         tests={"template": {"cf": _test(-0.71, -0.74, -0.68), "sf": _test(-0.5, -0.83, -0.17)}},
     )
-    assert "over only 6 instances the intervals are rough" in findings(report)[1]
+    said = findings(report)[1]
+    assert "over only 6 instances the intervals are rough" in said
+    assert "zero outside the CI" in said and "real" not in said, "where zero lies, no conclusion drawn"
