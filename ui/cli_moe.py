@@ -50,6 +50,7 @@ class RichReporter:
             TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not self.live,
         )
         self.tasks: dict[str, Any] = {}
+        self.resumed: dict[str, int] = {}  # instances each run folder already held
 
     def __enter__(self) -> "RichReporter":
         self.progress.start()
@@ -60,6 +61,7 @@ class RichReporter:
 
     def start(self, name: str, total: int, done: int) -> None:
         self.tasks[name] = self.progress.add_task(name, total=total, completed=done, name=name, cf=0.0, sf=0.0, fails=0, errors=0)
+        self.resumed[name] = done
 
     def advance(self, name: str, record: dict, running: dict) -> None:
         task = self.tasks[name]
@@ -71,6 +73,9 @@ class RichReporter:
             return
         task = self.progress.tasks[self.tasks[name]]
         f = task.fields
+        if task.completed == self.resumed.get(name):  # nothing ran now: the table below has the scores
+            console.print(f"{name}: {task.completed:.0f}/{task.total:.0f} instances, all done by an earlier run", highlight=False, soft_wrap=True)
+            return
         console.print(f"{name}: {task.completed:.0f}/{task.total:.0f} instances, CF {f['cf']:.1f}, SF {f['sf']:.1f}, "
                       f"errors {f['errors']}, parse fails {f['fails']}, {task.elapsed or 0:.1f} s", highlight=False, soft_wrap=True)
 

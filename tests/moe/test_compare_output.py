@@ -27,6 +27,8 @@ def test_piped_compare_prints_every_number_whole(tmp_path):
             assert f"{100 * row[key]['value']:.1f} ({100 * row[key]['low']:.0f}–{100 * row[key]['high']:.0f})" in line
         assert f"{row['pipeline']}: {row['n']}/{row['n']} instances" in shown, "one plain progress line per pipeline"
     assert "\x1b[" not in shown, "no terminal codes in a file"
+    again = _piped(["moe", "compare", "--pipelines", "last_speaker,statistic,oracle_char", "--data", "sample", "-o", str(out)], cwd=os.getcwd())
+    assert "last_speaker: 20/20 instances, all done by an earlier run" in again.stdout, "a resumed run claims no CF of 0"
 
 
 def test_compare_ends_with_three_sentences_naming_the_best_and_the_files(tmp_path):
