@@ -19,6 +19,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _start(cmd: list[str], what: str, url: str, timeout: float, cwd: str | Path | None, env: dict[str, str],
+           log_path: Path | None, grace: float) -> subprocess.Popen:
+    """Start ``cmd`` and wait until ``url``/healthz answers; a child that exits or stays silent is an error (and is stopped)."""
+    out = open(log_path, "ab") if log_path else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=out)
+    if log_path:
+        out.close()  # the child holds its own copy
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}; see {log_path or 'its output'}")
+        try:
+            if httpx.get(url + "/healthz", timeout=1.0).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    _stop(proc, hard=False, grace=grace)
+    raise RuntimeError(f"{what} did not answer on {url} within {timeout:.0f} s")
+
+
+def _stop(proc: subprocess.Popen | None, hard: bool, grace: float) -> None:
+    """SIGTERM (or SIGKILL when ``hard``), then a kill if it is not gone within ``grace`` seconds."""
+    if proc and proc.poll() is None:
+        proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class ServerProcess:
     """``with ServerProcess(study="s.db") as server: httpx.get(server.url + "/healthz")``.
 
@@ -47,29 +79,11 @@ class ServerProcess:
 
     def start(self, timeout: float = 60.0) -> "ServerProcess":
         env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
-        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen([*self.args, "--port", str(self.port)], cwd=self.cwd, env=env, stdout=out, stderr=out)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"vgm ui exited with {self.proc.returncode}; see {self.log_path or 'its output'}")
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"vgm ui did not answer on {self.url} within {timeout:.0f} s")
+        self.proc = _start([*self.args, "--port", str(self.port)], "vgm ui", self.url, timeout, self.cwd, env, self.log_path, grace=10)
+        return self
 
     def stop(self, hard: bool = False) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        _stop(self.proc, hard, grace=10)
         self.proc = None
 
     def restart(self) -> None:
@@ -116,20 +130,8 @@ class TableProcess:
         where = ["--save", str(self.session)] + self.args if first else ["--resume", str(self.session)] + [
             a for a in self.args if a.startswith("--memory") or a in ("hashing", "minilm", "off")]
         cmd = [sys.executable, "-c", "from ui.cli import main; main()", "table", "serve", *where, "--port", str(self.port)]
-        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=self.env, stdout=out, stderr=out)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"vgm table serve exited with {self.proc.returncode}; see {self.log_path or 'its output'}")
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"vgm table serve did not answer on {self.url} within {timeout:.0f} s")
+        self.proc = _start(cmd, "vgm table serve", self.url, timeout, self.cwd, self.env, self.log_path, grace=20)
+        return self
 
     def rss_mb(self) -> float:
         import psutil
@@ -142,13 +144,7 @@ class TableProcess:
         self.stop(hard=True)
 
     def stop(self, hard: bool = False) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        _stop(self.proc, hard, grace=20)
         self.proc = None
 
     def __enter__(self) -> "TableProcess":
