@@ -32,6 +32,7 @@ from pipelines.vector_store import embed_cached
 from rulesets import VgmError, read_yaml
 
 from ._cases import trpg_packs
+from ._logistic import episode_folds, logistic
 from .learn_checks import learn_checks
 from .learn_style import style_gate, worded_roll
 from .real import RealTurn, real_turns
@@ -74,23 +75,11 @@ def turn_features(turns: list[RealTurn], pack: Any, index: CheckIndex | None = N
     return LineFeatures(line=lines, scene=scenes, previous=previous, vote=votes, surface=marks)
 
 
-def _folds(episodes: list[str], n: int) -> list[set[str]]:
-    ordered = sorted(set(episodes))
-    return [set(ordered[i::n]) for i in range(n)]
-
-
-def _fit(x: np.ndarray, y: np.ndarray, strength: float, **kw: Any):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=strength, max_iter=4000, **kw).fit(x, y)
-
-
 def _held_out_scores(x: np.ndarray, y: np.ndarray, episodes: np.ndarray, strength: float, folds: int) -> np.ndarray:
     """Each turn's raw score from a model that did not see its episode."""
     scores = np.zeros(len(y))
-    for held in _folds(list(episodes), folds):
-        out = np.isin(episodes, list(held))
-        model = _fit(x[~out], y[~out], strength)
+    for out in episode_folds(episodes, folds):
+        model = logistic(strength).fit(x[~out], y[~out])
         scores[out] = model.decision_function(x[out])
     return scores
 
@@ -128,11 +117,11 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
     blocks, strength = max(tried, key=lambda key: tried[key][0])
     x = features.matrix(blocks)
     scores = tried[(blocks, strength)][1]
-    platt = _fit(scores.reshape(-1, 1), y, 1e6)
+    platt = logistic(1e6).fit(scores.reshape(-1, 1), y)
     a, b = float(platt.coef_[0][0]), float(platt.intercept_[0])
     p = 1 / (1 + np.exp(-(a * scores + b)))
     threshold = _threshold(p, y, target_recall)
-    roll = _fit(x, y, strength)
+    roll = logistic(strength).fit(x, y)
 
     say("setting the impossible-act vote's bar on real lines")
     sense = LineSense.from_packs("impossible")

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from pipelines.check_index import DECISIONS, CheckIndex, pack_examples
-from pipelines.decide.features import LineFeatures, previous_block, surface, vote_features
+from pipelines.decide.features import LineFeatures
 from pipelines.decide.learned import MIX_NAMES, candidate_features
 from pipelines.vector_store import embed_cached
 
-from .learn_style import PACK_FOLDS, fold_of
+from ._logistic import episode_folds, logistic
+from .learn_style import PACK_FOLDS, as_written, fold_of
 from .real import RealTurn, is_ability_call
 
 __all__ = ["learn_checks", "fit_mix", "CHECK_BLOCK_CHOICES", "MIN_CHECK_CALLS"]
@@ -37,24 +38,13 @@ MIN_CHECK_CALLS = 5   # a check the DM called fewer times than this in training 
 MIX_L2 = 1e-3         # the mix's seven weights barely need holding back; this keeps them finite
 
 
-def _fit(x: np.ndarray, y: np.ndarray, strength: float = 1.0, **kw: Any):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=strength, max_iter=4000, **kw).fit(x, y)
-
-
-def _episode_folds(episodes: np.ndarray, n: int) -> list[np.ndarray]:
-    ordered = sorted(set(episodes.tolist()))
-    return [np.isin(episodes, ordered[i::n]) for i in range(n)]
-
-
 def _held_out_probs(x: np.ndarray, labels: np.ndarray, episodes: np.ndarray, folds: int) -> list[dict[str, float]]:
     """Each call's P(check), from a model that did not see its episode."""
     probs: list[dict[str, float]] = [{} for _ in labels]
-    for out in _episode_folds(episodes, folds):
+    for out in episode_folds(episodes, folds):
         if out.all() or not out.any() or len(set(labels[~out])) < 2:
             continue
-        model = _fit(x[~out], labels[~out])
+        model = logistic().fit(x[~out], labels[~out])
         for i, row in zip(np.flatnonzero(out), model.predict_proba(x[out])):
             probs[i] = dict(zip(model.classes_, row.tolist()))
     return probs
@@ -95,8 +85,6 @@ def _pack_rows(pack: Any, which: CheckIndex, checks_model: Any, check_blocks: tu
     own = [(lab, text) for lab, text in pack_examples(pack) if lab in pack.checks]
     index = CheckIndex.for_pack(pack)
     vectors = embed_cached([text for _, text in own])
-    blank = embed_cached([" "])
-    width = vectors.shape[1]
     folds_of = [fold_of(text) for _, text in own]
     rows = []
     for fold in range(PACK_FOLDS):
@@ -106,8 +94,7 @@ def _pack_rows(pack: Any, which: CheckIndex, checks_model: Any, check_blocks: tu
             if f != fold:
                 continue
             vote = voter.vote(text, k=10, exclude=set(DECISIONS), query=vector)
-            blocks = LineFeatures(line=vector[None], scene=blank, previous=previous_block(None, True, width)[None],
-                                  vote=vote_features(plain, vector, text)[None], surface=surface(text, "")[None])
+            blocks = as_written(plain, vector, text)
             learned = dict(zip(checks_model.classes_, checks_model.predict_proba(blocks.matrix(check_blocks))[0].tolist()))
             rows.append((*candidate_features(vote, voter.fit(vote, ""), learned, style.get(text, 0.5)), {label}))
     return rows
@@ -136,7 +123,7 @@ def learn_checks(turns: list[RealTurn], features: LineFeatures, pack: Any, turn_
         return float(np.mean([_top(r, g, 1) + _top(r, g, 3) for r, g in zip(ranked, golds)]))
 
     check_blocks = max(held, key=lambda b: alone(held[b]))
-    checks_model = _fit(features.matrix(check_blocks)[rows], labels)
+    checks_model = logistic().fit(features.matrix(check_blocks)[rows], labels)
 
     say("weighing the vote against the model on real calls and on the pack's own lines")
     which = CheckIndex.for_pack(pack, borrow=True)

@@ -32,7 +32,9 @@ from pipelines.decide.features import LineFeatures, previous_block, surface, vot
 from pipelines.decide.learned import LearnedDecision
 from pipelines.vector_store import embed_cached
 
-__all__ = ["style_gate", "worded_roll", "fold_of", "PACK_FOLDS"]
+from ._logistic import logistic
+
+__all__ = ["style_gate", "worded_roll", "as_written", "fold_of", "PACK_FOLDS"]
 
 PACK_FOLDS = 5          # a pack's example lines are voted on a fifth at a time, by the pack without them
 POWERS = (1.0, 2.0, 3.0, 4.0)
@@ -47,12 +49,6 @@ def fold_of(text: str) -> int:
     return zlib.crc32(text.encode()) % PACK_FOLDS
 
 
-def _gate_model():
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=1.0, max_iter=4000, class_weight="balanced")
-
-
 def style_gate(turn_lines: np.ndarray, example_texts: list[str], folds: int) -> tuple[dict[str, Any], np.ndarray, dict[str, float]]:
     """``(section, turn_style, example_style)``: the model file's ``style`` section, and each
     training turn's and example line's style from a gate that did not see it."""
@@ -61,16 +57,23 @@ def style_gate(turn_lines: np.ndarray, example_texts: list[str], folds: int) -> 
     examples = embed_cached(example_texts)
     x = np.vstack([turn_lines, examples])
     y = np.r_[np.zeros(len(turn_lines)), np.ones(len(examples))]
-    held = cross_val_predict(_gate_model(), x, y, cv=folds, method="predict_proba")[:, 1]
-    gate = _gate_model().fit(x, y)
+    held = cross_val_predict(logistic(class_weight="balanced"), x, y, cv=folds, method="predict_proba")[:, 1]
+    gate = logistic(class_weight="balanced").fit(x, y)
     section = {"weights": gate.coef_[0].tolist(), "bias": float(gate.intercept_[0])}
     return section, held[: len(turn_lines)], dict(zip(example_texts, held[len(turn_lines):].tolist()))
+
+
+def as_written(index: CheckIndex, vector: np.ndarray, text: str) -> LineFeatures:
+    """A pack's example line as play would read it said on its own: no scene, the GM spoke last,
+    and ``index`` (the pack without the line) voting on it."""
+    width = vector.shape[0]
+    return LineFeatures(line=vector[None], scene=embed_cached([" "]), previous=previous_block(None, True, width)[None],
+                        vote=vote_features(index, vector, text)[None], surface=surface(text, "")[None])
 
 
 def _pack_roll_rows(roll: LearnedDecision, packs: list[str], example_style: dict[str, float]) -> list[tuple[float, float, float, bool]]:
     """(p_roll, style, 1 - vote_no_roll, rolls) of every check and no-roll example line of ``packs``,
     as play would read it if the pack had never seen the line."""
-    blank = embed_cached([" "])
     rows = []
     for name in packs:
         pack = rulesets.load(name)
@@ -79,17 +82,14 @@ def _pack_roll_rows(roll: LearnedDecision, packs: list[str], example_style: dict
             continue
         index = CheckIndex.for_pack(pack)
         vectors = embed_cached([text for _, text in own])
-        width = vectors.shape[1]
         for fold in range(PACK_FOLDS):
             voter = index.without({text for _, text in own if fold_of(text) == fold})
             for (label, text), vector in zip(own, vectors):
                 if fold_of(text) != fold:
                     continue
-                vote = vote_features(voter, vector, text)
-                blocks = LineFeatures(line=vector[None], scene=blank, previous=previous_block(None, True, width)[None],
-                                      vote=vote[None], surface=surface(text, "")[None])
+                blocks = as_written(voter, vector, text)
                 p = float(roll.p_roll(blocks.matrix(roll.blocks))[0])
-                rows.append((p, example_style.get(text, 0.5), 1.0 - float(vote[1]), label != NO_ROLL))
+                rows.append((p, example_style.get(text, 0.5), 1.0 - float(blocks.vote[0, 1]), label != NO_ROLL))
     return rows
 
 
