@@ -21,14 +21,18 @@ mechanic       packs       the fight
 ``trait``      swade       action deck with jokers, Shaken, wounds, Bennies, soak, the Wild Die
 =============  ==========  ===================================================================
 
-A new mechanic is one module with the same names and one line in ``RULES``:
+A new mechanic is one module with the same names and one line in ``RULES``. The defaults of
+every name live once in ``_base`` (d20 initiative, nothing between rounds, hit points, GM
+damage through the system's own ``hurt`` ...); a module imports what it keeps and defines only
+what its game does differently. The names (``_base.PROTOCOL``):
 
 - building: ``build_pc``, ``build_foe``, ``DEFAULT_SKILLS`` (an attack's skill when a stat block
   names none), ``RANGE_FEET`` (feet per range unit of its stat blocks);
 - the round: ``roll_initiative``, ``sort_key``, ``new_round``, ``REORDER_EACH_ROUND``,
   ``opening`` (what happens before the first turn: an ambush, a Sanity roll), ``start_turn``,
   ``end_turn``, ``may_interrupt``, ``INTERRUPT_USES_TURN``;
-- acting: ``ACTIONS``, ``TARGETED``, ``FREE_ACTIONS`` (optional), ``damage``, ``heal``, ``save``;
+- acting: ``ACTIONS``, ``TARGETED``, ``FREE_ACTIONS``, ``hurt``, ``damage`` (and its ``damage_roll``), ``heal``
+  (and its ``revive``), ``save``;
 - reading: ``health``, ``hp_text``, ``initiative_text``; the tactics' ``reach_left``,
   ``longest_range``, ``worth_striking``;
 - contests: ``contest_plan`` (a combatant's roll for a check) and ``contest`` (who wins).

@@ -40,17 +40,6 @@ def tick(combat: "Combat", c: Combatant, when: str) -> list[CombatEvent]:
     return out
 
 
-def hp_text(c: Combatant) -> str:
-    """Health as hit points: ``31/31 HP``, ``12/31 HP +5 temp``."""
-    temp = f" +{c.temp_hp} temp" if c.temp_hp else ""
-    return f"{c.hp}/{c.max_hp} HP{temp}"
-
-
-def initiative_text(c: Combatant) -> str:
-    """The initiative as the order shows it: the number rolled (or DEX), ``-`` before any."""
-    return "-" if c.initiative is None else f"{c.initiative:g}"
-
-
 def move_left(c: Combatant) -> int:
     """How far ``c`` can still go this turn (feet of movement not yet spent)."""
     return max(0, c.move_budget - c.moved)

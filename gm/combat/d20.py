@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
 from ..systems import RollPlan
-from ._common import (INCAPACITATED, approach, average, dice, distance, double_dice, event, move,
-                      move_left, pick_attack, spend, tick)
-from ._common import hp_text, initiative_text  # noqa: F401 - part of the rules protocol, read by Combat
+from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
+                    contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, longest_range, may_interrupt,
+                    move_action, new_round, reach_left, roll_initiative, sort_key, worth_striking)
+from ._base import end_turn as _end_turn
+from ._common import INCAPACITATED, approach, average, dice, distance, double_dice, event, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, beats_passive, contestant, opposed
 
@@ -31,11 +33,7 @@ if TYPE_CHECKING:
 
 SYSTEM = "d20"
 FREE_ACTIONS = {"move", "stand"}  # movement needs no action, only feet
-REORDER_EACH_ROUND = False
 TARGETED = {"attack", "grapple"}
-INTERRUPT_USES_TURN = False  # no one acts out of turn
-DEFAULT_SKILLS: dict[str, str] = {}  # an attack rolls its own bonus, not a skill
-RANGE_FEET = 1  # stat block ranges are in feet
 ABILITY_SAVES = ("strength_save", "dexterity_save")
 _ATTACKED_WITH_ADVANTAGE = ("restrained", "stunned", "paralyzed", "unconscious", "blinded", "petrified")
 _OWN_DISADVANTAGE = ("poisoned", "frightened", "blinded", "restrained", "prone")
@@ -93,32 +91,6 @@ def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
 # ---------------------------------------------------------------- the round
 
 
-def roll_initiative(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
-    out = []
-    for c in combat.combatants.values():
-        r = roll(f"1d20{c.init_mod:+d}" if c.init_mod else "1d20", rng)
-        c.initiative, c.init_roll = r.total, r.breakdown
-        out.append(event(combat, c, "initiative", f"{c.name} rolls initiative: {r.total}", rolls=[r]))
-    return out
-
-
-def sort_key(c: Combatant) -> tuple:
-    """Higher initiative first; a tie goes to the higher DEX modifier, then by name (the same every time)."""
-    return (-(c.initiative or 0), -c.init_mod, c.name)
-
-
-def new_round(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
-    return []
-
-
-def may_interrupt(combat: "Combat", c: Combatant) -> bool:
-    return False
-
-
-def health(c: Combatant) -> float:
-    return c.hp / c.max_hp if c.max_hp else 0.0
-
-
 def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
     """Before the first turn: foes lying in ambush may surprise the party."""
     return _ambush(combat, rng) if ambush else []
@@ -158,11 +130,11 @@ def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[Comba
 
 
 def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
-    out = tick(combat, c, "end")
+    """As every system, and surprise lasts one turn only."""
+    out = _end_turn(combat, c, rng)
     if c.has("surprised"):
         c.drop("surprised")
         out.append(event(combat, c, "condition", f"{c.name} is no longer surprised"))
-    c.actions_left = 0
     return out
 
 
@@ -262,7 +234,7 @@ def _rider(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, rng: rando
 
 
 def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, crit: bool = False,
-         rolls: list[Roll] | None = None, via: str = "") -> list[CombatEvent]:
+         rolls: list[Roll] | None = None, via: str = "", rng: random.Random | None = None) -> list[CombatEvent]:
     """Damage after immunity / resistance / vulnerability and temporary HP; 0 HP by the 5e rules."""
     why = ""
     kind = damage_type.lower()
@@ -342,24 +314,14 @@ def death_save(combat: "Combat", c: Combatant, rng: random.Random) -> list[Comba
     return out
 
 
-def damage(combat: "Combat", t: Combatant, amount: int | str, rng: random.Random, *, damage_type: str = "", source: str = "GM") -> list[CombatEvent]:
-    if isinstance(amount, str):
-        r = dice(amount, rng)
-        return hurt(combat, t, r.total, damage_type, rolls=[r], via=source)
-    return hurt(combat, t, max(0, int(amount)), damage_type, via=source)
-
-
-def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
-    if t.status in ("dead", "fled"):
-        raise CombatError(f"{t.name} is {t.status}; healing cannot reach them")
-    t.hp = min(t.max_hp, t.hp + max(0, amount))
-    text = f"{t.name} regains {amount} HP ({t.hp_text()})"
-    if t.status == "down" and t.hp > 0:
-        t.status, t.stable = "up", False
-        t.death_successes = t.death_failures = 0
-        t.drop("unconscious")
-        text += " and is back on their feet"
-    return [event(combat, t, "heal", text, amount=amount)]
+def revive(t: Combatant) -> str:
+    """Healing a dying character brings them back up, death saves forgotten."""
+    if t.status != "down" or t.hp <= 0:
+        return ""
+    t.status, t.stable = "up", False
+    t.death_successes = t.death_failures = 0
+    t.drop("unconscious")
+    return " and is back on their feet"
 
 
 def save(combat: "Combat", c: Combatant, check: str, dc: int, rng: random.Random, advantage: int = 0) -> list[CombatEvent]:
@@ -398,13 +360,6 @@ def disengage(combat, a, action, rng):
     _take_action(a, "Disengage")
     a.add("disengaged", rounds=1, tick="end")
     return [event(combat, a, "disengage", f"{a.name} disengages and can move away safely this turn")]
-
-
-def move_action(combat, a, action, rng):
-    """Movement (no action): ``to`` a combatant, or ``distance`` feet away from the foes."""
-    to = action.options.get("to") or action.target
-    feet = int(action.options.get("distance", a.move_budget - a.moved))
-    return move(combat, a, feet, combat.get(to) if to else None)
 
 
 def stand(combat, a, action, rng):
@@ -519,26 +474,10 @@ def expected_damage(c: Combatant, atk: Attack) -> float:
 
 # ---------------------------------------------------------------- what the fight and the tactics read
 
-# hp_text, initiative_text (imported from ._common): hit points, and the initiative rolled.
-reach_left = move_left  # how far a creature can still go before it attacks
-
-
-def longest_range(atk: Attack) -> int:
-    """The farthest a ranged attack reaches (its long range, with disadvantage)."""
-    return max(atk.range)
-
-
-def worth_striking(c: Combatant, atk: Attack) -> bool:
-    return True
+# From ._base: hp_text, initiative_text, reach_left, longest_range (the long range), worth_striking, contest_plan.
 
 
 # ---------------------------------------------------------------- opposed rolls
-
-
-def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
-    """The roll a combatant makes in a contest: d20 + its modifier for the check."""
-    raw = c.checks.get(check_id)
-    return RollPlan(system=SYSTEM, check=check_id, check_name=name, modifier=int(raw or 0), why=f"{name} {int(raw or 0):+d}")
 
 
 def contest_side(c: Contestant, rng: random.Random) -> ContestRoll:

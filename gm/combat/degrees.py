@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..dice import Roll, natural, roll
 from ..systems import RollPlan
 from ..systems.degrees import DEGREES, degree
+from ._base import (DEFAULT_SKILLS, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
+                    contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, may_interrupt, new_round,
+                    opening, roll_initiative)
+from ._base import end_turn as _end_turn
 from ._common import approach, dice, distance, event, move, pick_attack, spend, tick
-from ._common import hp_text, initiative_text  # noqa: F401 - part of the rules protocol, read by Combat
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult
 from .d20 import contest_side
@@ -32,11 +35,9 @@ if TYPE_CHECKING:
     from ._combat import Combat
 
 SYSTEM = "degrees"
-REORDER_EACH_ROUND = False
 TARGETED = {"attack", "strike", "demoralize", "trip", "grapple"}
-INTERRUPT_USES_TURN = False  # no one acts out of turn
-DEFAULT_SKILLS: dict[str, str] = {}  # a Strike rolls its own bonus, not a skill
-RANGE_FEET = 1  # stat block range increments are in feet
+INITIATIVE_ROLL = "Perception for initiative"
+FREE_ACTIONS: set[str] = set()  # every Stride and Step costs one of the three actions
 ACTIONS_PER_TURN = 3
 MAP = (0, -5, -10)
 MAP_AGILE = (0, -4, -8)
@@ -90,35 +91,9 @@ def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
 # ---------------------------------------------------------------- the round
 
 
-def roll_initiative(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
-    out = []
-    for c in combat.combatants.values():
-        r = roll(f"1d20{c.init_mod:+d}" if c.init_mod else "1d20", rng)
-        c.initiative, c.init_roll = r.total, r.breakdown
-        out.append(event(combat, c, "initiative", f"{c.name} rolls Perception for initiative: {r.total}", rolls=[r]))
-    return out
-
-
 def sort_key(c: Combatant) -> tuple:
     """Higher initiative first; on a tie the foes act before the party, then by name."""
     return (-(c.initiative or 0), 0 if c.side == "foes" else 1, c.name)
-
-
-def new_round(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
-    return []
-
-
-def may_interrupt(combat: "Combat", c: Combatant) -> bool:
-    return False
-
-
-def health(c: Combatant) -> float:
-    return c.hp / c.max_hp if c.max_hp else 0.0
-
-
-def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
-    """Nothing happens before the first turn (Stealth for initiative is not modelled)."""
-    return []
 
 
 def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
@@ -146,7 +121,7 @@ def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[Comba
 
 def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
     """Frightened goes down by 1; durations that end now end."""
-    out = tick(combat, c, "end")
+    out = _end_turn(combat, c, rng)
     f = c.condition("frightened")
     if f is not None:
         f.value = (f.value or 1) - 1
@@ -155,7 +130,6 @@ def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatE
             out.append(event(combat, c, "condition", f"{c.name} is no longer frightened"))
         else:
             out.append(event(combat, c, "condition", f"{c.name}'s fright eases to frightened {f.value}"))
-    c.actions_left = 0
     return out
 
 
@@ -214,7 +188,7 @@ def _close_in(combat: "Combat", a: Combatant, t: Combatant, atk: Attack) -> list
 
 
 def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, crit: bool = False,
-         rolls: list[Roll] | None = None, via: str = "") -> list[CombatEvent]:
+         rolls: list[Roll] | None = None, via: str = "", rng: random.Random | None = None) -> list[CombatEvent]:
     """Damage; at 0 HP a monster dies and a character is dying 1 (2 on a critical) plus wounded."""
     src = f" from {via}" if via else ""
     soaked = min(t.temp_hp, amount)
@@ -271,25 +245,15 @@ def recovery_check(combat: "Combat", c: Combatant, rng: random.Random) -> list[C
     return out
 
 
-def damage(combat: "Combat", t: Combatant, amount: int | str, rng: random.Random, *, damage_type: str = "", source: str = "GM") -> list[CombatEvent]:
-    if isinstance(amount, str):
-        r = dice(amount, rng)
-        return hurt(combat, t, r.total, damage_type, rolls=[r], via=source)
-    return hurt(combat, t, max(0, int(amount)), damage_type, via=source)
-
-
-def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
-    if t.status in ("dead", "fled"):
-        raise CombatError(f"{t.name} is {t.status}; healing cannot reach them")
-    t.hp = min(t.max_hp, t.hp + max(0, amount))
-    text = f"{t.name} regains {amount} HP ({t.hp_text()})"
-    if t.status == "down" and t.hp > 0:
-        if t.has("dying"):
-            t.add("wounded", value=t.value("wounded") + 1)
-        t.drop("dying", "unconscious")
-        t.status = "up"
-        text += f" and wakes (wounded {t.value('wounded')})"
-    return [event(combat, t, "heal", text, amount=amount)]
+def revive(t: Combatant) -> str:
+    """Healing wakes a character at 0 HP; having been dying leaves them one step more wounded."""
+    if t.status != "down" or t.hp <= 0:
+        return ""
+    if t.has("dying"):
+        t.add("wounded", value=t.value("wounded") + 1)
+    t.drop("dying", "unconscious")
+    t.status = "up"
+    return f" and wakes (wounded {t.value('wounded')})"
 
 
 def save(combat: "Combat", c: Combatant, check: str, dc: int, rng: random.Random, advantage: int = 0) -> list[CombatEvent]:
@@ -408,7 +372,7 @@ ACTIONS = {"attack": strike, "strike": strike, "stride": stride, "move": stride,
 
 # ---------------------------------------------------------------- what the fight and the tactics read
 
-# hp_text, initiative_text (imported from ._common): hit points, and the Perception rolled.
+# From ._base: hp_text, initiative_text (the Perception rolled), contest_plan.
 
 
 def reach_left(c: Combatant) -> int:
@@ -427,12 +391,6 @@ def worth_striking(c: Combatant, atk: Attack) -> bool:
 
 
 # ---------------------------------------------------------------- opposed rolls
-
-
-def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
-    """The roll a combatant makes in a contest: d20 + its modifier for the check."""
-    raw = c.checks.get(check_id)
-    return RollPlan(system=SYSTEM, check=check_id, check_name=name, modifier=int(raw or 0), why=f"{name} {int(raw or 0):+d}")
 
 
 def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["skill", "defender", "attacker"] = "skill") -> OpposedResult:

@@ -30,8 +30,10 @@ from pydantic import BaseModel
 from ..dice import Roll, percentile, roll
 from ..systems import RollPlan
 from ..systems.percentile import SUCCESS_LEVELS, Coc7eSheet, success_level
-from ._common import approach, dice, distance, event, max_dice, move, move_left, pick_attack, spend, tick
-from ._common import hp_text, initiative_text  # noqa: F401 - part of the rules protocol, read by Combat
+from ._base import (FREE_ACTIONS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, REORDER_EACH_ROUND, TARGETED, damage, damage_roll, end_turn, flee,  # noqa: F401 - the protocol's defaults
+                    heal, health, hp_text, initiative_text, may_interrupt, move_action, new_round, reach_left, sort_key,
+                    worth_striking)
+from ._common import approach, dice, distance, event, max_dice, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, opposed, percentile_winner
 
@@ -39,10 +41,6 @@ if TYPE_CHECKING:
     from ._combat import Combat
 
 SYSTEM = "percentile"
-FREE_ACTIONS = {"move"}  # movement needs no action, only feet
-REORDER_EACH_ROUND = False
-TARGETED = {"attack"}
-INTERRUPT_USES_TURN = False  # no one acts out of turn
 DEFAULT_SKILLS = {"melee": "fighting_brawl", "ranged": "firearms_handgun"}  # an attack without a skill rolls these
 RANGE_FEET = 3  # stat block ranges are in yards
 NEEDED = {"regular": 1, "hard": 2, "extreme": 3}
@@ -124,23 +122,6 @@ def roll_initiative(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
     return out
 
 
-def sort_key(c: Combatant) -> tuple:
-    """Higher DEX first; a tie goes to the higher combat skill, then by name."""
-    return (-(c.initiative or 0), -c.init_mod, c.name)
-
-
-def new_round(combat: "Combat", rng: random.Random) -> list[CombatEvent]:
-    return []
-
-
-def may_interrupt(combat: "Combat", c: Combatant) -> bool:
-    return False
-
-
-def health(c: Combatant) -> float:
-    return c.hp / c.max_hp if c.max_hp else 0.0
-
-
 def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
     """Before the first turn: seeing each kind of horror once costs the party a Sanity roll."""
     return _sanity(combat, rng) if sanity else []
@@ -169,12 +150,6 @@ def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[Comba
         else:
             c.status = "dead"
             out.append(event(combat, c, "death", f"{c.name} fails the CON roll ({r.total}) and dies", rolls=[r], hit=False))
-    return out
-
-
-def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
-    out = tick(combat, c, "end")
-    c.actions_left = 0
     return out
 
 
@@ -339,22 +314,12 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
     return out
 
 
-def damage(combat: "Combat", t: Combatant, amount: int | str, rng: random.Random, *, damage_type: str = "", source: str = "GM") -> list[CombatEvent]:
-    if isinstance(amount, str):
-        r = dice(amount, rng)
-        return hurt(combat, t, r.total, rolls=[r], via=source, rng=rng)
-    return hurt(combat, t, max(0, int(amount)), via=source, rng=rng)
-
-
-def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
-    if t.status in ("dead", "fled"):
-        raise CombatError(f"{t.name} is {t.status}; healing cannot reach them")
-    t.hp = min(t.max_hp, t.hp + max(0, amount))
-    text = f"{t.name} regains {amount} HP ({t.hp_text()})"
+def revive(t: Combatant) -> str:
+    """Any hit point back stops the dying (the wound stays major)."""
     if t.hp > 0 and t.has("dying"):
         t.drop("dying")
-        text += ", no longer dying"
-    return [event(combat, t, "heal", text, amount=amount)]
+        return ", no longer dying"
+    return ""
 
 
 def save(combat: "Combat", c: Combatant, check: str, dc: int, rng: random.Random, advantage: int = 0) -> list[CombatEvent]:
@@ -372,34 +337,17 @@ def dodge(combat, a, action, rng):
     return [event(combat, a, "dodge", f"{a.name} will dodge attacks this round")]
 
 
-def move_action(combat, a, action, rng):
-    to = action.options.get("to") or action.target
-    feet = int(action.options.get("distance", a.move_budget - a.moved))
-    return move(combat, a, feet, combat.get(to) if to else None)
-
-
-def flee(combat, a, action, rng):
-    spend(a, 1, "fleeing")
-    a.status = "fled"
-    return [event(combat, a, "flee", f"{a.name} flees the fight")]
-
-
 ACTIONS = {"attack": attack, "dodge": dodge, "move": move_action, "flee": flee}
 
 
 # ---------------------------------------------------------------- what the fight and the tactics read
 
-# hp_text, initiative_text (imported from ._common): hit points, and DEX.
-reach_left = move_left  # how far a creature can still go before it attacks
+# From ._base: hp_text, initiative_text (DEX), reach_left, worth_striking.
 
 
 def longest_range(atk: Attack) -> int:
     """The farthest a firearm reaches: four times its base range (extreme)."""
     return atk.range[0] * 4
-
-
-def worth_striking(c: Combatant, atk: Attack) -> bool:
-    return True
 
 
 # ---------------------------------------------------------------- opposed rolls

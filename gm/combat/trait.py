@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..dice import Roll, die_size, roll, trait_roll
 from ..systems import RollPlan
 from ..systems.trait import SwadeSheet
-from ._common import approach, distance, event, move, move_left, pick_attack, spend, tick
+from ._base import (FREE_ACTIONS, INITIATIVE_ROLL, damage, end_turn, flee, longest_range, move_action, opening,  # noqa: F401 - the protocol's defaults
+                    reach_left, revive, worth_striking)
+from ._common import approach, distance, event, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, contestant, opposed
 
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
     from ._combat import Combat
 
 SYSTEM = "trait"
-FREE_ACTIONS = {"move"}  # movement needs no action, only Pace
 REORDER_EACH_ROUND = True
 TARGETED = {"attack", "grapple"}
 INTERRUPT_USES_TURN = True  # a joker who acted out of turn is passed over when the order reaches it
@@ -205,12 +206,6 @@ def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[Comba
     return out
 
 
-def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
-    out = tick(combat, c, "end")
-    c.actions_left = 0
-    return out
-
-
 # ---------------------------------------------------------------- attacks and damage
 
 
@@ -333,11 +328,9 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
     return out
 
 
-def damage(combat: "Combat", t: Combatant, amount: int | str, rng: random.Random, *, damage_type: str = "", source: str = "GM") -> list[CombatEvent]:
-    if isinstance(amount, str):
-        r = roll(_damage_expr(t, Attack(name=source, damage=amount)), rng)
-        return hurt(combat, t, r.total, rolls=[r], via=source, rng=rng)
-    return hurt(combat, t, max(0, int(amount)), via=source, rng=rng)
+def damage_roll(c: Combatant, expr: str, rng: random.Random) -> Roll:
+    """A damage expression the GM names, its dice exploding (``str`` is ``c``'s Strength die)."""
+    return roll(_damage_expr(c, Attack(name="damage", damage=expr)), rng)
 
 
 def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
@@ -384,18 +377,6 @@ def grapple(combat, a, action, rng):
     return out
 
 
-def move_action(combat, a, action, rng):
-    to = action.options.get("to") or action.target
-    feet = int(action.options.get("distance", a.move_budget - a.moved))
-    return move(combat, a, feet, combat.get(to) if to else None)
-
-
-def flee(combat, a, action, rng):
-    spend(a, 1, "fleeing")
-    a.status = "fled"
-    return [event(combat, a, "flee", f"{a.name} flees the fight")]
-
-
 ACTIONS: dict[str, Any] = {"attack": attack, "grapple": grapple, "defend": defend, "move": move_action, "flee": flee}
 
 
@@ -412,16 +393,7 @@ def initiative_text(c: Combatant) -> str:
     return c.card or "-"
 
 
-reach_left = move_left  # how far a creature can still go before it attacks (its Pace)
-
-
-def longest_range(atk: Attack) -> int:
-    """The farthest a ranged attack reaches (long range, at -4)."""
-    return max(atk.range)
-
-
-def worth_striking(c: Combatant, atk: Attack) -> bool:
-    return True
+# From ._base: reach_left (its Pace), longest_range (long range, at -4), worth_striking.
 
 
 # ---------------------------------------------------------------- opposed rolls
@@ -458,7 +430,3 @@ def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["ski
     text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {rb.total}: {winner} wins{tail}" + (f" ({rule})" if tie or ra.total < 4 or ra.level == -1 else "")
     return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=tie, raises=raises, rule=rule, text=text)
 
-
-def opening(combat: "Combat", rng: random.Random, *, ambush: bool = False, sanity: bool = True) -> list[CombatEvent]:
-    """Nothing happens before the first turn: the deal is the initiative."""
-    return []
