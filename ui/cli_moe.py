@@ -130,7 +130,7 @@ def _print_findings(report, **where: Any) -> None:
 
 @moe_app.command("import")
 def import_cmd(
-    source: str = typer.Argument(..., help="crd3, fireball, jsonl (ours or Tachikuma-style)."),
+    source: str = typer.Argument(..., help="crd3, fireball, dicebot (SealDice/Dice!/OlivaDice logs), jsonl (ours or Tachikuma-style)."),
     path: Path = typer.Argument(..., help="Input file or folder."),
     out: Path = typer.Option(..., "-o", "--out", help="Output MOE .jsonl."),
     context: int = typer.Option(30, "--context", help="Turns of context before each check request."),
@@ -138,6 +138,11 @@ def import_cmd(
     ruleset: str | None = typer.Option(None, "--ruleset", help="crd3/fireball: rule set of the logs (default dnd5e)."),
     split: str | None = typer.Option(None, "--split", help="Also write OUT.train/.dev/.test.jsonl by episode, e.g. 80/10/10."),
     seed: int = typer.Option(0, "--seed", help="Seed for the episode split."),
+    log_format: str = typer.Option("auto", "--format", help="dicebot: auto, sealdice, dice, olivadice or chat (docs/moe.md)."),
+    excerpt: str = typer.Option("paper", "--excerpt", help="dicebot: paper (Tachikuma §3.4: whole events, ≥2 characters, predictable checks) or window (the last --context turns)."),
+    gap: float = typer.Option(30.0, "--gap", help="dicebot, --excerpt paper: minutes of silence that end an event."),
+    max_context: int = typer.Option(120, "--max-context", help="dicebot, --excerpt paper: at most this many turns of an event."),
+    gm: str | None = typer.Option(None, "--gm", help="dicebot: nicknames of the GM, comma-separated (KP/GM/主持人/守秘人 are found by name)."),
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
 ) -> None:
     """Turn real play logs into MOE instances; reports requests found, kept, and why others were dropped."""
@@ -146,6 +151,8 @@ def import_cmd(
     options: dict[str, Any] = {"context": context, "ruleset": ruleset}
     if source == "crd3":
         options["cast"] = cast
+    if source == "dicebot":
+        options.update(format=log_format, excerpt=excerpt, gap_minutes=gap, max_turns=max_context, gm=gm)
     if source in ("jsonl", "tachikuma"):
         options = {}
     report, written = import_source(source, path, out, split=split, seed=seed, **options)

@@ -16,11 +16,13 @@ from rulesets import VgmError
 from ..dataset import write_moe
 from ._report import ImportReport
 from .crd3 import Cast, ImportError_, find_requests, import_crd3, rolled_number
+from .dicebot import import_dicebot
 from .fireball import command_check, import_fireball
 from .jsonl import import_jsonl, normalize_record
 
 IMPORTERS: dict[str, Callable[..., ImportReport]] = {
     "crd3": import_crd3,
+    "dicebot": import_dicebot,
     "fireball": import_fireball,
     "jsonl": import_jsonl,
     "tachikuma": import_jsonl,
@@ -90,6 +92,6 @@ def import_source(kind: str, source: str | Path, out: str | Path, *, split: str 
 
 
 __all__ = [
-    "IMPORTERS", "ImportReport", "Cast", "ImportError_", "import_crd3", "import_fireball", "import_jsonl", "import_source",
+    "IMPORTERS", "ImportReport", "Cast", "ImportError_", "import_crd3", "import_dicebot", "import_fireball", "import_jsonl", "import_source",
     "split_by_episode", "episode_of", "parse_split", "find_requests", "rolled_number", "command_check", "normalize_record",
 ]
