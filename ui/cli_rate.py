@@ -42,12 +42,15 @@ def create(
     completion_code: Optional[str] = typer.Option(None, "--completion-code", help="With --crowd: the code shown after the last item."),
     redirect: Optional[str] = typer.Option(None, "--redirect", help="With --crowd: where the end page sends participants "
                                            "({code} is replaced; Prolific's completion page by default)."),
+    enroll_rate: Optional[int] = typer.Option(None, "--enroll-rate", help="With --crowd: new participants a minute the open "
+                                              "link takes (default 60; returning ones are never limited)."),
     attention: int = typer.Option(0, "--attention", help="Attention items to mix in blind (from gold checks; obvious answer)."),
     consent: Optional[Path] = typer.Option(None, "--consent", help="A consent form (Markdown) raters accept before the first item."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Build a blind study from saved MOE runs with GM utterances (+gm pipelines)."""
     from eval.ratings import (
+        ENROLL_RATE,
         StudyError,
         build_study,
         check_rater_names,
@@ -60,10 +63,12 @@ def create(
     if n < 1:
         raise StudyError(f"--n {n}: sample 1 or more contexts")
     if crowd is None:
-        for flag, value in (("--quota", quota), ("--completion-code", completion_code), ("--redirect", redirect)):
+        for flag, value in (("--quota", quota), ("--completion-code", completion_code), ("--redirect", redirect),
+                            ("--enroll-rate", enroll_rate)):
             if value is not None:
                 raise StudyError(f"{flag} needs --crowd prolific or --crowd generic (open enrollment)")
-    settings = crowd_settings(crowd, quota=quota, completion_code=completion_code, redirect=redirect) if crowd else None
+    settings = crowd_settings(crowd, quota=quota, completion_code=completion_code, redirect=redirect,
+                              enroll_rate=ENROLL_RATE if enroll_rate is None else enroll_rate) if crowd else None
     consent_text = read_consent(consent) if consent is not None else None
     if attention < 0:
         raise StudyError(f"--attention {attention}: give 0 or more attention items")
@@ -102,7 +107,7 @@ def create(
         console.print(f"[yellow]left out {name}[/]: {why}")
     if settings is not None:
         quota_text = f"up to {settings.quota} participants" if settings.quota else "no quota"
-        _say(f"open enrollment ({settings.platform}): {quota_text}; completion code {settings.completion_code or '-'}; "
+        _say(f"open enrollment ({settings.platform}): {quota_text}, at most {settings.enroll_rate} new a minute; completion code {settings.completion_code or '-'}; "
              f"end page sends them to {settings.redirect or '(nowhere: they close the page)'}")
     if consent_text is not None:
         _say(f"consent form: {consent} (asked before the first item)")

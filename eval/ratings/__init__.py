@@ -24,6 +24,7 @@ from ._criteria import CRITERIA, CRITERION_IDS, Criterion
 from ._crowd import (
     ATTENTION,
     COMMENT_MAX,
+    ENROLL_RATE,
     PLATFORMS,
     CrowdSettings,
     EnrollmentRefused,
@@ -66,7 +67,7 @@ from ._store import (
 
 __all__ = [
     "HUMAN", "REFERENCE_FIELDS", "BuildSummary", "attention_items", "build_study", "load_run", "reference_of",
-    "ATTENTION", "COMMENT_MAX", "PLATFORMS", "CrowdSettings", "EnrollmentRefused", "Participant", "attention_passed", "crowd_settings",
+    "ATTENTION", "COMMENT_MAX", "ENROLL_RATE", "PLATFORMS", "CrowdSettings", "EnrollmentRefused", "Participant", "attention_passed", "crowd_settings",
     "participant_from", "read_consent",
     "CRITERIA", "CRITERION_IDS", "Criterion",
     "BTScore", "MeanCI", "RaterStats", "StudyReport", "bradley_terry", "check_output", "export_csv", "iso_time", "krippendorff_alpha",

@@ -23,6 +23,9 @@ ATTENTION = "attention"
 PROLIFIC_REDIRECT = "https://app.prolific.com/submissions/complete?cc={code}"
 CONSENT_MAX_BYTES = 100_000
 COMMENT_MAX = 2000
+ENROLL_RATE = 60
+"""Default limit of new participants a minute through one open link: a real launch stays under it,
+a script with the link cannot use up the quota in seconds."""
 
 # Query parameters a platform puts on the link: Prolific's own, then common generic ones (MTurk's too).
 PARAMS = {
@@ -46,6 +49,7 @@ class CrowdSettings:
     quota: int | None = None
     completion_code: str | None = None
     redirect: str | None = None
+    enroll_rate: int | None = ENROLL_RATE  # new participants a minute the open link takes; None: no limit
 
     def finish_url(self) -> str | None:
         """Where the end page sends a participant: ``redirect`` with ``{code}`` filled in."""
@@ -67,11 +71,13 @@ def crowd_settings(
     quota: int | None = None,
     completion_code: str | None = None,
     redirect: str | None = None,
+    enroll_rate: int | None = ENROLL_RATE,
 ) -> CrowdSettings:
     """Checked crowd settings for ``vgm rate create``; every mistake is one ``StudyError`` line.
 
     A Prolific study needs a completion code, and without ``redirect`` sends participants to
-    Prolific's completion page with it. ``{code}`` in ``redirect`` becomes the code.
+    Prolific's completion page with it. ``{code}`` in ``redirect`` becomes the code. ``enroll_rate``
+    caps new participants a minute through the open link.
     """
     if platform not in PLATFORMS:
         raise StudyError(f"--crowd {platform!r}: use prolific or generic")
@@ -87,7 +93,9 @@ def crowd_settings(
         parts = urlsplit(redirect)
         if parts.scheme not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in redirect) or len(redirect) > 2000:
             raise StudyError(f"--redirect {redirect[:80]!r}: give a full http(s) address, e.g. {PROLIFIC_REDIRECT}")
-    return CrowdSettings(platform, quota, completion_code, redirect)
+    if enroll_rate is not None and not 1 <= enroll_rate <= 100_000:
+        raise StudyError(f"--enroll-rate {enroll_rate}: give the new participants a minute the link may take, e.g. 60")
+    return CrowdSettings(platform, quota, completion_code, redirect, enroll_rate)
 
 
 def read_consent(path: str | Path) -> str:

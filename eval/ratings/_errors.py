@@ -25,7 +25,8 @@ class EnrollmentRefused(VgmError):
     ``reason`` is one of ``closed`` (no such enrollment link), ``full`` (quota reached), ``forged``
     (a participant id the platform would never send), ``missing`` (no participant id where the
     platform always sends one), ``reused`` (the id already has a session in this study from another
-    platform session), ``consent`` (the consent form was not accepted), ``unfinished`` (completion
+    platform session, or without proof that it is the same person), ``busy`` (the link enrolled its
+    limit for the minute), ``consent`` (the consent form was not accepted), ``unfinished`` (completion
     asked before the last item). ``status`` is the HTTP status a page or the API answers with.
     """
 
@@ -37,8 +38,10 @@ class EnrollmentRefused(VgmError):
         "reused": "You are already taking part",
         "consent": "Consent is needed to take part",
         "unfinished": "Not finished yet",
+        "busy": "Too many people are joining right now",
     }
-    STATUS = {"closed": 404, "full": 409, "forged": 422, "missing": 422, "reused": 409, "consent": 403, "unfinished": 409}
+    STATUS = {"closed": 404, "full": 409, "forged": 422, "missing": 422, "reused": 409, "consent": 403, "unfinished": 409,
+              "busy": 429}
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)

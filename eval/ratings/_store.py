@@ -7,6 +7,7 @@ constraints, so no interface (web page, HTTP, script) can store a bad rating.
 """
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import math
@@ -25,7 +26,7 @@ from ._criteria import AB_CHOICES, CRITERION_IDS, SCORE_MAX, SCORE_MIN
 from ._crowd import COMMENT_MAX, CrowdSettings, Participant, attention_passed
 from ._errors import AccessDenied, EnrollmentRefused, InvalidRating, StudyError  # noqa: F401  (re-exported)
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 DEFAULT_BASE_URL = "http://127.0.0.1:7860"
 
 _SCHEMA = f"""
@@ -81,6 +82,7 @@ _ADDED_COLUMNS = {
         ("session_id", "TEXT"),
         ("consented_at", "REAL"),
         ("completed_at", "REAL"),
+        ("browser_secret", "TEXT"),  # sha256 of the secret this rater's browser got at enrollment (schema 3)
     ],
     "items": [
         ("attention", "INTEGER NOT NULL DEFAULT 0 CHECK (attention IN (0, 1))"),
@@ -91,6 +93,9 @@ _ADDED_COLUMNS = {
     ],
 }
 _INDEXES = "CREATE UNIQUE INDEX IF NOT EXISTS raters_participant ON raters (participant_id) WHERE participant_id IS NOT NULL;"
+# Schema 3: when the server first showed a rater an item; the only clock a time per item is read from.
+_SERVED = ("CREATE TABLE IF NOT EXISTS served (rater_id INTEGER NOT NULL REFERENCES raters(id),"
+           " item_id INTEGER NOT NULL REFERENCES items(id), served_at REAL NOT NULL, PRIMARY KEY (rater_id, item_id))")
 
 
 def _upgrade(conn: sqlite3.Connection) -> None:
@@ -101,6 +106,7 @@ def _upgrade(conn: sqlite3.Connection) -> None:
             if name not in have:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
     conn.execute(_INDEXES)
+    conn.execute(_SERVED)
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,7 @@ class Rater:
     token: str
     source: str = "invited"  # or "enrolled" through the open link
     participant_id: str | None = None
+    secret: str | None = None  # the browser secret, only on the enrollment that issued it (never stored in clear)
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,11 @@ def new_token() -> str:
     return secrets.token_urlsafe(16)
 
 
+def _digest(secret: str) -> str:
+    """What the file keeps of a browser secret: a copied study file cannot be used to resume anyone."""
+    return hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()
+
+
 # Meta keys written once at creation: read from the file once per ``Study`` object.
 _FIXED_META = frozenset({"name", "seed", "admin_token", "crowd", "consent", "enroll_key", "base_url", "sources", "created_at"})
 _WRITE_LOCKS: dict[str, threading.Lock] = {}
@@ -196,6 +208,7 @@ class Study:
         self._fixed: dict[str, str | None] = {}
         self._items: list[int] | None = None
         self._keeper: sqlite3.Connection | None = None
+        self.clock = time.time  # every stored time comes from here; tests move it instead of sleeping
 
     # -- connections -------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -444,58 +457,81 @@ class Study:
     def _same_session(row: sqlite3.Row, who: Participant) -> bool:
         return row["session_id"] == who.session_id and row["platform_study_id"] == who.study_id
 
-    def returning(self, key, who: Participant) -> Rater | None:
-        """The rater a returning participant already is (same id, same platform session), without writing.
+    @staticmethod
+    def _proves(row: sqlite3.Row, who: Participant, secret: str | None) -> bool:
+        """Whether the arrival proves it is this rater: the platform's session id recorded at enrollment,
+        or the browser secret issued then. A participant id alone proves nothing (MTurk ids are public)."""
+        if row["session_id"] and who.session_id and hmac.compare_digest(row["session_id"], who.session_id):
+            return True
+        return bool(secret and isinstance(secret, str) and row["browser_secret"]
+                    and hmac.compare_digest(row["browser_secret"], _digest(secret[:200])))
 
-        None for a newcomer; ``EnrollmentRefused('reused')`` when the id already has a session from
-        another platform session.
-        """
-        self.check_enroll_key(key)
-        if not who.participant_id:
-            return None
-        with self._read() as conn:
+    def _returning(self, conn: sqlite3.Connection, who: Participant, secret: str | None) -> Rater | None:
+        """The rater this arrival already is, None for a newcomer; ``reused`` for a known id without proof."""
+        if who.participant_id:
             row = conn.execute("SELECT * FROM raters WHERE participant_id = ?", (who.participant_id,)).fetchone()
-        if row is None:
-            return None
-        if not self._same_session(row, who):
-            raise EnrollmentRefused("reused", "this participant id already takes part in this study from another "
-                                              "session; go back to your first session's page")
-        return _rater_of(row)
+            if row is None:
+                return None
+            if not self._same_session(row, who):
+                raise EnrollmentRefused("reused", "this participant id already takes part in this study from another "
+                                                  "session; go back to your first session's page")
+            if not self._proves(row, who, secret):
+                raise EnrollmentRefused("reused", "this participant id already takes part in this study; continue in the "
+                                                  "browser you started in (its link keeps your place)")
+            return _rater_of(row)
+        if secret and isinstance(secret, str):
+            row = conn.execute("SELECT * FROM raters WHERE browser_secret = ? AND participant_id IS NULL",
+                               (_digest(secret[:200]),)).fetchone()
+            return _rater_of(row) if row is not None else None
+        return None
 
-    def enroll(self, key, who: Participant, *, consent: bool = False) -> tuple[Rater, bool]:
+    def returning(self, key, who: Participant, secret: str | None = None) -> Rater | None:
+        """The rater a returning participant already is, without writing (see ``enroll``)."""
+        self.check_enroll_key(key)
+        with self._read() as conn:
+            return self._returning(conn, who, secret)
+
+    def enroll(self, key, who: Participant, *, consent: bool = False, secret: str | None = None) -> tuple[Rater, bool]:
         """Issue a private rater token to a participant arriving by the open link; ``(rater, resumed)``.
 
-        One write transaction decides everything: a returning participant (same id, same session)
-        gets their own rater back; a new one needs the consent form accepted (when there is one)
-        and a free place under the quota. A refusal writes nothing.
+        One write transaction decides everything. A returning participant gets their own rater back
+        only with proof: the platform session id recorded at enrollment, or ``secret``, the browser
+        secret a new rater receives (``Rater.secret``; the page keeps it in a cookie). A new one needs
+        the consent form accepted (when there is one), a free place under the quota, and the link not
+        to have enrolled ``enroll_rate`` people in the last minute. A refusal writes nothing.
         """
         crowd = self.check_enroll_key(key)
         needs_consent = bool(self.consent_text())
-        now = time.time()
+        now = self.clock()
         with self._write() as conn:
-            if who.participant_id:
-                row = conn.execute("SELECT * FROM raters WHERE participant_id = ?", (who.participant_id,)).fetchone()
-                if row is not None:
-                    if not self._same_session(row, who):
-                        raise EnrollmentRefused("reused", "this participant id already takes part in this study from "
-                                                          "another session; go back to your first session's page")
-                    return _rater_of(row), True
+            back = self._returning(conn, who, secret)
+            if back is not None:
+                return back, True
             if needs_consent and consent is not True:
                 raise EnrollmentRefused("consent", "to take part, read the consent form and tick 'I agree'")
             enrolled = conn.execute("SELECT COUNT(*) FROM raters WHERE source = 'enrolled'").fetchone()[0]
             if crowd.quota is not None and enrolled >= crowd.quota:
                 raise EnrollmentRefused("full", f"all {crowd.quota} places in this study are taken; thank you for your interest")
+            rate = crowd.enroll_rate
+            if rate and conn.execute("SELECT COUNT(*) FROM raters WHERE source = 'enrolled' AND created_at > ?",
+                                     (now - 60.0,)).fetchone()[0] >= rate:
+                raise EnrollmentRefused("busy", "many people are joining this study right now; try again in a minute")
             number = enrolled + 1
             while conn.execute("SELECT 1 FROM raters WHERE name = ?", (f"P{number:04d}",)).fetchone():
                 number += 1
-            token = new_token()
+            token, browser = new_token(), new_token()
             cur = conn.execute(
-                "INSERT INTO raters (name, token, created_at, source, participant_id, platform_study_id, session_id, consented_at)"
-                " VALUES (?, ?, ?, 'enrolled', ?, ?, ?, ?)",
+                "INSERT INTO raters (name, token, created_at, source, participant_id, platform_study_id, session_id, consented_at,"
+                " browser_secret) VALUES (?, ?, ?, 'enrolled', ?, ?, ?, ?, ?)",
                 (f"P{number:04d}", token, now, who.participant_id, who.study_id, who.session_id,
-                 now if needs_consent else None),
+                 now if needs_consent else None, _digest(browser)),
             )
-        return Rater(cur.lastrowid, f"P{number:04d}", token, "enrolled", who.participant_id), False
+            rater = Rater(cur.lastrowid, f"P{number:04d}", token, "enrolled", who.participant_id, browser)
+            self._on_new_rater(conn, rater.id, now)
+        return rater, False
+
+    def _on_new_rater(self, conn: sqlite3.Connection, rater_id: int, now: float) -> None:
+        """Hook for a study design: give a new rater their items (inside the enrolling transaction)."""
 
     def base_url(self, explicit: str | None = None, served: str | None = None) -> str:
         """Where raters reach the app: ``explicit``, else the ``--base-url`` given at creation, else
@@ -688,16 +724,24 @@ class RaterView:
         order = self.order()
         with self.study._read() as conn:
             mine = self._mine(conn)
-            for item_id in order:
-                if item_id not in mine:
-                    return self.study._item_view(conn, item_id)
-            skipped = [i for i in order if mine[i]["skipped"]]
-            if not skipped:
-                return None
-            if after in skipped and len(skipped) > 1:
-                idx = skipped.index(after)
-                skipped = skipped[idx + 1 :] + skipped[: idx + 1]
-            return self.study._item_view(conn, skipped[0])
+            chosen = next((i for i in order if i not in mine), None)
+            if chosen is None:
+                skipped = [i for i in order if mine[i]["skipped"]]
+                if not skipped:
+                    return None
+                if after in skipped and len(skipped) > 1:
+                    idx = skipped.index(after)
+                    skipped = skipped[idx + 1 :] + skipped[: idx + 1]
+                chosen = skipped[0]
+            view = self.study._item_view(conn, chosen)
+        self._served(chosen)
+        return view
+
+    def _served(self, item_id: int) -> None:
+        """Note when the server first showed this rater the item: its time is measured from here."""
+        with self.study._write() as conn:
+            conn.execute("INSERT INTO served (rater_id, item_id, served_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                         (self.rater.id, item_id, self.study.clock()))
 
     def item(self, item_id: int) -> ItemView:
         item_id = item_id_of(item_id)
@@ -750,7 +794,7 @@ class RaterView:
     def consent(self) -> None:
         """Record that this rater accepted the consent form (once; accepting again changes nothing)."""
         with self.study._write() as conn:
-            conn.execute("UPDATE raters SET consented_at = ? WHERE id = ? AND consented_at IS NULL", (time.time(), self.rater.id))
+            conn.execute("UPDATE raters SET consented_at = ? WHERE id = ? AND consented_at IS NULL", (self.study.clock(), self.rater.id))
 
     def finished(self) -> bool:
         """Every item answered (skipped ones count only once answered)."""
@@ -777,7 +821,7 @@ class RaterView:
                 left = total - done
                 raise EnrollmentRefused("unfinished", f"{left} item{'s' if left != 1 else ''} still to rate; "
                                                       "the completion code comes after the last one")
-            conn.execute("UPDATE raters SET completed_at = ? WHERE id = ? AND completed_at IS NULL", (time.time(), self.rater.id))
+            conn.execute("UPDATE raters SET completed_at = ? WHERE id = ? AND completed_at IS NULL", (self.study.clock(), self.rater.id))
         crowd = self.study.crowd()
         return Completion(crowd.completion_code if crowd else None, crowd.finish_url() if crowd else None, total)
 
@@ -787,34 +831,37 @@ class RaterView:
         return [self.my_rating(i) for i in ids]
 
     def _store(self, item_id: int, *, kind: str, scores: dict | None = None, choice: str | None = None,
-               skipped: bool = False, seconds: float | None = None, comment: str | None = None) -> None:
+               skipped: bool = False, comment: str | None = None) -> None:
         item_id = item_id_of(item_id)
-        seconds = _seconds(seconds)
         comment = _comment(comment)
-        now = time.time()
         scores = scores or {}
         with self.study._write() as conn:  # BEGIN IMMEDIATE: the checks below and the write are one transaction
+            now = self.study.clock()
             if conn.execute("SELECT 1 FROM meta WHERE key = 'consent'").fetchone() and conn.execute(
                     "SELECT consented_at FROM raters WHERE id = ?", (self.rater.id,)).fetchone()[0] is None:
                 raise EnrollmentRefused("consent", "accept the consent form first (open /consent with your link's token)")
             row = conn.execute("SELECT kind, condition FROM items WHERE id = ?", (item_id,)).fetchone()
             if row is None:
                 raise InvalidRating(f"item {item_id} is not in this study")
+            self._check_assigned(conn, item_id)
             if skipped:
                 existing = conn.execute("SELECT skipped FROM ratings WHERE rater_id = ? AND item_id = ?",
                                         (self.rater.id, item_id)).fetchone()
                 if existing is not None and not existing["skipped"]:
                     return  # already answered: a skip (even one racing the answer) must not erase it
+                # a skipped item is timed afresh when it comes back
+                conn.execute("DELETE FROM served WHERE rater_id = ? AND item_id = ?", (self.rater.id, item_id))
             if not skipped and row["kind"] != kind:
                 want = "pick a, b or tie" if row["kind"] == "ab" else "give the three scores"
                 raise InvalidRating(f"item {item_id} is a {row['kind']} item: {want}")
+            seconds = None if skipped else self._seconds_on(conn, item_id, now)
             conn.execute(
                 "INSERT INTO ratings (rater_id, item_id, condition, naturalness, groundedness, factual, choice, skipped, seconds,"
                 " created_at, updated_at, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (rater_id, item_id) DO UPDATE SET naturalness = excluded.naturalness,"
                 " groundedness = excluded.groundedness, factual = excluded.factual, choice = excluded.choice,"
-                " skipped = excluded.skipped, seconds = excluded.seconds, updated_at = excluded.updated_at,"
-                " comment = excluded.comment",
+                " skipped = excluded.skipped, seconds = coalesce(ratings.seconds, excluded.seconds),"
+                " updated_at = excluded.updated_at, comment = excluded.comment",
                 (
                     self.rater.id, item_id, row["condition"],
                     scores.get("naturalness"), scores.get("groundedness"), scores.get("factual"),
@@ -822,24 +869,41 @@ class RaterView:
                 ),
             )
 
-    def submit(self, item_id: int, naturalness, groundedness, factual, *, seconds: float | None = None,
-               comment: str | None = None) -> None:
-        """Store (or replace) this rater's three scores for a single-utterance item, with an optional comment."""
+    def _check_assigned(self, conn: sqlite3.Connection, item_id: int) -> None:
+        """Hook for a study design: refuse an item that is not this rater's."""
+
+    def _seconds_on(self, conn: sqlite3.Connection, item_id: int, now: float) -> float | None:
+        """Seconds this rater spent on an item, by the server's clock: since the item was served, or, for an
+        answer to an item never served (a script posting ids), since the rater's previous answer or arrival.
+        Whatever a client says about its own time is never read."""
+        row = conn.execute("SELECT served_at FROM served WHERE rater_id = ? AND item_id = ?", (self.rater.id, item_id)).fetchone()
+        if row is not None:
+            since = row["served_at"]
+        else:
+            since = conn.execute(
+                "SELECT max(coalesce((SELECT max(updated_at) FROM ratings WHERE rater_id = r.id), 0),"
+                " coalesce(r.consented_at, 0), r.created_at) FROM raters r WHERE r.id = ?", (self.rater.id,)).fetchone()[0]
+        return _seconds(now - since) if since is not None else None
+
+    def submit(self, item_id: int, naturalness, groundedness, factual, *, comment: str | None = None) -> None:
+        """Store (or replace) this rater's three scores for a single-utterance item, with an optional comment.
+
+        The time spent is the server's: from when ``next_item`` served the item to now."""
         scores = {
             "naturalness": _check_score("naturalness", naturalness),
             "groundedness": _check_score("groundedness", groundedness),
             "factual": _check_score("factual", factual),
         }
-        self._store(item_id, kind="score", scores=scores, seconds=seconds, comment=comment)
+        self._store(item_id, kind="score", scores=scores, comment=comment)
 
-    def choose(self, item_id: int, choice: str, *, seconds: float | None = None, comment: str | None = None) -> None:
+    def choose(self, item_id: int, choice: str, *, comment: str | None = None) -> None:
         """Store this rater's pick for an A/B item: ``a``, ``b`` or ``tie``, with an optional comment."""
         if not isinstance(choice, str):
             raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
         choice = choice.strip().lower()
         if choice not in AB_CHOICES:
             raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
-        self._store(item_id, kind="ab", choice=choice, seconds=seconds, comment=comment)
+        self._store(item_id, kind="ab", choice=choice, comment=comment)
 
     def skip(self, item_id: int) -> None:
         """Mark an item skipped; it comes back once every other item is answered."""
@@ -884,7 +948,7 @@ class AdminView:
         try:
             with self.study._write() as conn:
                 cur = conn.execute(
-                    "INSERT INTO raters (name, token, created_at) VALUES (?, ?, ?)", (name, token, time.time())
+                    "INSERT INTO raters (name, token, created_at) VALUES (?, ?, ?)", (name, token, self.study.clock())
                 )
         except sqlite3.IntegrityError:
             raise StudyError(f"a rater named {name!r} already exists in {self.study.path}; pick another name") from None

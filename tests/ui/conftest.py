@@ -17,6 +17,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--headless", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+class Clock:
+    """A study clock a test moves by hand (``study.clock = Clock()``), so timing tests never sleep."""
+
+    def __init__(self, now: float = 1_700_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 @pytest.fixture
 def demo_runs(tmp_path):
     return write_demo_runs(tmp_path / "demo", n=12)

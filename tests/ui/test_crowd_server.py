@@ -96,7 +96,8 @@ def test_the_api_enrolls_with_the_same_rules(crowd_server):
     assert rows(study) == before
     first = httpx.post(f"{url}/api/rate/enroll", json={**body, "consent": True}).json()
     again = httpx.post(f"{url}/api/rate/enroll", json={**body, "consent": True}).json()
-    assert again == {**first, "resumed": True} and first["resumed"] is False
+    assert first["resumed"] is False and again["resumed"] is True and again["token"] == first["token"]
+    assert first["secret"] and "secret" not in again  # the browser secret is handed out once, to the newcomer
 
 
 def test_completion_before_the_last_item_is_refused_then_given_with_the_code(crowd_server):

@@ -22,6 +22,8 @@ from eval.ratings import (
     study_report,
 )
 
+from .conftest import Clock
+
 CONSENT = "# Consent\n\nYou will rate short lines. Your answers are anonymous.\n\n<script>alert(1)</script>"
 
 
@@ -226,15 +228,72 @@ def test_report_flags_failed_attention_and_can_leave_those_raters_out(crowd):
 
 def test_median_seconds_per_item_and_the_too_fast_flag(crowd):
     key = crowd.enroll_key()
+    crowd.clock = clock = Clock()
     slow, fast = (crowd.rater(crowd.enroll(key, who(k), consent=True)[0].token) for k in (1, 2))
     for view, secs in ((slow, 12.0), (fast, 0.8)):
         while (item := view.next_item()) is not None:
-            view.submit(item.id, 2, 2, 2, seconds=secs)
+            clock.advance(secs)
+            view.submit(item.id, 2, 2, 2)
     rep = study_report(crowd.owner(), too_fast=3.0)
     stats = {r.rater: r for r in rep.rater_stats}
-    assert stats["P0001"].median_seconds == 12.0 and not stats["P0001"].too_fast
-    assert stats["P0002"].median_seconds == 0.8 and stats["P0002"].too_fast and rep.too_fast == ["P0002"]
+    assert stats["P0001"].median_seconds == pytest.approx(12.0) and not stats["P0001"].too_fast
+    assert stats["P0002"].median_seconds == pytest.approx(0.8) and stats["P0002"].too_fast and rep.too_fast == ["P0002"]
     assert study_report(crowd.owner(), exclude_too_fast=True).excluded == ["P0002"]
+
+
+def test_time_per_item_is_the_servers_from_when_the_item_was_served(crowd):
+    crowd.clock = clock = Clock()
+    view = crowd.rater(crowd.enroll(crowd.enroll_key(), who(1), consent=True)[0].token)
+    first = view.next_item()
+    clock.advance(20.0)
+    view.skip(first.id)  # a skipped item is timed afresh when it comes back
+    second = view.next_item(after=first.id)
+    clock.advance(5.0)
+    view.submit(second.id, 3, 3, 3)
+    clock.advance(9.0)
+    view.submit(second.id, 4, 4, 4)  # changing an answer keeps the first time
+    rows = {r.item_id: r for r in crowd.owner().ratings()}
+    assert rows[second.id].seconds == pytest.approx(5.0) and rows[second.id].scores["naturalness"] == 4
+    while (item := view.next_item()) is not None and item.id != first.id:
+        view.submit(item.id, 3, 3, 3)
+    clock.advance(7.0)
+    view.submit(first.id, 3, 3, 3)
+    assert {r.item_id: r for r in crowd.owner().ratings()}[first.id].seconds == pytest.approx(7.0)
+
+
+def test_an_id_without_the_secret_or_the_session_does_not_get_the_token_back(tmp_path, demo_runs):
+    s, _, _ = build_study(demo_runs, tmp_path / "g.db", n=2, crowd=crowd_settings("generic"))
+    key = s.enroll_key()
+    worker = Participant("A1WORKER77")  # MTurk worker ids are not secret
+    first, resumed = s.enroll(key, worker)
+    assert not resumed and first.secret and first.secret != first.token
+    with pytest.raises(EnrollmentRefused) as refused:
+        s.enroll(key, worker)
+    assert refused.value.reason == "reused" and "browser you started in" in str(refused.value)
+    with pytest.raises(EnrollmentRefused):
+        s.returning(key, worker, "a guessed secret")
+    again, resumed = s.enroll(key, worker, secret=first.secret)
+    assert resumed and again.token == first.token and again.secret is None  # the secret is handed out once
+    anonymous, _ = s.enroll(key, Participant())  # no id at all: the browser's secret alone brings it back
+    assert s.returning(key, Participant(), anonymous.secret).token == anonymous.token
+    assert s.returning(key, Participant(), first.secret) is None  # another participant's secret is not a way in
+    with_session = Participant("A2WORKER88", None, "ASSIGN0001")  # the platform's session id is proof too
+    made, _ = s.enroll(key, with_session)
+    assert s.enroll(key, with_session)[0].token == made.token
+    assert "secret" not in sqlite3.connect(s.path).execute("SELECT group_concat(browser_secret) FROM raters").fetchone()[0]
+    assert first.secret not in open(s.path, "rb").read().decode("latin-1")
+
+
+def test_the_open_link_enrolls_at_most_its_rate_a_minute(tmp_path, demo_runs):
+    s, _, _ = build_study(demo_runs, tmp_path / "g.db", n=2, crowd=crowd_settings("generic", enroll_rate=3))
+    s.clock = clock = Clock()
+    made = [s.enroll(s.enroll_key(), Participant())[0] for _ in range(3)]
+    with pytest.raises(EnrollmentRefused) as busy:
+        s.enroll(s.enroll_key(), Participant())
+    assert busy.value.reason == "busy" and busy.value.status == 429 and counts(s)[0] == 3
+    assert s.enroll(s.enroll_key(), Participant(), secret=made[0].secret)[1] is True  # coming back is never limited
+    clock.advance(61)
+    assert s.enroll(s.enroll_key(), Participant())[1] is False
 
 
 def test_csv_has_iso_timestamps_participants_attention_and_comments(crowd):
@@ -261,7 +320,7 @@ def test_a_study_file_from_before_crowd_studies_opens_and_upgrades(tmp_path, stu
     again = Study.open(study.path)
     view = again.rater(raters[0].token)
     view.submit(view.next_item().id, 5, 5, 5, comment="fine")
-    assert again._meta("schema") == "2" and again.crowd() is None and not view.needs_consent()
+    assert again._meta("schema") == "3" and again.crowd() is None and not view.needs_consent()
 
 
 def test_links_use_the_address_served_unless_a_public_one_was_given(crowd, tmp_path, demo_runs):

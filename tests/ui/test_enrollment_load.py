@@ -117,7 +117,8 @@ def test_200_participants_enroll_at_once_each_gets_one_token_and_no_rating_is_lo
 
     runs = write_demo_runs(tmp_path / "demo", n=6)
     study, admin, summary = build_study(runs, tmp_path / "crowd.db", n=2, attention=1,
-                                        crowd=crowd_settings("prolific", quota=PARTICIPANTS, completion_code="C0DE1234"))
+                                        crowd=crowd_settings("prolific", quota=PARTICIPANTS, completion_code="C0DE1234",
+                                                             enroll_rate=PARTICIPANTS))
     assert summary.items == 5  # 2 contexts x 2 runs + 1 attention item
     with ServerProcess(study=tmp_path / "crowd.db", log_path=tmp_path / "server.log") as server:
         cpu = _cpu_seconds(server.proc.pid)

@@ -6,6 +6,8 @@ from eval.ratings import build_study
 from ui.web._common import AppContext
 from ui.web._rate import RateTab
 
+from .conftest import Clock
+
 
 def _tab(study):
     with gr.Blocks():
@@ -27,7 +29,7 @@ def test_ab_item_shows_two_lines_and_stores_the_pick(ab_study):
     assert "A:" in shown[tab.utter_a] and "B:" in shown[tab.utter_b] and "checks proposed" in shown[tab.utter_a]
     assert "tbs_gm" not in str(shown) and "template_gm" not in str(shown)  # blind
     item = shown[tab.item_id]
-    after = tab._submit(token, item, 0.0, None, None, None, "b")
+    after = tab._submit(token, item, None, None, None, "b")
     assert study.rater(token).my_rating(item)["choice"] == "b"
     assert after[tab.item_id] != item and "vgm-done\">1<" in after[tab.progress]
 
@@ -37,7 +39,7 @@ def test_ab_submit_without_a_pick_is_refused(ab_study):
     token = study.owner().add_rater("eve").token
     tab = _tab(study)
     item = tab.on_load(token)[tab.item_id]
-    out = tab._submit(token, item, 0.0, None, None, None, None)
+    out = tab._submit(token, item, None, None, None, None)
     assert "pick A, B or tie" in out[tab.alert]
     assert study.rater(token).my_ratings() == []
 
@@ -45,7 +47,7 @@ def test_ab_submit_without_a_pick_is_refused(ab_study):
 def test_page_handlers_refuse_a_token_they_were_not_given(study, raters):
     tab = _tab(study)
     item = tab.on_load(raters[0].token)[tab.item_id]
-    out = tab._submit("forged", item, 0.0, "5", "5", "5", None)
+    out = tab._submit("forged", item, "5", "5", "5", None)
     assert "access denied" in out[tab.status]["value"] and out[tab.rater_panel]["visible"] is False
     assert study.owner().ratings() == []
     assert "access denied" in tab._refresh(raters[0].token)[tab.admin_summary]  # a rater is not the owner
@@ -102,11 +104,11 @@ def test_the_last_item_cannot_be_skipped_and_the_end_page_has_the_code_and_no_bu
     shown = tab.on_load(token)
     for _ in range(4):
         assert shown[tab.skip_btn]["visible"] is True
-        shown = tab._submit(token, shown[tab.item_id], 0.0, "3", "3", "3", None, "")
+        shown = tab._submit(token, shown[tab.item_id], "3", "3", "3", None, "")
     assert shown[tab.skip_btn]["visible"] is False  # the fifth and last item: skipping leads nowhere
     refused = tab._skip(token, shown[tab.item_id])
     assert "last item" in refused[tab.alert] and study.rater(token).progress().skipped == 0
-    end = tab._submit(token, shown[tab.item_id], 0.0, "3", "3", "3", None, "a comment")
+    end = tab._submit(token, shown[tab.item_id], "3", "3", "3", None, "a comment")
     assert end[tab.rater_panel]["visible"] is False and end[tab.end_panel]["visible"] is True  # Submit/Skip go with the panel
     assert 'id="vgm-code">C0DE1234<' in end[tab.end] and f"/complete?token={token}" in end[tab.end]
     assert next(r for r in study.owner().raters() if r["source"] == "enrolled")["completed_at"] is not None
@@ -134,12 +136,14 @@ def test_an_invited_rater_is_sent_to_the_consent_form_first(crowd_study):
 def test_owner_dashboard_shows_enrollment_attention_and_can_leave_failures_out(crowd_study):
     study, admin_token = crowd_study
     tab = _tab(study)
+    study.clock = clock = Clock()
     for k, attentive in ((1, True), (2, False)):
         token = _enroll(study, k)
         view = study.rater(token)
         while (item := view.next_item()) is not None:
             wrong_line = "Brother Osk" in item.utterance or "Lady Vantree" in item.utterance
-            view.submit(item.id, *((3, 1, 1) if wrong_line and attentive else (4, 4, 4)), seconds=8.0)
+            clock.advance(8.0)  # the server times each item from when it served it
+            view.submit(item.id, *((3, 1, 1) if wrong_line and attentive else (4, 4, 4)))
     shown = tab.on_load(admin_token)
     summary = shown[tab.admin_summary]
     assert "Open enrollment (prolific): **2** of 5 places taken, **2** finished all items, 0 took the completion code" in summary

@@ -34,6 +34,7 @@ from ._guard import bearer_token
 
 ITEM_ID_MAX = 2**62
 ID_MAX = 200  # characters in a token, key or platform id a request may send
+SECRET_COOKIE = "vgm_enrolled"  # the browser secret of an open-link participant, scoped to that link's path
 
 
 class Submission(BaseModel):
@@ -51,7 +52,7 @@ class Submission(BaseModel):
     factual: int | str | None = None
     choice: str | None = Field(None, max_length=10)
     skip: bool = False
-    seconds: float | None = Field(None, ge=0, le=3.2e7, allow_inf_nan=False)
+    seconds: float | None = Field(None, ge=0, le=3.2e7, allow_inf_nan=False)  # accepted from old clients, never read:
     comment: str | None = Field(None, max_length=COMMENT_MAX)
 
 
@@ -64,6 +65,7 @@ class Enrollment(BaseModel):
     participant_id: str | None = Field(None, max_length=ID_MAX)
     study_id: str | None = Field(None, max_length=ID_MAX)
     session_id: str | None = Field(None, max_length=ID_MAX)
+    secret: str | None = Field(None, max_length=ID_MAX)  # the browser secret the first enrollment answered with
     consent: bool = False
 
 
@@ -119,10 +121,9 @@ def rate_router(ctx: AppContext) -> APIRouter:
             if body.skip:
                 view.skip(body.item_id)
             elif body.choice is not None:
-                view.choose(body.item_id, body.choice, seconds=body.seconds, comment=body.comment)
-            else:
-                view.submit(body.item_id, body.naturalness, body.groundedness, body.factual, seconds=body.seconds,
-                            comment=body.comment)
+                view.choose(body.item_id, body.choice, comment=body.comment)
+            else:  # the time spent is the server's (from when /next served the item), not the body's "seconds"
+                view.submit(body.item_id, body.naturalness, body.groundedness, body.factual, comment=body.comment)
         except InvalidRating as exc:
             raise HTTPException(status_code=422, detail=str(exc)) from None
         except EnrollmentRefused as exc:
@@ -143,10 +144,11 @@ def rate_router(ctx: AppContext) -> APIRouter:
             crowd = ctx.study.check_enroll_key(body.key)
             who = participant_from(crowd.platform, _platform_params(crowd.platform, body.participant_id, body.study_id,
                                                                     body.session_id))
-            found, resumed = ctx.study.enroll(body.key, who, consent=body.consent)
+            found, resumed = ctx.study.enroll(body.key, who, consent=body.consent, secret=body.secret)
         except EnrollmentRefused as exc:
             raise _refused(exc) from None
-        return {"token": found.token, "rater": found.name, "resumed": resumed}
+        # the secret comes once, to the newcomer; resuming needs it (or the platform's session id)
+        return {"token": found.token, "rater": found.name, "resumed": resumed, **({"secret": found.secret} if found.secret else {})}
 
     @router.post("/consent")
     def consent(request: Request) -> dict:
@@ -263,8 +265,11 @@ def page_router(ctx: AppContext) -> APIRouter:
     def to_items(token: str) -> RedirectResponse:
         return RedirectResponse(f"/?token={quote(token, safe='')}", status_code=303, headers={"Cache-Control": "no-store"})
 
-    def arrive(key: str, params: dict, form: dict | None):
-        """GET shows the start page (or resumes a returning participant); POST enrolls. One rule set, in the store."""
+    def arrive(key: str, params: dict, form: dict | None, secret: str | None):
+        """GET shows the start page (or resumes a returning participant); POST enrolls. One rule set, in the store.
+
+        A new participant's browser keeps its secret in a cookie for this link; coming back, that
+        cookie (or the platform's session id) is the proof that it is the same person."""
         study = ctx.study
         try:
             if study is None:
@@ -272,25 +277,29 @@ def page_router(ctx: AppContext) -> APIRouter:
             crowd = study.check_enroll_key(key)
             who = participant_from(crowd.platform, params)
             if form is None:
-                back = study.returning(key, who)
+                back = study.returning(key, who, secret)
                 if back is not None:
                     return to_items(back.token)
                 if crowd.quota is not None and study.owner().summary()["enrolled"] >= crowd.quota:
                     raise EnrollmentRefused("full", f"all {crowd.quota} places in this study are taken; thank you for your interest")
                 return start_page(study, f"/enroll/{key}", who.query)
-            found, _ = study.enroll(key, who, consent=form.get("consent") == "yes")
-            return to_items(found.token)
+            found, _ = study.enroll(key, who, consent=form.get("consent") == "yes", secret=secret)
+            reply = to_items(found.token)
+            if found.secret:
+                reply.set_cookie(SECRET_COOKIE, found.secret, max_age=30 * 86400, path=f"/enroll/{key}",
+                                 httponly=True, samesite="lax")
+            return reply
         except EnrollmentRefused as exc:
             return refused_page(exc)
 
     @router.get("/enroll/{key}", response_class=HTMLResponse)
     def enroll_page(key: str, request: Request):
-        return arrive(key[:ID_MAX], dict(request.query_params), None)
+        return arrive(key[:ID_MAX], dict(request.query_params), None, request.cookies.get(SECRET_COOKIE))
 
     @router.post("/enroll/{key}", response_class=HTMLResponse)
     async def enroll_form(key: str, request: Request):
         form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
-        return await run_in_threadpool(arrive, key[:ID_MAX], form, form)
+        return await run_in_threadpool(arrive, key[:ID_MAX], form, form, request.cookies.get(SECRET_COOKIE))
 
     def rater_or_page(token) -> RaterView | HTMLResponse:
         try:

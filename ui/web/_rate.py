@@ -301,7 +301,6 @@ class RateTab:
             with gr.Column(visible=False, elem_id="rater-panel") as self.rater_panel:
                 self.progress = gr.HTML(elem_id="rate-progress")
                 self.item_id = gr.State(None)
-                self.started = gr.State(0.0)
                 with gr.Row(elem_id="rate-item", equal_height=False):
                     with gr.Column(scale=5, min_width=300, elem_id="rate-left"):
                         self.context = gr.HTML(elem_id="rate-context")
@@ -347,12 +346,12 @@ class RateTab:
                 self.csv_btn = gr.Button("Export CSV", elem_id="admin-csv")
                 self.csv_file = gr.HTML(visible=False, elem_id="admin-csv-link")
 
-        item_outputs = [self.status, self.rater_panel, self.progress, self.item_id, self.started, self.context,
+        item_outputs = [self.status, self.rater_panel, self.progress, self.item_id, self.context,
                         self.score_panel, self.utterance, *self.scores, self.ab_panel, self.utter_a, self.utter_b, self.choice,
                         self.comment, self.alert, self.skip_btn, self.end_panel, self.end]
         self.load_outputs = item_outputs + [self.admin_panel, self.admin_summary, self.raters_df, self.means_df, self.plot,
                                             self.timer]
-        answer = [self.token, self.item_id, self.started, *self.scores, self.choice, self.comment]
+        answer = [self.token, self.item_id, *self.scores, self.choice, self.comment]
         self.submit_btn.click(self._submit, answer, item_outputs, concurrency_limit=16, api_visibility="private")
         self.comment.submit(self._submit, answer, item_outputs, concurrency_limit=16, api_visibility="private")
         self.skip_btn.click(self._skip, [self.token, self.item_id], item_outputs, concurrency_limit=16, api_visibility="private")
@@ -387,7 +386,6 @@ class RateTab:
             self.rater_panel: gr.update(visible=True),
             self.progress: progress_html(view, item, note + (" (you skipped this one before)" if mine.get("skipped") else "")),
             self.item_id: item.id,
-            self.started: time.time(),
             self.context: context_html(item.context),
             self.score_panel: gr.update(visible=not is_ab),
             self.utterance: "" if is_ab else utterance_html(item.utterance, "GM (next line)", item.checks),
@@ -441,24 +439,23 @@ class RateTab:
         except AccessDenied as exc:
             return self._denied(str(exc))
 
-    def _submit(self, token, item_id, started, nat, grd, fac, choice, comment=None):
+    def _submit(self, token, item_id, nat, grd, fac, choice, comment=None):
         view = self._rater(token)
         if isinstance(view, dict):
             return view
         if item_id is None:
             return self._show_item(view, view.next_item())
-        seconds = time.time() - started if started else None
-        try:
+        try:  # the store times the item from when next_item served it
             item = view.item(item_id)
             if item.kind == "ab":
                 if not choice:
                     raise InvalidRating("pick A, B or tie before submitting (keys A, B, T)")
-                view.choose(item_id, choice, seconds=seconds, comment=comment)
+                view.choose(item_id, choice, comment=comment)
             else:
                 missing = [c.label for c, v in zip(CRITERIA, (nat, grd, fac)) if not v]
                 if missing:
                     raise InvalidRating(f"give a score for {', '.join(missing)} (or press Skip)")
-                view.submit(item_id, nat, grd, fac, seconds=seconds, comment=comment)
+                view.submit(item_id, nat, grd, fac, comment=comment)
         except (InvalidRating, EnrollmentRefused) as exc:
             # shown beside the buttons, not as a toast, so nothing lingers over the next item
             return {self.alert: alert_html(str(exc))}
