@@ -387,6 +387,16 @@ def mafia_play(
           probes, probe_model, snapshots, max_tokens, as_json)
 
 
+def _tournaments() -> None:
+    from .cli_tournament import tournament_command
+
+    mafia_app.command("tournament")(tournament_command("mafia"))
+    avalon_app.command("tournament")(tournament_command("avalon"))
+
+
+_tournaments()
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(avalon_app, name="avalon")
     app.add_typer(mafia_app, name="mafia")

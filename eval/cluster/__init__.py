@@ -62,6 +62,13 @@ def fork(*args: Any, **kwargs: Any):
     return run(*args, **kwargs)
 
 
+def tournament_runner(spec: ClusterSpec, display: Any = None):
+    """What ``eval.tournament.run_tournament(run_with=...)`` takes to play each match as a shard on ``spec``'s cluster."""
+    from ._tournament import tournament_runner as runner
+
+    return runner(spec, display)
+
+
 def run_inmind(*args: Any, **kwargs: Any):
     """InMind Stage 1 and Stage 2 over the cluster (see ``eval.cluster._inmind.run_inmind``)."""
     from ._inmind import run_inmind as run
@@ -82,4 +89,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [*_CLI, "SUPPORTED", "ClusterError", "ClusterSpec", "Endpoint", "from_cli", "parse_endpoints", "refusal",
-           "progress", "moe_runner", "run_moe", "simulate", "fork", "run_inmind"]
+           "progress", "moe_runner", "run_moe", "simulate", "fork", "run_inmind", "tournament_runner"]

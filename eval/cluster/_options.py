@@ -11,7 +11,8 @@ from pathlib import Path
 from rulesets import VgmError
 
 # The commands that take --cluster ray (as `vgm <group> <command>` names them).
-SUPPORTED = ("moe run", "moe compare", "avalon simulate", "mafia simulate", "mafia fork", "avalon fork", "inmind run")
+SUPPORTED = ("moe run", "moe compare", "avalon simulate", "mafia simulate", "mafia fork", "avalon fork", "inmind run",
+             "mafia tournament", "avalon tournament")
 KINDS = ("ray",)
 OFF = ("", "none", "off", "local", "no")
 DEFAULT_ENDPOINT_CONCURRENCY = 8

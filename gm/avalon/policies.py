@@ -1,4 +1,4 @@
-"""Scripted Avalon players: ``random`` (uniform over legal moves) and ``heuristic``.
+"""Scripted Avalon players: ``random`` (uniform over legal moves), ``heuristic`` and ``bluff``.
 
 Both use only what their seat may know: its own role and night knowledge (``game.knowledge``)
 and the public history (proposals, votes, mission results). They are baselines and the
@@ -151,4 +151,21 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
     raise ValueError(f"no heuristic move for {kind}")
 
 
-POLICIES = {"random": random_policy, "heuristic": heuristic_policy}
+def bluff_policy(seat: Any, ask: Ask) -> Any:
+    """``heuristic``, except that evil lies low: it passes the first mission and accuses a good player it does not know.
+
+    A second scripted strategy for the evil side (the heuristic evil fail every mission they are on).
+    """
+    g, me = seat.game, seat.name
+    if g.is_evil(me) and ask.kind == "mission" and not g.results:
+        return True
+    if g.is_evil(me) and ask.kind == "speak":
+        mine = {me, *g.evil_known.get(me, ())}
+        others = [p for p in g.names if p not in mine]
+        if others:
+            wary, end = _WARY[g.lang]
+            return {"text": f"{wary}{seat.rng.choice(others)}{end}", "call_assassination": False}
+    return heuristic_policy(seat, ask)
+
+
+POLICIES = {"random": random_policy, "heuristic": heuristic_policy, "bluff": bluff_policy}

@@ -1,4 +1,4 @@
-"""Scripted Mafia players: ``random`` (uniform legal moves) and ``heuristic``.
+"""Scripted Mafia players: ``random`` (uniform legal moves), ``heuristic`` and ``bluff``.
 
 The heuristic player uses only its own knowledge (role, partners, its own checks) and the
 public record: a Sheriff who found Mafia says so; villagers follow a Sheriff's claim, else the
@@ -99,4 +99,18 @@ def heuristic_policy(seat: Any, ask: Ask) -> Any:
     raise ValueError(f"no heuristic move for {kind}")
 
 
-POLICIES = {"random": random_policy, "heuristic": heuristic_policy}
+def bluff_policy(seat: Any, ask: Ask) -> Any:
+    """``heuristic``, except that a Mafioso speaks as a false Sheriff and names a living town player.
+
+    A second scripted model that plays the Mafia side differently (the heuristic town follows a
+    Sheriff's claim), so a tournament has two scripted strategies to pit against each other.
+    """
+    g, me = seat.game, seat.name
+    if ask.kind == "speak" and g.is_mafia(me):
+        town = [p for p in g.alive if p != me and not g.is_mafia(p)]
+        if town:
+            return {"text": _CLAIM_SAY[_lang(g)].format(name=seat.rng.choice(town))}
+    return heuristic_policy(seat, ask)
+
+
+POLICIES = {"random": random_policy, "heuristic": heuristic_policy, "bluff": bluff_policy}

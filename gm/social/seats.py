@@ -19,6 +19,8 @@ from .ask import Ask
 from .speech import REPEAT_THRESHOLD, clean_text, nearest_earlier, repeat_note
 
 SEAT_KINDS = ("scripted", "random", "heuristic", "human", "llm")
+SCRIPTED_STYLES = ("random", "heuristic", "bluff")
+"""Rule-based players every engine provides (its ``POLICIES``); ``bluff`` lies on the hidden side."""
 SPEECH_EVENT_KINDS = ("speech",)
 """Public events whose ``text`` is a seat's speech (what a new speech is compared with)."""
 
@@ -58,14 +60,14 @@ class Seat:
 
 
 class ScriptedSeat(Seat):
-    """Rule-based baseline: ``random`` (uniform over legal moves) or ``heuristic``."""
+    """Rule-based baseline: ``random`` (uniform over legal moves), ``heuristic`` or ``bluff``."""
 
     kind = "scripted"
 
     def __init__(self, style: str = "heuristic") -> None:
         super().__init__()
-        if style not in ("random", "heuristic"):
-            raise VgmError(f"unknown scripted style {style!r}; use scripted:random or scripted:heuristic")
+        if style not in SCRIPTED_STYLES:
+            raise VgmError(f"unknown scripted style {style!r}; use {', '.join('scripted:' + s for s in SCRIPTED_STYLES)}")
         self.style = style
         self._policy: Callable[[Seat, Ask], Any] | None = None
 
@@ -229,7 +231,7 @@ def _without_thought(parsed: Any) -> str:
 
 @dataclass
 class SeatSpec:
-    """A seat as written on the command line: ``scripted[:random|:heuristic]``, ``human``, ``llm[:<model>]``."""
+    """A seat as written on the command line: ``scripted[:random|:heuristic|:bluff]``, ``human``, ``llm[:<model>]``."""
 
     kind: str
     arg: str = ""
@@ -239,7 +241,7 @@ class SeatSpec:
         text = text.strip()
         head, _, arg = text.partition(":")
         head = head.lower()
-        if head in ("random", "heuristic"):
+        if head in SCRIPTED_STYLES:
             return cls("scripted", head)
         if head == "scripted":
             return cls("scripted", arg or "heuristic")
