@@ -1,4 +1,4 @@
-"""``vgm moe import|validate|pipelines|run|compare|report``: thin wrappers over ``eval.moe``."""
+"""``vgm moe import|validate|stats|pipelines|run|compare|report``: thin wrappers over ``eval.moe``."""
 from __future__ import annotations
 
 import json
@@ -184,6 +184,50 @@ def validate_cmd(
     for name, info in summary["rulesets"].items():
         table.add_row(name, str(info["instances"]), ", ".join(f"{k} {v}" for k, v in info["top_skills"]))
     _show(table)
+
+
+@moe_app.command("stats")
+def stats_cmd(
+    data: str = typer.Argument(..., help="A MOE .jsonl or 'sample'."),
+    plots: Path | None = typer.Option(None, "--plots", help="Also draw the paper's figures (Fig. 3, Fig. 4, context lengths) as PNGs here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the numbers as JSON."),
+) -> None:
+    """Dataset statistics like Tachikuma's Table 1, §3.5 and Figures 3-4, beside the paper's figures."""
+    from eval.moe.dataset_stats import draw_plots, stats_for
+
+    stats = stats_for(data)
+    written = draw_plots(stats, plots) if plots else []
+    if as_json:
+        _dump({**stats, "plots": [str(p) for p in written]})
+        return
+    paper = stats["paper"]
+    table = Table(title=f"MOE data set {stats['path']} (Tachikuma Table 1 / §3.5)", box=box.SIMPLE_HEAD)
+    for col in ("quantity", "this data", "Tachikuma"):
+        table.add_column(col, justify="left" if col == "quantity" else "right")
+    turns, chars = stats["turns"], stats["characters_per_check"]
+    rows = [
+        ("contexts (instances)", f"{stats['contexts']:,}", f"{paper['contexts']:,}"),
+        ("game records (sessions/episodes)", f"{stats['records']:,}", f"{paper['records']:,}"),
+        ("words (Han characters + Latin words, distinct turns)", f"{stats['words']:,}", f"{paper['words']:,}"),
+        ("rule sets", ", ".join(f"{k} {v}" for k, v in stats["rulesets"].items()), "DND, COC, PF, SW"),
+        ("turns per context: mean (median, min–max)", f"{turns['mean']:.2f} ({turns['median']:g}, {turns['min']}–{turns['max']})", f"{paper['mean_turns']:.2f}"),
+        ("characters per check: mean (min–max)", f"{chars['mean']:.3f} ({chars['min']}–{chars['max']})", f"{paper['mean_characters_per_check']:.3f} (1–11)"),
+        ("gold checks", f"{stats['answers']:,}", "-"),
+        ("characters at the table (mean)", f"{stats['cast_size']:.1f}", "-"),
+    ]
+    for name, items in stats["check_items"].items():
+        rows.append((f"check items used in {name} (of the pack's checks + families)", f"{items['used']} (of {items['in_pack']})", str(paper["check_items"].get(name, "-"))))
+    for row in rows:
+        table.add_row(*row)
+    _show(table)
+    hist = chars["histogram"]
+    console.print("Fig. 3, characters per check: " + ", ".join(f"{k}: {v}" for k, v in hist.items()), highlight=False)
+    for name, counts in stats["checks"].items():
+        console.print(f"Fig. 4, checks in {name}: " + ", ".join(f"{k} {v}" for k, v in list(counts.items())[:10]), highlight=False, soft_wrap=True)
+    if plots and not written:
+        console.print("[yellow]note:[/] matplotlib is not installed; no plots drawn (pip install matplotlib)")
+    for file in written:
+        console.print(f"saved {file}", soft_wrap=True)
 
 
 @moe_app.command("pipelines")
