@@ -139,9 +139,9 @@ def import_cmd(
     split: str | None = typer.Option(None, "--split", help="Also write OUT.train/.dev/.test.jsonl by episode, e.g. 80/10/10."),
     seed: int = typer.Option(0, "--seed", help="Seed for the episode split."),
     log_format: str = typer.Option("auto", "--format", help="dicebot: auto, sealdice, dice, olivadice or chat (docs/moe.md)."),
-    excerpt: str = typer.Option("paper", "--excerpt", help="dicebot: paper (Tachikuma §3.4: whole events, ≥2 characters, predictable checks) or window (the last --context turns)."),
+    excerpt: str | None = typer.Option(None, "--excerpt", help="paper (Tachikuma §3.4: whole events, ≥2 characters, predictable checks; dicebot's default) or window (the last --context turns; crd3's default)."),
     gap: float = typer.Option(30.0, "--gap", help="dicebot, --excerpt paper: minutes of silence that end an event."),
-    max_context: int = typer.Option(120, "--max-context", help="dicebot, --excerpt paper: at most this many turns of an event."),
+    max_context: int = typer.Option(120, "--max-context", help="--excerpt paper: at most this many turns of an event."),
     gm: str | None = typer.Option(None, "--gm", help="dicebot: nicknames of the GM, comma-separated (KP/GM/主持人/守秘人 are found by name)."),
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
 ) -> None:
@@ -150,7 +150,7 @@ def import_cmd(
 
     options: dict[str, Any] = {"context": context, "ruleset": ruleset}
     if source == "crd3":
-        options["cast"] = cast
+        options.update(cast=cast, excerpt=excerpt, max_turns=max_context)
     if source == "dicebot":
         options.update(format=log_format, excerpt=excerpt, gap_minutes=gap, max_turns=max_context, gm=gm)
     if source in ("jsonl", "tachikuma"):

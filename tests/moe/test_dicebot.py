@@ -4,7 +4,7 @@ from typer.testing import CliRunner
 
 import rulesets
 from eval.moe.dataset import load_moe, write_moe
-from eval.moe.importers import import_dicebot
+from eval.moe.importers import import_crd3, import_dicebot
 from eval.moe.importers.dicebot_logs import LogFormatError
 from eval.moe.importers.dicebot_rolls import parse_reply
 from rulesets import VgmError
@@ -103,3 +103,13 @@ def test_wrong_format_and_a_log_without_rolls_are_one_line_each(tmp_path):
     assert isinstance(result.exception, VgmError)  # `vgm` prints a VgmError as one line, exit 2
     assert "no dice-bot roll results found" in str(result.exception) and "\n" not in str(result.exception)
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_crd3_takes_the_paper_excerpt_on_request_and_keeps_its_window_by_default():
+    window = import_crd3(FIXTURES / "crd3_mini.json", context=2, min_context=3)
+    paper = import_crd3(FIXTURES / "crd3_mini.json", context=2, min_context=3, excerpt="paper")
+    assert all(len(i.context) <= 2 for i in window.instances)
+    assert [answers(i) for i in paper.instances] == [answers(i) for i in window.instances]
+    assert all(len(p.context) > len(w.context) for p, w in zip(paper.instances, window.instances))  # back to the episode's start
+    with pytest.raises(rulesets.VgmError, match="--excerpt 'whole'"):
+        import_crd3(FIXTURES / "crd3_mini.json", excerpt="whole")

@@ -18,6 +18,7 @@ from pipelines.records import Check, MoeInstance, Turn
 from rulesets import FileProblem, VgmError, read_json, read_yaml
 
 from ._report import ImportReport
+from .excerpt import EXCERPTS, ExcerptRules, drop_reason, excerpt_start
 
 DEFAULT_CAST = Path(__file__).resolve().parent / "crd3_cast.yaml"
 
@@ -209,11 +210,16 @@ def import_crd3(
     window: int = 6,
     group_window: int = 16,
     min_context: int = 5,
+    excerpt: str = "window",
+    max_turns: int = 120,
 ) -> ImportReport:
     """Turn CRD3 episode files (a folder or one file) into MOE instances.
 
     Args:
-        context: how many turns before the request make the context.
+        context: how many turns before the request make the context (``excerpt="window"``).
+        excerpt: ``window`` (the last ``context`` turns) or ``paper`` (Tachikuma §3.4: back to the
+            last break or scene marker, at most ``max_turns``; fewer than two characters or a
+            perception the DM calls straight after their own description is dropped).
         cast: a YAML cast file (players → characters); the campaign-2 default otherwise.
         window / group_window: how many turns after a request to look for the rolls.
         min_context: requests with fewer turns before them are dropped (episode openings).
@@ -224,13 +230,16 @@ def import_crd3(
         raise ImportError_(f"{source}: no CRD3 episode .json files found")
     the_cast = Cast.load(cast)
     pack = rulesets.load(ruleset)
-    report = ImportReport(source=f"crd3 {source}")
+    if excerpt not in EXCERPTS:
+        raise ImportError_(f"--excerpt {excerpt!r}: choose one of {', '.join(EXCERPTS)}")
+    rules = ExcerptRules(mode=excerpt, window=context, max_turns=max_turns)
+    report = ImportReport(source=f"crd3 {source}" + (" (excerpt: paper)" if excerpt == "paper" else ""))
     for path in files:
-        _import_episode(path, the_cast, pack, report, context=context, window=window, group_window=group_window, min_context=min_context)
+        _import_episode(path, the_cast, pack, report, rules=rules, window=window, group_window=group_window, min_context=min_context)
     return report
 
 
-def _import_episode(path: Path, cast: Cast, pack: Any, report: ImportReport, *, context: int, window: int, group_window: int, min_context: int) -> None:
+def _import_episode(path: Path, cast: Cast, pack: Any, report: ImportReport, *, rules: ExcerptRules, window: int, group_window: int, min_context: int) -> None:
     episode = path.stem
     number = _episode_number(episode)
     raw_turns = _read_episode(path)
@@ -303,8 +312,15 @@ def _import_episode(path: Path, cast: Cast, pack: Any, report: ImportReport, *, 
         if any(a.character not in characters for a in answers):
             report.drop("a roller is not in the cast file")
             continue
-        start = max(0, index - context)
-        ctx = [t for t, _, _ in turns[start:index] if t.text]
+        if rules.mode == "window":
+            ctx = [t for t, _, _ in turns[max(0, index - rules.window):index] if t.text]
+        else:
+            before = [t for t, _, _ in turns[:index] if t.text]
+            ctx = before[excerpt_start(before, [None] * len(before), rules):]
+        reason = drop_reason(ctx, [(a.character, a.skill) for a in answers], rules, gm_spoke_last=index > 0 and turns[index - 1][1])
+        if reason:
+            report.drop(reason)
+            continue
         instance = MoeInstance(
             id=f"{episode}-{raw_turns[index].get('NUMBER', index)}",
             ruleset=pack.name,

@@ -6,7 +6,7 @@ Tachikuma §3.4 names three principles, each a rule here (``--excerpt paper``):
   process of encountering enemies or the detailed information and clues leading up to the exploration
   of certain locations": the context starts at the last event boundary before the check (a silence of
   ``gap_minutes`` or more, a GM scene marker such as ``【第二幕】``/``——转场——``/``---``, or the start of
-  the log), capped at ``max_turns``;
+  the log; in CRD3, which has no times, the DM's "welcome back" after a break), capped at ``max_turns``;
 - ``two_characters`` — "the excerpted contexts involve at least two characters who are present in the
   current scenarios": fewer than two characters speaking in the excerpt drops the check;
 - ``predictable`` — "at least one character within the excerpted contexts has a skill check that can be
@@ -28,7 +28,7 @@ from pipelines.records import Turn
 EXCERPTS = ("paper", "window")
 PAPER_RULES = ("event", "two_characters", "predictable")
 GM_PROMPTED = {"spot_hidden", "listen"}  # the §3.3 example: perception the GM calls on arrival
-_MARKER = re.compile(r"^\s*(?:[【\[（(]\s*)?(?:第[一二三四五六七八九十百\d]+[幕章节幕天夜回]|场景|转场|幕间|scene\b|chapter\b)|^\s*[-—=*~#]{3,}", re.IGNORECASE)
+_MARKER = re.compile(r"^\s*(?:[【\[（(]\s*)?(?:第[一二三四五六七八九十百\d]+[幕章节幕天夜回]|场景|转场|幕间|scene\b|chapter\b)|^\s*[-—=*~#]{3,}|^\s*(?:and\s+|all\s+right,?\s+)?welcome\s+back\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
