@@ -132,8 +132,8 @@ def class_book(ruleset: str = "dnd5e") -> ClassBook:
     path = DATA / f"{ruleset}.yaml"
     if not path.is_file():
         shipped = ", ".join(sorted(p.stem for p in DATA.glob("*.yaml")))
-        raise CharacterError(f"`vgm character new` builds {shipped} characters only; for {ruleset}, write the sheet "
-                             f"by hand (see gm/data/characters/{ruleset}/ and docs/play.md)")
+        raise CharacterError(f"class books exist for {shipped} only; {ruleset} characters are made by gm.character_new "
+                             f"(`vgm character new -r {ruleset}`)")
     try:
         book = read_model_file(path, ClassBook, what="class book")
     except FileProblem as exc:
@@ -391,19 +391,32 @@ def build_character(
 def sheet_yaml(sheet: Sheet, pack: Any, how: str = "") -> str:
     """The sheet as YAML in the shape of the shipped ones (skills by name, abilities by abbreviation)."""
     dumped = sheet.model_dump(exclude_none=True)
-    first = ["name", "ruleset", "player", "concept", "level", "abilities", "proficiencies", "expertise", "hp", "ac"]
+    first = ["name", "ruleset", "player", "concept", "level", "wild_card", "abilities", "characteristics", "attributes",
+             "proficiencies", "expertise", "skills", "ranks", "luck", "sanity", "hp", "ac", "toughness", "parry"]
     data = {k: dumped[k] for k in first if k in dumped} | {k: v for k, v in dumped.items() if k not in first}
     for key in ("proficiencies", "expertise"):
         if key in data:
             data[key] = [pack.checks[c].name if not c.endswith("_save") else c for c in data[key]]
         if key in data and not data[key]:
             del data[key]
-    data["abilities"] = {ABBR.get(a, a): s for a, s in data["abilities"].items()}
+    for key in ("abilities", "characteristics", "attributes"):  # by the names the shipped sheets use
+        if key in data:
+            data[key] = {ABBR.get(a, a) if key == "abilities" else pack.ability_name(a): s for a, s in data[key].items()}
+    for key in ("skills", "ranks"):
+        if key in data:
+            data[key] = {_check_name(pack, c): v for c, v in data[key].items()}
     for key in ("aliases", "notes", "concept"):
         if key in data and not data[key]:
             del data[key]
     head = f"# A {pack.name} character made by `vgm character new`{f' ({how})' if how else ''}.\n"
     return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _check_name(pack: Any, cid: str) -> str:
+    """A check's name as a sheet writes it; a Lore (``lore:farming``) as ``Lore (farming)``."""
+    if cid in pack.checks:
+        return pack.checks[cid].name
+    return f"Lore ({cid.split(':', 1)[1]})" if cid.startswith("lore:") else cid
 
 
 def write_sheet(sheet: Sheet, path: str | Path, pack: Any, how: str = "", overwrite: bool = False) -> Path:

@@ -1,4 +1,4 @@
-"""``vgm character new``: make a D&D 5e character, step by step or in one line, as a YAML sheet.
+"""``vgm character new``: make a character of any of the four games, step by step or in one line, as a YAML sheet.
 
     vgm character new                                  # asks for each choice
     vgm character new --name "Wren Ashdown" --class ranger --background wanderer \\
@@ -6,8 +6,9 @@
 
 With --name, --class, --background, --method and --scores all given nothing is asked (skills
 and expertise then default to the character's best abilities); otherwise each missing choice is
-asked, and a wrong answer is said in one line and asked again. The rules are in
-``gm.character_builder``; this module only asks and prints.
+asked, and a wrong answer is said in one line and asked again. ``-r coc7e|pf2e|swade`` asks
+only the name and the occupation / class / archetype. The rules are in ``gm.character_builder``
+(dnd5e) and ``gm.character_new`` (the others); this module only asks and prints.
 """
 from __future__ import annotations
 
@@ -120,12 +121,52 @@ def _ask_scores(pack, method: str) -> dict[str, int]:
     return scores
 
 
+def _print_sheet(sheet, pack) -> None:
+    """The new sheet as ``/sheet`` shows it: each check, what it rolls and why."""
+    from gm.sheet_view import sheet_rows
+
+    table = Table(title=escape(sheet.summary(pack)), title_justify="left", show_edge=False)
+    for col in ("check", "roll", "from"):
+        table.add_column(col)
+    for check, rolled, why in sheet_rows(sheet, pack):
+        table.add_row(escape(check), escape(rolled), escape(why))
+    console.print(table)
+
+
+def _new_other(pack, *, output: Path | None, name: str | None, klass: str | None, ancestry: str | None, background: str | None,
+               seed: int | None, concept: str | None, player: str | None, force: bool, list_: bool) -> None:
+    """coc7e, pf2e, swade: the game's choices (occupation / class, ancestry, background / archetype), the rest by its rules."""
+    from gm.character_builder import write_sheet
+    from gm.character_new import build_new, choices
+
+    offered = choices(pack.name)
+    if list_:
+        for kind, ids in offered.items():
+            console.print(f"[bold]{kind}[/]: {', '.join(ids)}")
+        return
+    kind = next(iter(offered))
+    if name is None:
+        name = _ask("Name", _named)
+    if klass is None:
+        console.print(f"{kind}: {', '.join(offered[kind])}")
+        klass = _ask(kind.capitalize(), lambda t: (build_new(pack, name=name, klass=t, seed=seed), t)[1], offered[kind][0])
+    sheet = build_new(pack, name=name, klass=klass, ancestry=ancestry, background=background, seed=seed, concept=concept, player=player)
+    target = output or Path(re.sub(r"[^a-z0-9]+", "_", sheet.name.lower()).strip("_") + ".yaml")
+    how = {"coc7e": "characteristics rolled" + (f", seed {seed}" if seed is not None else ""), "pf2e": "boosts by the class's priorities",
+           "swade": "5 attribute steps, 12 skill points"}[pack.name]
+    path = write_sheet(sheet, target, pack, how=how, overwrite=force)
+    _print_sheet(sheet, pack)
+    console.print(f"wrote {path}; play it: vgm play --ruleset {pack.name} --characters {path}")
+
+
 def new(
-    ruleset: str = typer.Option("dnd5e", "--ruleset", "-r", help="The rule set (dnd5e)."),
+    ruleset: str = typer.Option("dnd5e", "--ruleset", "-r", help="The rule set: dnd5e, coc7e, pf2e or swade."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Where to write the YAML sheet (default: <name>.yaml here)."),
     name: str | None = typer.Option(None, "--name", help="The character's name."),
-    klass: str | None = typer.Option(None, "--class", help="A class: barbarian, bard, cleric, druid, fighter, monk, paladin, ranger, rogue, sorcerer, warlock, wizard."),
+    klass: str | None = typer.Option(None, "--class", help="dnd5e and pf2e: a class; coc7e: an occupation; swade: an archetype (`--list` shows them)."),
     background: str | None = typer.Option(None, "--background", help="A background (acolyte, soldier, scholar, street_urchin, ...; `--list` shows them)."),
+    ancestry: str | None = typer.Option(None, "--ancestry", help="pf2e: an ancestry (human, elf, dwarf, gnome, halfling, goblin)."),
+    seed: int | None = typer.Option(None, "--seed", help="coc7e: the dice of the characteristics; swade: the order of the lesser skills."),
     method: str | None = typer.Option(None, "--method", help="standard (15 14 13 12 10 8) or pointbuy (27 points, 8-15)."),
     scores: str | None = typer.Option(None, "--scores", help="The six scores before bonuses: 15,14,13,12,10,8 (STR DEX CON INT WIS CHA) or STR=15,DEX=14,..."),
     bonus: str | None = typer.Option(None, "--bonus", help="Ability bonuses from race or background: DEX+2,WIS+1."),
@@ -148,10 +189,13 @@ def new(
         skill_choices,
         write_sheet,
     )
-    from gm.sheet_view import sheet_rows
+    from gm.character_new import GAMES
     from gm.systems import CharacterError
 
     pack = rulesets.load(ruleset)
+    if pack.name in GAMES:
+        return _new_other(pack, output=output, name=name, klass=klass, ancestry=ancestry, background=background, seed=seed,
+                          concept=concept, player=player, force=force, list_=list_)
     book = class_book(pack.name)
     if list_:
         _show_classes(book)
@@ -206,12 +250,7 @@ def new(
             raise CharacterError(f"{target} already exists; nothing written (use -o another file)")
     how = "standard array" if method == "standard" else f"point buy, {point_cost(parse_scores(pack, scores))} of 27 points"
     path = write_sheet(sheet, target, pack, how=how, overwrite=force)
-    table = Table(title=escape(sheet.summary(pack)), title_justify="left", show_edge=False)
-    for col in ("check", "roll", "from"):
-        table.add_column(col)
-    for check, rolled, why in sheet_rows(sheet, pack):
-        table.add_row(escape(check), escape(rolled), escape(why))
-    console.print(table)
+    _print_sheet(sheet, pack)
     console.print(f"HP {sheet.hp}, AC {sheet.ac}. {escape(sheet.notes)}")
     console.print(f"wrote {path}; play it: vgm play --characters {path}  (or vgm table serve --characters {path},...)")
 

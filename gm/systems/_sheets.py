@@ -98,7 +98,11 @@ def load_character(path: str | Path, ruleset) -> Sheet:
         data = parse_yaml(text, path)
     except FileProblem as problem:  # the one reader's line, with a syntax error still called "not valid YAML"
         raise CharacterError(str(problem).replace("malformed YAML", "not valid YAML", 1)) from None
-    return parse_character(data, ruleset, str(path), text)
+    sheet = parse_character(data, ruleset, str(path), text)
+    from ..sheet_rules import check_sheet  # the game's rules over the shape: Parry from Fighting, HP from CON + SIZ
+
+    check_sheet(sheet, ruleset, str(path))
+    return sheet
 
 
 def ready_characters(ruleset) -> list[Sheet]:

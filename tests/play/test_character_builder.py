@@ -127,7 +127,7 @@ def test_unknown_class_background_or_rule_set_is_one_line():
         build_character("dnd5e", name="X", klass="wizzard", background="sage", method="standard", scores="8,14,13,15,12,10")
     with pytest.raises(CharacterError, match="no background 'sage'"):
         build_character("dnd5e", name="X", klass="wizard", background="sage", method="standard", scores="8,14,13,15,12,10")
-    with pytest.raises(CharacterError, match="builds dnd5e characters only; for coc7e, write the sheet by hand"):
+    with pytest.raises(CharacterError, match="class books exist for dnd5e only; coc7e characters are made by gm.character_new"):
         class_book("coc7e")
 
 
