@@ -44,6 +44,11 @@ def create(
                                            "({code} is replaced; Prolific's completion page by default)."),
     enroll_rate: Optional[int] = typer.Option(None, "--enroll-rate", help="With --crowd: new participants a minute the open "
                                               "link takes (default 60; returning ones are never limited)."),
+    per_item: Optional[int] = typer.Option(None, "--per-item", help="A design: each item gets exactly K ratings (with --per-rater)."),
+    per_rater: Optional[int] = typer.Option(None, "--per-rater", help="A design: each rater gets a random share of M items, "
+                                            "plus the attention items; the quota is items x K / M."),
+    drop_after: float = typer.Option(60.0, "--drop-after", help="With a design: minutes of silence after which an unfinished "
+                                     "rater's open items go to the next newcomers."),
     attention: int = typer.Option(0, "--attention", help="Attention items to mix in blind (from gold checks; obvious answer)."),
     consent: Optional[Path] = typer.Option(None, "--consent", help="A consent form (Markdown) raters accept before the first item."),
     as_json: bool = typer.Option(False, "--json"),
@@ -83,6 +88,7 @@ def create(
     study, _, summary = build_study(
         [*from_, *(more or [])], out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite,
         attention=attention, crowd=settings, consent=consent_text, base_url=base_url,
+        per_item=per_item, per_rater=per_rater, drop_after=drop_after,
     )
     admin = study.owner()
     for name in names:
@@ -97,6 +103,8 @@ def create(
         "crowd": None if settings is None else {"platform": settings.platform, "quota": settings.quota,
                                                 "completion_code": settings.completion_code, "redirect": settings.redirect},
         "consent": consent_text is not None,
+        "design": None if summary.design is None else {"per_item": summary.design.per_item, "per_rater": summary.design.per_rater,
+                                                       "quota": summary.quota, "drop_after_minutes": drop_after},
     }
     if as_json:
         typer.echo(json.dumps(result, indent=1))
@@ -106,9 +114,16 @@ def create(
     for name, why in summary.skipped_runs.items():
         console.print(f"[yellow]left out {name}[/]: {why}")
     if settings is not None:
-        quota_text = f"up to {settings.quota} participants" if settings.quota else "no quota"
+        quota_text = (f"up to {settings.quota} participants" if settings.quota else
+                      "until every item has its raters" if summary.design else "no quota")
         _say(f"open enrollment ({settings.platform}): {quota_text}, at most {settings.enroll_rate} new a minute; completion code {settings.completion_code or '-'}; "
              f"end page sends them to {settings.redirect or '(nowhere: they close the page)'}")
+    if summary.design is not None:
+        plan = summary.design
+        _say(f"design: each item {plan.per_item} ratings, each rater {plan.per_rater} items"
+             + (f" + {summary.attention} attention" if summary.attention else "")
+             + f"; quota {summary.quota} participants ({summary.items - summary.attention} x {plan.per_item} / {plan.per_rater}); "
+             f"raters silent {drop_after:g} min give their open items to newcomers")
     if consent_text is not None:
         _say(f"consent form: {consent} (asked before the first item)")
     _say(f"admin link (keep it private): {links['admin']}")
@@ -199,8 +214,9 @@ def report(
         export_csv(admin, csv)
     if plot:
         plot_report(rep, plot)
+    coverage = admin.coverage()
     if as_json:
-        typer.echo(json.dumps(rep.to_dict(), indent=1))
+        typer.echo(json.dumps({**rep.to_dict(), **({"coverage": coverage} if coverage else {})}, indent=1))
         return
     labels = {c.id: c.label for c in CRITERIA}
     console.print(f"[bold]{rep.name}[/]: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters"
@@ -235,9 +251,22 @@ def report(
             bt.add_row(b.condition, f"{b.score:+.2f}", f"[{b.score - half:+.2f}, {b.score + half:+.2f}]", f"{b.wins:g}", str(b.comparisons))
         console.print(bt)
     _print_rater_stats(rep)
+    if coverage:
+        _print_coverage(coverage)
     for what, path in (("CSV", csv), ("plot", plot)):
         if path:
             console.print(f"{what}: {path}")
+
+
+def _print_coverage(cov: dict) -> None:
+    """A design study's coverage: how many items have all K ratings, how the rest stand, what was reassigned."""
+    spread = ", ".join(f"{n} item{'s' if n != 1 else ''} with {k}" for k, n in cov["rated"].items())
+    _say(f"coverage (each item {cov['per_item']} ratings, each rater {cov['per_rater']} items, quota {cov['quota']}): "
+         f"{cov['complete']}/{cov['items']} items complete; ratings per item: {spread}; over {cov['per_item']}: {cov['over']}; "
+         f"{cov['reassigned']} items reassigned from {cov['dropped_raters']} dropped rater(s)")
+    if cov["items_below"]:
+        _say("items still short of their ratings: " + ", ".join(map(str, cov["items_below"][:20]))
+             + (" ..." if len(cov["items_below"]) > 20 else ""))
 
 
 def _print_rater_stats(rep) -> None:

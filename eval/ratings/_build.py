@@ -18,6 +18,7 @@ from pipelines.records import MoeInstance
 from rulesets import VgmError
 
 from ._crowd import ATTENTION, CrowdSettings
+from ._design import DROP_AFTER_MINUTES, Design, design
 from ._store import Study, StudyError
 
 HUMAN = "human"
@@ -49,6 +50,12 @@ class BuildSummary:
     mode: str
     skipped_runs: dict[str, str] = field(default_factory=dict)
     attention: int = 0
+    design: Design | None = None
+
+    @property
+    def quota(self) -> int | None:
+        """Participants a design study needs when nobody drops out (items x K / M)."""
+        return None if self.design is None else self.design.quota(self.items - self.attention)
 
 
 # Attention items: a GM line plainly wrong for the scene (someone not at the table, an action nobody
@@ -198,6 +205,9 @@ def build_study(
     crowd: CrowdSettings | None = None,
     consent: str | None = None,
     base_url: str | None = None,
+    per_item: int | None = None,
+    per_rater: int | None = None,
+    drop_after: float = DROP_AFTER_MINUTES,
 ) -> tuple[Study, str, BuildSummary]:
     """Sample ``n`` contexts that every run answered, and make blind items from them.
 
@@ -205,6 +215,8 @@ def build_study(
     of conditions on one context: pick the better, for Bradley-Terry) or ``both``.
     ``attention``: how many attention items (``attention_items``) to mix in, blind.
     ``crowd``, ``consent``, ``base_url``: open enrollment, a consent form, the public address (``Study.create``).
+    ``per_item``, ``per_rater``, ``drop_after`` (minutes): a design (``_design``): each item K ratings, each
+    rater M items plus the attention items; the quota follows from them.
     Items are stored in a seeded random order, so not even an item's id hints at its condition.
     Returns the study, its admin token and a summary.
     """
@@ -280,6 +292,10 @@ def build_study(
                     "condition_b": b, "utterance_b": tb, "checks_b": cb,
                 })
     checks = attention_items(chosen, instances, attention, mode, random.Random(f"{seed}:attention")) if attention else []
+    plan = design(per_item, per_rater, len(items), drop_after)
+    if plan is not None and crowd is not None and crowd.quota is not None:
+        raise StudyError(f"--quota {crowd.quota}: with --per-item and --per-rater the quota follows from the design "
+                         f"({len(items)} items x {plan.per_item} / {plan.per_rater} = {plan.quota(len(items))}); leave --quota out")
     items += checks
     rng.shuffle(items)
     sources = {r.name: {"path": str(r.path), **{k: r.meta.get(k) for k in ("pipeline", "model") if k in r.meta}} for r in usable}
@@ -289,7 +305,7 @@ def build_study(
         sources[ATTENTION] = {"path": "attention items built from the gold checks (not a condition)"}
     study, admin_token = Study.create(
         out, contexts, items, name=name or Path(out).stem, seed=seed, sources=sources, overwrite=overwrite,
-        crowd=crowd, consent=consent, base_url=base_url,
+        crowd=crowd, consent=consent, base_url=base_url, design=plan,
     )
-    summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped, attention=len(checks))
+    summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped, attention=len(checks), design=plan)
     return study, admin_token, summary

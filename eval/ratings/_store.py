@@ -24,6 +24,7 @@ from typing import Iterator
 
 from ._criteria import AB_CHOICES, CRITERION_IDS, SCORE_MAX, SCORE_MIN
 from ._crowd import COMMENT_MAX, CrowdSettings, Participant, attention_passed
+from ._design import Design, share
 from ._errors import AccessDenied, EnrollmentRefused, InvalidRating, StudyError  # noqa: F401  (re-exported)
 
 SCHEMA_VERSION = "3"
@@ -83,6 +84,7 @@ _ADDED_COLUMNS = {
         ("consented_at", "REAL"),
         ("completed_at", "REAL"),
         ("browser_secret", "TEXT"),  # sha256 of the secret this rater's browser got at enrollment (schema 3)
+        ("dropped_at", "REAL"),  # a design study gave this silent rater's open items to others (schema 3)
     ],
     "items": [
         ("attention", "INTEGER NOT NULL DEFAULT 0 CHECK (attention IN (0, 1))"),
@@ -98,6 +100,19 @@ _SERVED = ("CREATE TABLE IF NOT EXISTS served (rater_id INTEGER NOT NULL REFEREN
            " item_id INTEGER NOT NULL REFERENCES items(id), served_at REAL NOT NULL, PRIMARY KEY (rater_id, item_id))")
 
 
+# Schema 3, a design study (K ratings per item, M items per rater): who holds which item now, and
+# which items a drop-out gave back.
+_DESIGN_TABLES = (
+    "CREATE TABLE IF NOT EXISTS assignments (rater_id INTEGER NOT NULL REFERENCES raters(id),"
+    " item_id INTEGER NOT NULL REFERENCES items(id), assigned_at REAL NOT NULL, PRIMARY KEY (rater_id, item_id))",
+    "CREATE INDEX IF NOT EXISTS assignments_item ON assignments (item_id)",
+    "CREATE TABLE IF NOT EXISTS released (rater_id INTEGER NOT NULL, item_id INTEGER NOT NULL, released_at REAL NOT NULL)",
+)
+
+
+_ANSWERED = "EXISTS (SELECT 1 FROM ratings x WHERE x.rater_id = a.rater_id AND x.item_id = a.item_id AND x.skipped = 0)"
+
+
 def _upgrade(conn: sqlite3.Connection) -> None:
     """Add the schema-2 columns a table lacks (inside the caller's transaction)."""
     for table, columns in _ADDED_COLUMNS.items():
@@ -107,6 +122,8 @@ def _upgrade(conn: sqlite3.Connection) -> None:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
     conn.execute(_INDEXES)
     conn.execute(_SERVED)
+    for statement in _DESIGN_TABLES:
+        conn.execute(statement)
 
 
 @dataclass(frozen=True)
@@ -187,7 +204,8 @@ def _digest(secret: str) -> str:
 
 
 # Meta keys written once at creation: read from the file once per ``Study`` object.
-_FIXED_META = frozenset({"name", "seed", "admin_token", "crowd", "consent", "enroll_key", "base_url", "sources", "created_at"})
+_FIXED_META = frozenset({"name", "seed", "admin_token", "crowd", "consent", "enroll_key", "base_url", "sources", "created_at",
+                         "design"})
 _WRITE_LOCKS: dict[str, threading.Lock] = {}
 _WRITE_LOCKS_GUARD = threading.Lock()
 
@@ -285,6 +303,7 @@ class Study:
         crowd: CrowdSettings | None = None,
         consent: str | None = None,
         base_url: str | None = None,
+        design: Design | None = None,
     ) -> tuple["Study", str]:
         """Write a new study file; returns it and the owner's admin token.
 
@@ -292,7 +311,8 @@ class Study:
         ``items``: ``{kind, instance_id, condition, utterance, checks, [condition_b, utterance_b, checks_b],
         [attention, expect]}``.
         ``crowd``: open enrollment (``CrowdSettings``); ``consent``: a consent form (Markdown) every
-        rater accepts before the first item; ``base_url``: where raters reach the app, for links.
+        rater accepts before the first item; ``base_url``: where raters reach the app, for links;
+        ``design``: K ratings per item, M items per rater (``_design``), instead of every rater every item.
         """
         path = Path(path)
         if path.is_dir():
@@ -333,6 +353,8 @@ class Study:
                 meta["consent"] = consent
             if base_url:
                 meta["base_url"] = base_url.rstrip("/")
+            if design is not None:
+                meta["design"] = design.to_json()
             conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
             ctx_ids = {}
             for ctx in contexts:
@@ -530,8 +552,83 @@ class Study:
             self._on_new_rater(conn, rater.id, now)
         return rater, False
 
+    # -- designs: K ratings per item, M items per rater ------------------------------------
+    def design(self) -> Design | None:
+        """The study's design; None when every rater rates every item."""
+        return Design.from_json(self._meta("design"))
+
     def _on_new_rater(self, conn: sqlite3.Connection, rater_id: int, now: float) -> None:
-        """Hook for a study design: give a new rater their items (inside the enrolling transaction)."""
+        """In a design study, give a new rater their share (inside the transaction that adds them):
+        first the open items of raters who dropped out, then the least-held items. No share left is ``full``."""
+        plan = self.design()
+        if plan is None:
+            return
+        self._release_dropped(conn, plan, now)
+        holders = {r[0]: r[1] for r in conn.execute(
+            "SELECT i.id, COUNT(a.rater_id) FROM items i LEFT JOIN assignments a ON a.item_id = i.id"
+            " WHERE i.attention = 0 GROUP BY i.id")}
+        mine = share(holders, plan.per_item, plan.per_rater, random.Random(f"{self._meta('seed')}:share:{rater_id}"))
+        if not mine:
+            raise EnrollmentRefused("full", "all places in this study are taken (every item has all its raters); "
+                                            "thank you for your interest")
+        conn.executemany("INSERT INTO assignments (rater_id, item_id, assigned_at) VALUES (?, ?, ?)",
+                         [(rater_id, item, now) for item in mine])
+
+    def _release_dropped(self, conn: sqlite3.Connection, plan: Design, now: float) -> int:
+        """Give back the unanswered items of every unfinished rater silent for ``plan.drop_after`` seconds.
+
+        Their answers stay; the items they had not answered go to the next newcomers. Returns how many raters dropped.
+        """
+        stale = self._stale(conn, plan, now)
+        for rater_id in stale:
+            conn.execute(f"INSERT INTO released SELECT rater_id, item_id, ? FROM assignments a WHERE rater_id = ? AND NOT {_ANSWERED}",
+                         (now, rater_id))
+            conn.execute("DELETE FROM assignments WHERE rater_id = ? AND item_id IN (SELECT item_id FROM released WHERE rater_id = ?)",
+                         (rater_id, rater_id))
+            conn.execute("DELETE FROM ratings WHERE rater_id = ? AND skipped = 1 AND item_id IN"
+                         " (SELECT item_id FROM released WHERE rater_id = ?)", (rater_id, rater_id))
+            conn.execute("UPDATE raters SET dropped_at = ? WHERE id = ?", (now, rater_id))
+        return len(stale)
+
+    @staticmethod
+    def _stale(conn: sqlite3.Connection, plan: Design, now: float) -> list[int]:
+        """Unfinished raters silent (no serve, answer or arrival) for ``plan.drop_after`` seconds."""
+        return [r[0] for r in conn.execute(
+            f"SELECT r.id FROM raters r WHERE r.dropped_at IS NULL AND EXISTS (SELECT 1 FROM assignments a WHERE a.rater_id = r.id"
+            f" AND NOT {_ANSWERED}) AND max(r.created_at, coalesce(r.consented_at, 0),"
+            " coalesce((SELECT max(served_at) FROM served s WHERE s.rater_id = r.id), 0),"
+            " coalesce((SELECT max(updated_at) FROM ratings x WHERE x.rater_id = r.id), 0)) < ?", (now - plan.drop_after,))]
+
+    def full(self) -> bool:
+        """No place for a newcomer: the quota is taken, or in a design study every item has its K raters
+        and nobody has dropped out to free some."""
+        crowd, plan = self.crowd(), self.design()
+        with self._read() as conn:
+            if crowd is not None and crowd.quota is not None:
+                return conn.execute("SELECT COUNT(*) FROM raters WHERE source = 'enrolled'").fetchone()[0] >= crowd.quota
+            if plan is None:
+                return False
+            open_slots = conn.execute(
+                "SELECT COALESCE(SUM(max(0, ? - (SELECT COUNT(*) FROM assignments a WHERE a.item_id = i.id))), 0)"
+                " FROM items i WHERE i.attention = 0", (plan.per_item,)).fetchone()[0]
+            return open_slots == 0 and not self._stale(conn, plan, self.clock())
+
+    def release_dropped(self) -> int:
+        """Reassign now: the open items of raters silent past the design's limit go back to the pool."""
+        plan = self.design()
+        if plan is None:
+            return 0
+        with self._write() as conn:
+            return self._release_dropped(conn, plan, self.clock())
+
+    def _rater_items(self, conn: sqlite3.Connection, rater_id: int) -> list[int]:
+        """The items a rater is to answer: every item, or in a design study their share plus the attention items."""
+        if self.design() is None:
+            return self._item_ids()
+        return [r[0] for r in conn.execute(
+            "SELECT item_id FROM assignments WHERE rater_id = ? UNION SELECT id FROM items WHERE attention = 1 ORDER BY 1",
+            (rater_id,))]
+
 
     def base_url(self, explicit: str | None = None, served: str | None = None) -> str:
         """Where raters reach the app: ``explicit``, else the ``--base-url`` given at creation, else
@@ -702,7 +799,13 @@ class RaterView:
         return self.rater.name
 
     def order(self) -> list[int]:
-        return _order_for(self.study._meta("seed") or "0", self.rater.id, self.study._item_ids())
+        """This rater's items (all, or their share in a design study) in their own random order."""
+        if self.study.design() is None:
+            items = self.study._item_ids()
+        else:
+            with self.study._read() as conn:
+                items = self.study._rater_items(conn, self.rater.id)
+        return _order_for(self.study._meta("seed") or "0", self.rater.id, items)
 
     def _mine(self, conn: sqlite3.Connection) -> dict[int, sqlite3.Row]:
         rows = conn.execute("SELECT * FROM ratings WHERE rater_id = ?", (self.rater.id,)).fetchall()
@@ -710,7 +813,7 @@ class RaterView:
 
     def progress(self) -> Progress:
         with self.study._read() as conn:
-            total = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+            total = len(self.study._rater_items(conn, self.rater.id))
             row = conn.execute(
                 "SELECT SUM(skipped = 0), SUM(skipped = 1) FROM ratings WHERE rater_id = ?", (self.rater.id,)
             ).fetchone()
@@ -775,12 +878,8 @@ class RaterView:
         """Whether skipping leads anywhere: another item is still unanswered or skipped."""
         item_id = item_id_of(item_id)
         with self.study._read() as conn:
-            open_items = conn.execute(
-                "SELECT COUNT(*) FROM items i WHERE i.id != ? AND NOT EXISTS"
-                " (SELECT 1 FROM ratings x WHERE x.rater_id = ? AND x.item_id = i.id AND x.skipped = 0)",
-                (item_id, self.rater.id),
-            ).fetchone()[0]
-        return open_items > 0
+            answered = {r[0] for r in conn.execute("SELECT item_id FROM ratings WHERE rater_id = ? AND skipped = 0", (self.rater.id,))}
+            return any(i != item_id and i not in answered for i in self.study._rater_items(conn, self.rater.id))
 
     # -- consent and completion ----------------------------------------------------------
     def needs_consent(self) -> bool:
@@ -815,7 +914,7 @@ class RaterView:
         unanswered or only skipped; completing twice keeps the first time.
         """
         with self.study._write() as conn:
-            total = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+            total = len(self.study._rater_items(conn, self.rater.id))
             done = conn.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = ? AND skipped = 0", (self.rater.id,)).fetchone()[0]
             if done < total:
                 left = total - done
@@ -870,7 +969,9 @@ class RaterView:
             )
 
     def _check_assigned(self, conn: sqlite3.Connection, item_id: int) -> None:
-        """Hook for a study design: refuse an item that is not this rater's."""
+        """In a design study, refuse an item that is not in this rater's share (nobody rates past K)."""
+        if self.study.design() is not None and item_id not in self.study._rater_items(conn, self.rater.id):
+            raise InvalidRating(f"item {item_id} is not one of your items")
 
     def _seconds_on(self, conn: sqlite3.Connection, item_id: int, now: float) -> float | None:
         """Seconds this rater spent on an item, by the server's clock: since the item was served, or, for an
@@ -947,23 +1048,30 @@ class AdminView:
         token = new_token()
         try:
             with self.study._write() as conn:
-                cur = conn.execute(
-                    "INSERT INTO raters (name, token, created_at) VALUES (?, ?, ?)", (name, token, self.study.clock())
-                )
+                now = self.study.clock()
+                cur = conn.execute("INSERT INTO raters (name, token, created_at) VALUES (?, ?, ?)", (name, token, now))
+                self.study._on_new_rater(conn, cur.lastrowid, now)
         except sqlite3.IntegrityError:
             raise StudyError(f"a rater named {name!r} already exists in {self.study.path}; pick another name") from None
+        except EnrollmentRefused:
+            raise StudyError(f"{self.study.path}: every item already has its {self.study.design().per_item} rater(s); "
+                             f"{name!r} was not added") from None
         return Rater(cur.lastrowid, name, token)
 
     def raters(self) -> list[dict]:
         with self.study._read() as conn:
             total = conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+            shares = {} if self.study.design() is None else dict(conn.execute(
+                "SELECT r.id, (SELECT COUNT(*) FROM assignments a WHERE a.rater_id = r.id) FROM raters r"))
+            n_attention = conn.execute("SELECT COUNT(*) FROM items WHERE attention = 1").fetchone()[0]
             rows = conn.execute(
                 "SELECT r.*, COUNT(x.item_id) FILTER (WHERE x.skipped = 0) AS done,"
                 " COUNT(x.item_id) FILTER (WHERE x.skipped = 1) AS skipped, MAX(x.updated_at) AS last"
                 " FROM raters r LEFT JOIN ratings x ON x.rater_id = r.id GROUP BY r.id ORDER BY r.id"
             ).fetchall()
         return [
-            {"name": r["name"], "token": r["token"], "done": r["done"], "skipped": r["skipped"], "total": total, "last": r["last"],
+            {"name": r["name"], "token": r["token"], "done": r["done"], "skipped": r["skipped"], "last": r["last"],
+             "total": total if r["id"] not in shares else shares[r["id"]] + n_attention, "dropped_at": r["dropped_at"],
              "source": r["source"], "participant_id": r["participant_id"], "study_id": r["platform_study_id"],
              "session_id": r["session_id"], "created_at": r["created_at"], "consented_at": r["consented_at"],
              "completed_at": r["completed_at"]}
@@ -984,6 +1092,9 @@ class AdminView:
             finished = conn.execute(
                 "SELECT COUNT(*) FROM (SELECT rater_id FROM ratings WHERE skipped = 0 GROUP BY rater_id HAVING COUNT(*) >= ?)",
                 (n_items,)).fetchone()[0] if n_items else 0
+        plan = self.study.design()
+        if plan is not None:
+            finished = sum(1 for r in self.raters() if r["done"] >= r["total"] and not r["dropped_at"])
         crowd = self.study.crowd()
         return {
             "name": self.study.name,
@@ -1000,6 +1111,34 @@ class AdminView:
             "completed": completed,  # took the completion code (the end page or /complete)
             "finished": finished,  # answered every item
             "consent": bool(self.study.consent_text()),
+            "design": None if plan is None else {"per_item": plan.per_item, "per_rater": plan.per_rater,
+                                                 "quota": plan.quota(n_items - n_attention), "drop_after_s": plan.drop_after},
+        }
+
+    def coverage(self) -> dict:
+        """A design study's coverage: per item how many raters hold it and how many answered, against K;
+        and how many items drop-outs gave back. Empty for a study where every rater rates every item."""
+        plan = self.study.design()
+        if plan is None:
+            return {}
+        with self.study._read() as conn:
+            rows = conn.execute(
+                "SELECT i.id, (SELECT COUNT(*) FROM assignments a WHERE a.item_id = i.id) AS held,"
+                " (SELECT COUNT(*) FROM ratings x WHERE x.item_id = i.id AND x.skipped = 0) AS rated"
+                " FROM items i WHERE i.attention = 0 ORDER BY i.id").fetchall()
+            released = conn.execute("SELECT COUNT(*) FROM released").fetchone()[0]
+            dropped = conn.execute("SELECT COUNT(*) FROM raters WHERE dropped_at IS NOT NULL").fetchone()[0]
+        rated = [r["rated"] for r in rows]
+        held = [r["held"] for r in rows]
+        return {
+            "per_item": plan.per_item, "per_rater": plan.per_rater, "items": len(rows),
+            "quota": plan.quota(len(rows)),
+            "complete": sum(n >= plan.per_item for n in rated),
+            "rated": {str(k): rated.count(k) for k in sorted(set(rated))},  # ratings per item -> how many items
+            "held": {str(k): held.count(k) for k in sorted(set(held))},
+            "over": sum(n > plan.per_item for n in rated),
+            "reassigned": released, "dropped_raters": dropped,
+            "items_below": [r["id"] for r in rows if r["rated"] < plan.per_item][:50],
         }
 
     def ratings(self, include_skipped: bool = False) -> list[RatingRow]:

@@ -1,5 +1,8 @@
 """200 participants enroll through the open link at once and each rates 5 items over HTTP (real ``vgm ui``, loopback only).
 
+The study has a design (issue 44): 80 items, each rated by exactly 10 participants, each participant a
+random share of 4 plus the attention item, so the 200 places follow from 80 x 10 / 4.
+
 Every participant gets exactly one token (even enrolling from two tabs at the same moment), nobody
 rates an item twice, no rating is lost, and participant 201 finds the study full. Bounded: every
 request has a timeout and the whole run a deadline.
@@ -115,11 +118,10 @@ def _cpu_seconds(pid: int) -> float:
 def test_200_participants_enroll_at_once_each_gets_one_token_and_no_rating_is_lost(tmp_path):
     from ui.web._launch import ServerProcess
 
-    runs = write_demo_runs(tmp_path / "demo", n=6)
-    study, admin, summary = build_study(runs, tmp_path / "crowd.db", n=2, attention=1,
-                                        crowd=crowd_settings("prolific", quota=PARTICIPANTS, completion_code="C0DE1234",
-                                                             enroll_rate=PARTICIPANTS))
-    assert summary.items == 5  # 2 contexts x 2 runs + 1 attention item
+    runs = write_demo_runs(tmp_path / "demo", n=40)
+    study, admin, summary = build_study(runs, tmp_path / "crowd.db", n=40, attention=1, per_item=10, per_rater=4,
+                                        crowd=crowd_settings("prolific", completion_code="C0DE1234", enroll_rate=PARTICIPANTS))
+    assert summary.items == 81 and summary.quota == PARTICIPANTS  # 40 contexts x 2 runs + 1 attention item
     with ServerProcess(study=tmp_path / "crowd.db", log_path=tmp_path / "server.log") as server:
         cpu = _cpu_seconds(server.proc.pid)
         figures, seconds = asyncio.run(_crowd(server.url, study.enroll_key(), PARTICIPANTS))
@@ -144,6 +146,9 @@ def test_200_participants_enroll_at_once_each_gets_one_token_and_no_rating_is_lo
     assert full_page.status_code == 409 and 'data-reason="full"' in full_page.text
     assert conn.execute("SELECT COUNT(*) FROM raters").fetchone()[0] == PARTICIPANTS  # the refusals wrote nothing
     assert report["ratings"] == PARTICIPANTS * 4 and report["attention_items"] == 1
+    held = conn.execute("SELECT COUNT(*) FROM ratings x JOIN items i ON i.id = x.item_id WHERE i.attention = 0"
+                        " GROUP BY x.item_id").fetchall()
+    assert len(held) == 80 and {h[0] for h in held} == {10}  # every item rated by exactly 10 participants
 
     print(f"\n{PARTICIPANTS} participants at once, {figures.requests} requests in {seconds:.1f} s "
           f"({figures.requests / seconds:.0f} requests/s); enroll (two tabs each) p50 {figures.ms(figures.enroll, 50):.0f} ms, "

@@ -280,8 +280,8 @@ def page_router(ctx: AppContext) -> APIRouter:
                 back = study.returning(key, who, secret)
                 if back is not None:
                     return to_items(back.token)
-                if crowd.quota is not None and study.owner().summary()["enrolled"] >= crowd.quota:
-                    raise EnrollmentRefused("full", f"all {crowd.quota} places in this study are taken; thank you for your interest")
+                if study.full():
+                    raise EnrollmentRefused("full", "all places in this study are taken; thank you for your interest")
                 return start_page(study, f"/enroll/{key}", who.query)
             found, _ = study.enroll(key, who, consent=form.get("consent") == "yes", secret=secret)
             reply = to_items(found.token)
