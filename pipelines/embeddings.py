@@ -29,7 +29,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 
 from rulesets import VgmError
 
-__all__ = ["embed", "MiniLMEmbedding", "HashingEmbedding", "EmbeddingUnavailable", "default_embedding", "INSTALL_HINT"]
+__all__ = ["embed", "NotEnglish", "cjk_share", "MiniLMEmbedding", "HashingEmbedding", "EmbeddingUnavailable", "default_embedding", "INSTALL_HINT"]
 
 DIM = 384
 MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained with 256-token inputs
@@ -107,12 +107,44 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.clip(norms, 1e-12, None)
 
 
+class NotEnglish(UserWarning):
+    """English-only MiniLM was given Chinese (CJK) text: its vectors there are close to noise."""
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_warned_cjk = False
+
+
+def cjk_share(texts: list[str]) -> float:
+    """The share of non-space characters that are Chinese, Japanese or Korean."""
+    total = sum(len("".join(t.split())) for t in texts)
+    return sum(len(_CJK.findall(t)) for t in texts) / total if total else 0.0
+
+
+def warn_if_not_english(texts: list[str]) -> None:
+    """Say once per process, in one line, that MiniLM (trained on English) is reading CJK text.
+
+    all-MiniLM-L6-v2's WordPiece vocabulary splits Han characters one by one and its training
+    pairs are English, so similarities between Chinese texts say little; a run on Chinese logs
+    should know that its knn/InMind-embedding numbers come from an English-only encoder.
+    """
+    global _warned_cjk
+    if _warned_cjk or cjk_share(texts) < 0.2:
+        return
+    _warned_cjk = True
+    import warnings
+
+    warnings.warn("the MiniLM embedder (all-MiniLM-L6-v2) was trained on English and is being run on Chinese/CJK text; "
+                  "treat knn, InMind's embedding baseline and example-line retrieval on it as unreliable", NotEnglish, stacklevel=3)
+
+
 def embed(texts: list[str] | str, *, batch_size: int = 32, threads: int = 1) -> np.ndarray:
     """MiniLM sentence vectors, one L2-normalised row per text (cosine = dot product)."""
     if isinstance(texts, str):
         texts = [texts]
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
+    warn_if_not_english(list(texts))
     return _minilm(threads)(list(texts), batch_size=batch_size)
 
 

@@ -18,6 +18,14 @@ moe_app = typer.Typer(cls=ClusterGuard, help="MOE (Tachikuma): import datasets, 
 console = Console()
 
 
+LANG_HELP = "language of the prompts: en, or zh for Chinese logs (pipelines/prompts/*.zh.txt; the check list shows Chinese names)"
+
+
+def _lang_options(lang: str) -> dict[str, Any] | None:
+    """Step options for ``--lang`` (None for English, so the prompts and the response cache stay as before)."""
+    return None if lang == "en" else {"lang": lang}
+
+
 def _dump(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=1, default=str))
 
@@ -260,6 +268,7 @@ def run_cmd(
     metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
     prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
+    lang: str = typer.Option("en", "--lang", help=LANG_HELP),
     cluster: str | None = cluster_option(),
     ray_address: str | None = ray_address_option(),
     base_url: list[str] | None = base_url_option(),
@@ -277,7 +286,8 @@ def run_cmd(
     check_metric(metric)
     spec = from_cli("moe run", cluster, ray_address, base_url, endpoint_concurrency)
     with (cluster_progress() if spec else RichReporter()) as reporter:
-        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=moe_runner(spec) if spec else None)
+        done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting,
+                       run_with=moe_runner(spec) if spec else None, options=_lang_options(lang))
     report = build_report([done], baseline=None, metric=metric)
     _print_report(report, as_json, f"MOE run {done}")
     _exit_on_errors(report, allow_errors)
@@ -296,6 +306,7 @@ def compare_cmd(
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
     metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
     prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
+    lang: str = typer.Option("en", "--lang", help=LANG_HELP),
     cluster: str | None = cluster_option(),
     ray_address: str | None = ray_address_option(),
     base_url: list[str] | None = base_url_option(),
@@ -314,7 +325,8 @@ def compare_cmd(
     check_metric(metric)
     spec = from_cli("moe compare", cluster, ray_address, base_url, endpoint_concurrency)
     with (cluster_progress() if spec else RichReporter()) as reporter:
-        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting, run_with=moe_runner(spec) if spec else None)
+        compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting,
+                    run_with=moe_runner(spec) if spec else None, options=_lang_options(lang))
     report = build_report([out], metric=metric)
     _write_outputs(report, out)
     _print_report(report, as_json, f"MOE compare ({out})")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pipelines import DEFAULT_COMPARE, MoeInstance, Pipeline, SkillStats, load_pipeline
+from pipelines.steps._conversation import LANGS
 
 from .dataset import data_path, load_moe
 from .metrics import score_instance
@@ -249,6 +250,7 @@ def plan_run(
             "instances": len(instances),
             "concurrency": concurrency,
             "prompting": prompting if pipeline.needs_model else None,
+            "lang": (options or {}).get("lang", "en") if pipeline.needs_model else None,
             "train": train_desc,
             "started": now(),
         }
@@ -348,11 +350,11 @@ async def close_model(model: Any) -> None:
 def run_moe(
     pipeline: str, data: str | Path, out: str | Path, *, model: str | None = None, limit: int | None = None,
     concurrency: int = 2, train: str | Path | None = None, reporter: Reporter | None = None, prompting: str = "faithful",
-    run_with: Callable[..., dict[str, Path]] | None = None,
+    run_with: Callable[..., dict[str, Path]] | None = None, options: dict[str, Any] | None = None,
 ) -> Path:
     """``vgm moe run``: one pipeline into one run folder; returns the folder."""
     return compare_moe([pipeline], data, out, model=model, limit=limit, concurrency=concurrency, train=train,
-                       reporter=reporter, single=True, prompting=prompting, run_with=run_with)[load_pipeline(pipeline).name]
+                       reporter=reporter, single=True, prompting=prompting, run_with=run_with, options=options)[load_pipeline(pipeline).name]
 
 
 def compare_moe(
@@ -368,6 +370,9 @@ def compare_moe(
     ``ClusterSpec.run_moe``); it too must write every folder from this process.
     """
     built = check_options(pipelines, limit=limit, concurrency=concurrency, prompting=prompting)
+    lang = (options or {}).get("lang", "en")
+    if lang not in LANGS:
+        raise RunError(f"--lang {lang!r}: choose one of {', '.join(LANGS)} (the prompt files exist in these)")
     out = Path(out)
     folders = {p.name: (out if single else out / p.name) for p in built}
     check_writable(out)

@@ -21,6 +21,7 @@ from ..state import PipelineState, StepRecord
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 GM_NAMES = {"gm", "dm", "game master", "dungeon master", "keeper", "kp"}
+LANGS = ("en", "zh")  # zh: the Chinese prompt files (<name>.zh.txt) for Chinese logs
 
 
 def is_gm(speaker: str) -> bool:
@@ -28,7 +29,15 @@ def is_gm(speaker: str) -> bool:
 
 
 def prompt_text(name: str, options: dict[str, Any] | None = None) -> str:
-    """A prompt file's text; ``prompts_dir`` option or ``VGM_PROMPTS`` overrides the shipped ones."""
+    """A prompt file's text; ``prompts_dir`` option or ``VGM_PROMPTS`` overrides the shipped ones.
+
+    With the ``lang`` option ``zh`` the Chinese twin ``<name>.zh.txt`` is read instead (beside the English file).
+    """
+    lang = (options or {}).get("lang", "en")
+    if lang not in LANGS:
+        raise VgmError(f"--lang {lang!r}: prompts exist in {', '.join(LANGS)}")
+    if lang != "en":
+        name = f"{name}.{lang}"
     for folder in ((options or {}).get("prompts_dir"), os.environ.get("VGM_PROMPTS")):
         if folder and (Path(folder) / f"{name}.txt").is_file():
             return (Path(folder) / f"{name}.txt").read_text(encoding="utf-8").strip()
@@ -120,7 +129,7 @@ def check_menu(pack: Any, options: dict[str, Any], instance: MoeInstance | None 
     A GM reaches for Perception long before Animal Handling; a small model reads a list
     top-down, so putting the common checks first is the prior it lacks.
     """
-    lines = pack.check_menu().splitlines()
+    lines = pack.check_menu(zh=options.get("lang") == "zh").splitlines()
     stats = options.get("stats")
     counts = stats.by_ruleset.get(pack.name) if stats is not None else None
     if not counts:

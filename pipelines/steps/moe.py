@@ -120,7 +120,7 @@ def faithful_prefix(state: PipelineState) -> list[dict[str, str]]:
     """System (the rules and their checks, in the pack's order) and the table log with the cast in its own order."""
     pack = state.pack
     title = getattr(pack, "title", None) or getattr(pack, "name", None) or state.instance.ruleset
-    system = _prompt(state, "system").format(ruleset=title, menu=pack.check_menu())
+    system = _prompt(state, "system").format(ruleset=title, menu=pack.check_menu(zh=state.options.get("lang") == "zh"))
     log = _prompt(state, "log").format(
         log=format_log(state.instance, int(state.options.get("max_log_chars", 6000))),
         characters=", ".join(cast_order(state.instance)) or "(not listed)",
