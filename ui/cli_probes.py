@@ -212,6 +212,8 @@ def fork_command(
     model: Optional[str] = typer.Option(None, "--model", help="model for every LLM seat (default: the recorded ones)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="folder for fork logs (default <log folder>/forks)"),
     seed: int = typer.Option(1, "--seed", help="fork i reseeds its randomness with seed+i"),
+    edit: Optional[Path] = typer.Option(None, "--edit", help="YAML of edits at the branch point: utterance rewrites, forced votes and night actions, injected beliefs (docs/social.md); with --compare, against the unedited forks"),
+    repeats: int = typer.Option(1, "--repeats", help="with --compare: R runs of --n forks per arm; the tables add each arm's spread over the runs"),
     as_json: bool = typer.Option(False, "--json"),
     cluster: Optional[str] = cluster_option(),
     ray_address: Optional[str] = ray_address_option(),
@@ -229,6 +231,12 @@ def fork_command(
     spec = from_cli("mafia fork", cluster, ray_address, base_url, endpoint_concurrency)
     if compare and before:
         raise VgmError("--compare runs both arms (PRE and POST); leave out --before")
+    if edit is not None or repeats != 1:  # edited forks and repeated arms: ui/cli_fork_edit.py
+        from ui.cli_fork_edit import run_fork
+
+        if spec is not None or before or (edit is None and not compare):
+            raise VgmError("--edit and --repeats run here, without --cluster or --before; --repeats needs --compare or --edit")
+        return run_fork(log, at, n, edit, compare, repeats, probes, model, out, seed, as_json)
 
     def one_arm(arm_before: bool) -> dict:
         if spec is not None:  # --cluster ray: one fork per shard; this process writes the fork logs

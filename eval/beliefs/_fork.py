@@ -7,6 +7,7 @@ parent and branch point, so forks can be scored, listed and forked again like an
 from __future__ import annotations
 
 import copy
+import statistics
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,8 @@ async def fork_game(
     probes: str | Path | None = None,
     model: str | None = None,
     seed: int = 1,
+    edits: list[Any] | None = None,
+    edits_file: str | Path | None = None,
 ) -> dict[str, Any]:
     """Re-simulate ``log`` from step ``at`` ``n`` times; returns the outcome distribution.
 
@@ -76,12 +79,20 @@ async def fork_game(
         probes: a probe set to run in each fork (``cheap`` keeps replays affordable).
         model: replace every LLM seat's model with this model string.
         seed: fork ``i`` draws its future randomness from ``seed + i``.
+        edits: intervention edits (``eval.beliefs.load_edits``; checked against the game here)
+            applied at the branch point; ``edits_file`` names their file in errors and records.
     """
     if n < 1:
         raise ForkError(f"--n {n}: give 1 or more re-simulations")
     log = Path(log)
     key, snap = find_snapshot(log, at, before=before)
     cls = _engine_class(snap.get("engine", ""))
+    record: list[dict[str, Any]] = []
+    if edits:
+        from ._edits import check_edits, edited_snapshot
+
+        check_edits(edits_file or "edits", edits, snap, key)
+        snap, record = edited_snapshot(snap, edits)
     batched = isinstance(probes, str) and probes.endswith(":batched")
     probe_set = load_probe_set(probes.removesuffix(":batched") if isinstance(probes, str) else probes) if probes else None
     models: dict[str, Any] = {}
@@ -97,14 +108,19 @@ async def fork_game(
         raise ForkError(f"cannot create {out_dir} ({exc.strerror or exc}); give a writable -o folder") from None
     parent = snap["game_id"]
     forks = []
+    arm = "edited" if edits else ("pre" if before else "post")
     for i in range(n):
-        fork_id = f"{parent}-fork{key[0]}.{key[1]}{'pre' if before else ''}-{i}"
+        fork_id = f"{parent}-{'edit' if edits else 'fork'}{key[0]}.{key[1]}{'pre' if before else ''}-{i}"
         path = out_dir / f"{fork_id}.jsonl"
         # a fresh copy per fork: restore() adopts the snapshot's lists as live game state
         game = cls.restore(copy.deepcopy(snap), log_path=path, game_id=fork_id, reseed=seed + i, snapshots=True, models=models or None)
         game.log.append({"game_id": fork_id, "round": key[0], "public_msg_seq": key[1], "kind": "fork", "private": True,
-                         "to": [], "parent": parent, "parent_log": str(log), "at": list(key), "arm": "pre" if before else "post",
-                         "reseed": seed + i})
+                         "to": [], "parent": parent, "parent_log": str(log), "at": list(key), "arm": arm,
+                         "reseed": seed + i, **({"edits": record, "edits_file": str(edits_file or "")} if edits else {})})
+        if edits:
+            from ._edits import plant_beliefs
+
+            plant_beliefs(game, edits, key)
         runner = attach_probes(game, probe_set, None, path.with_name(f"{fork_id}.probes.jsonl"), batched=batched) if probe_set else None
         result = await game.run()
         if runner is not None:
@@ -115,7 +131,7 @@ async def fork_game(
     winners = Counter(str(f["winner"]) for f in forks)
     firsts = Counter(str(f["first_elimination"]) for f in forks)
     return {
-        "parent": parent, "log": str(log), "at": list(key), "arm": "pre" if before else "post", "n": n,
+        "parent": parent, "log": str(log), "at": list(key), "arm": arm, "n": n, **({"edits": record} if edits else {}),
         "winners": {k: v / n for k, v in winners.most_common()},
         "first_elimination": {k: v / n for k, v in firsts.most_common()},
         "forks": forks,
@@ -136,6 +152,14 @@ def wilson_interval(k: int, n: int) -> tuple[float, float] | None:
 
     ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
     return float(ci.low), float(ci.high)
+
+
+def spread(values: list[float]) -> dict[str, Any] | None:
+    """Standard deviation (n − 1) and range of one figure over repeated runs; None with one run."""
+    vals = [v for v in values if v is not None]
+    if len(vals) < 2:
+        return None
+    return {"runs": len(vals), "sd": round(float(statistics.stdev(vals)), 4), "min": round(min(vals), 4), "max": round(max(vals), 4)}
 
 
 def arm_comparison(k_post: int, n_post: int, k_pre: int, n_pre: int) -> dict[str, Any]:

@@ -9,7 +9,7 @@ games on Ray (``eval.cluster.tournament_runner``).
 """
 from ._run import (Match, check_tournament, model_spec, new_match_game, parse_models, play_match, played_row, run_tournament, schedule,
                    sides_of)
-from ._stats import fit_ratings, rate_row, ratings, spread, tournament_report
+from ._stats import fit_ratings, rate_row, ratings, tournament_report
 
 __all__ = ["Match", "check_tournament", "model_spec", "new_match_game", "parse_models", "play_match", "played_row", "run_tournament",
-           "schedule", "sides_of", "fit_ratings", "rate_row", "ratings", "spread", "tournament_report"]
+           "schedule", "sides_of", "fit_ratings", "rate_row", "ratings", "tournament_report"]

@@ -24,19 +24,18 @@ BOOTSTRAP = 200
 ELO_SCALE = 400 / math.log(10)
 
 
+def spread(values: list[float]) -> dict[str, Any] | None:
+    """``eval.beliefs.spread`` (one definition, shared with the fork comparison), imported when needed."""
+    from eval.beliefs import spread as run_spread
+
+    return run_spread(values)
+
+
 def _wilson(k: int, n: int) -> list[float] | None:
     from eval.beliefs import wilson_interval
 
     ci = wilson_interval(k, n)
     return [round(ci[0], 4), round(ci[1], 4)] if ci else None
-
-
-def spread(values: list[float]) -> dict[str, Any] | None:
-    """Standard deviation (n − 1) and range of one figure over repeated runs; None with one run."""
-    vals = [v for v in values if v is not None]
-    if len(vals) < 2:
-        return None
-    return {"runs": len(vals), "sd": round(float(np.std(vals, ddof=1)), 4), "min": round(min(vals), 4), "max": round(max(vals), 4)}
 
 
 def rate_row(wins: list[bool], by_repeat: dict[int, list[bool]] | None = None) -> dict[str, Any]:

@@ -80,6 +80,7 @@ class SocialGame:
         self.winner: str | None = None
         self.reason = ""
         self.roles: dict[str, str] = {}
+        self.forced: dict[str, Any] = {}  # "round|ask kind|seat" -> the move a fork's edit imposes (``force``)
         self._listeners: list[Listener] = []
         self._snap_fh = None
         if snapshots and log_path:
@@ -140,8 +141,31 @@ class SocialGame:
         self.seq = 0
 
     # ---- asking seats -----------------------------------------------------------
+    def force(self, rnd: int, kind: str, name: str, value: Any) -> None:
+        """In round ``rnd``, ``name``'s ``kind`` decisions are ``value`` instead of the seat's.
+
+        A fork's edit (a forced vote, night action or speech). The seat is not asked; a
+        moderator-only ``forced_move`` record says so, or why the move could not be played
+        (e.g. the target died first), in which case the seat decides as usual.
+        """
+        self.forced[f"{rnd}|{kind}|{name}"] = value
+
+    async def _forced_move(self, name: str, ask: Ask) -> tuple[bool, Any]:
+        key = f"{self.round}|{ask.kind}|{name}"
+        if key not in self.forced:
+            return False, None
+        value = self.forced[key]
+        reason = ask.error(value)
+        await self.emit("forced_move", to=[], player=name, decision=ask.kind, value=value, applied=reason is None,
+                        **({"reason": reason} if reason else {}))
+        return reason is None, value
+
     async def decide(self, name: str, ask: Ask) -> Any:
         """Ask one seat; record its notes (reasoning, illegal moves) to the moderator only."""
+        if self.forced:
+            done, value = await self._forced_move(name, ask)
+            if done:
+                return value
         seat = self.seats[name]
         value = await seat.act(ask)
         if type(seat) is ScriptedSeat:
@@ -155,6 +179,15 @@ class SocialGame:
 
     async def decide_all(self, asks: dict[str, Ask]) -> dict[str, Any]:
         """Simultaneous decisions (votes, cards, night actions): model calls run concurrently."""
+        if self.forced:
+            fixed = {}
+            for name, ask in asks.items():
+                done, value = await self._forced_move(name, ask)
+                if done:
+                    fixed[name] = value
+            if fixed:
+                rest = await self.decide_all({n: a for n, a in asks.items() if n not in fixed}) if len(fixed) < len(asks) else {}
+                return {n: fixed[n] if n in fixed else rest[n] for n in asks}
         if all(type(self.seats[n]) is ScriptedSeat for n in asks):
             out = {}
             for name, ask in asks.items():
@@ -209,6 +242,8 @@ class SocialGame:
     prompts: Any = None
 
     def render(self, event: Event, viewer: str) -> str | None:
+        if event["kind"] == "belief" and viewer in event.get("to", ()):  # a fork's injected private belief
+            return LOOP_TEXT[self.lang]["belief"].format(text=event.get("text", ""))
         return self.prompts.render(self, event, viewer)
 
     def system_prompt(self, name: str) -> str:
@@ -274,7 +309,7 @@ class SocialGame:
             "winner": self.winner, "reason": self.reason, "roles": self.roles, "state": state,
             "rng": _rng_state(self.rng),
             "seats": [{**s.spec(), "rng": _rng_state(s.rng) if s.rng is not self.rng else None} for s in self.seats.values()],
-            "events": self.log.events,
+            "events": self.log.events, "forced": self.forced,
             "messages": {n: s.messages() for n, s in self.seats.items() if isinstance(s, LlmSeat)},
         }))
 
@@ -319,6 +354,7 @@ class SocialGame:
                    game_id=game_id or snapshot["game_id"], snapshots=snapshots, options=snapshot["options"], _restoring=True)
         game.round, game.seq, game.phase = snapshot["round"], snapshot["seq"], snapshot["phase"]
         game.winner, game.reason, game.roles = snapshot["winner"], snapshot["reason"], dict(snapshot["roles"])
+        game.forced = dict(snapshot.get("forced") or {})
         for f in cls.STATE_FIELDS:
             setattr(game, f, snapshot["state"][f])
         game._load_state()

@@ -14,8 +14,9 @@ from typing import Any
 #: Words the moderator loop itself says to a seat; the keys are the languages a game can use.
 LOOP_TEXT = {
     "en": {"json": "Answer with JSON only, shaped like {shape}", "log": "The game so far, as you saw it:\n{log}",
-           "empty": "(nothing has happened yet)"},
-    "zh": {"json": "只用 JSON 回答，格式如：{shape}", "log": "到目前为止你看到的对局：\n{log}", "empty": "（还什么都没有发生）"},
+           "empty": "(nothing has happened yet)", "belief": "(your own private thought) {text}"},
+    "zh": {"json": "只用 JSON 回答，格式如：{shape}", "log": "到目前为止你看到的对局：\n{log}", "empty": "（还什么都没有发生）",
+           "belief": "（你自己心里的想法）{text}"},
 }
 LANGS: tuple[str, ...] = tuple(LOOP_TEXT)
 
