@@ -26,7 +26,9 @@ def _print_links(rows: list[dict]) -> None:
 
 @rate_app.command("create")
 def create(
-    from_: List[Path] = typer.Option(..., "--from", help="Run folders (runs/NAME); more may follow as plain arguments."),
+    from_: Optional[List[Path]] = typer.Option(None, "--from", help="Run folders (runs/NAME); more may follow as plain arguments."),
+    items_file: Optional[Path] = typer.Option(None, "--items", help="Items from a JSON Lines file instead of runs: 'context' "
+                                              "and one or two 'candidates' a line, optional 'metadata' (docs/ui.md)."),
     more: Optional[List[Path]] = typer.Argument(None, help="More run folders.", show_default=False),
     out: Path = typer.Option(Path("study.db"), "-o", "--out", help="The study file to write."),
     n: int = typer.Option(60, "--n", help="How many contexts to sample (each gives one item per condition)."),
@@ -53,10 +55,11 @@ def create(
     consent: Optional[Path] = typer.Option(None, "--consent", help="A consent form (Markdown) raters accept before the first item."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Build a blind study from saved MOE runs with GM utterances (+gm pipelines)."""
+    """Build a blind study from saved MOE runs with GM utterances (+gm pipelines), or from an items file."""
     from eval.ratings import (
         ENROLL_RATE,
         StudyError,
+        build_from_items,
         build_study,
         check_rater_names,
         crowd_settings,
@@ -85,11 +88,24 @@ def create(
         raise StudyError(f"-o {out} is a folder; give a file name for the study, e.g. -o {out}/study.db")
     if out.exists() and not overwrite:
         raise StudyError(f"{out} already exists; pick another -o path or pass --overwrite")
-    study, _, summary = build_study(
-        [*from_, *(more or [])], out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite,
-        attention=attention, crowd=settings, consent=consent_text, base_url=base_url,
-        per_item=per_item, per_rater=per_rater, drop_after=drop_after,
-    )
+    runs = [*(from_ or []), *(more or [])]
+    if items_file is not None:
+        if runs:
+            raise StudyError("give --from RUN... or --items FILE.jsonl, not both")
+        for flag, value in (("--attention", attention), ("--include-human", include_human)):
+            if value:
+                raise StudyError(f"{flag} needs --from runs (it is built from their data); an items file brings its own lines")
+        study, _, summary = build_from_items(
+            items_file, out, mode=mode, seed=seed, overwrite=overwrite, crowd=settings, consent=consent_text,
+            base_url=base_url, per_item=per_item, per_rater=per_rater, drop_after=drop_after)
+    else:
+        if not runs:
+            raise StudyError("give run folders with --from runs/NAME (or an items file with --items FILE.jsonl)")
+        study, _, summary = build_study(
+            runs, out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite,
+            attention=attention, crowd=settings, consent=consent_text, base_url=base_url,
+            per_item=per_item, per_rater=per_rater, drop_after=drop_after,
+        )
     admin = study.owner()
     for name in names:
         admin.add_rater(name)

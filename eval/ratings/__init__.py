@@ -19,6 +19,7 @@ from ._build import (
     REFERENCE_FIELDS,
     BuildSummary,
     attention_items,
+    build_from_items,
     build_study,
     load_run,
     reference_of,
@@ -70,7 +71,7 @@ from ._store import (
 )
 
 __all__ = [
-    "HUMAN", "REFERENCE_FIELDS", "BuildSummary", "attention_items", "build_study", "load_run", "reference_of",
+    "HUMAN", "REFERENCE_FIELDS", "BuildSummary", "attention_items", "build_from_items", "build_study", "load_run", "reference_of",
     "ATTENTION", "COMMENT_MAX", "ENROLL_RATE", "PLATFORMS", "CrowdSettings", "EnrollmentRefused", "Participant", "attention_passed", "crowd_settings",
     "participant_from", "read_consent",
     "CRITERIA", "CRITERION_IDS", "Criterion", "DROP_AFTER_MINUTES", "Design", "design", "load_for", "share",

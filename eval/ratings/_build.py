@@ -19,6 +19,7 @@ from rulesets import VgmError
 
 from ._crowd import ATTENTION, CrowdSettings
 from ._design import DROP_AFTER_MINUTES, Design, design
+from ._items import read_items
 from ._store import Study, StudyError
 
 HUMAN = "human"
@@ -292,20 +293,54 @@ def build_study(
                     "condition_b": b, "utterance_b": tb, "checks_b": cb,
                 })
     checks = attention_items(chosen, instances, attention, mode, random.Random(f"{seed}:attention")) if attention else []
-    plan = design(per_item, per_rater, len(items), drop_after)
-    if plan is not None and crowd is not None and crowd.quota is not None:
-        raise StudyError(f"--quota {crowd.quota}: with --per-item and --per-rater the quota follows from the design "
-                         f"({len(items)} items x {plan.per_item} / {plan.per_rater} = {plan.quota(len(items))}); leave --quota out")
-    items += checks
-    rng.shuffle(items)
     sources = {r.name: {"path": str(r.path), **{k: r.meta.get(k) for k in ("pipeline", "model") if k in r.meta}} for r in usable}
     if include_human:
         sources[HUMAN] = {"path": "data reference (the real GM's next line)"}
     if checks:
         sources[ATTENTION] = {"path": "attention items built from the gold checks (not a condition)"}
+    return _create(out, contexts, items, checks, conditions, mode, skipped, sources, rng=rng, name=name, seed=seed,
+                   overwrite=overwrite, crowd=crowd, consent=consent, base_url=base_url, per_item=per_item,
+                   per_rater=per_rater, drop_after=drop_after)
+
+
+def _create(out, contexts: list[dict], items: list[dict], checks: list[dict], conditions: list[str], mode: str,
+            skipped: dict[str, str], sources: dict, *, rng: random.Random, name, seed, overwrite, crowd, consent,
+            base_url, per_item, per_rater, drop_after) -> tuple[Study, str, BuildSummary]:
+    """Check the design against the items, mix the attention items in blind, write the study file."""
+    plan = design(per_item, per_rater, len(items), drop_after)
+    if plan is not None and crowd is not None and crowd.quota is not None:
+        raise StudyError(f"--quota {crowd.quota}: with --per-item and --per-rater the quota follows from the design "
+                         f"({len(items)} items x {plan.per_item} / {plan.per_rater} = {plan.quota(len(items))}); leave --quota out")
+    items = items + checks
+    rng.shuffle(items)
     study, admin_token = Study.create(
         out, contexts, items, name=name or Path(out).stem, seed=seed, sources=sources, overwrite=overwrite,
         crowd=crowd, consent=consent, base_url=base_url, design=plan,
     )
     summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped, attention=len(checks), design=plan)
     return study, admin_token, summary
+
+
+def build_from_items(
+    items_file: str | Path,
+    out: str | Path,
+    *,
+    mode: str = "score",
+    seed: int = 0,
+    name: str | None = None,
+    overwrite: bool = False,
+    crowd: CrowdSettings | None = None,
+    consent: str | None = None,
+    base_url: str | None = None,
+    per_item: int | None = None,
+    per_rater: int | None = None,
+    drop_after: float = DROP_AFTER_MINUTES,
+) -> tuple[Study, str, BuildSummary]:
+    """A blind study from an items file (``_items``): any context, one or two candidates a line."""
+    if mode not in ("score", "ab", "both"):
+        raise StudyError(f"mode {mode!r}: use score, ab or both")
+    contexts, items, conditions = read_items(items_file, mode=mode, seed=seed)
+    sources = {c: {"path": str(items_file)} for c in conditions}
+    return _create(out, contexts, items, [], conditions, mode, {}, sources, rng=random.Random(seed), name=name, seed=seed,
+                   overwrite=overwrite, crowd=crowd, consent=consent, base_url=base_url, per_item=per_item,
+                   per_rater=per_rater, drop_after=drop_after)

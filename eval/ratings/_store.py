@@ -89,6 +89,7 @@ _ADDED_COLUMNS = {
     "items": [
         ("attention", "INTEGER NOT NULL DEFAULT 0 CHECK (attention IN (0, 1))"),
         ("expect_json", "TEXT"),  # an attention item's obvious answer
+        ("metadata_json", "TEXT"),  # an items file's metadata for the line (schema 3); never shown to raters
     ],
     "ratings": [
         ("comment", f"TEXT CHECK (comment IS NULL OR length(comment) <= {COMMENT_MAX})"),
@@ -366,7 +367,7 @@ class Study:
             for item in items:
                 conn.execute(
                     "INSERT INTO items (kind, context_id, condition, utterance, checks_json, condition_b, utterance_b,"
-                    " checks_b_json, attention, expect_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " checks_b_json, attention, expect_json, metadata_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         item["kind"],
                         ctx_ids[item["instance_id"]],
@@ -378,6 +379,7 @@ class Study:
                         json.dumps(item.get("checks_b") or [], ensure_ascii=False) if item["kind"] == "ab" else None,
                         int(bool(item.get("attention"))),
                         json.dumps(item["expect"]) if item.get("expect") else None,
+                        json.dumps(item["metadata"], ensure_ascii=False) if item.get("metadata") else None,
                     ),
                 )
             conn.execute("COMMIT")

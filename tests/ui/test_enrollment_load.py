@@ -120,7 +120,7 @@ def test_200_participants_enroll_at_once_each_gets_one_token_and_no_rating_is_lo
 
     runs = write_demo_runs(tmp_path / "demo", n=40)
     study, admin, summary = build_study(runs, tmp_path / "crowd.db", n=40, attention=1, per_item=10, per_rater=4,
-                                        crowd=crowd_settings("prolific", completion_code="C0DE1234", enroll_rate=PARTICIPANTS))
+                                        crowd=crowd_settings("prolific", completion_code="C0DE1234", enroll_rate=2 * PARTICIPANTS))
     assert summary.items == 81 and summary.quota == PARTICIPANTS  # 40 contexts x 2 runs + 1 attention item
     with ServerProcess(study=tmp_path / "crowd.db", log_path=tmp_path / "server.log") as server:
         cpu = _cpu_seconds(server.proc.pid)
