@@ -49,6 +49,7 @@ from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
 from .table import RollRecord, Secret, TurnRecord, list_scenarios
+from .undo import taken_back
 
 __all__ = ["GameMaster", "GMReply", "EmptyInput", "split_speaker", "catalogue", "contradicts", "MAX_LINE"]
 
@@ -194,23 +195,25 @@ class GameMaster(PlayerRolls, SessionSetup):
         """The last thing said at the table is the GM's answer to the last turn (not a free roll since)."""
         return self.can_undo and bool(self.session.turns) and self.session.log[-1].text == self.session.turns[-1].narration
 
-    def undo(self) -> bool:
+    def undo(self, why: str = "undone") -> bool:
         """Take back the last input and everything the GM did with it (the host's undo); saved.
 
         The long-session memory keeps what it was told: only the session and the fight go back.
+        What was taken back, dice and all, is listed in ``session.undone`` (``gm.undo``).
         """
         if not getattr(self, "_history", None):
             return False
-        path = self.session.path
+        path, before = self.session.path, self.session
         self.session = type(self.session).model_validate_json(zlib.decompress(self._history.pop()))
         self.session.path = path
+        self.session.undone = [*before.undone, *taken_back(before, self.session, why)]
         self.save()
         return True
 
     async def aregenerate(self, **listeners: Any) -> GMReply | None:
         """Undo the last input and play it again: same line, fresh words (and, past the undo, the same dice)."""
         last = self.session.turns[-1] if self.can_regenerate else None
-        if last is None or not self.undo():
+        if last is None or not self.undo("regenerated"):
             return None
         return await self.astep(last.player if last.player in self.session.players else last.character or "", last.text, **listeners)
 

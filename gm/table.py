@@ -247,6 +247,7 @@ class Session(BaseModel):
     log: list[Turn] = Field(default_factory=list)
     turns: list[TurnRecord] = Field(default_factory=list)
     free_rolls: list[RollRecord] = Field(default_factory=list)
+    undone: list[TurnRecord] = Field(default_factory=list)  # inputs the table took back (undo, regenerate), dice and all (gm.undo)
     pending: list[PendingCheck] = Field(default_factory=list)
     pending_turn: TurnRecord | None = None  # the turn whose checks are waiting for player rolls
     revealed: list[str] = Field(default_factory=list)

@@ -31,6 +31,8 @@ HELP = """Type what your character does; start the line with a name to switch ch
   /check NAME    roll a check with your modifier (/check stealth, /check spot hidden)
   /sheet [NAME]  show a character sheet        /who   who plays whom
   /log [N]       the last N lines of the log   /save  save now
+  /undo          take back the last input, dice and all (kept in the session as undone)
+  /regenerate    the GM answers the last line again: same dice, fresh words
   /quit          save and leave (Ctrl-C and Ctrl-D too)"""
 
 
@@ -160,7 +162,28 @@ class _Stream:
         console.print(escape(delta), end="", soft_wrap=True)
 
 
-def _command(gm, line: str) -> bool:
+def _undo(gm) -> None:
+    """``/undo``: the last input goes, and the table says what went."""
+    from gm.undo import undone_line
+
+    if not gm.undo():
+        console.print("[magenta]\\[note][/] nothing to undo (the last 20 inputs of this sitting can be undone)")
+        return
+    gone = gm.session.undone[-1] if gm.session.undone else None
+    console.print(f"[yellow]\\[undone][/] {escape(undone_line(gone)) if gone else 'the last input'}; the table is as it was before it")
+
+
+def _regenerate(gm, verbose: bool) -> None:
+    """``/regenerate``: the GM's last answer again, streamed like any other."""
+    if not gm.can_regenerate:
+        console.print("[magenta]\\[note][/] nothing to regenerate: the last thing at the table was not a GM reply to a line of this sitting")
+        return
+    with _Stream() as stream:
+        reply = gm.regenerate(on_token=stream, on_mechanics=stream.mechanics)
+    _print_reply(reply, streamed=stream.shown_mechanics or stream.started, verbose=verbose)
+
+
+def _command(gm, line: str, verbose: bool = False) -> bool:
     """Handle a /command; True when the game should end."""
     word, _, rest = line.partition(" ")
     word = word.lower()
@@ -181,6 +204,10 @@ def _command(gm, line: str) -> bool:
             console.print(escape(str(turn)))
     elif word == "/save":
         console.print(f"saved to {gm.save()}")
+    elif word == "/undo":
+        _undo(gm)
+    elif word in ("/regenerate", "/regen"):
+        _regenerate(gm, verbose)
     else:
         console.print(f"[magenta]\\[note][/] unknown command {escape(word)}; /help lists them")
     return False
@@ -238,6 +265,11 @@ def play(
     console.print("[dim]" + escape(HELP) + "[/]")
     for turn in gm.session.log[-6:] if resume else gm.session.log[:1]:
         console.print(f"[bold]{turn.speaker}:[/] {escape(turn.text)}" if turn.speaker == "GM" else escape(str(turn)))
+    if resume:  # what was played and taken back stays visible
+        from gm.undo import undone_line
+
+        for gone in gm.session.undone[-3:]:
+            console.print(f"[yellow]\\[undone][/] {escape(undone_line(gone))}")
     for line in getattr(gm, "opening", []):
         console.print(f"[red]\\[fight][/] {escape(line)}")
 
@@ -251,7 +283,7 @@ def play(
                 console.print("[magenta]\\[note][/] that line had bytes that are not UTF-8 text; retype it (the game is saved)")
                 continue
             if line.strip().startswith("/") and not line.strip().lower().startswith(("/roll", "/check")):
-                if _command(gm, line.strip()):
+                if _command(gm, line.strip(), verbose):
                     break
                 continue
             who, text = split_speaker(line, gm.names)
