@@ -204,6 +204,9 @@ def report(
                                                   help="Leave raters who failed an attention item out of the statistics."),
     too_fast: float = typer.Option(3.0, "--too-fast", help="Flag raters whose median seconds per item is below this."),
     exclude_too_fast: bool = typer.Option(False, "--exclude-too-fast", help="Leave the too-fast raters out of the statistics."),
+    control: Optional[str] = typer.Option(None, "--control", help="Bradley-Terry with a covariate: length (raters are known "
+                                          "to reward longer lines)."),
+    bootstrap: int = typer.Option(200, "--bootstrap", help="Resamples of the A/B battles behind the Bradley-Terry 95% intervals."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry scores; per rater:
@@ -224,8 +227,10 @@ def report(
             check_output(path, what)  # before any work: a bad path is one line, not a half-done report
     if not (too_fast >= 0 and too_fast < 1e6):
         raise StudyError(f"--too-fast {too_fast}: give a number of seconds, e.g. --too-fast 3")
+    if not 0 <= bootstrap <= 100_000:
+        raise StudyError(f"--bootstrap {bootstrap}: give 0 (no intervals) up to 100000 resamples, e.g. 200")
     rep = study_report(admin, exclude_failed_attention=exclude_failed_attention, too_fast=too_fast,
-                       exclude_too_fast=exclude_too_fast)
+                       exclude_too_fast=exclude_too_fast, control=control, bootstrap=bootstrap)
     if csv:
         export_csv(admin, csv)
     if plot:
@@ -259,13 +264,23 @@ def report(
             pt.add_row(cond, *cells)
         console.print(pt)
     if rep.bradley_terry:
-        bt = Table(title="Bradley-Terry (A/B choices; log-odds, centred)")
+        how = f"bootstrap 95% CI over {bootstrap} resamples" if bootstrap else "95% CI from the Hessian"
+        control_text = ", length-controlled" if rep.control == "length" else ""
+        bt = Table(title=f"Bradley-Terry (A/B choices; log-odds, centred{control_text}; {how})")
         for col in ("condition", "score", "95% CI", "wins", "comparisons"):
             bt.add_column(col, justify="right" if col != "condition" else "left")
         for b in rep.bradley_terry:
-            half = 1.96 * (b.se or 0)
-            bt.add_row(b.condition, f"{b.score:+.2f}", f"[{b.score - half:+.2f}, {b.score + half:+.2f}]", f"{b.wins:g}", str(b.comparisons))
+            low, high = b.interval()
+            bt.add_row(b.condition, f"{b.score:+.2f}", f"[{low:+.2f}, {high:+.2f}]", f"{b.wins:g}", str(b.comparisons))
         console.print(bt)
+        answers = rep.ab_answers
+        _say(f"A/B answers: A {answers.get('a', 0)}, B {answers.get('b', 0)}, tie {answers.get('tie', 0)}, "
+             f"both bad {answers.get('both_bad', 0)} (a tie or 'both bad' is half a win each way)")
+        if rep.length_effect is not None:
+            e = rep.length_effect
+            ci = "" if e.low is None else f" [{e.low:+.2f}, {e.high:+.2f}]"
+            _say(f"length effect: {e.coefficient:+.2f}{ci} log-odds per unit of length lead (a - b) / (a + b); "
+                 "positive means raters favour the longer line")
     _print_rater_stats(rep)
     if coverage:
         _print_coverage(coverage)

@@ -32,4 +32,5 @@ CRITERIA: tuple[Criterion, ...] = (
 )
 CRITERION_IDS: tuple[str, ...] = tuple(c.id for c in CRITERIA)
 SCORE_MIN, SCORE_MAX = 1, 5
-AB_CHOICES: tuple[str, ...] = ("a", "b", "tie")
+AB_CHOICES: tuple[str, ...] = ("a", "b", "tie", "both_bad")
+"""A/B answers as Chatbot Arena takes them: A better, B better, a tie, or a tie where both lines are bad."""

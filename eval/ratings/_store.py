@@ -93,6 +93,8 @@ _ADDED_COLUMNS = {
     ],
     "ratings": [
         ("comment", f"TEXT CHECK (comment IS NULL OR length(comment) <= {COMMENT_MAX})"),
+        # schema 3: a tie where both lines are bad (stored as choice 'tie', so schema-2 CHECKs still hold)
+        ("both_bad", "INTEGER NOT NULL DEFAULT 0 CHECK (both_bad IN (0, 1))"),
     ],
 }
 _INDEXES = "CREATE UNIQUE INDEX IF NOT EXISTS raters_participant ON raters (participant_id) WHERE participant_id IS NOT NULL;"
@@ -192,6 +194,8 @@ class RatingRow:
     attention_passed: bool | None = None  # for an attention item: gave its obvious answer
     comment: str | None = None
     participant_id: str | None = None
+    length: int = 0  # characters of the line (of line A in an A/B item): for --control length
+    length_b: int | None = None
 
 
 def new_token() -> str:
@@ -727,6 +731,11 @@ def _rater_of(row: sqlite3.Row) -> Rater:
     return Rater(row["id"], row["name"], row["token"], row["source"], row["participant_id"])
 
 
+def _choice_of(row: sqlite3.Row) -> str | None:
+    """The A/B answer as given: ``both_bad`` is stored as a tie with its flag."""
+    return "both_bad" if row["choice"] == "tie" and row["both_bad"] else row["choice"]
+
+
 def _comment(value) -> str | None:
     """A rater's optional note on an item: text up to ``COMMENT_MAX`` characters; empty is none."""
     if value is None:
@@ -871,7 +880,7 @@ class RaterView:
         return {
             "item_id": row["item_id"],
             **{c: row[c] for c in CRITERION_IDS},
-            "choice": row["choice"],
+            "choice": _choice_of(row),
             "skipped": bool(row["skipped"]),
             "comment": row["comment"],
         }
@@ -958,15 +967,15 @@ class RaterView:
             seconds = None if skipped else self._seconds_on(conn, item_id, now)
             conn.execute(
                 "INSERT INTO ratings (rater_id, item_id, condition, naturalness, groundedness, factual, choice, skipped, seconds,"
-                " created_at, updated_at, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " created_at, updated_at, comment, both_bad) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (rater_id, item_id) DO UPDATE SET naturalness = excluded.naturalness,"
                 " groundedness = excluded.groundedness, factual = excluded.factual, choice = excluded.choice,"
                 " skipped = excluded.skipped, seconds = coalesce(ratings.seconds, excluded.seconds),"
-                " updated_at = excluded.updated_at, comment = excluded.comment",
+                " updated_at = excluded.updated_at, comment = excluded.comment, both_bad = excluded.both_bad",
                 (
                     self.rater.id, item_id, row["condition"],
                     scores.get("naturalness"), scores.get("groundedness"), scores.get("factual"),
-                    choice, int(skipped), seconds, now, now, comment,
+                    "tie" if choice == "both_bad" else choice, int(skipped), seconds, now, now, comment, int(choice == "both_bad"),
                 ),
             )
 
@@ -1000,12 +1009,12 @@ class RaterView:
         self._store(item_id, kind="score", scores=scores, comment=comment)
 
     def choose(self, item_id: int, choice: str, *, comment: str | None = None) -> None:
-        """Store this rater's pick for an A/B item: ``a``, ``b`` or ``tie``, with an optional comment."""
+        """Store this rater's pick for an A/B item: ``a``, ``b``, ``tie`` or ``both_bad``, with an optional comment."""
         if not isinstance(choice, str):
-            raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
-        choice = choice.strip().lower()
+            raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie, both_bad")
+        choice = choice.strip().lower().replace(" ", "_")
         if choice not in AB_CHOICES:
-            raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie")
+            raise InvalidRating(f"choice {choice!r}: pick one of a, b, tie, both_bad")
         self._store(item_id, kind="ab", choice=choice, comment=comment)
 
     def skip(self, item_id: int) -> None:
@@ -1147,7 +1156,7 @@ class AdminView:
         with self.study._read() as conn:
             rows = conn.execute(
                 "SELECT x.*, r.name AS rater, r.participant_id, i.kind, i.condition_b, i.attention, i.expect_json,"
-                " c.instance_id FROM ratings x"
+                " length(i.utterance) AS length, length(i.utterance_b) AS length_b, c.instance_id FROM ratings x"
                 " JOIN raters r ON r.id = x.rater_id JOIN items i ON i.id = x.item_id JOIN contexts c ON c.id = i.context_id"
                 + ("" if include_skipped else " WHERE x.skipped = 0")
                 + " ORDER BY x.created_at, x.rater_id, x.item_id"
@@ -1156,12 +1165,12 @@ class AdminView:
             RatingRow(
                 rater=r["rater"], item_id=r["item_id"], instance_id=r["instance_id"], kind=r["kind"],
                 condition=r["condition"], condition_b=r["condition_b"],
-                scores={c: r[c] for c in CRITERION_IDS}, choice=r["choice"], skipped=bool(r["skipped"]),
+                scores={c: r[c] for c in CRITERION_IDS}, choice=_choice_of(r), skipped=bool(r["skipped"]),
                 seconds=r["seconds"], created_at=r["created_at"], updated_at=r["updated_at"],
                 attention=bool(r["attention"]),
                 attention_passed=None if r["skipped"] or not r["attention"] else attention_passed(
-                    json.loads(r["expect_json"] or "null"), {c: r[c] for c in CRITERION_IDS}, r["choice"]),
-                comment=r["comment"], participant_id=r["participant_id"],
+                    json.loads(r["expect_json"] or "null"), {c: r[c] for c in CRITERION_IDS}, _choice_of(r)),
+                comment=r["comment"], participant_id=r["participant_id"], length=r["length"] or 0, length_b=r["length_b"],
             )
             for r in rows
         ]

@@ -190,7 +190,7 @@ def test_ab_items_fit_pick_with_a_b_t_and_leave_no_warning_behind(ab_site, brows
     if width == 1280:
         page.screenshot(path=str(Path(os.environ.get("VGM_SCREENSHOTS") or ab_site["server"].log_path.parent) / "rate-ab-1280.png"))
     page.keyboard.press("Enter")
-    page.locator("#rate-alert").get_by_text("pick A, B or tie").wait_for(timeout=20000)
+    page.locator("#rate-alert").get_by_text("pick A, B, tie or both bad").wait_for(timeout=20000)
     for key, value in (("a", "a"), ("t", "tie"), ("b", "b")):
         page.keyboard.press(key)
         assert page.locator("#ab-choice input:checked").count() == 1

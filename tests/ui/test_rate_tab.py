@@ -40,7 +40,7 @@ def test_ab_submit_without_a_pick_is_refused(ab_study):
     tab = _tab(study)
     item = tab.on_load(token)[tab.item_id]
     out = tab._submit(token, item, None, None, None, None)
-    assert "pick A, B or tie" in out[tab.alert]
+    assert "pick A, B, tie or both bad" in out[tab.alert]
     assert study.rater(token).my_ratings() == []
 
 

@@ -35,19 +35,20 @@ that line, as if you were a player at this table.
 - Read the last few turns first; scroll up only if you need more of the scene.
 - Score each factor on its own: a line can be natural but wrong, or correct but stiff.
 - 1 = poor, 3 = acceptable, 5 = as good as a skilled human GM would say it.
-- In A/B items, pick the line you would rather hear from your GM; choose tie only if they are equally good (or bad).
-- Keys: **1-5** score the highlighted factor and move to the next, **↑/↓** change factor, **A/B/T** pick in A/B
-  items, **Enter** submits, **S** skips.
+- In A/B items, pick the line you would rather hear from your GM; choose tie if they are equally good, and
+  "both are bad" if neither would do.
+- Keys: **1-5** score the highlighted factor and move to the next, **↑/↓** change factor, **A/B/T/X** pick in A/B
+  items (X: both bad), **Enter** submits, **S** skips.
 - Not sure? Press **Skip for now**; skipped items come back once the others are done. Your answers are saved
   as you go, so you can close the page and come back to the same link later.
 """
 
-AB_LABELS = [("A is better", "a"), ("Tie: about the same", "tie"), ("B is better", "b")]
+AB_LABELS = [("A is better", "a"), ("B is better", "b"), ("Tie: about the same", "tie"), ("Both are bad", "both_bad")]
 
 KEYS_HTML = (
     '<div class="vgm-keys" id="rate-keys" aria-label="Keyboard shortcuts"><b>Keys</b> '
     "<kbd>1</kbd>-<kbd>5</kbd> score the highlighted factor · <kbd>↑</kbd><kbd>↓</kbd> change factor · "
-    "<kbd>A</kbd>/<kbd>B</kbd>/<kbd>T</kbd> pick A, B or tie · <kbd>Enter</kbd> submit · <kbd>S</kbd> skip</div>"
+    "<kbd>A</kbd>/<kbd>B</kbd>/<kbd>T</kbd>/<kbd>X</kbd> pick A, B, tie or both bad · <kbd>Enter</kbd> submit · <kbd>S</kbd> skip</div>"
 )
 
 
@@ -134,7 +135,7 @@ RATE_CSS = """
 #score-panel fieldset [data-testid="block-info"], #ab-choice [data-testid="block-info"] {color:#111827;font-weight:600;font-size:14px;margin:0}
 #score-panel fieldset .info-text {color:#374151 !important;font-size:13px;line-height:1.35;margin:0 0 4px}
 #score-panel fieldset .wrap {display:grid !important;grid-template-columns:repeat(5,minmax(0,1fr));gap:6px}
-#ab-choice .wrap {display:grid !important;grid-template-columns:repeat(3,minmax(0,1fr));gap:6px}
+#ab-choice .wrap {display:grid !important;grid-template-columns:repeat(4,minmax(0,1fr));gap:6px}
 #score-panel fieldset .wrap label, #ab-choice .wrap label {justify-content:center;padding:5px 4px !important;min-height:34px;margin:0 !important}
 #score-panel fieldset.vgm-active {outline:3px solid #1d4ed8;outline-offset:-2px;background:#eff6ff}
 #rate-comment textarea, #rate-comment input {font-size:14px}
@@ -160,6 +161,7 @@ a.vgm-finish {display:inline-block;background:#15803d;color:#fff !important;bord
   .vgm-utterance {font-size:15px !important;padding:8px 10px !important}
   #score-panel fieldset .info-text {font-size:12.5px;line-height:1.3}
   #score-panel fieldset .wrap label, #ab-choice .wrap label {min-height:38px}
+  #ab-choice .wrap {grid-template-columns:repeat(2,minmax(0,1fr))}
 }
 """
 
@@ -194,8 +196,8 @@ RATE_JS = """
       pick(FACTORS[active()], Number(key) - 1); chosen = null; ev.preventDefault(); setTimeout(mark, 30);
     } else if (scoring && (key === "ArrowDown" || key === "ArrowUp") && !(t && t.type === "radio")) {
       chosen = Math.max(0, Math.min(FACTORS.length - 1, active() + (key === "ArrowDown" ? 1 : -1))); mark(); ev.preventDefault();
-    } else if (ab && (key === "a" || key === "b" || key === "t")) {
-      pick("ab-choice", { a: 0, t: 1, b: 2 }[key]); ev.preventDefault();
+    } else if (ab && (key === "a" || key === "b" || key === "t" || key === "x")) {
+      pick("ab-choice", { a: 0, b: 1, t: 2, x: 3 }[key]); ev.preventDefault();
     } else if (key === "Enter" && !(t && t.tagName === "BUTTON")) {
       const b = $("rate-submit"); if (shown(b)) { b.click(); ev.preventDefault(); }
     } else if (key === "s") {
@@ -449,7 +451,7 @@ class RateTab:
             item = view.item(item_id)
             if item.kind == "ab":
                 if not choice:
-                    raise InvalidRating("pick A, B or tie before submitting (keys A, B, T)")
+                    raise InvalidRating("pick A, B, tie or both bad before submitting (keys A, B, T, X)")
                 view.choose(item_id, choice, comment=comment)
             else:
                 missing = [c.label for c, v in zip(CRITERIA, (nat, grd, fac)) if not v]
