@@ -16,8 +16,9 @@ from typing import Any
 
 from pipelines.speech import narrated
 
-from .combat import Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
+from .combat import Action, Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .intent import Intent, named_in, read_intent
+from .spells import read_cast
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "which_target_question", "player_acts",
@@ -102,6 +103,10 @@ def read_action(combat: Combat, actor: str, text: str) -> FightAction | None:
         CombatError: the attack names no one in the fight; the message asks which one, in one line.
     """
     me = combat.get(actor)
+    if "cast" in combat.rules.ACTIONS and (spell := read_cast(list(combat.combatants), me.name, text)) is not None:
+        action = FightAction("cast", None, spell[0])  # "I cast Cure Wounds on Brisa": the spell by its rules (gm.spells)
+        action.targets = spell[1]
+        return action
     allies = [c.name for c in combat.combatants.values() if c.side == me.side]
     intent = read_intent(text, foes=_nearest_first(combat, me), pcs=allies, weapons=[a.name for a in me.attacks],
                          in_fight=True, last_target=_last_target(combat, me))
@@ -125,6 +130,9 @@ def player_acts(combat: Combat, actor: str, action: FightAction) -> list[CombatE
     """
     events: list[CombatEvent] = []
     for _ in range(action.repeat):
+        if action.kind == "cast":
+            events += combat.act(actor, Action(kind="cast", options={"spell": action.attack, "targets": getattr(action, "targets", [])}))
+            break
         events += combat.act(actor, action.kind if action.kind != "attack" or not action.attack else action.attack,
                              target=action.target)
         if combat.over or action.kind == "end":

@@ -112,10 +112,37 @@ def _dnd5e(sheet: Sheet, pack: Any, new: bool) -> list[str]:
             out.append(f"hp: {sheet.hp} at level {sheet.level} with CON {con:+d}; the rules allow {low} to {high}")
     if sheet.ac is not None and not 10 + min(0, (sheet.abilities.get('dexterity', 10) - 10) // 2) <= sheet.ac <= 25:
         out.append(f"ac: {sheet.ac} is outside what armour, shield and DEX can give (10 to 25)")
+    out += _dnd5e_spells(sheet, klass)
     if new:
         scores = sorted(sheet.abilities.values())
         if max(scores) > 17 or min(scores) < 8:
             out.append("abilities: a new character's scores run 8 to 17 (15 before a +2 bonus)")
+    return out
+
+
+def _dnd5e_spells(sheet: Sheet, klass: str | None) -> list[str]:
+    """Every spell is one the pack knows, on the class's list, of a level the character has slots for."""
+    from .combat import CombatError
+    from .spells import caster_class, find_spell, ordinal, slots_for
+
+    if not sheet.spells:
+        return []
+    klass = caster_class(sheet)
+    if klass is None:
+        return [f"spells: {', '.join(sheet.spells)} on a sheet whose concept names no casting class; name one (cleric, wizard ...)"]
+    slots, _ = slots_for(klass, sheet.level)
+    out = []
+    for name in sheet.spells:
+        try:
+            _, spell = find_spell(name)
+        except CombatError as exc:
+            out.append(f"spells: {exc}")
+            continue
+        if klass not in spell.classes:
+            out.append(f"spells: {spell.name} is not a {klass} spell (it is on the {', '.join(spell.classes)} lists)")
+        elif spell.level and spell.level > max(slots, default=0):
+            top = f"slots up to {ordinal(max(slots))} level" if slots else "no spell slots yet"
+            out.append(f"spells: {spell.name} is {ordinal(spell.level)} level; a level {sheet.level} {klass} has {top}")
     return out
 
 

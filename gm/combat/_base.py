@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..dice import Roll, roll
 from ..systems import RollPlan
 from ._common import dice, event, move, move_left, spend, tick
-from ._model import Attack, CombatError, Combatant, CombatEvent
+from ._model import Attack, CombatError, Combatant, CombatEvent, rules_for
 
 if TYPE_CHECKING:
     from ._combat import Combat
@@ -88,7 +88,7 @@ def damage_roll(c: Combatant, expr: str, rng: random.Random) -> Roll:
 def damage(combat: "Combat", t: Combatant, amount: int | str, rng: random.Random, *, damage_type: str = "",
            source: str = "GM") -> list[CombatEvent]:
     """Hurt ``t`` outside an attack (a trap, a fall, a spell): a number, or dice rolled by the system's ``damage_roll``."""
-    rules = combat.rules
+    rules = rules_for(t.system)
     if isinstance(amount, str):
         r = rules.damage_roll(t, amount, rng)
         return rules.hurt(combat, t, r.total, damage_type, rolls=[r], via=source, rng=rng)
@@ -101,12 +101,12 @@ def revive(t: Combatant) -> str:
 
 
 def heal(combat: "Combat", t: Combatant, amount: int) -> list[CombatEvent]:
-    """Hit points back up to the maximum; the system's ``revive`` says what else changes."""
+    """Hit points back up to the maximum; the system's ``revive`` says what else changes (``combat`` may be None: out of a fight)."""
     if t.status in ("dead", "fled"):
         raise CombatError(f"{t.name} is {t.status}; healing cannot reach them")
     t.hp = min(t.max_hp, t.hp + max(0, amount))
     text = f"{t.name} regains {amount} HP ({t.hp_text()})"
-    return [event(combat, t, "heal", text + combat.rules.revive(t), amount=amount)]
+    return [event(combat, t, "heal", text + rules_for(t.system).revive(t), amount=amount)]
 
 
 # ---------------------------------------------------------------- other actions

@@ -153,6 +153,17 @@ class Combatant(BaseModel):
     bennies: int = 0
     card: str | None = None
     auto_bennies: bool = True  # spend Bennies by themselves: soak wounds, shake off Shaken
+    # dnd5e spellcasting (gm.spells): the sheet's spells, slots left and at most per slot level, DC, attack
+    spells: list[str] = Field(default_factory=list)
+    slots: dict[int, int] = Field(default_factory=dict)
+    slots_max: dict[int, int] = Field(default_factory=dict)
+    pact: bool = False  # warlock slots: back on a short rest
+    spell_dc: int | None = None
+    spell_attack: int = 0
+    spell_mod: int = 0
+    concentrating: str | None = None  # the spell id held
+    ammo: dict[str, int] = Field(default_factory=dict)  # gm.items: arrows, bolts ... carried
+    items: dict[str, int] = Field(default_factory=dict)  # gm.items: potions and other things used up
 
     # ---------------------------------------------------------------- reading
 

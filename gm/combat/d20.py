@@ -25,6 +25,7 @@ from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, RANGE_
                     move_action, new_round, reach_left, roll_initiative, sort_key, worth_striking)
 from ._base import end_turn as _end_turn
 from ._common import INCAPACITATED, approach, average, dice, distance, double_dice, event, pick_attack, spend, tick
+from .. import spells as _spells  # spells build on this package; the module is read when a spell is cast
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, beats_passive, contestant, opposed
 
@@ -65,6 +66,7 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
         speed=(gear.speed if gear and gear.speed else 30), init_mod=checks.get("initiative", dex), attacks=attacks, checks=checks,
         level=sheet.level, hit_die=hit_die, hit_dice=sheet.level, con_mod=con, passive_perception=10 + checks.get("perception", 0),
         attacks_per_action=(gear.attacks_per_action if gear and gear.attacks_per_action else 1),
+        **_spells.caster_fields(sheet),
     )
 
 
@@ -161,6 +163,8 @@ def _edge(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, options: di
         dis.append(f"{t.name} is dodging")
     if t.has("invisible"):
         dis.append(f"{t.name} is unseen")
+    if t.has("guided"):
+        adv.append(f"{t.name} is lit by a Guiding Bolt")
     if atk.kind == "ranged":
         if any(distance(a, o) <= 5 and not o.has(*INCAPACITATED) for o in combat.enemies_of(a)):
             dis.append("an enemy is adjacent")
@@ -205,15 +209,23 @@ def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[C
     d20 = "1d20" if net == 0 else "2d20kh1" if net > 0 else "2d20kl1"
     r = roll(f"{d20}{atk.bonus:+d}" if atk.bonus else d20, rng)
     nat = natural(r)
-    hit = nat == 20 or (nat != 1 and r.total >= (t.ac or 10))
+    rolls, total = [r], r.total
+    if a.has("blessed"):  # Bless: a d4 more, rolled on its own so the d20 still reads natural 1s and 20s
+        b = roll("1d4", rng)
+        rolls.append(b)
+        total += b.total
+        why.append(f"blessed +{b.total}")
+    ac = (t.ac or 10) + (2 if t.has("shield of faith") else 0)
+    hit = nat == 20 or (nat != 1 and total >= ac)
     crit = nat == 20 or (hit and distance(a, t) <= 5 and t.has("paralyzed", "unconscious"))
     verdict = "critical hit" if crit else "hit" if hit else ("miss (natural 1)" if nat == 1 else "miss")
     a.drop("hidden")
-    out.append(event(combat, a, "attack", f"{a.name} attacks {t.name} with {atk.name}: {r.total} vs AC {t.ac}, {verdict}"
-                     + (f" ({'; '.join(why)})" if why else ""), target=t, rolls=[r], hit=hit))
+    t.drop("guided")
+    out.append(event(combat, a, "attack", f"{a.name} attacks {t.name} with {atk.name}: {total} vs AC {ac}, {verdict}"
+                     + (f" ({'; '.join(why)})" if why else ""), target=t, rolls=rolls, hit=hit))
     if hit:
         d = dice(double_dice(atk.damage) if crit else atk.damage, rng)
-        out += hurt(combat, t, d.total, atk.damage_type, crit=crit, rolls=[d], via=atk.name)
+        out += hurt(combat, t, d.total, atk.damage_type, crit=crit, rolls=[d], via=atk.name, rng=rng)
         if atk.on_hit and t.status == "up":
             out += _rider(combat, a, t, atk, rng)
     return out
@@ -235,6 +247,16 @@ def _rider(combat: "Combat", a: Combatant, t: Combatant, atk: Attack, rng: rando
 
 def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, crit: bool = False,
          rolls: list[Roll] | None = None, via: str = "", rng: random.Random | None = None) -> list[CombatEvent]:
+    """Damage by the 5e rules (``_harm``), then a caster concentrating on a spell saves to keep it."""
+    before = t.hp + t.temp_hp
+    out = _harm(combat, t, amount, damage_type, crit=crit, rolls=rolls, via=via)
+    if t.concentrating:
+        out += _spells.concentration_check(combat, t, before - t.hp - t.temp_hp, rng)
+    return out
+
+
+def _harm(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, crit: bool = False,
+          rolls: list[Roll] | None = None, via: str = "") -> list[CombatEvent]:
     """Damage after immunity / resistance / vulnerability and temporary HP; 0 HP by the 5e rules."""
     why = ""
     kind = damage_type.lower()
@@ -337,8 +359,13 @@ def save(combat: "Combat", c: Combatant, check: str, dc: int, rng: random.Random
     mod = int(c.checks.get(check, 0))
     d20 = "1d20" if edge == 0 else "2d20kh1" if edge > 0 else "2d20kl1"
     r = roll(f"{d20}{mod:+d}" if mod else d20, rng)
-    ok = r.total >= dc
-    return [event(combat, c, "save", f"{c.name} makes a {name}: {r.total} vs DC {dc}, {'success' if ok else 'failure'}", rolls=[r], hit=ok)]
+    rolls, total = [r], r.total
+    if c.has("blessed"):
+        b = roll("1d4", rng)
+        rolls.append(b)
+        total += b.total
+    ok = total >= dc
+    return [event(combat, c, "save", f"{c.name} makes a {name}: {total} vs DC {dc}, {'success' if ok else 'failure'}", rolls=rolls, hit=ok)]
 
 
 # ---------------------------------------------------------------- other actions
@@ -427,7 +454,16 @@ def escape(combat, a, action, rng):
     return [event(combat, a, "escape", f"{a.name} tries to escape {holder.name}: {result.text}", target=holder, rolls=result.rolls, hit=result.winner == a.name)]
 
 
-ACTIONS = {"attack": attack, "grapple": grapple, "escape": escape, "dodge": dodge, "dash": dash, "disengage": disengage,
+def cast_action(combat, a, action, rng):
+    """Cast a spell from the sheet (``options``: ``spell``, ``slot``, ``targets``); see ``gm.spells``."""
+    spell = action.options.get("spell") or action.attack
+    if not spell:
+        raise CombatError(f"cast which spell? {a.name}'s sheet lists {', '.join(a.spells) or 'none'}")
+    targets = [action.target, *action.options.get("targets", [])] if action.target else list(action.options.get("targets", []))
+    return _spells.cast(combat, a, spell, targets, action.options.get("slot"), rng)
+
+
+ACTIONS = {"attack": attack, "cast": cast_action, "grapple": grapple, "escape": escape, "dodge": dodge, "dash": dash, "disengage": disengage,
            "hide": hide, "move": move_action, "stand": stand, "flee": flee}
 
 
@@ -452,6 +488,9 @@ def short_rest(c: Combatant, hit_dice: int = 1, rng: random.Random | None = None
                                rolls=[r], amount=r.total, by="player" if c.is_player else "gm"))
     if not out:
         out.append(CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name} rests but spends no Hit Die ({c.hit_dice} left, {c.hp_text()})"))
+    if c.pact and c.slots != c.slots_max:  # a warlock's pact slots come back on a short rest
+        c.slots = dict(c.slots_max)
+        out.append(CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name}'s pact magic slots are back"))
     return out
 
 
@@ -459,6 +498,8 @@ def long_rest(c: Combatant) -> list[CombatEvent]:
     """All HP back, temporary HP gone, half the level in Hit Dice back (at least 1); needs at least 1 HP."""
     if c.status == "dead" or c.hp <= 0:
         raise CombatError(f"{c.name} needs at least 1 HP to benefit from a long rest; heal them first")
+    c.slots = dict(c.slots_max)  # every spell slot back
+    _spells.end_concentration(None, c)
     back = min(c.level - c.hit_dice, max(1, c.level // 2))
     c.hit_dice += max(0, back)
     c.hp, c.temp_hp = c.max_hp, 0

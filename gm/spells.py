@@ -1,0 +1,360 @@
+"""D&D 5e spells by the rules: the pack's spell list, slots per class and level, casting in and out of a fight.
+
+The data is ``rulesets/packs/spells/dnd5e.yaml`` (SRD 5.1 facts, CC-BY-4.0, see the NOTICE
+beside it): each spell's level, school, casting time, range, components, concentration, attack
+or save, and damage or healing by slot level; the slots of full, half and pact casters.
+
+    caster = combatant_from_sheet(oskar, "dnd5e")          # a cleric: slots, DC and spells from the sheet
+    events = cast(None, caster, "Cure Wounds", [brisa], slot=1, rng=rng)      # out of a fight
+    fight.act("Oskar", Action(kind="cast", target="Goblin 1", options={"spell": "sacred flame"}))  # in one
+
+A spell the sheet lacks, a slot the caster does not have or has spent, a fighter casting: each
+is one ``CombatError`` line saying why and what is allowed. Simplifications: a bonus-action
+spell takes the turn's action like any other; a held creature does not repeat its save.
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rulesets import FileProblem, read_model_file
+
+from .combat._common import double_dice, event, spend
+from .combat._model import CombatError, Combatant, CombatEvent, rules_for
+from .dice import Roll, natural, roll
+
+__all__ = ["SpellDef", "SpellBook", "spell_book", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
+           "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE"]
+
+SPELLS_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
+ABILITIES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Amount(_Strict):
+    dice: str
+    type: str = ""
+    per_slot: str | None = None  # added once per slot level above the spell's
+    half_on_save: bool = False
+
+
+class Effect(_Strict):
+    condition: str
+    rounds: int | None = None
+    targets: int = 1
+    per_slot_targets: int = 0
+
+
+class SpellDef(_Strict):
+    """One spell as the SRD gives it, in our words."""
+
+    name: str
+    level: int = Field(ge=0, le=9)
+    school: Literal["abjuration", "conjuration", "divination", "enchantment", "evocation", "illusion", "necromancy", "transmutation"]
+    casting_time: str
+    range: str
+    components: list[Literal["V", "S", "M"]]
+    duration: str
+    concentration: bool = False
+    classes: list[str] = Field(min_length=1)
+    attack: Literal["ranged", "melee"] | None = None
+    save: str | None = None
+    damage: Amount | None = None
+    heal: Amount | None = None
+    missiles: int | None = None
+    effect: Effect | None = None
+    about: str = ""
+
+    @field_validator("save")
+    @classmethod
+    def _ability(cls, value: str | None) -> str | None:
+        if value is not None and value not in ABILITIES:
+            raise ValueError(f"{value!r} is not an ability; use one of {', '.join(ABILITIES)}")
+        return value
+
+    @property
+    def harmful(self) -> bool:
+        return bool(self.attack or self.save or self.damage)
+
+
+class Caster(_Strict):
+    kind: Literal["full", "half", "pact"]
+    ability: str
+
+
+class SpellBook(_Strict):
+    """The pack's spells and how each class casts (the weapon and armour tables ride along, see ``gm.items``)."""
+
+    ruleset: Literal["dnd5e"]
+    casters: dict[str, Caster]
+    slots: dict[int, list[int]]
+    pact: dict[int, tuple[int, int]]
+    spells: dict[str, SpellDef]
+    weapons: dict[str, Any] = Field(default_factory=dict)
+    armour: dict[str, Any] = Field(default_factory=dict)
+    consumables: dict[str, Any] = Field(default_factory=dict)
+
+
+@cache
+def spell_book() -> SpellBook:
+    """The shipped spell data, read and checked once (a mistake is one line naming the file and key)."""
+    try:
+        return read_model_file(SPELLS_FILE, SpellBook, what="spell list")
+    except FileProblem as exc:
+        raise CombatError(str(exc)) from None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+
+
+def find_spell(name: str) -> tuple[str, SpellDef]:
+    """A spell by id or name, any case (``"cure wounds"``, ``Cure_Wounds``); a one-line error naming the known ones."""
+    book = spell_book()
+    key = _slug(name)
+    if key in book.spells:
+        return key, book.spells[key]
+    raise CombatError(f"no spell {name!r} in the pack; it knows {', '.join(s.name for s in book.spells.values())}")
+
+
+def ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+# ---------------------------------------------------------------- who casts, with what
+
+
+def caster_class(sheet: Any) -> str | None:
+    """The casting class a dnd5e sheet names in its concept or notes ("human cleric"), if any."""
+    words = set(re.findall(r"[a-z]+", f"{sheet.concept} {sheet.notes}".lower()))
+    return next((k for k in spell_book().casters if k in words), None)
+
+
+def slots_for(klass: str | None, level: int) -> tuple[dict[int, int], bool]:
+    """({slot level: how many}, pact magic?) of a class at a character level; ({}, False) for a non-caster."""
+    book = spell_book()
+    caster = book.casters.get(klass or "")
+    if caster is None:
+        return {}, False
+    if caster.kind == "pact":
+        row = max(k for k in book.pact if k <= level)
+        count, slot = book.pact[row]
+        return {slot: count}, True
+    row = level if caster.kind == "full" else math.ceil(level / 2) if level >= 2 else 0
+    return ({i + 1: n for i, n in enumerate(book.slots[row])} if row else {}), False
+
+
+def caster_fields(sheet: Any) -> dict[str, Any]:
+    """The Combatant fields of a dnd5e sheet's spellcasting: spells, slots, save DC, attack bonus."""
+    spells = [find_spell(s)[0] for s in getattr(sheet, "spells", [])]
+    if not spells:
+        return {}
+    klass = caster_class(sheet)
+    caster = spell_book().casters.get(klass or "")
+    slots, pact = slots_for(klass, sheet.level)
+    mod = (sheet.abilities.get(caster.ability, 10) - 10) // 2 if caster else 0
+    prof = sheet.proficiency_bonus
+    return {"spells": spells, "slots": dict(slots), "slots_max": dict(slots), "pact": pact,
+            "spell_dc": 8 + prof + mod, "spell_attack": prof + mod, "spell_mod": mod}
+
+
+# ---------------------------------------------------------------- casting
+
+
+def _slot(caster: Combatant, spell: SpellDef, slot: int | None) -> int:
+    """The slot level spent (0 for a cantrip), or one line on why there is none."""
+    if spell.level == 0:
+        return 0
+    have = {lvl: n for lvl, n in caster.slots.items() if n > 0}
+    if slot is None:
+        usable = [lvl for lvl in sorted(have) if lvl >= spell.level]
+        if not usable:
+            spent = ", ".join(f"{ordinal(lvl)} {caster.slots.get(lvl, 0)}/{n}" for lvl, n in sorted(caster.slots_max.items()))
+            raise CombatError(f"{caster.name} has no slot of {ordinal(spell.level)} level or higher left for {spell.name} "
+                              f"(left/max: {spent or 'none'}); a long rest restores them")
+        return usable[0]
+    if slot < spell.level:
+        raise CombatError(f"{spell.name} is a {ordinal(spell.level)}-level spell; it cannot be cast with a {ordinal(slot)}-level slot")
+    if slot not in caster.slots_max:
+        levels = ", ".join(ordinal(lvl) for lvl in sorted(caster.slots_max)) or "none"
+        raise CombatError(f"{caster.name} has no {ordinal(slot)}-level slots (slot levels: {levels})")
+    if caster.slots.get(slot, 0) <= 0:
+        raise CombatError(f"{caster.name} has spent every {ordinal(slot)}-level slot (0 of {caster.slots_max[slot]}); a long rest restores them")
+    return slot
+
+
+def _knows(caster: Combatant, name: str) -> tuple[str, SpellDef]:
+    if not caster.spells:
+        raise CombatError(f"{caster.name} casts no spells: their sheet lists none (a spellcaster's sheet has 'spells:')")
+    key, spell = find_spell(name)
+    if key not in caster.spells:
+        known = ", ".join(spell_book().spells[s].name for s in caster.spells)
+        raise CombatError(f"{caster.name} does not have {spell.name}; their sheet lists {known}")
+    return key, spell
+
+
+def _scaled(amount: Amount, spell: SpellDef, slot: int, caster: Combatant) -> str:
+    """The dice at this slot (cantrips grow at levels 5, 11 and 17)."""
+    expr = amount.dice
+    if spell.level == 0:
+        times = 1 + (caster.level >= 5) + (caster.level >= 11) + (caster.level >= 17)
+        expr = re.sub(r"(\d*)d(\d+)", lambda m: f"{times * int(m.group(1) or 1)}d{m.group(2)}", expr)
+    extra = max(0, slot - spell.level)
+    if extra and amount.per_slot:
+        expr += "".join(f"+{amount.per_slot}" for _ in range(extra))
+    return expr
+
+
+def _save_roll(c: Combatant, ability: str, dc: int, rng: random.Random) -> tuple[bool, list[Roll], str]:
+    """A saving throw outside the fight's own bookkeeping: d20 + the save (+1d4 blessed); paralysed fails STR/DEX."""
+    if ability in ("strength", "dexterity") and c.has("paralyzed", "stunned", "unconscious", "petrified"):
+        return False, [], "fails automatically"
+    mod = int(c.checks.get(f"{ability}_save", 0))
+    r = roll(f"1d20{mod:+d}" if mod else "1d20", rng)
+    rolls, total = [r], r.total
+    if c.has("blessed"):
+        b = roll("1d4", rng)
+        rolls.append(b)
+        total += b.total
+    return total >= dc, rolls, f"{total} vs DC {dc}"
+
+
+def _hurt(combat, t: Combatant, amount: int, kind: str, rolls: list[Roll], via: str, rng: random.Random, crit: bool = False) -> list[CombatEvent]:
+    return rules_for(t.system).hurt(combat, t, amount, kind, crit=crit, rolls=rolls, via=via, rng=rng)
+
+
+def _targets(combat, caster: Combatant, spell: SpellDef, names: list[Any]) -> list[Combatant]:
+    found = [n if isinstance(n, Combatant) else combat.get(n) for n in names if n is not None] if combat else [
+        n for n in names if isinstance(n, Combatant)]
+    if found:
+        return found
+    if combat is not None and spell.harmful and not spell.heal:
+        near = combat.nearest_enemy(caster)
+        if near is None:
+            raise CombatError(f"{caster.name} has no enemy left standing for {spell.name}")
+        return [near]
+    return [caster]
+
+
+def end_concentration(combat, caster: Combatant, why: str = "") -> list[CombatEvent]:
+    """Drop the spell ``caster`` concentrates on: its conditions leave every creature it touched."""
+    if not caster.concentrating:
+        return []
+    spell = spell_book().spells.get(caster.concentrating)
+    source = f"{caster.name}: {spell.name if spell else caster.concentrating}"
+    for c in (combat.combatants.values() if combat is not None else [caster]):
+        c.conditions = [x for x in c.conditions if x.source != source]
+    caster.concentrating = None
+    return [event(combat, caster, "concentration", f"{caster.name}'s {spell.name if spell else 'spell'} ends{f' ({why})' if why else ''}")]
+
+
+def concentration_check(combat, c: Combatant, taken: int, rng: random.Random | None) -> list[CombatEvent]:
+    """Damage breaks concentration unless a CON save beats DC 10 or half the damage, whichever is higher."""
+    if not c.concentrating or taken <= 0:
+        return []
+    if c.status != "up":
+        return end_concentration(combat, c, "they went down")
+    dc = max(10, taken // 2)
+    ok, rolls, how = _save_roll(c, "constitution", dc, rng or random.Random())
+    out = [event(combat, c, "concentration", f"{c.name} keeps concentrating: CON save {how}, {'success' if ok else 'failure'}", rolls=rolls, hit=ok)]
+    return out if ok else out + end_concentration(combat, c, "concentration broken")
+
+
+def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None, slot: int | None = None,
+         rng: random.Random | None = None) -> list[CombatEvent]:
+    """Cast a spell the caster has: spend the slot, then heal, hurt, or lay the effect, by the rules.
+
+    ``combat`` is None outside a fight; ``targets`` are then Combatants (default: the caster).
+
+    Raises:
+        CombatError: no spells, not on the sheet, no slot of the level, no target: nothing is spent.
+    """
+    rng = rng or random.Random()
+    key, spell = _knows(caster, name)
+    level = _slot(caster, spell, slot)
+    chosen = _targets(combat, caster, spell, list(targets or []))
+    if spell.effect is not None and not (spell.attack or spell.save):
+        most = spell.effect.targets + spell.effect.per_slot_targets * max(0, level - spell.level)
+        if len(chosen) > most:
+            raise CombatError(f"{spell.name} at a {ordinal(level or spell.level)}-level slot touches at most {most} creature{'s' if most != 1 else ''}")
+    if combat is not None:
+        spend(caster, 1, f"casting {spell.name}")  # the turn's action (Combat.act checked the turn)
+    if level:
+        caster.slots[level] -= 1
+    slot_text = f" with a {ordinal(level)}-level slot ({caster.slots[level]} left)" if level else " (a cantrip)"
+    out = [event(combat, caster, "cast", f"{caster.name} casts {spell.name}{slot_text}")]
+    if spell.concentration:
+        out += end_concentration(combat, caster, f"{caster.name} casts {spell.name}")
+        caster.concentrating = key
+    source = f"{caster.name}: {spell.name}"
+    if spell.heal is not None:
+        for t in chosen:
+            r = roll(_scaled(spell.heal, spell, level, caster) + (f"{caster.spell_mod:+d}" if caster.spell_mod else ""), rng)
+            healed = rules_for(t.system).heal(combat, t, max(0, r.total))
+            out += [e.model_copy(update={"rolls": [r], "text": e.text.replace("regains", f"regains (from {spell.name})", 1)}) for e in healed]
+    if spell.missiles:
+        t = chosen[0]
+        darts = spell.missiles + max(0, level - spell.level)
+        rolls = [roll(spell.damage.dice, rng) for _ in range(darts)]
+        out += _hurt(combat, t, sum(r.total for r in rolls), spell.damage.type, rolls, f"{darts} darts of {spell.name}", rng)
+        return out
+    for t in chosen if spell.attack or spell.save else []:
+        hit, crit, saved = True, False, False
+        if spell.attack:
+            edge = 1 if t.has("guided") else 0
+            d20 = "2d20kh1" if edge else "1d20"
+            r = roll(f"{d20}{caster.spell_attack:+d}", rng)
+            nat = natural(r)
+            ac = (t.ac or 10) + (2 if t.has("shield of faith") else 0)
+            hit = nat == 20 or (nat != 1 and r.total >= ac)
+            crit = nat == 20
+            t.drop("guided")
+            out.append(event(combat, caster, "attack", f"{caster.name}'s {spell.name} at {t.name}: {r.total} vs AC {ac}, "
+                             + ("critical hit" if crit else "hit" if hit else "miss"), target=t, rolls=[r], hit=hit))
+        else:
+            saved, rolls, how = _save_roll(t, spell.save, caster.spell_dc or 10, rng)
+            out.append(event(combat, t, "save", f"{t.name} saves against {spell.name} ({spell.save[:3].upper()}): {how}, "
+                             + ("success" if saved else "failure"), target=t, rolls=rolls, hit=saved))
+        if spell.damage is not None and hit and not (saved and not spell.damage.half_on_save):
+            expr = _scaled(spell.damage, spell, level, caster)
+            d = roll(double_dice(expr) if crit else expr, rng)
+            amount = d.total // 2 if saved else d.total
+            out += _hurt(combat, t, max(0, amount), spell.damage.type, [d], spell.name + (", halved by the save" if saved else ""), rng, crit)
+        if spell.effect is not None and hit and not saved and t.status == "up":
+            if t.add(spell.effect.condition, rounds=spell.effect.rounds, source=source):
+                out.append(event(combat, t, "condition", f"{t.name} is {spell.effect.condition} ({spell.name})", target=t))
+    if spell.effect is not None and not (spell.attack or spell.save):
+        for t in chosen:
+            t.add(spell.effect.condition, rounds=spell.effect.rounds, source=source)
+            out.append(event(combat, t, "condition", f"{t.name} is {spell.effect.condition} ({spell.name})", target=t))
+    return out
+
+
+_CAST = re.compile(r"\bcast(?:s|ing)?\b", re.I)
+_UNKNOWN = re.compile(r"\bcast(?:s|ing)?\s+(?:a\s+|an\s+|the\s+|my\s+)?(?:spell\s+(?:of\s+)?)?([a-z][a-z' -]*?)(?=\s+(?:on|at|upon|to|over|for)\b|[,.!?]|$)", re.I)
+_ME = re.compile(r"\b(me|myself|my wounds)\b", re.I)
+
+
+def read_cast(names: list[str], actor: str, text: str) -> tuple[str, list[str]] | None:
+    """A line that casts: (the spell named, the people it names), or None. A spell the pack does
+    not know is returned as written, so casting it is refused by name; ``names`` are the people present."""
+    if not _CAST.search(text):
+        return None
+    low = text.lower()
+    spell = next((s.name for s in sorted(spell_book().spells.values(), key=lambda s: -len(s.name)) if s.name.lower() in low), None)
+    if spell is None:
+        m = _UNKNOWN.search(text)
+        if m is None or not (m.group(1)[0].isupper() or re.search(r"\bspell\b", low)):
+            return None  # "I cast a glance at the door", "cast my net": not magic
+        spell = m.group(1).strip()
+    who = [n for n in names if n != actor and any(re.search(rf"\b{re.escape(part.lower())}\b", low) for part in (n, n.split()[0]))]
+    return spell, ([actor] if _ME.search(text) else []) + who
