@@ -33,6 +33,7 @@ from eval.moe import SAMPLE, build_report, compare_moe, load_moe
 from eval.moe.importers import import_source
 from eval.moe.run_folder import check_writable
 from eval.moe.runner import COMPARE_DEFAULT
+from eval.moe.samples import check_samples, compare_samples, samples_markdown, summarise_samples
 from pipelines import load_pipeline
 from rulesets import VgmError
 
@@ -62,6 +63,20 @@ INMIND_BASELINE = {"top1": 0.160, "top3": 0.480}  # "BERT Baseline" (StructBERT)
 # MafiaScope F1-F3 and Appendix C.
 MAFIASCOPE = {"ece": 0.168, "ece_ci": (0.130, 0.203), "brier": 0.283, "overprediction_ratio": 1.53,
               "bins": {"20-39": 0.464, "40-59": 0.430, "60-79": 0.460, "80-100": 0.546}}
+
+# MafiaScope figures beside the ones we compute on the shared (legacy-corpus) logs: the paper's value, the
+# corpus it comes from, and where in the paper. "legacy" = the pre-revision corpus the 3 shared games belong to;
+# "case study" = the 32-game revised-instrument corpus, which these logs are not part of.
+MAFIASCOPE_FIGURES: list[dict[str, Any]] = [
+    {"figure": "role-assessment answers truncated mid-JSON (repaired)", "key": "truncation", "paper": 0.73, "corpus": "legacy", "where": "F5", "unit": "%"},
+    {"figure": "LLM traffic multiplier of probing ((probe + game calls) / game calls)", "key": "traffic", "paper": 24.0, "corpus": "case study (631 probe calls on 27 game calls)", "where": "§5 cost", "unit": "×"},
+    {"figure": "suspicion volatility, Mafia / villagers", "key": "volatility_sides", "paper": (0.197, 0.146), "corpus": "legacy", "where": "§7 temporal graph", "unit": ""},
+    {"figure": "second-order agreement minus majority baseline", "key": "agreement_gain", "paper": -0.043, "corpus": "legacy", "where": "App. C", "unit": "pp"},
+    {"figure": "over-prediction by non-Mafia predictors", "key": "overprediction_non_mafia", "paper": 1.84, "corpus": "case study", "where": "F3", "unit": ""},
+    {"figure": "suspicion volatility (all)", "key": "volatility", "paper": 0.300, "corpus": "case study", "where": "§7 temporal graph", "unit": ""},
+    {"figure": "top-suspect flip rate", "key": "flip_rate", "paper": 0.487, "corpus": "case study", "where": "§7 temporal graph", "unit": "%"},
+    {"figure": "innocents' vote on their top suspect (probes before the vote)", "key": "vote_coupling_innocent", "paper": 0.649, "corpus": "case study (n=74)", "where": "F4", "unit": "%"},
+]
 
 WHY_TACHIKUMA = (
     "Data: the paper's MOE set is 1,003 excerpts of Chinese forum game logs across DND, COC, PF2 and SW; here it is "
@@ -103,6 +118,10 @@ class ReproduceReport:
     quick: bool
     parts: list[Part]
     started: str
+    samples: int = 1
+    temperature: float = 0.0
+    wall_seconds: float = 0.0
+    load: dict[str, list[float]] = field(default_factory=dict)  # 1/5/15-minute load averages at start and end
 
     @property
     def errors(self) -> int:
@@ -112,9 +131,13 @@ class ReproduceReport:
         head = [
             "# Reproducing the seeds' tables",
             "",
-            f"Written by `vgm reproduce{' --quick' if self.quick else ''}` on {self.started} with model `{self.model or '-'}`. "
+            f"Written by `vgm reproduce{' --quick' if self.quick else ''}{f' --samples {self.samples}' if self.samples > 1 else ''}` on {self.started} "
+            f"with model `{self.model or '-'}`. "
             "Every number stands beside the paper's, with the difference (ours − paper) and why they differ. "
             "Times are wall-clock on this machine.",
+            "",
+            f"Wall time {_minutes(self.wall_seconds)} on {os.cpu_count()} cores; load average (1/5/15 min) "
+            f"{_load(self.load.get('start'))} at the start, {_load(self.load.get('end'))} at the end (other jobs share this machine, so seconds move with them).",
             "",
             "| part | seconds | instance errors |",
             "|---|---|---|",
@@ -124,7 +147,8 @@ class ReproduceReport:
         return "\n".join(head + [p.markdown for p in self.parts]) + "\n"
 
     def as_json(self) -> dict[str, Any]:
-        return {"model": self.model, "quick": self.quick, "started": self.started, "errors": self.errors,
+        return {"model": self.model, "quick": self.quick, "started": self.started, "errors": self.errors, "samples": self.samples,
+                "temperature": self.temperature, "wall_seconds": round(self.wall_seconds, 1), "load": self.load, "cpus": os.cpu_count(),
                 "parts": {p.title: {"seconds": round(p.seconds, 1), "errors": p.errors, "plots": p.plots, **p.data} for p in self.parts}}
 
 
@@ -136,6 +160,22 @@ def _delta(ours: float | None, paper: float | None, scale: float = 1.0, digits: 
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
     return "-" if value is None or value != value else f"{scale * value:.{digits}f}"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)} min {seconds % 60:.0f} s"
+
+
+def _load(values: list[float] | None) -> str:
+    return "/".join(f"{v:.1f}" for v in values) if values else "-"
+
+
+def load_average() -> list[float]:
+    """1, 5 and 15-minute load averages (empty where the system has none)."""
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return []
 
 
 # --- Tachikuma --------------------------------------------------------------------------------
@@ -156,8 +196,8 @@ def _moe_data(root: Path, out: Path) -> tuple[Path, Path | None, str]:
 
 
 def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: int | None, reporter: Any = None,
-              pipelines: list[str] | None = None) -> Part:
-    """Table 2 on the data present (faithful prompting, formulas (1)-(6))."""
+              pipelines: list[str] | None = None, samples: int = 1, temperature: float = 0.0, seed: int | None = None) -> Part:
+    """Table 2 on the data present (faithful prompting, formulas (1)-(6)); with ``samples`` > 1 also the spread over runs."""
     started = time.perf_counter()
     test, train, described = _moe_data(root, out)
     names = list(COMPARE_DEFAULT if pipelines is None else pipelines)
@@ -166,8 +206,10 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
     limit = limit or (QUICK_LIMIT if quick else None)
     options = {"max_log_chars": QUICK_LOG_CHARS} if quick else None
     runs = out / "tachikuma"
-    compare_moe(names, test, runs, model=model, limit=limit, train=train, reporter=reporter, prompting="faithful", options=options)
-    report = build_report([runs], baseline="last_speaker")
+    folders = compare_samples(names, test, runs, samples=samples, temperature=temperature, seed=seed, options=options, model=model,
+                              limit=limit, train=train, reporter=reporter, prompting="faithful")
+    report = build_report([folders[0]], baseline="last_speaker")
+    errors = report.errors if samples == 1 else sum(build_report([f], baseline=None).errors for f in folders)
     chart = report.bar_chart(out / "tachikuma.png")
     (runs / "report.md").write_text(report.markdown() + "\n", encoding="utf-8")
     n = report.rows[0].metrics["n"] if report.rows else 0
@@ -204,14 +246,23 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
         for name, t in report.tests.items():
             lines.append(f"| {name} | {100 * t['cf']['diff']:+.1f} [{100 * t['cf']['low']:+.1f}, {100 * t['cf']['high']:+.1f}] | {t['cf']['p_value']:.3g} | "
                          f"{100 * t['sf']['diff']:+.1f} [{100 * t['sf']['low']:+.1f}, {100 * t['sf']['high']:+.1f}] | {t['sf']['p_value']:.3g} |")
+    spread = summarise_samples(folders) if samples > 1 else None
+    if spread:
+        lines += ["", f"### Run-to-run spread over {samples} runs", "",
+                  f"The table above is run 1 of {samples} (`{folders[0].relative_to(out)}`). Each run repeats every pipeline on the same "
+                  f"instances at temperature {temperature} with its own seed ({seed or 0}..{(seed or 0) + samples - 1}; the seed is part of the "
+                  "response-cache key, so no run answers from another's cache). CF/SF in %: mean ± sd over runs, the 95% t interval of the "
+                  "mean, and the range. A difference between two single runs smaller than the range below is noise, not a finding.", "",
+                  samples_markdown(spread)]
     skipped = [p for p in (COMPARE_DEFAULT if pipelines is None else pipelines) if p not in names]
     lines += ["", f"Why the numbers differ: {WHY_TACHIKUMA}"]
     if skipped:
         lines += ["", f"Not run (no --model): {', '.join(skipped)}."]
-    lines += ["", f"![CF and SF per pipeline]({chart.name})", f"Run folders: `{runs.relative_to(out)}/` (resumable; `vgm moe report {runs}` rebuilds the table).", ""]
+    lines += ["", f"![CF and SF per pipeline]({chart.name})", f"Run folders: `{runs.relative_to(out)}/` (resumable; `vgm moe report {folders[0]}` rebuilds the table).", ""]
     return Part("Tachikuma MOE", "\n".join(lines), {"rows": rows, "data": described, "n": n, "metric": report.metric,
-                                                     "prompting": report.prompting, "paired_tests": report.tests},
-                [chart.name], time.perf_counter() - started, report.errors)
+                                                     "prompting": report.prompting, "paired_tests": report.tests,
+                                                     "samples": samples, "temperature": temperature, "spread": spread},
+                [chart.name], time.perf_counter() - started, errors)
 
 
 # --- InMind ------------------------------------------------------------------------------------
@@ -310,18 +361,76 @@ def mafiascope(out: Path, root: Path, *, quick: bool) -> Part:
         "Why they differ: the paper's corpus is 32 games (21 English, 11 Russian) with current probe budgets; the 3 games here are from "
         "the legacy corpus (400-token probe cap, answers repaired by keeping the complete prefix), so bins are thin and the CIs wide.",
         "",
+        *mafiascope_like_for_like(report),
+        "",
         *[f"![{Path(p).stem}]({Path(p).relative_to(out)})" for p in report.get("plots", [])],
         "",
     ]
     keep = {k: report[k] for k in ("games", "probe_answers", "ece", "brier", "overprediction_ratio", "calibration_bins", "first_order_accuracy", "mafia_recall")}
+    keep["figures"] = mafiascope_figures(report)
     return Part("MafiaScope", "\n".join(lines), {**keep, "paper": MAFIASCOPE},
                 [str(Path(p).relative_to(out)) for p in report.get("plots", [])], time.perf_counter() - started)
+
+
+def mafiascope_figures(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each of ``MAFIASCOPE_FIGURES`` with our value, whether it is comparable (same corpus), and whether it matches."""
+    role = (report.get("parse_rate") or {}).get("role_assessment") or {}
+    sides = report.get("volatility_by_side") or {}
+    coupling = ((report.get("vote_coupling") or {}).get("innocent") or {}).get("top_suspect") or {}
+    ours = {
+        "truncation": (role.get("repaired", 0) / role["n"]) if role.get("n") else None,
+        "traffic": (report.get("cost") or {}).get("traffic_multiplier"),
+        "volatility_sides": ((sides.get("mafia") or {}).get("value"), (sides.get("non_mafia") or {}).get("value")),
+        "agreement_gain": (report.get("agreement_gain") or {}).get("value"),
+        "overprediction_non_mafia": ((report.get("overprediction_by_role") or {}).get("non_mafia") or {}).get("value"),
+        "volatility": (report.get("volatility") or {}).get("value"),
+        "flip_rate": (report.get("flip_rate") or {}).get("value"),
+        "vote_coupling_innocent": coupling.get("value"),
+    }
+    n = {"vote_coupling_innocent": coupling.get("n"), "truncation": role.get("n")}
+    out = []
+    for spec in MAFIASCOPE_FIGURES:
+        value, paper = ours[spec["key"]], spec["paper"]
+        legacy = spec["corpus"].startswith("legacy")
+        pairs = list(zip(value, paper)) if isinstance(paper, tuple) else [(value, paper)]
+        if any(v is None for v, _ in pairs):
+            verdict = "not computed"
+        else:
+            # "matches": within 15% of the paper's size (and the same sign), the same yardstick for every figure
+            verdict = "matches" if all(abs(v - p) <= 0.15 * max(abs(p), 1e-9) and (v >= 0) == (p >= 0) for v, p in pairs) else "differs"
+            if isinstance(paper, tuple) and verdict == "differs" and (pairs[0][0] > pairs[1][0]) == (pairs[0][1] > pairs[1][1]):
+                verdict = "same direction, smaller gap" if abs(pairs[0][0] - pairs[1][0]) < abs(pairs[0][1] - pairs[1][1]) else "same direction"
+        out.append({**spec, "ours": value, "n": n.get(spec["key"]), "comparable": legacy or spec["key"] == "traffic", "verdict": verdict})
+    return out
+
+
+def mafiascope_like_for_like(report: dict[str, Any]) -> list[str]:
+    """The figures the paper gives that we also compute, matching and diverging alike, each marked comparable or not."""
+    def show(value: Any, unit: str) -> str:
+        if isinstance(value, tuple):
+            return " / ".join(show(v, unit) for v in value)
+        if value is None:
+            return "-"
+        return {"%": f"{100 * value:.1f}%", "pp": f"{100 * value:+.1f} pp", "×": f"×{value:.1f}"}.get(unit, f"{value:.3f}" if abs(value) < 1 else f"{value:.2f}")
+
+    lines = ["Every other figure the paper states that these logs let us compute, whether it matches or not (issue 42: a section that "
+             "showed only the figures that agree was selective). *Comparable* means the paper's figure is from the legacy corpus the "
+             "shared logs come from (3 of its 30 games), or, for traffic, a property of the probe set rather than of the games; the others "
+             "are from the paper's 32-game case-study corpus with the revised probes, so a difference there is expected from the corpora "
+             "alone. *Matches*: within 15% of the paper's value, with the same sign.", "",
+             "| figure | ours | paper | paper's corpus | comparable | verdict |", "|---|---|---|---|---|---|"]
+    for f in mafiascope_figures(report):
+        n = f" (n={f['n']})" if f.get("n") else ""
+        ours, paper = show(f["ours"], f["unit"]), show(f["paper"], f["unit"])
+        lines.append(f"| {f['figure']} ({f['where']}) | {ours}{n} | {paper} | {f['corpus']} | {'yes' if f['comparable'] else 'no'} | {f['verdict']} |")
+    return lines
 
 
 # --- all of it ---------------------------------------------------------------------------------
 
 def reproduce(out: str | Path, *, model: str | None = "local:small", quick: bool = False, data: str | Path | None = None,
-              limit: int | None = None, reporter: Any = None, pipelines: list[str] | None = None) -> ReproduceReport:
+              limit: int | None = None, reporter: Any = None, pipelines: list[str] | None = None, samples: int = 1,
+              temperature: float = 0.0, seed: int | None = None) -> ReproduceReport:
     """Re-measure the three seeds' tables on the data present; writes ``out/report.md`` and ``out/report.json``.
 
     Args:
@@ -331,24 +440,29 @@ def reproduce(out: str | Path, *, model: str | None = "local:small", quick: bool
         data: the data root holding ``crd3/``, ``inmind/``, ``mafiascope/`` (default ``default_data_root()``).
         limit: MOE test instances (overrides ``quick``'s).
         pipelines: MOE pipelines (default: the paper's eight, knn and oracle_char).
+        samples, temperature, seed: repeat the MOE part ``samples`` times (run k with seed ``seed + k``) and report the spread.
     """
     out = Path(out)
     root = Path(data) if data else default_data_root()
     if limit is not None and limit < 1:
         raise ReproduceError(f"--limit {limit}: give at least 1")
+    check_samples(samples, temperature)
     check_writable(out)
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    clock, load_start = time.perf_counter(), load_average()
     parts = [
-        tachikuma(out, root, model=model, quick=quick, limit=limit, reporter=reporter, pipelines=pipelines),
+        tachikuma(out, root, model=model, quick=quick, limit=limit, reporter=reporter, pipelines=pipelines, samples=samples,
+                  temperature=temperature, seed=seed),
         inmind(out, root),
         mafiascope(out, root, quick=quick),
     ]
-    report = ReproduceReport(out=out, model=model, quick=quick, parts=parts, started=started)
+    report = ReproduceReport(out=out, model=model, quick=quick, parts=parts, started=started, samples=samples, temperature=temperature,
+                             wall_seconds=time.perf_counter() - clock, load={"start": load_start, "end": load_average()})
     (out / "report.md").write_text(report.markdown(), encoding="utf-8")
     (out / "report.json").write_text(json.dumps(report.as_json(), indent=1, default=str), encoding="utf-8")
     return report
 
 
 __all__ = ["ReproduceError", "ReproduceReport", "Part", "reproduce", "tachikuma", "inmind", "mafiascope", "default_data_root",
-           "TACHIKUMA_TABLE2", "INMIND_COUNTS", "INMIND_BASELINE", "MAFIASCOPE"]
+           "TACHIKUMA_TABLE2", "INMIND_COUNTS", "INMIND_BASELINE", "MAFIASCOPE", "MAFIASCOPE_FIGURES", "mafiascope_figures"]

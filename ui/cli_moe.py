@@ -269,6 +269,9 @@ def run_cmd(
     prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
     allow_errors: bool = typer.Option(False, "--allow-errors", help="Exit 0 even when some instances errored (they are still counted)."),
     lang: str = typer.Option("en", "--lang", help=LANG_HELP),
+    samples: int = typer.Option(1, "--samples", help="Repeat the run N times (sample k in OUT/sample-k, seed SEED+k) and report mean ± sd over them."),
+    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature of the model steps (with --samples, e.g. 0.7)."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the model steps (sample k uses SEED+k; default 0 when --samples > 1)."),
     cluster: str | None = cluster_option(),
     ray_address: str | None = ray_address_option(),
     base_url: list[str] | None = base_url_option(),
@@ -285,6 +288,11 @@ def run_cmd(
     folder = out or Path("runs") / pipeline
     check_metric(metric)
     spec = from_cli("moe run", cluster, ray_address, base_url, endpoint_concurrency)
+    if samples != 1 or temperature or seed is not None:
+        _run_samples([pipeline], data, folder, samples=samples, temperature=temperature, seed=seed, lang=lang, metric=metric, as_json=as_json,
+                     allow_errors=allow_errors, single=True, model=model, limit=limit, concurrency=concurrency, train=train, prompting=prompting,
+                     run_with=moe_runner(spec) if spec else None)
+        return
     with (cluster_progress() if spec else RichReporter()) as reporter:
         done = run_moe(pipeline, data, folder, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting,
                        run_with=moe_runner(spec) if spec else None, options=_lang_options(lang))
@@ -307,6 +315,9 @@ def compare_cmd(
     metric: str = typer.Option("paper", "--metric", help="paper: Tachikuma (1)-(6) as written; tuple: the per-tuple variant (docs/moe.md)."),
     prompting: str = typer.Option("faithful", "--prompting", help="faithful: only what the paper's prompts give; assisted: frequency-sorted check menu, recency-ordered cast, answer caps."),
     lang: str = typer.Option("en", "--lang", help=LANG_HELP),
+    samples: int = typer.Option(1, "--samples", help="Repeat the run N times (sample k in OUT/sample-k, seed SEED+k) and report mean ± sd over them."),
+    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature of the model steps (with --samples, e.g. 0.7)."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the model steps (sample k uses SEED+k; default 0 when --samples > 1)."),
     cluster: str | None = cluster_option(),
     ray_address: str | None = ray_address_option(),
     base_url: list[str] | None = base_url_option(),
@@ -324,6 +335,11 @@ def compare_cmd(
     names = [p.strip() for p in pipelines.split(",") if p.strip()] if pipelines is not None else list(COMPARE_DEFAULT)
     check_metric(metric)
     spec = from_cli("moe compare", cluster, ray_address, base_url, endpoint_concurrency)
+    if samples != 1 or temperature or seed is not None:
+        _run_samples(names, data, out, samples=samples, temperature=temperature, seed=seed, lang=lang, metric=metric, as_json=as_json,
+                     allow_errors=allow_errors, model=model, limit=limit, concurrency=concurrency, train=train, prompting=prompting,
+                     run_with=moe_runner(spec) if spec else None)
+        return
     with (cluster_progress() if spec else RichReporter()) as reporter:
         compare_moe(names, data, out, model=model, limit=limit, concurrency=concurrency, train=train, reporter=reporter, prompting=prompting,
                     run_with=moe_runner(spec) if spec else None, options=_lang_options(lang))
@@ -334,6 +350,40 @@ def compare_cmd(
         console.print(f"saved {out / 'report.md'}, {out / 'report.csv'}, {out / 'compare.png'}", soft_wrap=True)
         _print_findings(report, report_file=out / "report.md", plot=out / "compare.png")
     _exit_on_errors(report, allow_errors)
+
+
+def _run_samples(names: list[str], data: str, out: Path, *, samples: int, temperature: float, seed: int | None, lang: str, metric: str,
+                 as_json: bool, allow_errors: bool, **run: Any) -> None:
+    """``--samples/--temperature/--seed``: every sample a run folder, then the spread over samples."""
+    from eval.moe.report import build_report
+    from eval.moe.samples import check_samples, compare_samples, samples_markdown, spread_cell, summarise_samples
+
+    check_samples(samples, temperature)
+    with RichReporter() as reporter:
+        folders = compare_samples(names, data, out, samples=samples, temperature=temperature, seed=seed, options=_lang_options(lang),
+                                  reporter=reporter, **run)
+    summary = summarise_samples(folders, metric=metric)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "samples.json").write_text(json.dumps({"samples": samples, "temperature": temperature, "seed": seed or 0, "metric": metric,
+                                                  "folders": [str(f) for f in folders], "pipelines": summary}, indent=1), encoding="utf-8")
+    (out / "samples.md").write_text(samples_markdown(summary) + "\n", encoding="utf-8")
+    if as_json:
+        _dump(json.loads((out / "samples.json").read_text(encoding="utf-8")))
+    else:
+        table = Table(title=f"MOE over {samples} runs (temperature {temperature}, seeds {seed or 0}..{(seed or 0) + samples - 1}) — {out}",
+                      box=box.SIMPLE_HEAD, caption="CF/SF in %: mean ± sd over runs [95% t interval of the mean]; min–max; each run's own table: OUT/sample-k/")
+        for col in ("pipeline", "n", "runs", "CF", "CF min–max", "SF", "SF min–max"):
+            table.add_column(col, justify="left" if col == "pipeline" else "right", no_wrap=True)
+        for name, s in summary.items():
+            rng = lambda x: f"{100 * x['min']:.1f}–{100 * x['max']:.1f}" if x else "-"  # noqa: E731
+            table.add_row(name, str(s["n"]), str(s["samples"]), spread_cell(s.get("cf")), rng(s.get("cf")), spread_cell(s.get("sf")), rng(s.get("sf")))
+        _show(table)
+        console.print(f"saved {out / 'samples.md'}, {out / 'samples.json'}", soft_wrap=True)
+    errors = sum(build_report([f], baseline=None, metric=metric).errors for f in folders)
+    if errors and not allow_errors:
+        typer.secho(f"error: {errors} instance(s) errored over the runs; rerun the same command to retry them, or pass --allow-errors",
+                    fg=typer.colors.RED, err=True)
+        raise typer.Exit(1)
 
 
 def _exit_on_errors(report, allow_errors: bool) -> None:

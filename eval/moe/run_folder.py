@@ -45,7 +45,7 @@ METRICS = "metrics.json"
 LOCK = ".lock"
 DATA_KEYS = ("data", "data_path", "dataset", "data_file")  # where run.json (or an older one) names its data
 # Keys of run.json that must match for a resume to continue the same run.
-RESUME_KEYS = ("pipeline", "data_hash", "limit", "model", "prompting", "lang")
+RESUME_KEYS = ("pipeline", "data_hash", "limit", "model", "prompting", "lang", "temperature", "seed")
 
 
 class RunFolderError(VgmError):

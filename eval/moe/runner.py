@@ -251,6 +251,8 @@ def plan_run(
             "concurrency": concurrency,
             "prompting": prompting if pipeline.needs_model else None,
             "lang": (options or {}).get("lang", "en") if pipeline.needs_model else None,
+            "temperature": float((options or {}).get("temperature", 0.0)) if pipeline.needs_model else None,
+            "seed": (options or {}).get("seed") if pipeline.needs_model else None,
             "train": train_desc,
             "started": now(),
         }

@@ -193,7 +193,8 @@ async def ask(
     messages = with_instruction(state.messages, instruction)
     temperature = float(state.options.get("temperature", 0.0))
     usage = Usage(calls=0)
-    reply = await state.model.complete(messages, step=name, max_tokens=max_tokens, temperature=temperature, json_schema=strict_schema)
+    seed = state.options.get("seed")  # a repeated run's own seed (eval.moe.samples); part of the cache key
+    reply = await state.model.complete(messages, step=name, max_tokens=max_tokens, temperature=temperature, json_schema=strict_schema, seed=seed)
     usage = usage + reply.usage
     raw = reply.text
     record = state.step_record(name)
@@ -207,7 +208,7 @@ async def ask(
             {"role": "assistant", "content": raw},
             {"role": "user", "content": f"That answer could not be read ({error}). Reply again with only the JSON asked for."},
         ]
-        reply = await state.model.complete(again, step=name, max_tokens=max_tokens, temperature=temperature, json_schema=strict_schema)
+        reply = await state.model.complete(again, step=name, max_tokens=max_tokens, temperature=temperature, json_schema=strict_schema, seed=seed)
         usage = usage + reply.usage
         raw = reply.text
         value, _, error = parse_as(raw, schema)
