@@ -110,9 +110,13 @@ def _dnd5e(sheet: Sheet, pack: Any, new: bool) -> list[str]:
         high = max(dies) + con + (sheet.level - 1) * (max(dies) + con) + sheet.level  # the most, with the Tough feat
         if not low <= sheet.hp <= high:
             out.append(f"hp: {sheet.hp} at level {sheet.level} with CON {con:+d}; the rules allow {low} to {high}")
-    if sheet.ac is not None and not 10 + min(0, (sheet.abilities.get('dexterity', 10) - 10) // 2) <= sheet.ac <= 25:
-        out.append(f"ac: {sheet.ac} is outside what armour, shield and DEX can give (10 to 25)")
+    low = 10 + min(0, (sheet.abilities.get("dexterity", 10) - 10) // 2) + min(0, (min(sheet.abilities.values(), default=10) - 10) // 2)
+    if sheet.ac is not None and not low <= sheet.ac <= 25:  # the low end: a monk's unarmoured defence with a poor WIS
+        out.append(f"ac: {sheet.ac} is outside what armour, shield, DEX and unarmoured defence can give ({low} to 25)")
     out += _dnd5e_spells(sheet, klass)
+    from .items import item_problems
+
+    out += item_problems(sheet)
     if new:
         scores = sorted(sheet.abilities.values())
         if max(scores) > 17 or min(scores) < 8:

@@ -91,6 +91,32 @@ class Caster(_Strict):
     ability: str
 
 
+class WeaponDef(_Strict):
+    """A weapon (``gm.items``): damage die, type, properties, range in feet, the ammunition it shoots."""
+
+    damage: str
+    type: str
+    properties: list[str] = Field(default_factory=list)
+    range: list[int] = Field(default_factory=list)
+    ammunition: str | None = None
+
+
+class ArmourDef(_Strict):
+    """Body armour (base AC, how much DEX counts) or a shield (its bonus)."""
+
+    ac: int | None = None
+    dex_max: int | None = None
+    bonus: int = 0
+
+
+class Consumable(_Strict):
+    """Something used up: a potion (what it heals) or ammunition."""
+
+    name: str
+    heal: str | None = None
+    ammunition: bool = False
+
+
 class SpellBook(_Strict):
     """The pack's spells and how each class casts (the weapon and armour tables ride along, see ``gm.items``)."""
 
@@ -99,9 +125,9 @@ class SpellBook(_Strict):
     slots: dict[int, list[int]]
     pact: dict[int, tuple[int, int]]
     spells: dict[str, SpellDef]
-    weapons: dict[str, Any] = Field(default_factory=dict)
-    armour: dict[str, Any] = Field(default_factory=dict)
-    consumables: dict[str, Any] = Field(default_factory=dict)
+    weapons: dict[str, WeaponDef] = Field(default_factory=dict)
+    armour: dict[str, ArmourDef] = Field(default_factory=dict)
+    consumables: dict[str, Consumable] = Field(default_factory=dict)
 
 
 @cache

@@ -103,10 +103,11 @@ def pick_attack(c: Combatant, name: str | None, dist: int) -> Attack:
         if found is None:
             raise CombatError(f"{c.name} has no attack {name!r}; it has {', '.join(a.name for a in c.attacks)}")
         return found
-    melee = [a for a in c.attacks if a.kind == "melee"]
-    ranged = [a for a in c.attacks if a.kind == "ranged" and (not a.range or dist <= max(a.range))]
+    loaded = [a for a in c.attacks if not a.ammo or c.ammo.get(a.ammo, 1) > 0] or c.attacks  # out of arrows: the sword
+    melee = [a for a in loaded if a.kind == "melee"]
+    ranged = [a for a in loaded if a.kind == "ranged" and (not a.range or dist <= max(a.range))]
     near = [a for a in melee if dist <= max(a.reach, 5)]
-    pool = near or (ranged if dist > 5 else []) or melee or ranged or c.attacks
+    pool = near or (ranged if dist > 5 else []) or melee or ranged or loaded
     return max(pool, key=lambda a: (average(a.damage), a.bonus))
 
 

@@ -72,6 +72,7 @@ class Attack(BaseModel):
     ap: int = 0  # swade: armour piercing
     ready: bool = False  # coc7e: a firearm ready at the start adds 50 to DEX for the first round
     on_hit: OnHit | None = None
+    ammo: str | None = None  # dnd5e (gm.items): what each shot uses up, a key of the combatant's ``ammo`` (arrows, javelin)
 
 
 class Condition(BaseModel):

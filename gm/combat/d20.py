@@ -25,7 +25,8 @@ from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, RANGE_
                     move_action, new_round, reach_left, roll_initiative, sort_key, worth_striking)
 from ._base import end_turn as _end_turn
 from ._common import INCAPACITATED, approach, average, dice, distance, double_dice, event, pick_attack, spend, tick
-from .. import spells as _spells  # spells build on this package; the module is read when a spell is cast
+from .. import items as _items  # noqa: I001 - items and spells build on this package; read when used
+from .. import spells as _spells
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, beats_passive, contestant, opposed
 
@@ -59,14 +60,16 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
     hit_die = (gear.hit_die if gear and gear.hit_die else "d8")
     size = _die(hit_die)
     hp = sheet.hp or size + con + (sheet.level - 1) * (size // 2 + 1 + con)
-    attacks = list(gear.attacks) if gear and gear.attacks else [
-        Attack(name="Weapon", bonus=sheet.proficiency_bonus + max(strength, dex), damage=f"1d8{max(strength, dex):+d}", damage_type="slashing")]
+    carried = _items.item_fields(sheet)  # weapons, armour, ammunition and potions the sheet lists
+    attacks = carried.pop("attacks", None) or (list(gear.attacks) if gear and gear.attacks else [
+        Attack(name="Weapon", bonus=sheet.proficiency_bonus + max(strength, dex), damage=f"1d8{max(strength, dex):+d}", damage_type="slashing")])
+    worn = carried.pop("ac", None)
     return Combatant(
-        name=sheet.name, side="party", controller="player", system=SYSTEM, hp=hp, max_hp=hp, ac=sheet.ac or 10 + dex,
+        name=sheet.name, side="party", controller="player", system=SYSTEM, hp=hp, max_hp=hp, ac=sheet.ac or worn or 10 + dex,
         speed=(gear.speed if gear and gear.speed else 30), init_mod=checks.get("initiative", dex), attacks=attacks, checks=checks,
         level=sheet.level, hit_die=hit_die, hit_dice=sheet.level, con_mod=con, passive_perception=10 + checks.get("perception", 0),
         attacks_per_action=(gear.attacks_per_action if gear and gear.attacks_per_action else 1),
-        **_spells.caster_fields(sheet),
+        **_spells.caster_fields(sheet), **carried,
     )
 
 
@@ -205,6 +208,10 @@ def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[C
     out = approach(combat, a, t, atk.reach) if atk.kind == "melee" else []
     if atk.kind == "ranged" and atk.range and distance(a, t) > max(atk.range):
         raise CombatError(f"{t.name} is {distance(a, t)} ft away, beyond {atk.name}'s long range of {max(atk.range)} ft; move closer")
+    if atk.ammo and atk.ammo in a.ammo:  # counted: a shot spends an arrow, a throw the javelin
+        if a.ammo[atk.ammo] <= 0:
+            raise CombatError(f"{a.name} has no {atk.ammo.replace('_', ' ')} left for {atk.name}; pick another weapon")
+        a.ammo[atk.ammo] -= 1
     net, why = _edge(combat, a, t, atk, action.options)
     d20 = "1d20" if net == 0 else "2d20kh1" if net > 0 else "2d20kl1"
     r = roll(f"{d20}{atk.bonus:+d}" if atk.bonus else d20, rng)
@@ -463,7 +470,13 @@ def cast_action(combat, a, action, rng):
     return _spells.cast(combat, a, spell, targets, action.options.get("slot"), rng)
 
 
-ACTIONS = {"attack": attack, "cast": cast_action, "grapple": grapple, "escape": escape, "dodge": dodge, "dash": dash, "disengage": disengage,
+def use_action(combat, a, action, rng):
+    """Use up a consumable (``options``: ``item``; a Potion of Healing), on oneself or ``target``; see ``gm.items``."""
+    item = action.options.get("item") or action.attack or "potion of healing"
+    return _items.use_item(combat, a, item, combat.get(action.target) if action.target else None, rng)
+
+
+ACTIONS = {"attack": attack, "cast": cast_action, "use": use_action, "grapple": grapple, "escape": escape, "dodge": dodge, "dash": dash, "disengage": disengage,
            "hide": hide, "move": move_action, "stand": stand, "flee": flee}
 
 

@@ -291,7 +291,7 @@ def test_attack_without_a_weapon_list_uses_a_plain_weapon():
     from gm.combat import combatant_from_sheet
     from gm.combat._data import Gear
 
-    c = combatant_from_sheet(sheets("dnd5e")[1], "dnd5e", Gear())
+    c = combatant_from_sheet(sheets("dnd5e")[1].model_copy(update={"items": {}}), "dnd5e", Gear())  # nothing carried
     assert c.attacks and c.attacks[0].name == "Weapon"
     with_attacks = combatant_from_sheet({"name": "Vex", "abilities": {"STR": 12, "DEX": 14, "CON": 10, "INT": 10, "WIS": 10, "CHA": 10},
                                          "attacks": [{"name": "Dagger", "bonus": 4, "damage": "1d4+2"}]}, "dnd5e")
