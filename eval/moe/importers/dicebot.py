@@ -177,7 +177,7 @@ def _import_file(path: Path, fmt: str, pack, rules: ExcerptRules, extra_gm: set[
         names = _skill_names(pack, {s for _, s in answers})
         for back in range(len(before) - 1, max(-1, len(before) - 4), -1):
             turn = before[back]
-            if turn.speaker == "GM" and not messages_is_roll(turn.text) and (any(n in turn.text for n in names) or any(c in turn.text.lower() for c in _REQUEST_CUES)):
+            if turn.speaker == "GM" and not _is_roll_line(turn.text) and (any(n in turn.text for n in names) or any(c in turn.text.lower() for c in _REQUEST_CUES)):
                 gm_reply = turn.text
                 before, times_before = before[:back], times_before[:back]
                 break
@@ -199,7 +199,7 @@ def _import_file(path: Path, fmt: str, pack, rules: ExcerptRules, extra_gm: set[
         ))
 
 
-def messages_is_roll(text: str) -> bool:
+def _is_roll_line(text: str) -> bool:
     """A bot result carried into the context as the GM's line is never the GM's request."""
     return parse_reply(text) is not None
 
