@@ -51,6 +51,9 @@ def create(
                                             "plus the attention items; the quota is items x K / M."),
     drop_after: float = typer.Option(60.0, "--drop-after", help="With a design: minutes of silence after which an unfinished "
                                      "rater's open items go to the next newcomers."),
+    criteria_file: Optional[Path] = typer.Option(None, "--criteria", help="What raters judge: a YAML file of criteria (id, label, "
+                                                 "question, scale with anchors or ab, per language); Tachikuma's three by default."),
+    lang: str = typer.Option("en", "--lang", help="The raters' language, from the criteria file (en or zh by default)."),
     attention: int = typer.Option(0, "--attention", help="Attention items to mix in blind (from gold checks; obvious answer)."),
     consent: Optional[Path] = typer.Option(None, "--consent", help="A consent form (Markdown) raters accept before the first item."),
     as_json: bool = typer.Option(False, "--json"),
@@ -62,6 +65,7 @@ def create(
         build_from_items,
         build_study,
         check_rater_names,
+        read_criteria,
         crowd_settings,
         read_consent,
     )
@@ -88,6 +92,7 @@ def create(
         raise StudyError(f"-o {out} is a folder; give a file name for the study, e.g. -o {out}/study.db")
     if out.exists() and not overwrite:
         raise StudyError(f"{out} already exists; pick another -o path or pass --overwrite")
+    criteria = read_criteria(criteria_file) if criteria_file is not None else None
     runs = [*(from_ or []), *(more or [])]
     if items_file is not None:
         if runs:
@@ -97,14 +102,14 @@ def create(
                 raise StudyError(f"{flag} needs --from runs (it is built from their data); an items file brings its own lines")
         study, _, summary = build_from_items(
             items_file, out, mode=mode, seed=seed, overwrite=overwrite, crowd=settings, consent=consent_text,
-            base_url=base_url, per_item=per_item, per_rater=per_rater, drop_after=drop_after)
+            base_url=base_url, per_item=per_item, per_rater=per_rater, drop_after=drop_after, criteria=criteria, lang=lang)
     else:
         if not runs:
             raise StudyError("give run folders with --from runs/NAME (or an items file with --items FILE.jsonl)")
         study, _, summary = build_study(
             runs, out, n=n, include_human=include_human, mode=mode, seed=seed, overwrite=overwrite,
             attention=attention, crowd=settings, consent=consent_text, base_url=base_url,
-            per_item=per_item, per_rater=per_rater, drop_after=drop_after,
+            per_item=per_item, per_rater=per_rater, drop_after=drop_after, criteria=criteria, lang=lang,
         )
     admin = study.owner()
     for name in names:
@@ -212,7 +217,6 @@ def report(
     """Mean per condition and factor with 95% CIs, Krippendorff's alpha, Bradley-Terry scores; per rater:
     median time per item, attention pass rate, flags."""
     from eval.ratings import (
-        CRITERIA,
         Study,
         StudyError,
         check_output,
@@ -239,13 +243,13 @@ def report(
     if as_json:
         typer.echo(json.dumps({**rep.to_dict(), **({"coverage": coverage} if coverage else {})}, indent=1))
         return
-    labels = {c.id: c.label for c in CRITERIA}
+    labels = {c.id: c.label for c in rep.criteria}
     console.print(f"[bold]{rep.name}[/]: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters"
                   + (f" ({len(rep.excluded)} left out)" if rep.excluded else ""))
     if rep.ratings or not rep.choices:  # an A/B-only study has no scores to tabulate
-        table = Table(title="mean score (1-5) per condition, 95% CI (bootstrap over contexts)")
+        table = Table(title="mean score per condition, 95% CI (bootstrap over contexts)")
         table.add_column("condition")
-        for c in CRITERIA:
+        for c in rep.criteria:
             table.add_column(f"{c.label}", justify="right")
         table.add_column("n", justify="right")
         for row in rep.means_table():
@@ -256,11 +260,11 @@ def report(
     if rep.paired:
         pt = Table(title=f"difference from {rep.baseline}, paired over shared contexts (bootstrap 95% CI, permutation p)")
         pt.add_column("condition")
-        for c in CRITERIA:
+        for c in rep.criteria:
             pt.add_column(c.label, justify="right")
         for cond, tests in rep.paired.items():
             cells = [f"{t['diff']:+.2f} [{t['low']:+.2f}, {t['high']:+.2f}] p={t['p_value']:.3g}" if (t := tests.get(c.id)) else "-"
-                     for c in CRITERIA]
+                     for c in rep.criteria]
             pt.add_row(cond, *cells)
         console.print(pt)
     if rep.bradley_terry:

@@ -25,7 +25,7 @@ from ._build import (
     reference_of,
 )
 from ._design import DROP_AFTER_MINUTES, Design, design, load_for, share
-from ._criteria import CRITERIA, CRITERION_IDS, Criterion
+from ._criteria import CRITERIA, CRITERION_IDS, DEFAULT_FILE, CriteriaSet, Criterion, default_criteria, read_criteria
 from ._crowd import (
     ATTENTION,
     COMMENT_MAX,
@@ -74,7 +74,7 @@ __all__ = [
     "HUMAN", "REFERENCE_FIELDS", "BuildSummary", "attention_items", "build_from_items", "build_study", "load_run", "reference_of",
     "ATTENTION", "COMMENT_MAX", "ENROLL_RATE", "PLATFORMS", "CrowdSettings", "EnrollmentRefused", "Participant", "attention_passed", "crowd_settings",
     "participant_from", "read_consent",
-    "CRITERIA", "CRITERION_IDS", "Criterion", "DROP_AFTER_MINUTES", "Design", "design", "load_for", "share",
+    "CRITERIA", "CRITERION_IDS", "DEFAULT_FILE", "CriteriaSet", "Criterion", "default_criteria", "read_criteria", "DROP_AFTER_MINUTES", "Design", "design", "load_for", "share",
     "BTScore", "MeanCI", "RaterStats", "StudyReport", "bradley_terry", "check_output", "export_csv", "iso_time", "krippendorff_alpha",
     "mean_ci", "plot_report", "rater_stats", "study_report",
     "AccessDenied", "AdminView", "Completion", "InvalidRating", "ItemView", "Progress", "Rater", "RaterView", "RatingRow",

@@ -19,6 +19,7 @@ from rulesets import VgmError
 
 from ._crowd import ATTENTION, CrowdSettings
 from ._design import DROP_AFTER_MINUTES, Design, design
+from ._criteria import CriteriaSet, default_criteria
 from ._items import read_items
 from ._store import Study, StudyError
 
@@ -209,6 +210,8 @@ def build_study(
     per_item: int | None = None,
     per_rater: int | None = None,
     drop_after: float = DROP_AFTER_MINUTES,
+    criteria: CriteriaSet | None = None,
+    lang: str = "en",
 ) -> tuple[Study, str, BuildSummary]:
     """Sample ``n`` contexts that every run answered, and make blind items from them.
 
@@ -217,7 +220,8 @@ def build_study(
     ``attention``: how many attention items (``attention_items``) to mix in, blind.
     ``crowd``, ``consent``, ``base_url``: open enrollment, a consent form, the public address (``Study.create``).
     ``per_item``, ``per_rater``, ``drop_after`` (minutes): a design (``_design``): each item K ratings, each
-    rater M items plus the attention items; the quota follows from them.
+    rater M items plus the attention items; the quota follows from them. ``criteria`` (``_criteria``) and
+    ``lang``: what raters judge and in which language.
     Items are stored in a seeded random order, so not even an item's id hints at its condition.
     Returns the study, its admin token and a summary.
     """
@@ -229,6 +233,10 @@ def build_study(
         raise StudyError(f"--attention {attention}: give 0 or more attention items")
     if not runs:
         raise StudyError("give at least one run folder with --from runs/NAME")
+    criteria = _checked_criteria(criteria, lang)
+    if attention and not {"groundedness", "factual"} <= set(criteria.ids()):
+        raise StudyError("--attention: attention score items expect low groundedness and factual scores, "
+                         "and these criteria lack one; keep those two criteria or drop --attention")
     loaded = [load_run(p) for p in runs]
     names: set[str] = set()
     for run in loaded:  # two folders named alike (a/x, b/x) still need distinct conditions
@@ -300,13 +308,15 @@ def build_study(
         sources[ATTENTION] = {"path": "attention items built from the gold checks (not a condition)"}
     return _create(out, contexts, items, checks, conditions, mode, skipped, sources, rng=rng, name=name, seed=seed,
                    overwrite=overwrite, crowd=crowd, consent=consent, base_url=base_url, per_item=per_item,
-                   per_rater=per_rater, drop_after=drop_after)
+                   per_rater=per_rater, drop_after=drop_after, criteria=criteria, lang=lang)
 
 
 def _create(out, contexts: list[dict], items: list[dict], checks: list[dict], conditions: list[str], mode: str,
             skipped: dict[str, str], sources: dict, *, rng: random.Random, name, seed, overwrite, crowd, consent,
-            base_url, per_item, per_rater, drop_after) -> tuple[Study, str, BuildSummary]:
+            base_url, per_item, per_rater, drop_after, criteria, lang) -> tuple[Study, str, BuildSummary]:
     """Check the design against the items, mix the attention items in blind, write the study file."""
+    if not criteria.score and any(i["kind"] == "score" for i in items):
+        raise StudyError("these criteria have only an A/B question; use --mode ab, or add a criterion with a scale")
     plan = design(per_item, per_rater, len(items), drop_after)
     if plan is not None and crowd is not None and crowd.quota is not None:
         raise StudyError(f"--quota {crowd.quota}: with --per-item and --per-rater the quota follows from the design "
@@ -315,7 +325,7 @@ def _create(out, contexts: list[dict], items: list[dict], checks: list[dict], co
     rng.shuffle(items)
     study, admin_token = Study.create(
         out, contexts, items, name=name or Path(out).stem, seed=seed, sources=sources, overwrite=overwrite,
-        crowd=crowd, consent=consent, base_url=base_url, design=plan,
+        crowd=crowd, consent=consent, base_url=base_url, design=plan, criteria=criteria, lang=lang,
     )
     summary = BuildSummary(Path(out), len(contexts), len(items), conditions, mode, skipped, attention=len(checks), design=plan)
     return study, admin_token, summary
@@ -335,12 +345,24 @@ def build_from_items(
     per_item: int | None = None,
     per_rater: int | None = None,
     drop_after: float = DROP_AFTER_MINUTES,
+    criteria: CriteriaSet | None = None,
+    lang: str = "en",
 ) -> tuple[Study, str, BuildSummary]:
     """A blind study from an items file (``_items``): any context, one or two candidates a line."""
     if mode not in ("score", "ab", "both"):
         raise StudyError(f"mode {mode!r}: use score, ab or both")
+    criteria = _checked_criteria(criteria, lang)
     contexts, items, conditions = read_items(items_file, mode=mode, seed=seed)
     sources = {c: {"path": str(items_file)} for c in conditions}
     return _create(out, contexts, items, [], conditions, mode, {}, sources, rng=random.Random(seed), name=name, seed=seed,
                    overwrite=overwrite, crowd=crowd, consent=consent, base_url=base_url, per_item=per_item,
-                   per_rater=per_rater, drop_after=drop_after)
+                   per_rater=per_rater, drop_after=drop_after, criteria=criteria, lang=lang)
+
+
+def _checked_criteria(criteria: CriteriaSet | None, lang: str) -> CriteriaSet:
+    """The criteria (the default three unless given), checked to have ``lang`` and something to score."""
+    criteria = criteria or default_criteria()
+    if lang not in criteria.languages:
+        raise StudyError(f"--lang {lang}: the criteria have texts in {', '.join(criteria.languages)} only; "
+                         f"add '{lang}' texts to the criteria file or pick one of those")
+    return criteria

@@ -22,7 +22,7 @@ from scipy import optimize, special, stats
 from eval.stats import cluster_bootstrap_ci, paired_test
 
 from ._build import HUMAN
-from ._criteria import AB_CHOICES, CRITERIA, CRITERION_IDS
+from ._criteria import AB_CHOICES, CRITERIA, Criterion
 from ._store import AdminView, RatingRow, StudyError
 
 
@@ -172,6 +172,7 @@ class StudyReport:
     control: str | None = None  # "length": Bradley-Terry with the length covariate
     length_effect: LengthEffect | None = None
     ab_answers: dict[str, int] = field(default_factory=dict)  # a / b / tie / both_bad counts
+    criteria: list[Criterion] = field(default_factory=lambda: list(CRITERIA))  # the study's score criteria, raters' language
     baseline: str | None = None
     paired: dict[str, dict[str, dict]] = field(default_factory=dict)  # condition -> criterion -> PairedTest.as_dict()
     rater_stats: list[RaterStats] = field(default_factory=list)
@@ -203,11 +204,11 @@ class StudyReport:
         rows = []
         for cond in self.conditions:
             cells = []
-            for c in CRITERIA:
+            for c in self.criteria:
                 m = self.mean_of(cond, c.id)
                 cells.append("-" if m is None or m.mean is None else
                              f"{m.mean:.2f}" + ("" if m.low is None else f" [{m.low:.2f}, {m.high:.2f}]"))
-            first = self.mean_of(cond, CRITERIA[0].id)
+            first = self.mean_of(cond, self.criteria[0].id) if self.criteria else None
             rows.append([cond, *cells, first.n if first else 0])
         return rows
 
@@ -235,7 +236,7 @@ def mean_ci(values: list[float] | dict[str, list[float]], confidence: float = 0.
     return mean, float(low), float(high)
 
 
-def krippendorff_alpha(rows: list[RatingRow], criterion: str) -> float | None:
+def krippendorff_alpha(rows: list[RatingRow], criterion: str, scale: tuple[int, int] = (1, 5)) -> float | None:
     """Ordinal alpha over raters x score items; None when no item has two raters or no variation."""
     import krippendorff
 
@@ -254,7 +255,7 @@ def krippendorff_alpha(rows: list[RatingRow], criterion: str) -> float | None:
     matrix = matrix[:, paired]
     if len(np.unique(matrix[~np.isnan(matrix)])) < 2:
         return None  # every pairable value the same: agreement is undefined, not perfect
-    value = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
+    value = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(range(scale[0], scale[1] + 1)))
     return None if math.isnan(value) else float(value)
 
 
@@ -364,7 +365,8 @@ def bradley_terry(pairs: list[tuple], conditions: list[str], ridge: float = 0.01
     return (scores, effect) if control_length else scores
 
 
-def paired_against(rows: list[RatingRow], conditions: list[str], baseline: str | None = None) -> tuple[str | None, dict]:
+def paired_against(rows: list[RatingRow], conditions: list[str], baseline: str | None = None,
+                   ids: tuple[str, ...] = tuple(c.id for c in CRITERIA)) -> tuple[str | None, dict]:
     """Each condition minus the baseline (``human`` when present), paired over shared contexts.
 
     A context's score is its mean over raters; ``eval.stats.paired_test`` gives the bootstrap CI
@@ -375,7 +377,7 @@ def paired_against(rows: list[RatingRow], conditions: list[str], baseline: str |
         return None, {}
     per: dict[tuple[str, str, str], list[float]] = {}
     for r in rows:
-        for crit in CRITERION_IDS:
+        for crit in ids:
             if r.scores.get(crit) is not None:
                 per.setdefault((r.condition, crit, r.instance_id), []).append(r.scores[crit])
     out: dict[str, dict] = {}
@@ -383,7 +385,7 @@ def paired_against(rows: list[RatingRow], conditions: list[str], baseline: str |
         if cond == baseline:
             continue
         tests = {}
-        for crit in CRITERION_IDS:
+        for crit in ids:
             shared = sorted({i for (c, k, i) in per if c == cond and k == crit} & {i for (c, k, i) in per if c == baseline and k == crit})
             if len(shared) >= 2:
                 a = [float(np.mean(per[(cond, crit, i)])) for i in shared]
@@ -420,18 +422,19 @@ def study_report(admin: AdminView, *, exclude_failed_attention: bool = False, to
         name=summary["name"], raters=len({r.rater for r in rows}), ratings=len(score_rows), choices=len(ab_rows),
         conditions=conditions, rater_stats=stats, attention_items=summary.get("attention_items", 0),
         too_fast_seconds=too_fast, exclude_failed_attention=exclude_failed_attention, exclude_too_fast=exclude_too_fast,
-        excluded=sorted(drop),
+        excluded=sorted(drop), criteria=list(admin.study.score_criteria()),
     )
+    ids = tuple(c.id for c in report.criteria)
     for cond in conditions:
-        for crit in CRITERION_IDS:
+        for crit in ids:
             by_context: dict[str, list[float]] = {}
             for r in score_rows:
                 if r.condition == cond and r.scores.get(crit) is not None:
                     by_context.setdefault(r.instance_id, []).append(r.scores[crit])
             mean, low, high = mean_ci(by_context)
             report.means.append(MeanCI(cond, crit, sum(map(len, by_context.values())), mean, low, high))
-    report.alpha = {crit: krippendorff_alpha(score_rows, crit) for crit in CRITERION_IDS}
-    report.baseline, report.paired = paired_against(score_rows, conditions)
+    report.alpha = {c.id: krippendorff_alpha(score_rows, c.id, (c.low, c.high)) for c in report.criteria}
+    report.baseline, report.paired = paired_against(score_rows, conditions, ids=ids)
     if all(v is None for v in report.alpha.values()):
         report.alpha_note = "needs two or more raters scoring the same items"
     battles = [(r.condition, r.condition_b, r.choice, r.length, r.length_b or 0) for r in ab_rows]
@@ -450,7 +453,7 @@ def _cell(text: str | None) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-CSV_COLUMNS = ["rater", "item_id", "instance_id", "kind", "condition", "condition_b", *CRITERION_IDS,
+CSV_COLUMNS = ["rater", "item_id", "instance_id", "kind", "condition", "condition_b", "<criteria>",
                "choice", "skipped", "seconds", "created_at", "updated_at",
                "participant_id", "attention", "attention_passed", "comment"]
 
@@ -463,10 +466,12 @@ def export_csv(admin: AdminView, path: str | Path | None = None) -> str:
     """
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerow(CSV_COLUMNS)
+    ids = admin.study.criteria().ids()
+    at = CSV_COLUMNS.index("<criteria>")
+    writer.writerow([*CSV_COLUMNS[:at], *ids, *CSV_COLUMNS[at + 1:]])
     for r in admin.ratings(include_skipped=True):
         writer.writerow([r.rater, r.item_id, r.instance_id, r.kind, r.condition, r.condition_b or "",
-                         *[r.scores.get(c) if r.scores.get(c) is not None else "" for c in CRITERION_IDS],
+                         *[r.scores.get(c) if r.scores.get(c) is not None else "" for c in ids],
                          r.choice or "", int(r.skipped), "" if r.seconds is None else f"{r.seconds:.1f}",
                          iso_time(r.created_at), iso_time(r.updated_at),
                          r.participant_id or "", int(r.attention),
@@ -490,17 +495,18 @@ def plot_report(report: StudyReport, path: str | Path | None = None):
     ax = axes[0][0]
     conds = report.conditions if show_means else []
     width = 0.8 / max(len(conds), 1)
-    xs = np.arange(len(CRITERIA))
+    xs = np.arange(len(report.criteria))
     for k, cond in enumerate(conds):
-        ms = [report.mean_of(cond, c.id) for c in CRITERIA]
+        ms = [report.mean_of(cond, c.id) for c in report.criteria]
         heights = [m.mean if m and m.mean is not None else 0 for m in ms]
         err_low = [m.mean - m.low if m and m.low is not None else 0 for m in ms]
         err_high = [m.high - m.mean if m and m.high is not None else 0 for m in ms]
         ax.bar(xs + (k - (len(conds) - 1) / 2) * width, heights, width, yerr=[err_low, err_high], capsize=3, label=cond)
     if show_means:
-        ax.set_xticks(xs, [c.label for c in CRITERIA])
-        ax.set_ylim(0, 5.5)
-        ax.set_ylabel("mean score (1-5), 95% CI")
+        ax.set_xticks(xs, [c.id for c in report.criteria])  # ids: matplotlib's default font has no CJK glyphs
+        top = max((c.high for c in report.criteria), default=5)
+        ax.set_ylim(0, top + 0.5)
+        ax.set_ylabel("mean score, 95% CI")
         ax.set_title(f"{report.name}: {report.ratings} ratings by {report.raters} raters")
     if conds:  # below the axes, so it never hides a bar
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(len(conds), 4), frameon=False)

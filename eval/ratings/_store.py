@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from ._criteria import AB_CHOICES, CRITERION_IDS, SCORE_MAX, SCORE_MIN
+from ._criteria import AB_CHOICES, LEGACY_IDS, SCORE_MAX, SCORE_MIN, CriteriaSet, Criterion
 from ._crowd import COMMENT_MAX, CrowdSettings, Participant, attention_passed
 from ._design import Design, share
 from ._errors import AccessDenied, EnrollmentRefused, InvalidRating, StudyError  # noqa: F401  (re-exported)
@@ -68,8 +68,9 @@ CREATE TABLE IF NOT EXISTS ratings (
     seconds REAL,
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
+    scores_json TEXT,
     PRIMARY KEY (rater_id, item_id),
-    CHECK (skipped = 1 OR choice IS NOT NULL OR
+    CHECK (skipped = 1 OR choice IS NOT NULL OR scores_json IS NOT NULL OR
            (naturalness IS NOT NULL AND groundedness IS NOT NULL AND factual IS NOT NULL))
 );
 """
@@ -95,6 +96,7 @@ _ADDED_COLUMNS = {
         ("comment", f"TEXT CHECK (comment IS NULL OR length(comment) <= {COMMENT_MAX})"),
         # schema 3: a tie where both lines are bad (stored as choice 'tie', so schema-2 CHECKs still hold)
         ("both_bad", "INTEGER NOT NULL DEFAULT 0 CHECK (both_bad IN (0, 1))"),
+        ("scores_json", "TEXT"),  # schema 3: the scores on the study's own criteria, {id: value}
     ],
 }
 _INDEXES = "CREATE UNIQUE INDEX IF NOT EXISTS raters_participant ON raters (participant_id) WHERE participant_id IS NOT NULL;"
@@ -210,7 +212,7 @@ def _digest(secret: str) -> str:
 
 # Meta keys written once at creation: read from the file once per ``Study`` object.
 _FIXED_META = frozenset({"name", "seed", "admin_token", "crowd", "consent", "enroll_key", "base_url", "sources", "created_at",
-                         "design"})
+                         "design", "criteria", "lang"})
 _WRITE_LOCKS: dict[str, threading.Lock] = {}
 _WRITE_LOCKS_GUARD = threading.Lock()
 
@@ -309,6 +311,8 @@ class Study:
         consent: str | None = None,
         base_url: str | None = None,
         design: Design | None = None,
+        criteria: CriteriaSet | None = None,
+        lang: str = "en",
     ) -> tuple["Study", str]:
         """Write a new study file; returns it and the owner's admin token.
 
@@ -317,7 +321,8 @@ class Study:
         [attention, expect]}``.
         ``crowd``: open enrollment (``CrowdSettings``); ``consent``: a consent form (Markdown) every
         rater accepts before the first item; ``base_url``: where raters reach the app, for links;
-        ``design``: K ratings per item, M items per rater (``_design``), instead of every rater every item.
+        ``design``: K ratings per item, M items per rater (``_design``), instead of every rater every item;
+        ``criteria``: what raters judge (``_criteria``; Tachikuma's three by default); ``lang``: the raters' language.
         """
         path = Path(path)
         if path.is_dir():
@@ -360,6 +365,9 @@ class Study:
                 meta["base_url"] = base_url.rstrip("/")
             if design is not None:
                 meta["design"] = design.to_json()
+            if criteria is not None:
+                meta["criteria"] = criteria.to_json()
+            meta["lang"] = lang
             conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
             ctx_ids = {}
             for ctx in contexts:
@@ -558,6 +566,21 @@ class Study:
             self._on_new_rater(conn, rater.id, now)
         return rater, False
 
+    # -- criteria and language --------------------------------------------------------------
+    def criteria(self) -> CriteriaSet:
+        """What raters judge in this study (Tachikuma's three factors for studies made without a file)."""
+        if "_criteria" not in self.__dict__:
+            self._criteria = CriteriaSet.from_json(self._meta("criteria"))
+        return self._criteria
+
+    def lang(self) -> str:
+        """The raters' language (``--lang``); English for studies made before."""
+        return self._meta("lang") or "en"
+
+    def score_criteria(self) -> tuple[Criterion, ...]:
+        """The score criteria in the raters' language."""
+        return self.criteria().in_lang(self.lang())
+
     # -- designs: K ratings per item, M items per rater ------------------------------------
     def design(self) -> Design | None:
         """The study's design; None when every rater rates every item."""
@@ -731,6 +754,14 @@ def _rater_of(row: sqlite3.Row) -> Rater:
     return Rater(row["id"], row["name"], row["token"], row["source"], row["participant_id"])
 
 
+def _scores_of(row: sqlite3.Row, ids: tuple[str, ...]) -> dict[str, int | None]:
+    """A rating's scores by criterion: from ``scores_json``, else (studies made before) the three columns."""
+    if row["scores_json"]:
+        stored = json.loads(row["scores_json"])
+        return {c: stored.get(c) for c in ids}
+    return {c: row[c] if c in LEGACY_IDS else None for c in ids}
+
+
 def _choice_of(row: sqlite3.Row) -> str | None:
     """The A/B answer as given: ``both_bad`` is stored as a tie with its flag."""
     return "both_bad" if row["choice"] == "tie" and row["both_bad"] else row["choice"]
@@ -782,19 +813,19 @@ def _order_for(seed: str, rater_id: int, item_ids: list[int]) -> list[int]:
     return order
 
 
-def _check_score(name: str, value) -> int:
+def _check_score(name: str, value, low: int = 1, high: int = 5) -> int:
     if isinstance(value, bool) or value is None:
-        raise InvalidRating(f"{name}: give a whole number from {SCORE_MIN} to {SCORE_MAX}")
+        raise InvalidRating(f"{name}: give a whole number from {low} to {high}")
     if isinstance(value, float):
         if not value.is_integer():
-            raise InvalidRating(f"{name}={value}: give a whole number from {SCORE_MIN} to {SCORE_MAX}")
+            raise InvalidRating(f"{name}={value}: give a whole number from {low} to {high}")
         value = int(value)
     if isinstance(value, str):
         if not value.strip().isascii() or not value.strip().isdigit():  # '²'.isdigit() is True
-            raise InvalidRating(f"{name}={value!r}: give a whole number from {SCORE_MIN} to {SCORE_MAX}")
+            raise InvalidRating(f"{name}={value!r}: give a whole number from {low} to {high}")
         value = int(value)
-    if not isinstance(value, int) or not SCORE_MIN <= value <= SCORE_MAX:
-        raise InvalidRating(f"{name}={value}: scores go from {SCORE_MIN} to {SCORE_MAX}")
+    if not isinstance(value, int) or not low <= value <= high:
+        raise InvalidRating(f"{name}={value}: scores go from {low} to {high}")
     return value
 
 
@@ -879,7 +910,7 @@ class RaterView:
             return None
         return {
             "item_id": row["item_id"],
-            **{c: row[c] for c in CRITERION_IDS},
+            **_scores_of(row, self.study.criteria().ids()),
             "choice": _choice_of(row),
             "skipped": bool(row["skipped"]),
             "comment": row["comment"],
@@ -962,20 +993,23 @@ class RaterView:
                 # a skipped item is timed afresh when it comes back
                 conn.execute("DELETE FROM served WHERE rater_id = ? AND item_id = ?", (self.rater.id, item_id))
             if not skipped and row["kind"] != kind:
-                want = "pick a, b or tie" if row["kind"] == "ab" else "give the three scores"
+                want = "pick a, b, tie or both_bad" if row["kind"] == "ab" else "give the scores"
                 raise InvalidRating(f"item {item_id} is a {row['kind']} item: {want}")
             seconds = None if skipped else self._seconds_on(conn, item_id, now)
+            legacy = self.study.criteria().legacy()  # the three factors on 1-5 also fill their own columns
             conn.execute(
                 "INSERT INTO ratings (rater_id, item_id, condition, naturalness, groundedness, factual, choice, skipped, seconds,"
-                " created_at, updated_at, comment, both_bad) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " created_at, updated_at, comment, both_bad, scores_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (rater_id, item_id) DO UPDATE SET naturalness = excluded.naturalness,"
                 " groundedness = excluded.groundedness, factual = excluded.factual, choice = excluded.choice,"
                 " skipped = excluded.skipped, seconds = coalesce(ratings.seconds, excluded.seconds),"
-                " updated_at = excluded.updated_at, comment = excluded.comment, both_bad = excluded.both_bad",
+                " updated_at = excluded.updated_at, comment = excluded.comment, both_bad = excluded.both_bad,"
+                " scores_json = excluded.scores_json",
                 (
                     self.rater.id, item_id, row["condition"],
-                    scores.get("naturalness"), scores.get("groundedness"), scores.get("factual"),
+                    *(scores.get(c) if legacy else None for c in LEGACY_IDS),
                     "tie" if choice == "both_bad" else choice, int(skipped), seconds, now, now, comment, int(choice == "both_bad"),
+                    json.dumps(scores) if scores else None,
                 ),
             )
 
@@ -997,16 +1031,26 @@ class RaterView:
                 " coalesce(r.consented_at, 0), r.created_at) FROM raters r WHERE r.id = ?", (self.rater.id,)).fetchone()[0]
         return _seconds(now - since) if since is not None else None
 
-    def submit(self, item_id: int, naturalness, groundedness, factual, *, comment: str | None = None) -> None:
-        """Store (or replace) this rater's three scores for a single-utterance item, with an optional comment.
+    def submit(self, item_id: int, *values, comment: str | None = None) -> None:
+        """Store (or replace) this rater's scores for a single-line item, one value per criterion in the
+        study's order (naturalness, groundedness, factual by default), with an optional comment.
 
         The time spent is the server's: from when ``next_item`` served the item to now."""
-        scores = {
-            "naturalness": _check_score("naturalness", naturalness),
-            "groundedness": _check_score("groundedness", groundedness),
-            "factual": _check_score("factual", factual),
-        }
-        self._store(item_id, kind="score", scores=scores, comment=comment)
+        ids = self.study.criteria().ids()
+        if len(values) != len(ids):
+            raise InvalidRating(f"give {len(ids)} scores ({', '.join(ids)}), not {len(values)}")
+        self.rate(item_id, dict(zip(ids, values)), comment=comment)
+
+    def rate(self, item_id: int, scores: dict, *, comment: str | None = None) -> None:
+        """Store (or replace) this rater's scores ``{criterion id: value}``; every criterion on its own scale."""
+        if not isinstance(scores, dict):
+            raise InvalidRating("scores: give {criterion: value}")
+        criteria = self.study.criteria()
+        unknown = sorted(set(scores) - set(criteria.ids()))
+        if unknown:
+            raise InvalidRating(f"{unknown[0][:40]!r} is not a criterion of this study ({', '.join(criteria.ids())})")
+        checked = {c.id: _check_score(c.id, scores.get(c.id), c.low, c.high) for c in self.study.score_criteria()}
+        self._store(item_id, kind="score", scores=checked, comment=comment)
 
     def choose(self, item_id: int, choice: str, *, comment: str | None = None) -> None:
         """Store this rater's pick for an A/B item: ``a``, ``b``, ``tie`` or ``both_bad``, with an optional comment."""
@@ -1153,6 +1197,7 @@ class AdminView:
         }
 
     def ratings(self, include_skipped: bool = False) -> list[RatingRow]:
+        ids = self.study.criteria().ids()
         with self.study._read() as conn:
             rows = conn.execute(
                 "SELECT x.*, r.name AS rater, r.participant_id, i.kind, i.condition_b, i.attention, i.expect_json,"
@@ -1165,11 +1210,11 @@ class AdminView:
             RatingRow(
                 rater=r["rater"], item_id=r["item_id"], instance_id=r["instance_id"], kind=r["kind"],
                 condition=r["condition"], condition_b=r["condition_b"],
-                scores={c: r[c] for c in CRITERION_IDS}, choice=_choice_of(r), skipped=bool(r["skipped"]),
+                scores=_scores_of(r, ids), choice=_choice_of(r), skipped=bool(r["skipped"]),
                 seconds=r["seconds"], created_at=r["created_at"], updated_at=r["updated_at"],
                 attention=bool(r["attention"]),
                 attention_passed=None if r["skipped"] or not r["attention"] else attention_passed(
-                    json.loads(r["expect_json"] or "null"), {c: r[c] for c in CRITERION_IDS}, _choice_of(r)),
+                    json.loads(r["expect_json"] or "null"), _scores_of(r, ids), _choice_of(r)),
                 comment=r["comment"], participant_id=r["participant_id"], length=r["length"] or 0, length_b=r["length_b"],
             )
             for r in rows

@@ -50,6 +50,7 @@ class Submission(BaseModel):
     naturalness: int | str | None = None
     groundedness: int | str | None = None
     factual: int | str | None = None
+    scores: dict[str, int | str] | None = Field(None, max_length=20)  # {criterion id: value}, for any criteria file
     choice: str | None = Field(None, max_length=10)
     skip: bool = False
     seconds: float | None = Field(None, ge=0, le=3.2e7, allow_inf_nan=False)  # accepted from old clients, never read:
@@ -122,6 +123,8 @@ def rate_router(ctx: AppContext) -> APIRouter:
                 view.skip(body.item_id)
             elif body.choice is not None:
                 view.choose(body.item_id, body.choice, comment=body.comment)
+            elif body.scores is not None:
+                view.rate(body.item_id, body.scores, comment=body.comment)
             else:  # the time spent is the server's (from when /next served the item), not the body's "seconds"
                 view.submit(body.item_id, body.naturalness, body.groundedness, body.factual, comment=body.comment)
         except InvalidRating as exc:

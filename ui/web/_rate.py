@@ -15,6 +15,7 @@ import gradio as gr
 from eval.ratings import (
     COMMENT_MAX,
     CRITERIA,
+    Criterion,
     AccessDenied,
     EnrollmentRefused,
     InvalidRating,
@@ -26,88 +27,92 @@ from eval.ratings import (
 from rulesets import VgmError
 
 from ._common import AppContext, esc, turns_html
+from ._rate_text import text_for
 
-HOW_TO_RATE = """
-You will see a moment from a tabletop role-playing game: the table log so far (players and the Game
-Master, newest line at the bottom) and **the GM's next line**, with the checks it asks for. Judge only
-that line, as if you were a player at this table.
+EN = text_for("en")
 
-- Read the last few turns first; scroll up only if you need more of the scene.
-- Score each factor on its own: a line can be natural but wrong, or correct but stiff.
-- 1 = poor, 3 = acceptable, 5 = as good as a skilled human GM would say it.
-- In A/B items, pick the line you would rather hear from your GM; choose tie if they are equally good, and
-  "both are bad" if neither would do.
-- Keys: **1-5** score the highlighted factor and move to the next, **↑/↓** change factor, **A/B/T/X** pick in A/B
-  items (X: both bad), **Enter** submits, **S** skips.
-- Not sure? Press **Skip for now**; skipped items come back once the others are done. Your answers are saved
-  as you go, so you can close the page and come back to the same link later.
-"""
 
-AB_LABELS = [("A is better", "a"), ("B is better", "b"), ("Tie: about the same", "tie"), ("Both are bad", "both_bad")]
+def ab_labels(t: dict[str, str]) -> list[tuple[str, str]]:
+    """The A/B answers in the page's language: A better, B better, a tie, both bad (Chatbot Arena's four)."""
+    return [(t["ab_a"], "a"), (t["ab_b"], "b"), (t["ab_tie"], "tie"), (t["ab_both_bad"], "both_bad")]
 
-KEYS_HTML = (
-    '<div class="vgm-keys" id="rate-keys" aria-label="Keyboard shortcuts"><b>Keys</b> '
-    "<kbd>1</kbd>-<kbd>5</kbd> score the highlighted factor · <kbd>↑</kbd><kbd>↓</kbd> change factor · "
-    "<kbd>A</kbd>/<kbd>B</kbd>/<kbd>T</kbd>/<kbd>X</kbd> pick A, B, tie or both bad · <kbd>Enter</kbd> submit · <kbd>S</kbd> skip</div>"
-)
+
+AB_LABELS = ab_labels(EN)
+
+
+def keys_html(t: dict[str, str]) -> str:
+    return f'<div class="vgm-keys" id="rate-keys" aria-label="Keyboard shortcuts">{t["keys"]}</div>'
+
+
+KEYS_HTML = keys_html(EN)
+
+
+def anchors_text(criteria: tuple[Criterion, ...]) -> str:
+    """'1 = poor · 3 = acceptable · 5 = ...' when every criterion shares its anchors; else empty (each shows its own)."""
+    shared = {c.anchors for c in criteria}
+    if len(shared) != 1 or not next(iter(shared)):
+        return ""
+    return " · ".join(f"{n} = {name}" for n, name in next(iter(shared)))
 
 
 @functools.cache
-def _howto_html() -> str:
+def _howto_html(lang: str = "en", scale: str = "") -> str:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False}).render(HOW_TO_RATE)
+    t = text_for(lang)
+    return MarkdownIt("commonmark", {"html": False}).render(t["howto"].replace("{scale}", scale or "1 = poor, 5 = excellent"))
 
 
-def progress_html(view: RaterView, item: ItemView | None, note: str = "") -> str:
+def progress_html(view: RaterView, item: ItemView | None, note: str = "", t: dict[str, str] = EN, howto: str = "") -> str:
     """Progress (with the item id as ``data-item``, which the page's script watches), the last action's
     note ("Saved.") and the 'How to rate' panel, in one line."""
     p = view.progress()
     pct = 100 * (p.done + p.skipped) / p.total if p.total else 100
-    where = f"item {view.position(item.id)} of {p.total} · " if item else ""
+    where = t["item_of"].format(n=view.position(item.id), total=p.total) if item else ""
     note_html = f'<span class="vgm-note" id="rate-note">{esc(note)}</span> ' if note else ""
     return (
         f'<div class="vgm-top"><div class="vgm-top-main"><div id="vgm-progress-text" data-item="{item.id if item else "end"}">'
-        f'{note_html}<b class="vgm-wide">{esc(view.name)} · </b>{where}<span id="vgm-done">{p.done}</span> rated, '
-        f'{p.skipped} skipped<span class="vgm-wide">, {p.remaining} to go</span></div>'
+        f'{note_html}<b class="vgm-wide">{esc(view.name)} · </b>{where}<span id="vgm-done">{p.done}</span> {t["rated"]}, '
+        f'{p.skipped} {t["skipped"]}<span class="vgm-wide">, {p.remaining} {t["to_go"]}</span></div>'
         f'<div class="vgm-progress" role="progressbar" aria-valuenow="{pct:.0f}" aria-valuemin="0" aria-valuemax="100">'
         f'<div style="width:{pct:.1f}%"></div></div></div>'
-        f'<details id="rate-howto"><summary>How to rate</summary><div class="vgm-howto-body">{_howto_html()}</div></details></div>'
+        f'<details id="rate-howto"><summary>{t["howto_title"]}</summary><div class="vgm-howto-body">{howto or _howto_html()}</div>'
+        "</details></div>"
     )
 
 
-def utterance_html(text: str, label: str = "GM", checks: list[dict] | None = None) -> str:
-    """The line to judge, with the checks it came with."""
+def utterance_html(text: str, label: str = "GM", checks: list[dict] | None = None, t: dict[str, str] = EN) -> str:
+    """The line to judge, with the checks it came with (``None``: an item that has no checks to show)."""
     extra = ""
     if checks is not None:
         said = ", ".join(f"{esc(c.get('character', '?'))} → {esc(str(c.get('skill', '?')).replace('_', ' '))}" for c in checks)
-        extra = f'<div class="vgm-checks">checks proposed: {said or "none"}</div>'
+        extra = f'<div class="vgm-checks">{t["checks"]}: {said or t["none"]}</div>'
     return f'<div class="vgm-utterance"><b>{esc(label)}:</b> {esc(text)}{extra}</div>'
 
 
-def context_html(turns: list[dict]) -> str:
-    return ('<div class="vgm-context-head"><b>The table so far</b><span class="vgm-wide"> (newest at the bottom; '
-            "scroll up for more)</span></div>" + turns_html(turns))
+def context_html(turns: list[dict], t: dict[str, str] = EN) -> str:
+    return (f'<div class="vgm-context-head"><b>{t["context_head"]}</b><span class="vgm-wide">{t["context_hint"]}'
+            "</span></div>" + turns_html(turns))
 
 
 def alert_html(message: str) -> str:
     return f'<div class="vgm-alert" role="alert">{esc(message)}</div>' if message else ""
 
 
-def end_html(view: RaterView, token: str) -> str:
+def end_html(view: RaterView, token: str, t: dict[str, str] = EN) -> str:
     """The end page: thanks, the completion code and the way back to the platform (no item buttons)."""
     from urllib.parse import quote
 
     done = view.completion()
     total = view.progress().total
-    parts = [f'<h2>All done: you rated all {total} items. Thank you!</h2>']
+    parts = [f'<h2>{esc(t["done_title"].format(total=total))}</h2>']
     if done is not None and done.code:
-        parts.append(f'<p>Your completion code: <span class="vgm-code" id="vgm-code">{esc(done.code)}</span></p>')
+        parts.append(f'<p>{t["your_code"]} <span class="vgm-code" id="vgm-code">{esc(done.code)}</span></p>')
     if done is not None and done.finish_url:
         href = f"/complete?token={quote(token, safe='')}"
-        parts.append(f'<p><a class="vgm-finish" id="vgm-finish" rel="noreferrer" href="{esc(href)}">Finish and return to your study platform</a></p>')
+        parts.append(f'<p><a class="vgm-finish" id="vgm-finish" rel="noreferrer" href="{esc(href)}">{t["finish"]}</a></p>')
     else:
-        parts.append("<p>Your answers are saved; you can close this page.</p>")
+        parts.append(f"<p>{t['saved_close']}</p>")
     return f'<div class="vgm-end">{"".join(parts)}</div>'
 
 
@@ -172,17 +177,18 @@ RATE_HEAD = "<style>@media (max-width: 700px) {.gradio-container .main.app {padd
 # on page load (Gradio's ``js``); it only clicks the page's own controls, so the server still checks everything.
 RATE_JS = """
 () => {
-  const FACTORS = ["score-naturalness", "score-groundedness", "score-factual"];
   let chosen = null, lastItem = null;
   const $ = (id) => document.getElementById(id);
+  // the study's criteria, in page order (each radio group is #score-<criterion id>)
+  const factors = () => Array.from(document.querySelectorAll('#score-panel [id^="score-"]')).map((el) => el.id);
   const shown = (el) => !!el && el.offsetParent !== null;
   const answered = (id) => !!document.querySelector(`#${id} input:checked`);
   const active = () => {
     if (chosen !== null) return chosen;
-    const i = FACTORS.findIndex((id) => !answered(id));
-    return i < 0 ? FACTORS.length - 1 : i;
+    const f = factors(), i = f.findIndex((id) => !answered(id));
+    return i < 0 ? f.length - 1 : i;
   };
-  const mark = () => FACTORS.forEach((id, i) => { const el = $(id); if (el) el.classList.toggle("vgm-active", i === active()); });
+  const mark = () => factors().forEach((id, i) => { const el = $(id); if (el) el.classList.toggle("vgm-active", i === active()); });
   const pick = (id, index) => { const inputs = document.querySelectorAll(`#${id} input[type=radio]`); if (inputs[index]) inputs[index].click(); };
   const clearToasts = () => document.querySelectorAll(".toast-body .toast-close, .toast-close").forEach((b) => b.click());
   document.addEventListener("keydown", (ev) => {
@@ -192,10 +198,12 @@ RATE_JS = """
     if (!shown($("rater-panel"))) return;
     const scoring = shown($("score-panel")), ab = shown($("ab-panel"));
     const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
-    if (scoring && key >= "1" && key <= "5") {
-      pick(FACTORS[active()], Number(key) - 1); chosen = null; ev.preventDefault(); setTimeout(mark, 30);
+    if (scoring && key >= "0" && key <= "9" && key.length === 1) {
+      const f = factors()[active()], first = document.querySelector(`#${f} input[type=radio]`);
+      const index = first ? Number(key) - Number(first.value) : -1;  // a key is a scale point (scales may start at 0)
+      if (index >= 0) { pick(f, index); chosen = null; ev.preventDefault(); setTimeout(mark, 30); }
     } else if (scoring && (key === "ArrowDown" || key === "ArrowUp") && !(t && t.type === "radio")) {
-      chosen = Math.max(0, Math.min(FACTORS.length - 1, active() + (key === "ArrowDown" ? 1 : -1))); mark(); ev.preventDefault();
+      chosen = Math.max(0, Math.min(factors().length - 1, active() + (key === "ArrowDown" ? 1 : -1))); mark(); ev.preventDefault();
     } else if (ab && (key === "a" || key === "b" || key === "t" || key === "x")) {
       pick("ab-choice", { a: 0, b: 1, t: 2, x: 3 }[key]); ev.preventDefault();
     } else if (key === "Enter" && !(t && t.tagName === "BUTTON")) {
@@ -242,7 +250,7 @@ def admin_tables(ctx: AppContext, exclude_failed_attention: bool = False) -> tup
     """Raters with progress, attention and speed; means with CIs; summary text; plot path."""
     admin = ctx.study.owner()
     raw = admin.raters()
-    report = study_report(admin, exclude_failed_attention=exclude_failed_attention)
+    report = study_report(admin, exclude_failed_attention=exclude_failed_attention, bootstrap=0)  # refreshed every 20 s
     stats = {r.rater: r for r in report.rater_stats}
     raters = []
     for r in raw:
@@ -254,7 +262,7 @@ def admin_tables(ctx: AppContext, exclude_failed_attention: bool = False) -> tup
         raters.append([r["name"], r["done"], r["skipped"], r["total"], attention, median, flags or "-",
                        r["participant_id"] or "-", f"/?token={r['token']}",
                        time.strftime("%H:%M:%S", time.localtime(r["last"])) if r["last"] else "-"])
-    labels = {c.id: c.label for c in CRITERIA}
+    labels = {c.id: c.label for c in report.criteria}
     means = report.means_table()
     alpha = ", ".join(f"{labels[k]} {('%.2f' % v) if v is not None else 'n/a'}" for k, v in report.alpha.items())
     lines = [f"**{report.ratings}** score ratings and **{report.choices}** A/B choices from **{report.raters}** raters.",
@@ -298,6 +306,12 @@ class RateTab:
     def __init__(self, ctx: AppContext, token: gr.State):
         self.ctx = ctx
         self.token = token
+        study = ctx.study
+        self.lang = study.lang() if study is not None else "en"
+        self.t = t = text_for(self.lang)
+        self.criteria: tuple[Criterion, ...] = study.score_criteria() if study is not None else CRITERIA
+        shared = anchors_text(self.criteria)
+        self.howto = _howto_html(self.lang, shared)
         with gr.Tab("Rate", id="rate") as self.tab:
             self.status = gr.Markdown(elem_id="rate-status")
             with gr.Column(visible=False, elem_id="rater-panel") as self.rater_panel:
@@ -309,25 +323,27 @@ class RateTab:
                     with gr.Column(scale=6, min_width=300, elem_id="rate-right"):
                         with gr.Column(visible=False, elem_id="score-panel") as self.score_panel:
                             self.utterance = gr.HTML(elem_id="rate-utterance")
-                            gr.HTML('<div class="vgm-scale">Score each factor: <b>1</b> poor · <b>3</b> acceptable · '
-                                    '<b>5</b> as good as a skilled<span class="vgm-wide"> human</span> GM</div>')
+                            if shared:
+                                gr.HTML(f'<div class="vgm-scale">{esc(t["scale_line"].format(anchors=shared))}</div>')
                             self.scores = [
-                                gr.Radio(choices=["1", "2", "3", "4", "5"], label=c.label, info=c.hint, elem_id=f"score-{c.id}")
-                                for c in CRITERIA
+                                gr.Radio(choices=[str(n) for n in c.points], label=c.label, elem_id=f"score-{c.id}",
+                                         info=c.hint if shared or not c.anchors else
+                                         f"{c.hint} ({' · '.join(f'{n} = {name}' for n, name in c.anchors)})")
+                                for c in self.criteria
                             ]
                         with gr.Column(visible=False, elem_id="ab-panel") as self.ab_panel:
                             with gr.Row():
                                 self.utter_a = gr.HTML(elem_id="rate-a")
                                 self.utter_b = gr.HTML(elem_id="rate-b")
-                            self.choice = gr.Radio(choices=AB_LABELS, label="Which GM line is better for this moment?",
-                                                   elem_id="ab-choice")
-                        self.comment = gr.Textbox(placeholder="Comment on this item (optional)", show_label=False, lines=1,
+                            question = study.criteria().ab_question(self.lang) if study is not None else "Which line is better?"
+                            self.choice = gr.Radio(choices=ab_labels(t), label=question, elem_id="ab-choice")
+                        self.comment = gr.Textbox(placeholder=t["comment"], show_label=False, lines=1,
                                                   max_lines=3, max_length=COMMENT_MAX, container=False, elem_id="rate-comment")
                         self.alert = gr.HTML(elem_id="rate-alert")
                         with gr.Row(elem_id="rate-buttons"):
-                            self.submit_btn = gr.Button("Submit and next", variant="primary", elem_id="rate-submit")
-                            self.skip_btn = gr.Button("Skip for now", elem_id="rate-skip")
-                        gr.HTML(KEYS_HTML, elem_id="rate-keys-block")
+                            self.submit_btn = gr.Button(t["submit"], variant="primary", elem_id="rate-submit")
+                            self.skip_btn = gr.Button(t["skip"], elem_id="rate-skip")
+                        gr.HTML(keys_html(t), elem_id="rate-keys-block")
             with gr.Column(visible=False, elem_id="rate-end-panel") as self.end_panel:
                 self.end = gr.HTML(elem_id="rate-end")
             with gr.Column(visible=False, elem_id="admin-panel") as self.admin_panel:
@@ -341,7 +357,7 @@ class RateTab:
                 # ticks only on the owner's page (switched on in on_load), so ratings appear as they arrive
                 self.timer = gr.Timer(20, active=False)
                 self.raters_df = gr.Dataframe(headers=RATER_HEADERS, label="Raters", interactive=False, elem_id="admin-raters")
-                self.means_df = gr.Dataframe(headers=["condition", *[c.label for c in CRITERIA], "n"],
+                self.means_df = gr.Dataframe(headers=["condition", *[c.label for c in self.criteria], "n"],
                                              label="Mean score (1-5) per condition and factor, [95% CI]", interactive=False,
                                              elem_id="admin-means")
                 self.plot = gr.Image(label="Report plot", type="filepath", interactive=False, elem_id="admin-plot")
@@ -374,27 +390,29 @@ class RateTab:
                 pass
             return {
                 self.status: gr.update(value="", visible=False), self.rater_panel: gr.update(visible=False),
-                self.progress: progress_html(view, None),
+                self.progress: progress_html(view, None, t=self.t, howto=self.howto),
                 self.item_id: None, self.context: "", self.score_panel: gr.update(visible=False),
                 self.ab_panel: gr.update(visible=False), self.utterance: "", self.utter_a: "", self.utter_b: "",
                 self.choice: gr.update(value=None), self.comment: gr.update(value=""), self.alert: "",
                 self.skip_btn: gr.update(visible=False), self.end_panel: gr.update(visible=True),
-                self.end: end_html(view, view.rater.token), **blank,
+                self.end: end_html(view, view.rater.token, self.t), **blank,
             }
         mine = view.my_rating(item.id) or {}
         is_ab = item.kind == "ab"
+        t = self.t
+        checks = (lambda found: found if item.ruleset else None)  # items from an items file have no checks to show
         return {
             self.status: gr.update(value="", visible=False),
             self.rater_panel: gr.update(visible=True),
-            self.progress: progress_html(view, item, note + (" (you skipped this one before)" if mine.get("skipped") else "")),
+            self.progress: progress_html(view, item, note + (t["skipped_before"] if mine.get("skipped") else ""), t, self.howto),
             self.item_id: item.id,
-            self.context: context_html(item.context),
+            self.context: context_html(item.context, t),
             self.score_panel: gr.update(visible=not is_ab),
-            self.utterance: "" if is_ab else utterance_html(item.utterance, "GM (next line)", item.checks),
-            **{s: gr.update(value=None if mine.get(c.id) is None else str(mine[c.id])) for s, c in zip(self.scores, CRITERIA)},
+            self.utterance: "" if is_ab else utterance_html(item.utterance, t["gm_next"], checks(item.checks), t),
+            **{s: gr.update(value=None if mine.get(c.id) is None else str(mine[c.id])) for s, c in zip(self.scores, self.criteria)},
             self.ab_panel: gr.update(visible=is_ab),
-            self.utter_a: utterance_html(item.utterance, "A", item.checks) if is_ab else "",
-            self.utter_b: utterance_html(item.utterance_b or "", "B", item.checks_b or []) if is_ab else "",
+            self.utter_a: utterance_html(item.utterance, "A", checks(item.checks), t) if is_ab else "",
+            self.utter_b: utterance_html(item.utterance_b or "", "B", checks(item.checks_b or []), t) if is_ab else "",
             self.choice: gr.update(value=mine.get("choice")),
             self.comment: gr.update(value=mine.get("comment") or ""),
             self.alert: "",
@@ -426,9 +444,9 @@ class RateTab:
             from urllib.parse import quote
 
             return {**self._denied(""), **hidden_admin,
-                    self.status: gr.update(visible=True, value=f"Before the first item, please read the consent form and accept it: "
-                                                              f"[open the consent form](/consent?token={quote(token, safe='')})")}
-        welcome = "Welcome back." if view.progress().done else "Welcome."
+                    self.status: gr.update(visible=True, value=self.t["consent_first"].format(
+                        href=f"/consent?token={quote(token, safe='')}"))}
+        welcome = self.t["welcome_back"] if view.progress().done else self.t["welcome"]
         return {**self._show_item(view, view.next_item(), welcome), **hidden_admin}
 
     # -- events ------------------------------------------------------------------------
@@ -441,7 +459,10 @@ class RateTab:
         except AccessDenied as exc:
             return self._denied(str(exc))
 
-    def _submit(self, token, item_id, nat, grd, fac, choice, comment=None):
+    def _submit(self, token, item_id, *answer):
+        """``answer``: one value per score criterion, then the A/B choice, then the comment (optional)."""
+        n = len(self.criteria)
+        values, choice, comment = answer[:n], answer[n] if len(answer) > n else None, answer[n + 1] if len(answer) > n + 1 else None
         view = self._rater(token)
         if isinstance(view, dict):
             return view
@@ -451,17 +472,17 @@ class RateTab:
             item = view.item(item_id)
             if item.kind == "ab":
                 if not choice:
-                    raise InvalidRating("pick A, B, tie or both bad before submitting (keys A, B, T, X)")
+                    raise InvalidRating(self.t["need_pick"])
                 view.choose(item_id, choice, comment=comment)
             else:
-                missing = [c.label for c, v in zip(CRITERIA, (nat, grd, fac)) if not v]
+                missing = [c.label for c, v in zip(self.criteria, values) if not v]
                 if missing:
-                    raise InvalidRating(f"give a score for {', '.join(missing)} (or press Skip)")
-                view.submit(item_id, nat, grd, fac, comment=comment)
+                    raise InvalidRating(self.t["need_scores"].format(missing=", ".join(missing)))
+                view.rate(item_id, {c.id: v for c, v in zip(self.criteria, values)}, comment=comment)
         except (InvalidRating, EnrollmentRefused) as exc:
             # shown beside the buttons, not as a toast, so nothing lingers over the next item
             return {self.alert: alert_html(str(exc))}
-        return self._show_item(view, view.next_item(), "Saved.")
+        return self._show_item(view, view.next_item(), self.t["saved"])
 
     def _skip(self, token, item_id):
         view = self._rater(token)
@@ -469,13 +490,13 @@ class RateTab:
             return view
         if item_id is not None:
             if not view.can_skip(item_id):
-                return {self.alert: alert_html("this is the last item: answer it to finish"),
+                return {self.alert: alert_html(self.t["last_item"]),
                         self.skip_btn: gr.update(visible=False)}
             try:
                 view.skip(item_id)
             except (InvalidRating, EnrollmentRefused) as exc:
                 return {self.alert: alert_html(str(exc))}
-        return self._show_item(view, view.next_item(after=item_id), "Skipped; it comes back after the other items.")
+        return self._show_item(view, view.next_item(after=item_id), self.t["skipped_note"])
 
     def _admin_values(self, exclude: bool = False) -> dict:
         raters, means, summary, plot = admin_tables(self.ctx, bool(exclude))
