@@ -251,7 +251,12 @@ RULES = {"dnd5e": _dnd5e, "coc7e": _coc7e, "pf2e": _pf2e, "swade": _swade}
 def sheet_problems(sheet: Sheet, pack: Any, *, new: bool = False) -> list[str]:
     """What breaks the game's rules, one ``key: what; what is allowed`` line each ([] when legal)."""
     rule = RULES.get(pack.name)
-    return rule(sheet, pack, new) if rule else []
+    out = rule(sheet, pack, new) if rule else []
+    if pack.name in ("coc7e", "pf2e", "swade") and sheet.spells:
+        from .powers import problems
+
+        out += problems(sheet, pack.name)
+    return out
 
 
 def check_sheet(sheet: Sheet, pack: Any, source: str = "", *, new: bool = False) -> None:

@@ -376,7 +376,11 @@ def read_cast(names: list[str], actor: str, text: str) -> tuple[str, list[str]] 
     if not _CAST.search(text):
         return None
     low = text.lower()
-    spell = next((s.name for s in sorted(spell_book().spells.values(), key=lambda s: -len(s.name)) if s.name.lower() in low), None)
+    from .powers import power_book
+
+    book = power_book()
+    known = [s.name for s in [*spell_book().spells.values(), *book.coc7e.values(), *book.pf2e.values(), *book.swade.values()]]
+    spell = next((n for n in sorted(known, key=len, reverse=True) if re.search(rf"\b{re.escape(n.lower())}\b", low)), None)
     if spell is None:
         m = _UNKNOWN.search(text)
         if m is None or not (m.group(1)[0].isupper() or re.search(r"\bspell\b", low)):

@@ -119,6 +119,24 @@ def move_action(combat: "Combat", a: Combatant, action, rng: random.Random) -> l
     return move(combat, a, feet, combat.get(to) if to else None)
 
 
+def caster_fields(sheet, pack: str) -> dict:
+    """A sheet's spells and what it pays for them, as Combatant fields (``gm.powers``; dnd5e uses ``gm.spells``)."""
+    from .. import powers
+
+    return powers.caster_fields(sheet, pack)
+
+
+def cast_action(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
+    """Cast a spell or power from the sheet (``options``: ``spell``, ``targets``, ``slot``), paid as the game says (``gm.powers``)."""
+    from .. import powers
+
+    spell = action.options.get("spell") or action.attack
+    if not spell:
+        raise CombatError(f"cast which spell? {a.name}'s sheet lists {', '.join(a.spells) or 'none'}")
+    targets = [action.target, *action.options.get("targets", [])] if action.target else list(action.options.get("targets", []))
+    return powers.cast_power(combat, a, spell, targets, action.options.get("slot"), rng)
+
+
 def flee(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
     """Leave the fight (an action)."""
     spend(a, 1, "fleeing")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..dice import Roll, natural, roll
 from ..systems import RollPlan
 from ..systems.degrees import DEGREES, degree
-from ._base import (DEFAULT_SKILLS, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
+from ._base import (caster_fields, cast_action, DEFAULT_SKILLS, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
                     contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, may_interrupt, new_round,
                     opening, roll_initiative)
 from ._base import end_turn as _end_turn
@@ -72,7 +72,8 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
         Attack(name="Weapon", bonus=sheet.level + 2 + max(strength, dex), damage=f"1d8{strength:+d}" if strength else "1d8", damage_type="slashing")]
     return Combatant(name=sheet.name, side="party", controller="player", system=SYSTEM, hp=hp, max_hp=hp,
                      ac=sheet.ac or 10 + dex + sheet.level + 2, speed=(gear.speed if gear and gear.speed else 25),
-                     init_mod=checks.get("perception", 0), attacks=attacks, checks=checks, level=sheet.level)
+                     init_mod=checks.get("perception", 0), attacks=attacks, checks=checks, level=sheet.level,
+                     **caster_fields(sheet, pack.name))
 
 
 def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
@@ -367,7 +368,7 @@ def flee(combat, a, action, rng):
 
 
 ACTIONS = {"attack": strike, "strike": strike, "stride": stride, "move": stride, "step": step, "stand": stand,
-           "demoralize": demoralize, "trip": trip, "grapple": grapple, "flee": flee}
+           "demoralize": demoralize, "trip": trip, "grapple": grapple, "flee": flee, "cast": cast_action}
 
 
 # ---------------------------------------------------------------- what the fight and the tactics read

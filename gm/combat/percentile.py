@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from ..dice import Roll, percentile, roll
 from ..systems import RollPlan
 from ..systems.percentile import SUCCESS_LEVELS, Coc7eSheet, success_level
-from ._base import (FREE_ACTIONS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, REORDER_EACH_ROUND, TARGETED, damage, damage_roll, end_turn, flee,  # noqa: F401 - the protocol's defaults
+from ._base import (caster_fields, cast_action, FREE_ACTIONS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, REORDER_EACH_ROUND, TARGETED, damage, damage_roll, end_turn, flee,  # noqa: F401 - the protocol's defaults
                     heal, health, hp_text, initiative_text, may_interrupt, move_action, new_round, reach_left, sort_key,
                     worth_striking)
 from ._common import approach, dice, distance, event, max_dice, pick_attack, spend, tick
@@ -90,7 +90,7 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
                      speed=(gear.speed if gear and gear.speed else _mov(chars) * 5), initiative=None,
                      init_mod=_best_combat(checks, attacks), attacks=attacks, checks={**checks, "dex_initiative": dex + (50 if ready else 0)},
                      luck=sheet.luck, sanity=sheet.sanity, damage_bonus=db, build=build,
-                     response=gear.response if gear else None)
+                     response=gear.response if gear else None, **caster_fields(sheet, pack.name))
 
 
 def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
@@ -337,7 +337,7 @@ def dodge(combat, a, action, rng):
     return [event(combat, a, "dodge", f"{a.name} will dodge attacks this round")]
 
 
-ACTIONS = {"attack": attack, "dodge": dodge, "move": move_action, "flee": flee}
+ACTIONS = {"attack": attack, "dodge": dodge, "move": move_action, "flee": flee, "cast": cast_action}
 
 
 # ---------------------------------------------------------------- what the fight and the tactics read

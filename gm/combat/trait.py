@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..dice import Roll, die_size, roll, trait_roll
 from ..systems import RollPlan
 from ..systems.trait import SwadeSheet
-from ._base import (FREE_ACTIONS, INITIATIVE_ROLL, damage, end_turn, flee, longest_range, move_action, opening,  # noqa: F401 - the protocol's defaults
+from ._base import (caster_fields, FREE_ACTIONS, INITIATIVE_ROLL, cast_action, damage, end_turn, flee, longest_range, move_action, opening,  # noqa: F401 - the protocol's defaults
                     reach_left, revive, worth_striking)
 from ._common import approach, distance, event, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
@@ -98,7 +98,8 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
     return Combatant(name=sheet.name, side="party", controller="player", system=SYSTEM, hp=max_hp, max_hp=max_hp,
                      parry=sheet.parry if sheet.parry is not None else parry, toughness=sheet.toughness or tough,
                      speed=(gear.speed if gear and gear.speed else 6) * 6, attacks=attacks, checks=_checks(sheet, pack),
-                     wild_card=sheet.wild_card, bennies=(gear.bennies if gear and gear.bennies is not None else 3))
+                     wild_card=sheet.wild_card, bennies=(gear.bennies if gear and gear.bennies is not None else 3),
+                     **caster_fields(sheet, pack.name))
 
 
 def build_foe(block, name: str, monster_id: str, pack) -> Combatant:
@@ -291,7 +292,7 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
          via: str = "", ap: int = 0, rng: random.Random | None = None) -> list[CombatEvent]:
     """Damage against Toughness: success → Shaken (or a wound if already Shaken), each raise a wound."""
     rng = rng or combat.rng()
-    tough = (t.toughness or 4) - min(ap, t.armor)
+    tough = (t.toughness or 4) + (2 if t.has("protected") else 0) - min(ap, t.armor)  # protection: +2 (gm.powers)
     src = f" from {via}" if via else ""
     ap_text = f" (AP {ap})" if ap and t.armor else ""
     margin = amount - tough
@@ -377,7 +378,7 @@ def grapple(combat, a, action, rng):
     return out
 
 
-ACTIONS: dict[str, Any] = {"attack": attack, "grapple": grapple, "defend": defend, "move": move_action, "flee": flee}
+ACTIONS: dict[str, Any] = {"attack": attack, "grapple": grapple, "defend": defend, "move": move_action, "flee": flee, "cast": cast_action}
 
 
 # ---------------------------------------------------------------- what the fight and the tactics read

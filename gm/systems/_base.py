@@ -110,6 +110,7 @@ class Sheet(BaseModel):
     concept: str = ""
     notes: str = ""
     magic: bool | None = None  # can this character cast spells or use powers? unset: told by the pack (``works_magic``)
+    spells: list[str] = Field(default_factory=list)  # spells / powers it casts, by name (gm.spells for dnd5e, gm.powers for the rest)
 
     @field_validator("name")
     @classmethod
@@ -146,6 +147,8 @@ class Sheet(BaseModel):
         ``without`` list (magic by skill or by the sheet alone) answer False."""
         if self.magic is not None:
             return self.magic
+        if self.spells:  # a sheet that lists spells casts them
+            return True
         known = (getattr(ruleset, "rules", None) or {}).get("magic") or {}
         described = f"{self.concept} {self.notes}".lower()
 

@@ -34,7 +34,6 @@ class Dnd5eSheet(Sheet):
     expertise: list[str] = Field(default_factory=list)
     hp: int | None = None
     ac: int | None = None
-    spells: list[str] = Field(default_factory=list)  # spells of rulesets/packs/spells/dnd5e.yaml (gm.spells), checked by gm.sheet_rules
     items: dict[str, int] = Field(default_factory=dict)  # weapons, armour, potions, ammunition carried and how many (gm.items)
 
     @field_validator("abilities")
