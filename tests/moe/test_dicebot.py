@@ -113,3 +113,15 @@ def test_crd3_takes_the_paper_excerpt_on_request_and_keeps_its_window_by_default
     assert all(len(p.context) > len(w.context) for p, w in zip(paper.instances, window.instances))  # back to the episode's start
     with pytest.raises(rulesets.VgmError, match="--excerpt 'whole'"):
         import_crd3(FIXTURES / "crd3_mini.json", excerpt="whole")
+
+
+def test_kp_and_named_gms_are_the_gm(tmp_path):
+    dice = import_dicebot(BOTS / "dice_session.txt").instances[0]
+    assert dice.context[0].speaker == "GM"  # '主持人' in the Dice! log
+    log = tmp_path / "gm.txt"
+    log.write_text("<老王> 你们走进一间满是灰尘的图书室。\n<林语> 我翻翻书架。\n<周彦> 我守着门口。\n<林语> .ra 图书馆\n"
+                   "<骰娘> <林语>的\"图书馆\"检定结果为: D100=23/70 成功\n", encoding="utf-8")
+    without = import_dicebot(log).instances[0]
+    named = import_dicebot(log, gm="老王").instances[0]
+    assert without.context[0].speaker == "老王" and "老王" in without.characters
+    assert named.context[0].speaker == "GM" and "老王" not in named.characters
