@@ -150,6 +150,7 @@ def import_cmd(
     excerpt: str | None = typer.Option(None, "--excerpt", help="paper (Tachikuma §3.4: whole events, ≥2 characters, predictable checks; dicebot's default) or window (the last --context turns; crd3's default)."),
     gap: float = typer.Option(30.0, "--gap", help="dicebot, --excerpt paper: minutes of silence that end an event."),
     max_context: int = typer.Option(120, "--max-context", help="--excerpt paper: at most this many turns of an event."),
+    excerpt_rules: str | None = typer.Option(None, "--excerpt-rules", help="--excerpt paper: which of its rules apply, comma-separated (default all: event,two_characters,predictable)."),
     gm: str | None = typer.Option(None, "--gm", help="dicebot: nicknames of the GM, comma-separated (KP/GM/主持人/守秘人 are found by name)."),
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
 ) -> None:
@@ -158,9 +159,9 @@ def import_cmd(
 
     options: dict[str, Any] = {"context": context, "ruleset": ruleset}
     if source == "crd3":
-        options.update(cast=cast, excerpt=excerpt, max_turns=max_context)
+        options.update(cast=cast, excerpt=excerpt, max_turns=max_context, excerpt_rules=excerpt_rules)
     if source == "dicebot":
-        options.update(format=log_format, excerpt=excerpt, gap_minutes=gap, max_turns=max_context, gm=gm)
+        options.update(format=log_format, excerpt=excerpt, gap_minutes=gap, max_turns=max_context, gm=gm, excerpt_rules=excerpt_rules)
     if source in ("jsonl", "tachikuma"):
         options = {}
     report, written = import_source(source, path, out, split=split, seed=seed, **options)

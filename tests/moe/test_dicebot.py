@@ -125,3 +125,12 @@ def test_kp_and_named_gms_are_the_gm(tmp_path):
     named = import_dicebot(log, gm="老王").instances[0]
     assert without.context[0].speaker == "老王" and "老王" in without.characters
     assert named.context[0].speaker == "GM" and "老王" not in named.characters
+
+
+def test_each_paper_rule_can_be_switched_off_alone():
+    everything = import_dicebot(BOTS / "sealdice-standard-log.json")
+    no_pair_rule = import_dicebot(BOTS / "sealdice-standard-log.json", excerpt_rules="event,predictable")
+    kept = {a for i in no_pair_rule.instances for a in answers(i)} - {a for i in everything.instances for a in answers(i)}
+    assert kept == {("陈默", "library_use")}  # only the lone character's check comes back
+    with pytest.raises(rulesets.VgmError, match="unknown rule 'whole_event'"):
+        import_dicebot(BOTS / "sealdice-standard-log.json", excerpt_rules="whole_event")

@@ -18,7 +18,7 @@ from pipelines.records import Check, MoeInstance, Turn
 from rulesets import FileProblem, VgmError, read_json, read_yaml
 
 from ._report import ImportReport
-from .excerpt import EXCERPTS, ExcerptRules, drop_reason, excerpt_start
+from .excerpt import EXCERPTS, ExcerptRules, drop_reason, excerpt_start, parse_rules
 
 DEFAULT_CAST = Path(__file__).resolve().parent / "crd3_cast.yaml"
 
@@ -212,6 +212,7 @@ def import_crd3(
     min_context: int = 5,
     excerpt: str = "window",
     max_turns: int = 120,
+    excerpt_rules: str | None = None,
 ) -> ImportReport:
     """Turn CRD3 episode files (a folder or one file) into MOE instances.
 
@@ -232,7 +233,7 @@ def import_crd3(
     pack = rulesets.load(ruleset)
     if excerpt not in EXCERPTS:
         raise ImportError_(f"--excerpt {excerpt!r}: choose one of {', '.join(EXCERPTS)}")
-    rules = ExcerptRules(mode=excerpt, window=context, max_turns=max_turns)
+    rules = ExcerptRules(mode=excerpt, window=context, max_turns=max_turns, rules=parse_rules(excerpt_rules))
     report = ImportReport(source=f"crd3 {source}" + (" (excerpt: paper)" if excerpt == "paper" else ""))
     for path in files:
         _import_episode(path, the_cast, pack, report, rules=rules, window=window, group_window=group_window, min_context=min_context)

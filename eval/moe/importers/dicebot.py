@@ -24,7 +24,7 @@ from rulesets import VgmError
 from ._report import ImportReport
 from .dicebot_logs import FORMATS, Message, read_log
 from .dicebot_rolls import Roll, command_of, command_skill, parse_reply
-from .excerpt import EXCERPTS, ExcerptRules, drop_reason, excerpt_start
+from .excerpt import EXCERPTS, ExcerptRules, drop_reason, excerpt_start, parse_rules
 
 _GM_NAME = re.compile(r"^(?:kp|gm|dm|keeper|主持人?|守秘人|裁判)(?:\b|[^a-z]|$)|[【\[(（]\s*(?:kp|gm|dm|主持人?|守秘人)\s*[】\])）]", re.IGNORECASE)
 _CHECK_COMMANDS = {"ra", "rc", "rah", "rch", "rav", "rcv", "sc", "ri", "r", "rd", "rb", "rp", "rh", "ww", "en"}
@@ -58,7 +58,8 @@ def _group(messages: list[Message], rolls: dict[int, Roll], start: int, skill_of
 
 
 def import_dicebot(source: str | Path, *, format: str = "auto", ruleset: str | None = None, excerpt: str = "paper",
-                   context: int = 30, gap_minutes: float = 30.0, max_turns: int = 120, gm: str | None = None, **_: Any) -> ImportReport:
+                   context: int = 30, gap_minutes: float = 30.0, max_turns: int = 120, gm: str | None = None,
+                   excerpt_rules: str | None = None, **_: Any) -> ImportReport:
     """Read one dice-bot log (or every log in a folder) and return its MOE instances."""
     if excerpt not in EXCERPTS:
         raise DicebotError(f"--excerpt {excerpt!r}: choose one of {', '.join(EXCERPTS)}")
@@ -68,7 +69,7 @@ def import_dicebot(source: str | Path, *, format: str = "auto", ruleset: str | N
         pack = rulesets.load(ruleset or "coc7e")
     except VgmError as exc:
         raise DicebotError(f"--ruleset {ruleset!r}: {exc}") from None
-    rules = ExcerptRules(mode=excerpt, window=context, gap_minutes=gap_minutes, max_turns=max_turns)
+    rules = ExcerptRules(mode=excerpt, window=context, gap_minutes=gap_minutes, max_turns=max_turns, rules=parse_rules(excerpt_rules))
     path = Path(source)
     files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")) if path.is_dir() else [path]
     report = ImportReport(source=f"dicebot {path} (excerpt: {excerpt})")

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.records import Turn
+from rulesets import VgmError
 
 EXCERPTS = ("paper", "window")
 PAPER_RULES = ("event", "two_characters", "predictable")
@@ -43,6 +44,17 @@ class ExcerptRules:
 
     def applies(self, rule: str) -> bool:
         return self.mode == "paper" and rule in self.rules
+
+
+def parse_rules(text: str | None) -> tuple[str, ...]:
+    """``"event,two_characters"`` → those rules (all three when None), so each can be switched off and compared."""
+    if text is None:
+        return PAPER_RULES
+    chosen = tuple(r.strip() for r in text.split(",") if r.strip())
+    unknown = [r for r in chosen if r not in PAPER_RULES]
+    if unknown:
+        raise VgmError(f"--excerpt-rules: unknown rule {unknown[0]!r}; choose from {', '.join(PAPER_RULES)}")
+    return chosen
 
 
 def is_scene_marker(text: str) -> bool:
