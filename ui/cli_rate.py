@@ -241,7 +241,11 @@ def report(
         plot_report(rep, plot)
     coverage = admin.coverage()
     if as_json:
-        typer.echo(json.dumps({**rep.to_dict(), **({"coverage": coverage} if coverage else {})}, indent=1))
+        from eval.ratings import judge_agreement, judge_models
+
+        judges = [judge_agreement(admin, m, rep.alpha).to_dict() for m in judge_models(admin.study)]
+        typer.echo(json.dumps({**rep.to_dict(), **({"coverage": coverage} if coverage else {}),
+                               **({"judges": judges} if judges else {})}, indent=1))
         return
     labels = {c.id: c.label for c in rep.criteria}
     console.print(f"[bold]{rep.name}[/]: {rep.ratings} ratings, {rep.choices} A/B choices, {rep.raters} raters"
@@ -288,9 +292,48 @@ def report(
     _print_rater_stats(rep)
     if coverage:
         _print_coverage(coverage)
+    _print_judges(admin, rep)
     for what, path in (("CSV", csv), ("plot", plot)):
         if path:
             console.print(f"{what}: {path}")
+
+
+@rate_app.command("judge")
+def judge(
+    study_path: Path = typer.Argument(..., help="The study file."),
+    model: str = typer.Option(..., "--model", help="The judge: local, local:small, openai:<model>, scripted:<file>."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Judge only the first N items (by id)."),
+    concurrency: int = typer.Option(2, "--concurrency", help="Requests in flight at once."),
+) -> None:
+    """A model rates the study's items on the same criteria, held to the scale; `vgm rate report` then
+    shows its agreement with the humans. Answers are saved as they come; a second run resumes."""
+    from eval.ratings import Study, StudyError, judge_study
+
+    if limit is not None and limit < 1:
+        raise StudyError(f"--limit {limit}: give 1 or more items")
+    study = Study.open(study_path)
+    run = judge_study(study, model, limit=limit, concurrency=concurrency,
+                      progress=lambda done, total: console.print(f"judged {done}/{total}", end="\r", highlight=False))
+    _say(f"{model}: {run.judged} items judged in {run.seconds:.0f} s ({run.resumed} already done, {run.unreadable} unreadable "
+         f"answers); see `vgm rate report {study_path}`")
+
+
+def _print_judges(admin, rep) -> list[dict]:
+    """Each model judge's agreement with the humans, next to the humans' own; returns them for --json."""
+    from eval.ratings import judge_agreement, judge_models
+
+    out = []
+    for model in judge_models(admin.study):
+        agree = judge_agreement(admin, model, rep.alpha)
+        out.append(agree.to_dict())
+        fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
+        cells = [f"{c.label}: judge alpha {fmt(agree.criteria[c.id]['judge_alpha'])}, Spearman "
+                 f"{fmt(agree.criteria[c.id]['spearman'])} (n {agree.criteria[c.id]['n']}); humans alpha "
+                 f"{fmt(agree.criteria[c.id]['human_alpha'])}" for c in rep.criteria if c.id in agree.criteria]
+        ab = f"; A/B: picks the humans' majority on {agree.ab_agree:.0%} of {agree.ab_items}" if agree.ab_items else ""
+        _say(f"judge {model} vs the humans' median ({agree.items} items, {agree.unreadable} unreadable): "
+             + "; ".join(cells) + ab)
+    return out
 
 
 def _print_coverage(cov: dict) -> None:

@@ -39,6 +39,7 @@ from ._crowd import (
     participant_from,
     read_consent,
 )
+from ._judge import Agreement, JudgeRun, judge_agreement, judge_models, judge_study
 from ._report import (
     BTScore,
     MeanCI,
@@ -75,6 +76,7 @@ __all__ = [
     "ATTENTION", "COMMENT_MAX", "ENROLL_RATE", "PLATFORMS", "CrowdSettings", "EnrollmentRefused", "Participant", "attention_passed", "crowd_settings",
     "participant_from", "read_consent",
     "CRITERIA", "CRITERION_IDS", "DEFAULT_FILE", "CriteriaSet", "Criterion", "default_criteria", "read_criteria", "DROP_AFTER_MINUTES", "Design", "design", "load_for", "share",
+    "Agreement", "JudgeRun", "judge_agreement", "judge_models", "judge_study",
     "BTScore", "MeanCI", "RaterStats", "StudyReport", "bradley_terry", "check_output", "export_csv", "iso_time", "krippendorff_alpha",
     "mean_ci", "plot_report", "rater_stats", "study_report",
     "AccessDenied", "AdminView", "Completion", "InvalidRating", "ItemView", "Progress", "Rater", "RaterView", "RatingRow",
