@@ -17,8 +17,9 @@ from ._logs import (PROBE_LOG_SUFFIX, ImportError_, complete_prefix, count_moves
                     load_games, load_mafiascope_game, load_vgm_game, read_jsonl, repair_record, seen_by)
 from ._metrics import attitude_from_guess, brier, calibration_rows, ece, reliability_bins
 from ._report import plot_report, score_games, score_path
-from ._viewer_data import (branch_key, calibration_bins, dashboard_rows, deception_markers, game_steps, metric_timeline,
-                           pooled_row, public_claims, role_track, seat_series, second_order_pairs, step_metrics)
+from ._viewer_data import (MIN_EDGE, branch_key, calibration_bins, dashboard_rows, deception_markers, fork_tree, game_steps,
+                           metric_timeline, pooled_row, public_claims, role_track, round_graph, seat_series, second_order_pairs,
+                           step_metrics)
 
 __all__ = [
     "BeliefGame", "Vote", "entries", "is_evil", "norm_role", "position", "resolve",
@@ -30,5 +31,5 @@ __all__ = [
     "plot_report", "score_games", "score_path",
     "EDGE_COLUMNS", "belief_edges", "edges_text", "export_edges", "load_edges", "save_edges", "step_label", "step_position",
     "branch_key", "calibration_bins", "dashboard_rows", "deception_markers", "game_steps", "metric_timeline", "public_claims",
-    "role_track", "seat_series", "second_order_pairs", "step_metrics", "pooled_row",
+    "role_track", "seat_series", "second_order_pairs", "step_metrics", "pooled_row", "MIN_EDGE", "round_graph", "fork_tree",
 ]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from . import _metrics as m
@@ -291,3 +293,68 @@ def pooled_row(rows: list[dict[str, Any]], games: list[BeliefGame]) -> dict[str,
         "overprediction": m.overprediction(THRESHOLD)(so) if len(so) else None,
         "agreement": m.agreement(THRESHOLD)(so) if len(so) else None, "deceptions": sum(r["deceptions"] for r in rows),
     }
+
+
+MIN_EDGE = 0.2
+"""Suspicion edges below this probability are left out of the round graph (each seat would otherwise point at everyone)."""
+
+
+def round_graph(game: Any, edges: list[dict[str, Any]], upto: tuple[int, float]) -> dict[str, Any]:
+    """Who suspects whom in the round of ``upto``: each seat's latest answer of that round at or before ``upto``.
+
+    An edge's probability is the ``suspicion`` score / 100; a seat that gave no suspicion score at
+    that step counts a Mafia role guess (its confidence / 100) or its ``belief:Mafia`` weight.
+    Returns ``{"round", "step", "nodes": [{name, role, alive}], "edges": [{from, to, p, step}]}``;
+    edges under ``MIN_EDGE`` are left out.
+    """
+    rnd = upto[0]
+    latest: dict[str, tuple[float, str]] = {}
+    for e in edges:
+        pos = step_position(e["step"])
+        if pos[0] == rnd and pos <= upto and pos[1] >= latest.get(e["from"], (-1.0, ""))[0]:
+            latest[e["from"]] = (pos[1], e["step"])
+    out_edges = []
+    for seat, (_, step) in sorted(latest.items()):
+        rows = [e for e in edges if e["from"] == seat and e["step"] == step]
+        probs: dict[str, float] = {}
+        for e in rows:
+            if e["kind"] == "suspicion":
+                probs[e["to"]] = max(0.0, min(1.0, e["value"] / 100))
+        if not probs:
+            for e in rows:
+                if e["kind"] == "role:Mafia":
+                    probs[e["to"]] = max(0.0, min(1.0, e["value"] / 100))
+                elif e["kind"] == "belief:Mafia":
+                    probs[e["to"]] = max(0.0, min(1.0, e["value"]))
+        out_edges += [{"from": seat, "to": to, "p": round(p, 4), "step": step} for to, p in sorted(probs.items()) if p >= MIN_EDGE]
+    nodes = [{"name": p, "role": game.role(p), "alive": game.alive_at(p, upto[0], upto[1])} for p in game.players]
+    return {"round": rnd, "step": step_label(*upto), "nodes": nodes, "edges": out_edges}
+
+
+def fork_tree(logs: list[Path | str]) -> list[dict[str, Any]]:
+    """The forks among ``logs``, grouped by parent game and branch point, each with its arm, edits and outcome.
+
+    Returns ``[{"parent", "at", "arm", "forks": [{game_id, log, winner, edits}]}]`` (a fork's own forks
+    are branches of their own, under the fork's id).
+    """
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for log in sorted(Path(p) for p in logs):
+        record, winner = None, None
+        try:
+            with open(log, encoding="utf-8") as fh:
+                for line in fh:  # a cheap look before parsing: logs are long, fork records few
+                    if '"kind": "fork"' in line or '"kind": "game_over"' in line:
+                        row = json.loads(line)
+                        if row.get("kind") == "fork" and record is None:
+                            record = row
+                        elif row.get("kind") == "game_over":
+                            winner = row.get("winner")
+        except (OSError, ValueError):
+            continue
+        if record is None:
+            continue
+        at = f"{record['at'][0]}.{record['at'][1]}"
+        groups.setdefault((record["parent"], at, record.get("arm", "")), []).append(
+            {"game_id": record.get("game_id", log.stem), "log": str(log), "winner": winner, "edits": record.get("edits", [])})
+    return [{"parent": parent, "at": at, "arm": arm, "forks": forks}
+            for (parent, at, arm), forks in sorted(groups.items(), key=lambda kv: (kv[0][0], step_position(kv[0][1]), kv[0][2]))]

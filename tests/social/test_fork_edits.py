@@ -116,3 +116,26 @@ def test_repeated_arms_report_each_arms_spread(game_log, tmp_path):
     for arm in ("post", "pre"):
         s = row[arm]["spread"]
         assert s["runs"] == 2 and s["min"] <= row[arm]["rate"] <= s["max"]
+
+
+def test_the_belief_shift_is_the_difference_of_mean_suspicion_with_welchs_interval(tmp_path):
+    from eval.beliefs import belief_shift
+
+    def fork(name: str, scores: dict[str, int], rnd: int = 1) -> dict:
+        rows = [{"game_id": name, "round": rnd, "public_msg_seq": 5, "player_idx": 0, "player": "Drew", "probe_seq": 0,
+                 "probe_id": "suspicion_ranking", "parse_ok": True,
+                 "answer_parsed": [{"player": p, "score": s} for p, s in scores.items()]},
+                {"game_id": name, "round": 1, "public_msg_seq": 1, "player_idx": 0, "player": "Drew", "probe_seq": 0,
+                 "probe_id": "suspicion_ranking", "parse_ok": True, "answer_parsed": [{"player": "Gray", "score": 0}]}]
+        (tmp_path / f"{name}.probes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return {"log": str(tmp_path / f"{name}.jsonl")}
+
+    edited = [fork("e0", {"Gray": 90, "Alex": 10}), fork("e1", {"Gray": 80, "Alex": 20}), fork("e2", {"Gray": 85})]
+    unedited = [fork("u0", {"Gray": 20, "Alex": 10}), fork("u1", {"Gray": 30, "Alex": 30}), fork("u2", {"Gray": 25}, rnd=2)]
+    rows = {r["player"]: r for r in belief_shift(edited, unedited, (1, 3))}
+    gray = rows["Gray"]
+    assert gray["edited"] == {"n": 3, "mean": pytest.approx(85.0)}
+    assert gray["unedited"] == {"n": 2, "mean": pytest.approx(25.0)}, "a later round's answer and the one before the branch are not counted"
+    assert gray["difference"] == pytest.approx(60.0)
+    lo, hi = gray["difference_ci95"]
+    assert 0 < lo < 60 < hi and gray["welch_p"] < 0.05

@@ -47,7 +47,7 @@ def build_blocks(ctx: AppContext) -> gr.Blocks:
             for tab in owner_tabs:
                 updates[tab.tab] = gr.update(visible=role == "admin")
                 if role == "admin":
-                    updates.update(tab.on_load(tok))
+                    updates.update(tab.on_load(tok, dict(request.query_params) if request else {}) if tab is beliefs else tab.on_load(tok))  # beliefs: ?game=&round=&seat=
             if ctx.study is not None and role != "admin":
                 updates[rate.tab] = gr.update(visible=True)
             return updates

@@ -22,12 +22,13 @@ from typing import Any
 import gradio as gr
 
 from eval.beliefs import (PROBE_LOG_SUFFIX, belief_edges, branch_key, dashboard_rows, deception_markers, edges_text, entries,
-                          event_positions, load_mafiascope_game, load_vgm_game, metric_timeline, norm_role, pooled_row,
-                          position, read_jsonl, resolve, role_track, seat_series, second_order_pairs, seen_by, step_label,
-                          step_metrics)
+                          event_positions, fork_tree, load_mafiascope_game, load_vgm_game, metric_timeline, norm_role, pooled_row,
+                          position, read_jsonl, resolve, role_track, round_graph, seat_series, second_order_pairs, seen_by,
+                          step_label, step_metrics)
 from rulesets import VgmError
 
 from . import _beliefs_panels as panels
+from ._beliefs_graph import fork_tree_html, round_graph_plot
 from ._beliefs_panels import calibration_plot, private_file
 from ._common import AppContext, esc, turns_html
 
@@ -101,6 +102,28 @@ def event_turn(event: dict) -> dict:
     details = {k: v for k, v in event.items() if k not in ("game_id", "kind", "round", "public_msg_seq", "msg_seq", "ts", "private", "to", "players")}
     summary = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v}" for k, v in details.items())
     return {"speaker": "GM", "text": f"[{kind}] {summary}".strip()}
+
+
+def fork_logs(folder: str | Path) -> list[Path]:
+    """Every game log under ``folder`` (forks are in ``forks/`` beside their parent)."""
+    path = Path(folder)
+    if path.is_file():
+        path = path.parent
+    skip = (".snapshots.jsonl", PROBE_LOG_SUFFIX, "results.jsonl")
+    return [p for p in sorted(path.rglob("*.jsonl")) if not p.name.endswith(skip)]
+
+
+def address_of(game_id: str, rnd: int, seat: str | None) -> str:
+    """The query string that opens this view: ``?game=…&round=…&seat=…``."""
+    from urllib.parse import urlencode
+
+    return "?" + urlencode({"game": game_id, "round": rnd, **({"seat": seat} if seat else {})})
+
+
+def addressed_step(steps: list[tuple[int, float]], rnd: int) -> int:
+    """The index of the agent's last probe step in round ``rnd`` (or the last before it; the first if none)."""
+    before = [i for i, s in enumerate(steps) if s[0] <= rnd]
+    return before[-1] if before else 0
 
 
 def agent_steps(game, agent: str) -> list[tuple[int, float]]:
@@ -217,14 +240,24 @@ class BeliefsTab:
                     with gr.Row():
                         self.edges_csv = gr.DownloadButton("Edges (CSV)", value=None, elem_id="beliefs-edges-csv")
                         self.edges_json = gr.DownloadButton("Edges (JSON)", value=None, elem_id="beliefs-edges-json")
+            with gr.Row():
+                with gr.Column(scale=3):
+                    self.round_graph = gr.Image(label="Who suspects whom this round", show_label=False,  # the plot has its own title
+                                                type="filepath", interactive=False, height=520, elem_id="beliefs-round-graph")
+                    with gr.Row():
+                        self.round_png = gr.DownloadButton("Graph (PNG)", value=None, elem_id="beliefs-round-png")
+                        self.link = gr.Markdown(elem_id="beliefs-link")
+                with gr.Column(scale=3):
+                    gr.Markdown("**Forks of the games in this folder** (each branch with its edits)")
+                    self.fork_tree = gr.HTML(elem_id="beliefs-fork-tree")
             with gr.Accordion("Other probe answers at this step", open=False):
                 self.others = gr.JSON(label="latest answers")
         view_inputs = [self.token, self.folder, self.game, self.agent, self.step, self.impersonate, self.show_truth]
         self.view_outputs = [self.where, self.feed, self.truth, self.others, self.metrics, self.second_order, self.graph,
-                             self.timeline, self.deception, self.branch_at]
+                             self.timeline, self.deception, self.branch_at, self.round_graph, self.round_png, self.link]
         pick_outputs = [self.agent, self.step, self.calibration, self.calibration_note, self.edges_csv, self.edges_json,
                         *self.view_outputs]
-        self.load_outputs = [self.folder, self.note, self.game, self.dashboard, *pick_outputs]
+        self.load_outputs = [self.folder, self.note, self.game, self.dashboard, self.fork_tree, *pick_outputs]
         # every listener that redraws the view shares one queue, served in order: otherwise a slow
         # step update could land after "Show true roles" was unticked and redraw the roles
         serial = dict(api_visibility="private", concurrency_id="beliefs-view", concurrency_limit=1)
@@ -237,7 +270,8 @@ class BeliefsTab:
         self.step.input(self._view, view_inputs, self.view_outputs, trigger_mode="always_last", **serial)
         self.branch_btn.click(self._branch_start, [self.token, self.folder, self.game, self.branch_at, self.branch_n, self.branch_probes],
                               [self.branch_out, self.branch_job], api_visibility="private").then(
-            self._branch_wait, [self.token, self.branch_job], [self.branch_out], api_visibility="private")
+            self._branch_wait, [self.token, self.branch_job], [self.branch_out], api_visibility="private").then(
+            self._forks, [self.token, self.folder, self.game], [self.fork_tree], api_visibility="private")
 
     # -- data --------------------------------------------------------------------------
     def _entries(self, folder: str) -> list[GameEntry]:
@@ -250,12 +284,22 @@ class BeliefsTab:
         return next((e for e in entries if e.label == label), entries[0])
 
     # -- events ------------------------------------------------------------------------
-    def on_load(self, token) -> dict:
+    def on_load(self, token, query: dict | None = None) -> dict:
+        """The tab as the page opens; ``query`` (the page's URL parameters) may address a view: ``game``, ``round``, ``seat``."""
         if not self.ctx.logs_dir:
             return {self.note: "Give a folder of game logs with probes (`vgm mafia simulate --probes ...`, or MafiaScope folders) and press Open."}
-        return self._open(token, str(self.ctx.logs_dir))
+        address = {k: v for k, v in (query or {}).items() if k in ("game", "round", "seat")}
+        return self._open(token, str(self.ctx.logs_dir), address or None)
 
-    def _open(self, token, folder):
+    def _forks(self, token, folder, label=None):
+        try:
+            self.ctx.require_owner(token)
+            selected = self._entry(folder, label).game.game_id if label else None
+            return fork_tree_html(fork_tree(fork_logs(folder)), selected)
+        except VgmError as exc:
+            return esc(exc)
+
+    def _open(self, token, folder, address: dict | None = None):
         try:
             self.ctx.require_owner(token)
             self.games.pop(folder, None)
@@ -266,10 +310,33 @@ class BeliefsTab:
         rows = dashboard_rows([(e.game, e.events) for e in entries])
         if len(rows) > 1:
             rows.append(pooled_row(rows, [e.game for e in entries]))
-        return {self.note: f"{len(entries)} games in `{esc(folder)}`.", self.game: gr.update(choices=labels, value=labels[0]),
-                self.dashboard: panels.dashboard_table(rows), **self._pick_game(token, folder, labels[0])}
+        note = f"{len(entries)} games in `{esc(folder)}`."
+        label, problem = labels[0], None
+        if address:
+            label, problem = self._addressed(entries, address)
+            label = label or labels[0]
+        if problem:
+            note += f' <span class="vgm-denied">{esc(problem)}</span>'
+        picked = self._pick_game(token, folder, label, address if not problem else None)
+        return {self.note: note, self.game: gr.update(choices=labels, value=label),
+                self.dashboard: panels.dashboard_table(rows), self.fork_tree: self._forks(token, folder, label), **picked}
 
-    def _pick_game(self, token, folder, label):
+    @staticmethod
+    def _addressed(entries: list[GameEntry], address: dict) -> tuple[str | None, str | None]:
+        """The label of the game an address names, or one line saying what in it does not exist."""
+        entry = next((e for e in entries if e.game.game_id == address.get("game")), None)
+        if entry is None:
+            return None, (f"address: no game {str(address.get('game'))[:80]!r} in this folder; "
+                          f"use one of {', '.join(e.game.game_id for e in entries[:8])}")
+        seat = address.get("seat")
+        if seat and not agent_steps(entry.game, seat):
+            return entry.label, f"address: seat {seat[:40]!r} has no probe answers in {entry.game.game_id}; use one of {', '.join(p for p in entry.game.players if agent_steps(entry.game, p))}"
+        rnd = address.get("round")
+        if rnd is not None and not str(rnd).isdigit():
+            return entry.label, f"address: round {str(rnd)[:20]!r} is not a round number"
+        return entry.label, None
+
+    def _pick_game(self, token, folder, label, address: dict | None = None):
         try:
             self.ctx.require_owner(token)
             entry = self._entry(folder, label)
@@ -278,14 +345,17 @@ class BeliefsTab:
         steps = {p: len(agent_steps(entry.game, p)) for p in entry.game.players}
         probed = [p for p in entry.game.players if steps[p]]
         agent = max(probed, key=lambda p: steps[p]) if probed else None  # the longest-lived seat has the most to show
+        if address and address.get("seat") in probed:
+            agent = address["seat"]
         downloads = {}
         for button, fmt in ((self.edges_csv, ".csv"), (self.edges_json, ".json")):
             path = panels.download_file(f"{entry.game.game_id}.edges{fmt}")
             path.write_text(edges_text(entry.edges, fmt), encoding="utf-8")
             downloads[button] = gr.update(value=str(path))
-        return {self.agent: gr.update(choices=probed, value=agent), **downloads, **self._pick_agent(token, folder, label, agent)}
+        return {self.agent: gr.update(choices=probed, value=agent), **downloads,
+                **self._pick_agent(token, folder, label, agent, address)}
 
-    def _pick_agent(self, token, folder, label, agent):
+    def _pick_agent(self, token, folder, label, agent, address: dict | None = None):
         try:
             self.ctx.require_owner(token)
             entry = self._entry(folder, label)
@@ -293,11 +363,12 @@ class BeliefsTab:
             return {self.where: esc(exc)}
         steps = agent_steps(entry.game, agent) if agent else []
         last = max(len(steps) - 1, 0)
+        at = addressed_step(steps, int(address["round"])) if address and str(address.get("round", "")).isdigit() else last
         plot, note = calibration_plot(entry.game, agent, _plot_path())
         return {
-            self.step: gr.update(minimum=0, maximum=max(last, 1), value=last, interactive=last > 0),
+            self.step: gr.update(minimum=0, maximum=max(last, 1), value=at, interactive=last > 0),
             self.calibration: str(plot), self.calibration_note: note,
-            **self._view(token, folder, label, agent, last, True, True),
+            **self._view(token, folder, label, agent, at, True, True),
         }
 
     def _view(self, token, folder, label, agent, step, impersonate, show_truth):
@@ -323,7 +394,13 @@ class BeliefsTab:
         labels = [step_label(*s) for s in steps]
         graph = panels.belief_graph_plot(seat_series(entry.edges, agent), role_track(entry.edges, agent), labels,
                                          entry.game.players, agent, here, _plot_path("graph-"))
+        suspects = round_graph_plot(round_graph(entry.game, entry.edges, upto), agent, show_truth, _plot_path("round-"))
+        png = panels.download_file(f"{entry.game.game_id}-round{upto[0]}-{agent}.png")
+        png.write_bytes(suspects.read_bytes())
+        link = address_of(entry.game.game_id, upto[0], agent)
         return {
+            self.round_graph: str(suspects), self.round_png: gr.update(value=str(png)),
+            self.link: f"Link to this view: [`{link}`]({link})",  # urlencoded: nothing to escape
             self.where: header,
             self.feed: turns_html(feed(entry, agent, upto, impersonate), height=560),
             self.truth: belief_rows(entry.game, agent, upto, show_truth),
