@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from eval.beliefs import edit_fork_compare, find_snapshot, fork_game, load_edits
@@ -139,3 +141,32 @@ def test_the_belief_shift_is_the_difference_of_mean_suspicion_with_welchs_interv
     assert gray["difference"] == pytest.approx(60.0)
     lo, hi = gray["difference_ci95"]
     assert 0 < lo < 60 < hi and gray["welch_p"] < 0.05
+
+
+@settings(max_examples=12, deadline=None)
+@given(voter=st.sampled_from(["Alex", "Casey", "Drew", "Ellis", "Finley"]),
+       target=st.sampled_from(["Alex", "Blair", "Casey", "Drew", "Ellis", "Finley"]), reseed=st.integers(1, 10_000))
+def test_a_legal_forced_vote_is_the_vote_cast(game_log, tmp_path_factory, voter, target, reseed):
+    from eval.beliefs._edits import Vote
+
+    if voter == target:
+        return  # nobody may vote for themselves; such an edit would fall back to the seat's own vote
+    out = tmp_path_factory.mktemp("prop")
+    edit = Vote(kind="vote", round=1, seat=voter, target=target)
+    report = asyncio.run(fork_game(game_log, (1, 4), 1, edits=[edit], seed=reseed, out_dir=out))
+    first = next(e for e in read_log(report["forks"][0]["log"]) if e["kind"] == "vote_result" and e["round"] == 1)
+    assert first["votes"][voter] == target  # everyone but Gray (dead on night 1) is alive at the day-1 vote
+
+
+def test_avalon_edits_rewrite_speech_and_force_votes(tmp_path):
+    simulate("avalon", games=1, seed=3, out=tmp_path, snapshots=True)
+    log = tmp_path / "avalon-000003.jsonl"
+    path = _edits(tmp_path, "- {kind: utterance, at: 1.2, text: I am wary of Casey.}\n- {kind: vote, round: 1, seat: Alex, target: reject}\n")
+    report = asyncio.run(fork_game(log, (1, 2), 1, edits=load_edits(path), edits_file=path, out_dir=tmp_path / "f"))
+    events = read_log(report["forks"][0]["log"])
+    assert next(e for e in events if e["kind"] == "speech" and e["public_msg_seq"] == 2 and e["round"] == 1)["text"] == "I am wary of Casey."
+    votes = [e["votes"]["Alex"] for e in events if e["kind"] == "vote_result" and e["round"] == 1]
+    assert votes and not any(votes), "Alex rejects every team of mission 1"
+    bad = _edits(tmp_path, "- {kind: night, round: 1, seat: Alex, target: Blair}\n")
+    with pytest.raises(Exception, match="night actions are Mafia's"):
+        asyncio.run(fork_game(log, (1, 2), 1, edits=load_edits(bad), edits_file=bad, out_dir=tmp_path / "g"))
