@@ -45,6 +45,7 @@ from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
+from .party import cast_between_fights
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
@@ -124,6 +125,9 @@ class GameMaster(PlayerRolls, SessionSetup):
             self._hear(Turn(speaker=sheet.name, text=text))  # the attack starts the fight; it waits for its turn
             turn.notes.append(f"the fight begins; {fight.current.name} acts first")
             return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened)
+        if fight is None and not low.startswith("/") and (cast := cast_between_fights(self.session, self.ruleset, self.sheets, sheet.name, text, self._rng)):
+            self._hear(Turn(speaker=sheet.name, text=text))  # a spell on the sheet, cast by its rules (gm.party), not a skill check
+            return await self._finish(turn, [], "roll", on_token, started, {}, None, cast)
         reading = self._read(text)
         if fight is not None and not opened and reading.kind in ("talk", "ask", "ooc") and fight.current.name != sheet.name:
             fight = None  # a question or a word out of turn is answered; it takes no turn and leaves the fight as it is

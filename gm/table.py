@@ -253,6 +253,7 @@ class Session(BaseModel):
     revealed: list[str] = Field(default_factory=list)
     world: dict[str, Any] | None = None  # the world as play changed it (gm.world.World.model_dump): who holds what, facts decided
     combat: dict[str, Any] | None = None  # the fight in progress (gm.combat.Combat.to_dict): round, order, hp
+    party: dict[str, Any] | None = None  # the characters between fights, before any fight (hp, spell slots ...): gm.party
     seed: int = Field(default_factory=lambda: uuid.uuid4().int % 2**31)
     rolls_made: int = 0
     player_rolls: bool = False
