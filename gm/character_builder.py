@@ -341,6 +341,8 @@ def build_character(
     """
     import rulesets
 
+    from .spells import slots_for
+
     pack = rulesets.load(ruleset) if isinstance(ruleset, str) else ruleset
     book = class_book(pack.name)
     if not str(name or "").strip():
@@ -383,7 +385,7 @@ def build_character(
         "ac": _armor_class(c, final, pack),
         "notes": f"{klass.title()} (hit die d{c.hit_die}); background: {words}. Starting kit: {c.kit}.",
         # said on the sheet, so a concept the player writes ("a quiet hermit") does not hide a wizard's spells
-        "magic": klass.lower() in {k.lower() for k in (pack.rules.get("magic") or {}).get("classes", [])},
+        "magic": bool(slots_for(klass, level)[0]),  # by the class's spell slots at this level: a ranger casts from level 2
     }
     return parse_character(data, pack, f"character {data['name']!r}")
 

@@ -137,3 +137,9 @@ def test_an_unknown_choice_is_one_line_naming_what_is_offered(tmp_path):
     assert result.exit_code != 0
     assert "no class 'necromancer'" in result.output and "wizard" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "x.yaml").exists()
+
+
+@pytest.mark.parametrize("klass, level, magic", [("ranger", 1, False), ("ranger", 2, True), ("paladin", 1, False), ("warlock", 1, True), ("fighter", 5, False)])
+def test_a_dnd5e_character_works_magic_from_the_level_its_class_gets_spell_slots(klass, level, magic):
+    sheet = build_character("dnd5e", name="Wren", klass=klass, background="acolyte", method="standard", scores=[15, 14, 13, 12, 10, 8], level=level)
+    assert sheet.magic is magic
