@@ -25,11 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulesets import FileProblem, read_model_file
-
 from .combat._common import event, spend
 from .combat._model import CombatError, Combatant, CombatEvent, rules_for
 from .dice import natural, roll, trait_roll
+from .spells import choose_targets, read_book
 
 __all__ = ["PowerBook", "power_book", "find_power", "caster_fields", "cast_power", "pf2e_slots", "POWERS_FILE"]
 
@@ -85,10 +84,7 @@ class PowerBook(_Strict):
 @cache
 def power_book() -> PowerBook:
     """The shipped spells and powers, read and checked once (a mistake is one line naming the key)."""
-    try:
-        return read_model_file(POWERS_FILE, PowerBook, what="spells and powers")
-    except FileProblem as exc:
-        raise CombatError(str(exc)) from None
+    return read_book(POWERS_FILE, PowerBook, "spells and powers")
 
 
 def find_power(pack: str, name: str) -> tuple[str, Any]:
@@ -160,21 +156,6 @@ def _known(caster: Combatant, pack: str, name: str) -> tuple[str, Any]:
         have = ", ".join(getattr(power_book(), pack)[s].name for s in caster.spells)
         raise CombatError(f"{caster.name} does not have {spell.name}; their sheet lists {have}")
     return key, spell
-
-
-def _targets(combat, caster: Combatant, harmful: bool, names: list[Any]) -> list[Combatant]:
-    found = [n if isinstance(n, Combatant) else combat.get(n) for n in names if n is not None] if combat else [
-        n for n in names if isinstance(n, Combatant)]
-    if found:
-        return found
-    if harmful and combat is not None:
-        near = combat.nearest_enemy(caster)
-        if near is None:
-            raise CombatError(f"{caster.name} has no enemy left standing")
-        return [near]
-    if harmful:
-        raise CombatError(f"name whom {caster.name} casts at")
-    return [caster]
 
 
 def _heal(combat, t: Combatant, amount: int, rolls, what: str) -> list[CombatEvent]:
@@ -306,7 +287,7 @@ def cast_power(combat, caster: Combatant, name: str, targets: list[Any] | None =
         raise CombatError(f"{caster.system} spells are cast with gm.spells")
     key, spell = _known(caster, pack, name)
     harmful = bool(getattr(spell, "damage", None)) and not getattr(spell, "heal", None)
-    chosen = _targets(combat, caster, harmful, list(targets or []))
+    chosen = choose_targets(combat, caster, harmful, list(targets or []), spell.name)
     if pack == "coc7e":
         return _coc(combat, caster, spell, chosen, rng)
     if pack == "pf2e":

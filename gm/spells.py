@@ -29,7 +29,7 @@ from .combat._common import double_dice, event, spend
 from .combat._model import CombatError, Combatant, CombatEvent, rules_for
 from .dice import Roll, natural, roll
 
-__all__ = ["SpellDef", "SpellBook", "spell_book", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
+__all__ = ["SpellDef", "SpellBook", "spell_book", "read_book", "choose_targets", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
            "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE"]
 
 SPELLS_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
@@ -133,8 +133,13 @@ class SpellBook(_Strict):
 @cache
 def spell_book() -> SpellBook:
     """The shipped spell data, read and checked once (a mistake is one line naming the file and key)."""
+    return read_book(SPELLS_FILE, SpellBook, "spell list")
+
+
+def read_book(path: Path, model: type[BaseModel], what: str) -> Any:
+    """A pack data file read into ``model``; a mistake is one ``CombatError`` line naming the file, line and key."""
     try:
-        return read_model_file(SPELLS_FILE, SpellBook, what="spell list")
+        return read_model_file(path, model, what=what)
     except FileProblem as exc:
         raise CombatError(str(exc)) from None
 
@@ -258,16 +263,20 @@ def _hurt(combat, t: Combatant, amount: int, kind: str, rolls: list[Roll], via: 
     return rules_for(t.system).hurt(combat, t, amount, kind, crit=crit, rolls=rolls, via=via, rng=rng)
 
 
-def _targets(combat, caster: Combatant, spell: SpellDef, names: list[Any]) -> list[Combatant]:
+def choose_targets(combat, caster: Combatant, harmful: bool, names: list[Any], what: str) -> list[Combatant]:
+    """The creatures named (names in a fight, Combatants outside one); else the nearest enemy for
+    harm in a fight, the caster for help. Shared by ``gm.powers``."""
     found = [n if isinstance(n, Combatant) else combat.get(n) for n in names if n is not None] if combat else [
         n for n in names if isinstance(n, Combatant)]
     if found:
         return found
-    if combat is not None and spell.harmful and not spell.heal:
+    if harmful and combat is not None:
         near = combat.nearest_enemy(caster)
         if near is None:
-            raise CombatError(f"{caster.name} has no enemy left standing for {spell.name}")
+            raise CombatError(f"{caster.name} has no enemy left standing for {what}")
         return [near]
+    if harmful:
+        raise CombatError(f"name whom {caster.name} casts {what} at")
     return [caster]
 
 
@@ -307,7 +316,7 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
     rng = rng or random.Random()
     key, spell = _knows(caster, name)
     level = _slot(caster, spell, slot)
-    chosen = _targets(combat, caster, spell, list(targets or []))
+    chosen = choose_targets(combat, caster, spell.harmful and not spell.heal, list(targets or []), spell.name)
     if spell.effect is not None and not (spell.attack or spell.save):
         most = spell.effect.targets + spell.effect.per_slot_targets * max(0, level - spell.level)
         if len(chosen) > most:

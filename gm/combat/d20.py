@@ -19,7 +19,6 @@ import random
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
-from ..systems import RollPlan
 from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
                     contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, longest_range, may_interrupt,
                     move_action, new_round, reach_left, roll_initiative, sort_key, worth_striking)

@@ -20,7 +20,6 @@ import random
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
-from ..systems import RollPlan
 from ..systems.degrees import DEGREES, degree
 from ._base import (caster_fields, cast_action, DEFAULT_SKILLS, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
                     contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, may_interrupt, new_round,
