@@ -341,7 +341,7 @@ def build_character(
     """
     import rulesets
 
-    from .spells import slots_for
+    from .spells import class_spells, slots_for
 
     pack = rulesets.load(ruleset) if isinstance(ruleset, str) else ruleset
     book = class_book(pack.name)
@@ -386,6 +386,7 @@ def build_character(
         "notes": f"{klass.title()} (hit die d{c.hit_die}); background: {words}. Starting kit: {c.kit}.",
         # said on the sheet, so a concept the player writes ("a quiet hermit") does not hide a wizard's spells
         "magic": bool(slots_for(klass, level)[0]),  # by the class's spell slots at this level: a ranger casts from level 2
+        "spells": class_spells(klass, level),
     }
     return parse_character(data, pack, f"character {data['name']!r}")
 
@@ -407,7 +408,7 @@ def sheet_yaml(sheet: Sheet, pack: Any, how: str = "") -> str:
     for key in ("skills", "ranks"):
         if key in data:
             data[key] = {_check_name(pack, c): v for c, v in data[key].items()}
-    for key in ("aliases", "notes", "concept"):
+    for key in ("aliases", "notes", "concept", "spells", "items"):
         if key in data and not data[key]:
             del data[key]
     head = f"# A {pack.name} character made by `vgm character new`{f' ({how})' if how else ''}.\n"

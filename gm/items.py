@@ -21,9 +21,9 @@ from typing import Any
 from .combat._common import event, spend
 from .combat._model import Attack, CombatError, Combatant, CombatEvent, rules_for
 from .dice import roll
-from .spells import ArmourDef, Consumable, WeaponDef, spell_book
+from . import spells as _spells  # a module, not names: gm.spells may still be loading (it builds on gm.combat, which loads this)
 
-__all__ = ["WeaponDef", "ArmourDef", "Consumable", "find_item", "attacks_from_items", "armour_class", "item_fields", "use_item", "item_problems"]
+__all__ = ["find_item", "attacks_from_items", "armour_class", "item_fields", "use_item", "item_problems"]
 
 
 def _slug(text: str) -> str:
@@ -32,7 +32,7 @@ def _slug(text: str) -> str:
 
 def find_item(name: str) -> tuple[str, str, Any]:
     """(kind, id, definition) of an item by id or name: ``weapon``, ``armour`` or ``consumable``; one line otherwise."""
-    book = spell_book()
+    book = _spells.spell_book()
     key = _slug(name)
     for kind, table in (("weapon", book.weapons), ("armour", book.armour), ("consumable", book.consumables)):
         if key in table:
@@ -90,7 +90,7 @@ def item_fields(sheet: Any) -> dict[str, Any]:
     for name, count in items.items():
         kind, key, _ = find_item(name)
         if kind == "consumable" or (kind == "weapon" and any(a.ammo == key for a in attacks)):
-            (ammo if kind == "weapon" or spell_book().consumables[key].ammunition else stock)[key] = count
+            (ammo if kind == "weapon" or _spells.spell_book().consumables[key].ammunition else stock)[key] = count
     out: dict[str, Any] = {"ammo": ammo, "items": stock}
     if attacks:
         out["attacks"] = attacks

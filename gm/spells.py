@@ -29,7 +29,7 @@ from .combat._common import double_dice, event, spend
 from .combat._model import CombatError, Combatant, CombatEvent, rules_for
 from .dice import Roll, natural, roll
 
-__all__ = ["SpellDef", "SpellBook", "spell_book", "read_book", "choose_targets", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
+__all__ = ["SpellDef", "SpellBook", "spell_book", "read_book", "choose_targets", "class_spells", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
            "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE"]
 
 SPELLS_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
@@ -182,6 +182,15 @@ def slots_for(klass: str | None, level: int) -> tuple[dict[int, int], bool]:
         return {slot: count}, True
     row = level if caster.kind == "full" else math.ceil(level / 2) if level >= 2 else 0
     return ({i + 1: n for i, n in enumerate(book.slots[row])} if row else {}), False
+
+
+def class_spells(klass: str, level: int) -> list[str]:
+    """The shipped spells a new character of ``klass`` starts with: its list's cantrips and the levels it has slots for."""
+    slots, _ = slots_for(klass, level)
+    if not slots:
+        return []
+    top = max(slots)
+    return [s.name for s in spell_book().spells.values() if klass in s.classes and s.level <= top]
 
 
 def caster_fields(sheet: Any) -> dict[str, Any]:

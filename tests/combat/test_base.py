@@ -35,3 +35,13 @@ def test_healing_the_dying_speaks_each_games_rule(pack, revived):
     assert pc.status == "down"
     text = fight.heal(pc.name, 3)[0].text
     assert revived in text
+
+
+@pytest.mark.parametrize("module", ["gm.spells", "gm.items", "gm.powers", "gm.character_builder"])
+def test_the_modules_that_build_on_the_rules_import_first_in_a_fresh_process(module):
+    """gm.spells, gm.items and gm.powers build on gm.combat, which reads them back: any can be imported first."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-500:]

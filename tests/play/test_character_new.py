@@ -143,3 +143,18 @@ def test_an_unknown_choice_is_one_line_naming_what_is_offered(tmp_path):
 def test_a_dnd5e_character_works_magic_from_the_level_its_class_gets_spell_slots(klass, level, magic):
     sheet = build_character("dnd5e", name="Wren", klass=klass, background="acolyte", method="standard", scores=[15, 14, 13, 12, 10, 8], level=level)
     assert sheet.magic is magic
+
+
+@pytest.mark.parametrize("pack, klass, spell", [("pf2e", "cleric", "heal"), ("pf2e", "wizard", "force_barrage"), ("swade", "preacher", "healing")])
+def test_a_new_caster_starts_with_spells_it_can_cast(pack, klass, spell):
+    from gm.combat import combatant_from_sheet
+
+    sheet = build_new(pack, name="Ada Moss", klass=klass, seed=1)
+    assert spell in combatant_from_sheet(sheet, PACKS[pack]).spells
+
+
+def test_a_new_cleric_starts_with_the_cleric_spells_of_its_slot_levels():
+    sheet = build_character("dnd5e", name="Wren", klass="cleric", background="acolyte", method="standard", scores=[10, 12, 14, 8, 15, 13])
+    assert "Cure Wounds" in sheet.spells and "Hold Person" not in sheet.spells  # 2nd level comes at character level 3
+    fighter = build_character("dnd5e", name="Wren", klass="fighter", background="acolyte", method="standard", scores=[15, 14, 13, 12, 10, 8])
+    assert fighter.spells == []
