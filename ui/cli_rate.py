@@ -328,7 +328,8 @@ def _print_judges(admin, rep) -> list[dict]:
         out.append(agree.to_dict())
         fmt = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
         cells = [f"{c.label}: judge alpha {fmt(agree.criteria[c.id]['judge_alpha'])}, Spearman "
-                 f"{fmt(agree.criteria[c.id]['spearman'])} (n {agree.criteria[c.id]['n']}); humans alpha "
+                 f"{fmt(agree.criteria[c.id]['spearman'])} (n {agree.criteria[c.id]['n']}"
+                 + (f"; {agree.criteria[c.id]['note']}" if agree.criteria[c.id]["note"] else "") + "); humans alpha "
                  f"{fmt(agree.criteria[c.id]['human_alpha'])}" for c in rep.criteria if c.id in agree.criteria]
         ab = f"; A/B: picks the humans' majority on {agree.ab_agree:.0%} of {agree.ab_items}" if agree.ab_items else ""
         _say(f"judge {model} vs the humans' median ({agree.items} items, {agree.unreadable} unreadable): "

@@ -154,9 +154,11 @@ def judge_agreement(admin: AdminView, model: str, human_alpha: dict[str, float |
             if scores and scores.get(c.id) is not None and values:
                 pairs.append((scores[c.id], statistics.median(values)))
         entry = {"n": len(pairs), "judge_alpha": None, "spearman": None, "spearman_p": None,
-                 "human_alpha": (human_alpha or {}).get(c.id)}
+                 "human_alpha": (human_alpha or {}).get(c.id), "note": ""}
         if len(pairs) >= 3:
             judge, human = np.array(pairs, dtype=float).T
+            if len(set(judge)) == 1:
+                entry["note"] = f"the judge gave {int(judge[0])} to every item"
             if len(set(judge)) > 1 and len(set(human)) > 1:
                 rho, p = stats.spearmanr(judge, human)
                 entry["spearman"], entry["spearman_p"] = float(rho), float(p)
