@@ -45,7 +45,7 @@ from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
-from .party import cast_between_fights
+from .party import cast_between_fights, party_for_fight
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
@@ -237,7 +237,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             fight = Combat.from_json(self.session.combat)
             return (None, []) if fight.over else (fight, [])
         if not text.startswith("/") and starts_fight(self.scenario, text):
-            fight = linked_fight(self.scenario, self.sheets, self.session.seed)
+            fight = linked_fight(self.scenario, party_for_fight(self.session, self.sheets), self.session.seed)  # slots spent before it stay spent
             return fight, list(fight.log) + npc_turns(fight)
         return None, []
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from .combat import Combat, Combatant, CombatEvent, combatant_from_sheet
 from .spells import read_cast
 
-__all__ = ["cast_between_fights"]
+__all__ = ["cast_between_fights", "party_for_fight"]
 
 
 def _party(session: Any, ruleset: Any, sheets: list[Any]) -> tuple[dict[str, Combatant], Combat | None]:
@@ -63,3 +63,9 @@ def cast_between_fights(session: Any, ruleset: Any, sheets: list[Any], caster: s
     else:
         session.party = {name: c.model_dump(mode="json") for name, c in party.items()}
     return events
+
+
+def party_for_fight(session: Any, sheets: list[Any]) -> list[Any]:
+    """Who enters a fight: each character as spells cast before it left them (``session.party``), else its sheet."""
+    kept = {name: Combatant.model_validate(c) for name, c in (session.party or {}).items()}
+    return [kept.get(sheet.name) or sheet for sheet in sheets]

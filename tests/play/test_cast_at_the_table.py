@@ -66,3 +66,13 @@ def test_the_gm_casts_the_spell_instead_of_calling_a_medicine_check(tmp_path):
         assert gm.undo() and gm.session.party is None  # an undo takes the spell back too
     finally:
         gm.close()
+
+
+def test_a_fight_after_a_spell_starts_with_the_slot_still_spent(session):
+    from gm.combat import start_encounter
+    from gm.party import party_for_fight
+
+    sheets = ready_characters(PACK)
+    cast_between_fights(session, PACK, sheets, "Oskar Venn", "I cast Cure Wounds on Brisa")
+    fight = start_encounter("ambush", party_for_fight(session, sheets), seed=1)
+    assert fight.get("Oskar").slots == {1: 3, 2: 2} and fight.get("Ilya").slots == {}
