@@ -27,7 +27,7 @@ class EnrollmentRefused(VgmError):
     platform always sends one), ``reused`` (the id already has a session in this study from another
     platform session, or without proof that it is the same person), ``busy`` (the link enrolled its
     limit for the minute), ``consent`` (the consent form was not accepted), ``unfinished`` (completion
-    asked before the last item). ``status`` is the HTTP status a page or the API answers with.
+    asked before the last item), ``timed_out`` (a design study gave a silent rater's items to others). ``status`` is the HTTP status a page or the API answers with.
     """
 
     TITLES = {
@@ -39,9 +39,10 @@ class EnrollmentRefused(VgmError):
         "consent": "Consent is needed to take part",
         "unfinished": "Not finished yet",
         "busy": "Too many people are joining right now",
+        "timed_out": "Your time ran out",
     }
     STATUS = {"closed": 404, "full": 409, "forged": 422, "missing": 422, "reused": 409, "consent": 403, "unfinished": 409,
-              "busy": 429}
+              "busy": 429, "timed_out": 410}
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)

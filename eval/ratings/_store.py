@@ -942,9 +942,14 @@ class RaterView:
         p = self.progress()
         return p.done >= p.total
 
+    def dropped(self) -> bool:
+        """In a design study: this rater fell silent past the limit and their open items went to others."""
+        with self.study._read() as conn:
+            return conn.execute("SELECT dropped_at FROM raters WHERE id = ?", (self.rater.id,)).fetchone()[0] is not None
+
     def completion(self) -> Completion | None:
-        """The end page's code and link, once every item is answered; None before."""
-        if not self.finished():
+        """The end page's code and link, once every item is answered; None before, and None for a drop-out."""
+        if not self.finished() or self.dropped():
             return None
         crowd = self.study.crowd()
         return Completion(crowd.completion_code if crowd else None, crowd.finish_url() if crowd else None, self.progress().total)
@@ -953,9 +958,14 @@ class RaterView:
         """Mark this rater's session complete and return the code and link for the end page.
 
         Refused with ``EnrollmentRefused('unfinished')`` (and nothing written) while any item is
-        unanswered or only skipped; completing twice keeps the first time.
+        unanswered or only skipped, and with ``timed_out`` for a design study's drop-out (their
+        unanswered items went to others, so what is left of their share is not the whole task);
+        completing twice keeps the first time.
         """
         with self.study._write() as conn:
+            if conn.execute("SELECT dropped_at FROM raters WHERE id = ?", (self.rater.id,)).fetchone()[0] is not None:
+                raise EnrollmentRefused("timed_out", "your time ran out and your remaining items went to other "
+                                                     "participants; the answers you gave are kept")
             total = len(self.study._rater_items(conn, self.rater.id))
             done = conn.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = ? AND skipped = 0", (self.rater.id,)).fetchone()[0]
             if done < total:

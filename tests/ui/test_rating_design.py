@@ -117,6 +117,11 @@ def test_300_items_k3_m30_with_drop_outs_reassigned_every_item_rated_exactly_3_t
     conn = sqlite3.connect(study.path)
     pairs = conn.execute("SELECT rater_id, item_id FROM ratings").fetchall()
     assert len(pairs) == len(set(pairs))  # no rater rated an item twice
+    quitter = study.rater(raters[3].token)  # coming back after the items went to others: kept answers, no code
+    assert quitter.dropped() and quitter.completion() is None
+    with pytest.raises(EnrollmentRefused) as late_code:
+        quitter.complete()
+    assert late_code.value.reason == "timed_out" and late_code.value.status == 410
 
 
 def test_a_rater_cannot_answer_an_item_outside_their_share(tmp_path):
