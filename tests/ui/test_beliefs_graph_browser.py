@@ -47,6 +47,7 @@ def test_the_round_graph_draws_who_suspects_whom_and_exports_as_png(viewer, brow
     _image_loaded(page, "beliefs-round-graph")
     link = _wait_text(page, "beliefs-link", "?game=")
     assert re.search(r"\?game=viewer-\d&round=\d+&seat=[A-Z][a-z]+", link)
+    page.wait_for_function("() => /game=viewer-\\d&round=\\d+&seat=/.test(location.search)", timeout=30000)  # the address bar follows
     page.wait_for_function("() => { const a = document.querySelector('#beliefs-round-png'); return a && !a.disabled; }", timeout=30000)
     with page.expect_download(timeout=30000) as got:
         page.locator("#beliefs-round-png").click()
@@ -65,6 +66,7 @@ def test_an_addressed_view_opens_that_game_round_and_seat(viewer, browser):
     assert "round 1," in where
     assert "viewer-4" in page.locator("#beliefs-game input").input_value()
     assert _wait_text(page, "beliefs-link", "?game=viewer-4&round=1&seat=Blair")
+    page.wait_for_function("() => location.search.includes('game=viewer-4') && location.search.includes('seat=Blair')", timeout=30000)
     _image_loaded(page, "beliefs-round-graph")
     _shot(page, "#beliefs-round-graph", "round_graph")
     page.close()

@@ -168,6 +168,17 @@ def belief_rows(game, agent: str, upto: tuple[int, float], show_truth: bool) -> 
     return rows
 
 
+FOLLOW_ADDRESS = """(text) => {
+  const m = (text || "").match(/\\?game=[^`)\\s]+/);
+  if (m) {
+    const next = new URLSearchParams(m[0]);
+    const token = new URLSearchParams(location.search).get("token");
+    if (token) next.set("token", token);
+    history.replaceState(null, "", "?" + next.toString());
+  }
+  return [];
+}"""
+
 BRANCH_WORKERS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vgm-branch")  # one replay batch at a time, off the event loop
 _JOB_IDS = itertools.count(1)
 
@@ -268,6 +279,8 @@ class BeliefsTab:
         for trigger in (self.step.release, self.impersonate.input, self.show_truth.input):
             trigger(self._view, view_inputs, self.view_outputs, **serial)
         self.step.input(self._view, view_inputs, self.view_outputs, trigger_mode="always_last", **serial)
+        # the address bar follows the view (the study token, if any, stays), so the page's own URL can be shared
+        self.link.change(None, [self.link], None, js=FOLLOW_ADDRESS)
         self.branch_btn.click(self._branch_start, [self.token, self.folder, self.game, self.branch_at, self.branch_n, self.branch_probes],
                               [self.branch_out, self.branch_job], api_visibility="private").then(
             self._branch_wait, [self.token, self.branch_job], [self.branch_out], api_visibility="private").then(
