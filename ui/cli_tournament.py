@@ -75,16 +75,17 @@ def print_tournament(r: dict[str, Any]) -> None:
 def run_command(engine: str, models: str, games: int, seed: int, repeats: int, players: Optional[int], out: Path,
                 options: dict[str, Any], max_tokens: int, as_json: bool, spec: Any) -> None:
     """Check, play (resuming from ``out``) and print."""
-    from eval.tournament import check_tournament, run_tournament
+    from eval.tournament import check_tournament, model_spec, run_tournament
 
     names, _, _ = check_tournament(engine, models, games, repeats, players, options, out)  # before any bar or file
+    llm = [model_spec(m).arg or "local" for m in names if model_spec(m).kind == "llm"]
     total = len(names) ** 2 * games * repeats
     run_with = None
     if spec is not None:
         from eval.cluster import tournament_runner
 
         run_with = tournament_runner(spec)
-    with output_folder(out), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with output_folder(out, models=llm), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                       console=Console(stderr=True), transient=as_json) as bar:
         task = bar.add_task(f"{engine} tournament games", total=total)
         report = run_tournament(engine, names, games=games, seed=seed, repeats=repeats, players=players, options=options,

@@ -105,7 +105,7 @@ def test_a_killed_tournament_resumes_from_its_folder(tmp_path):
 def test_bad_models_are_one_line(tmp_path):
     runner = CliRunner()
     for models, words in (("scripted:heuristic", "two or more"), ("scripted:heuristic,scripted:sly", "unknown scripted style"),
-                          ("scripted,human", "no human seats")):
+                          ("scripted,human", "no human seats"), ("scripted:heuristic,gpt-17", "unknown model string 'gpt-17'")):
         r = runner.invoke(app, ["mafia", "tournament", "--models", models, "-o", str(tmp_path / "t")])
         assert r.exit_code != 0 and words in r.output and "Traceback" not in r.output, r.output
         assert not (tmp_path / "t").exists()
