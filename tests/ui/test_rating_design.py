@@ -81,6 +81,7 @@ def held_and_rated(study) -> tuple[dict[int, int], dict[int, int]]:
     return held, rated
 
 
+@pytest.mark.slow  # 1,900 stored answers and serves through the real store: about 35 s on the shared 2-core machine
 def test_300_items_k3_m30_with_drop_outs_reassigned_every_item_rated_exactly_3_times(tmp_path):
     study = make_study(tmp_path / "d.db")
     study.clock = clock = Clock()
