@@ -112,3 +112,16 @@ def test_cli_lang_needs_the_language_in_the_criteria(tmp_path, monkeypatch):
     assert made.exit_code == 0, made.output
     refused = CliRunner().invoke(app, ["rate", "create", "--items", "items.jsonl", "--lang", "fr", "-o", "fr.db"])
     assert refused.exit_code != 0 and "--lang fr: the criteria have texts in en, zh only" in refused.output
+
+
+def test_the_start_page_speaks_the_study_language_and_counts_one_share(tmp_path):
+    from eval.ratings import crowd_settings
+    from ui.web._api import start_page
+
+    rows = ITEMS * 1
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    study, _, _ = build_from_items(tmp_path / "items.jsonl", tmp_path / "zh.db", lang="zh", per_item=1, per_rater=2,
+                                   crowd=crowd_settings("generic"), consent="# 知情同意\n\n自愿参加。")
+    html = start_page(study, f"/enroll/{study.enroll_key()}", {}).body.decode()
+    assert '<html lang="zh">' in html and "开始之前" in html and "我已阅读以上信息，同意参加。" in html
+    assert "你将阅读 2 段" in html  # a design: the participant's share, not the study's 6 items

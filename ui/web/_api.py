@@ -202,10 +202,10 @@ button,a.button{display:inline-block;background:#1d4ed8;color:#fff;border:0;bord
 """
 
 
-def page(title: str, body: str, status: int = 200, reason: str = "ok") -> HTMLResponse:
+def page(title: str, body: str, status: int = 200, reason: str = "ok", lang: str = "en") -> HTMLResponse:
     """A small self-contained page (no script, no outside asset); ``reason`` is kept in ``data-reason`` for tests."""
     html = (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{esc(lang)}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{PAGE_CSS}</style></head>"
         f'<body><main id="vgm-page" data-reason="{esc(reason)}"><h1>{esc(title)}</h1>{body}</main></body></html>'
@@ -230,21 +230,25 @@ def _hidden(fields: dict[str, str]) -> str:
 
 
 def start_page(study: Study, action: str, fields: dict[str, str]) -> HTMLResponse:
-    """The page before the first item: the consent form with 'I agree' (or, without one, what the task is)."""
-    total = study.owner().summary()["items"]
-    about = (f'<p>You will read {total} short moments from tabletop role-playing games and judge what the Game Master '
-             "says next. Your answers are saved as you go; keep this tab's address to come back.</p>")
+    """The page before the first item, in the study's language: the consent form with 'I agree' (or,
+    without one, what the task is). The consent form itself is shown as its author wrote it."""
+    from ._rate_text import text_for
+
+    t = text_for(study.lang())
+    summary, plan = study.owner().summary(), study.design()
+    total = plan.per_rater + summary["attention_items"] if plan is not None else summary["items"]  # a design: one share
+    about = f'<p>{esc(t["start_about"].format(total=total))}</p>'
     text = study.consent_text()
     if text:
         body = (f'<div class="card consent" id="consent-text">{markdown_html(text)}</div>'
                 f'<form method="post" action="{esc(action)}">{_hidden(fields)}'
                 '<label class="agree"><input type="checkbox" name="consent" value="yes" id="consent-agree" required>'
-                "<span>I have read the information above and agree to take part.</span></label>"
-                f'<button type="submit" id="consent-start">Start</button></form><div class="why">{about}</div>')
-        return page("Before you start", body, reason="consent")
+                f'<span>{esc(t["agree"])}</span></label>'
+                f'<button type="submit" id="consent-start">{esc(t["start"])}</button></form><div class="why">{about}</div>')
+        return page(t["start_title"], body, reason="consent", lang=study.lang())
     body = (f'<div class="card">{about}</div><form method="post" action="{esc(action)}">{_hidden(fields)}'
-            '<button type="submit" id="consent-start">Start</button></form>')
-    return page("Before you start", body, reason="start")
+            f'<button type="submit" id="consent-start">{esc(t["start"])}</button></form>')
+    return page(t["start_title"], body, reason="start", lang=study.lang())
 
 
 def end_page(code: str | None, finish_url: str | None, total: int) -> HTMLResponse:

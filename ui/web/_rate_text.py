@@ -41,6 +41,10 @@ that line, as if you were a player at this table.
         "your_code": "Your completion code:", "finish": "Finish and return to your study platform",
         "saved_close": "Your answers are saved; you can close this page.",
         "consent_first": "Before the first item, please read the consent form and accept it: [open the consent form]({href})",
+        "start_title": "Before you start",
+        "start_about": ("You will read {total} short moments from tabletop role-playing games and judge what the Game Master "
+                        "says next. Your answers are saved as you go; keep this tab's address to come back."),
+        "agree": "I have read the information above and agree to take part.", "start": "Start",
     },
     "zh": {
         "howto_title": "评分说明",
@@ -74,6 +78,9 @@ that line, as if you were a player at this table.
         "your_code": "你的完成码：", "finish": "完成并返回你的研究平台",
         "saved_close": "你的答案已保存；可以关闭本页。",
         "consent_first": "开始第一题之前，请阅读并同意知情同意书：[打开知情同意书]({href})",
+        "start_title": "开始之前",
+        "start_about": "你将阅读 {total} 段桌面角色扮演游戏的片段，并评价主持人接下来说的话。答案会随时保存；保留本页地址即可回来继续。",
+        "agree": "我已阅读以上信息，同意参加。", "start": "开始",
     },
 }
 
