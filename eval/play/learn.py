@@ -34,14 +34,15 @@ from rulesets import VgmError, read_yaml
 from ._cases import trpg_packs
 from ._logistic import episode_folds, logistic
 from .learn_checks import learn_checks
+from .learn_impossible import learn_impossible
 from .learn_style import style_gate, worded_roll
 from .real import RealTurn, real_turns
 
 __all__ = ["learn", "turn_features", "read_split", "SPLIT_FILE"]
 
 SPLIT_FILE = Path(__file__).resolve().parents[2] / "bench" / "real_split.yaml"
+IMPLAUSIBLE_SHARE = 0.005  # the packs' pooled impossible-act direction rolls at the hardest difficulty at most this share of real training lines
 _NO_CHECKS = {"classes": ["none"], "weights": [[0.0]], "bias": [0.0]}  # a roll-only model, to weigh the roll before the checks are fitted
-IMPLAUSIBLE_SHARE = 0.005  # the impossible-act vote rolls at the hardest difficulty at most this share of real training lines
 STRENGTHS = (0.1, 0.3, 1.0)  # inverse L2 strength (scikit-learn's C) tried on the held-out folds
 BLOCK_CHOICES = (("line", "scene", "previous"), ("line", "scene", "previous", "vote", "surface"))  # feature sets tried the same way
 
@@ -123,10 +124,11 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
     threshold = _threshold(p, y, target_recall)
     roll = logistic(strength).fit(x, y)
 
-    say("setting the impossible-act vote's bar on real lines")
+    say("setting the hardest roll's bar on real lines")
     sense = LineSense.from_packs("impossible")
     unlikely = np.array([sense(t.line, query=q) for t, q in zip(turns, features.line)])
-    bars = {"implausible_at": float(np.quantile(unlikely, 1 - IMPLAUSIBLE_SHARE))}
+    vote, impossible_measured = learn_impossible(features.line, features.scene, eps, folds, say)
+    bars = {"implausible_at": float(np.quantile(unlikely, 1 - IMPLAUSIBLE_SHARE)), **vote}
 
     say("fitting the style gate (example lines against real table talk)")
     packs = trpg_packs()
@@ -145,7 +147,7 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
         "held_out_recall": round(float((p[y == 1] >= threshold).mean()), 4),
         "style_real_turns_mean": round(float(turn_style.mean()), 4),
         "style_example_lines_mean": round(float(np.mean(list(example_style.values()))), 4),
-        **worded_measured, **check_measured,
+        **worded_measured, **check_measured, **impossible_measured,
     }
     dump({
         "ruleset": ruleset, "blocks": list(blocks),

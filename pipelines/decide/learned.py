@@ -31,7 +31,7 @@ import numpy as np
 
 from rulesets import FileProblem, VgmError, read_json
 
-__all__ = ["LearnedDecision", "MIX_NAMES", "MODEL_FILE", "ModelFileError", "candidate_features"]
+__all__ = ["LearnedDecision", "MIX_NAMES", "MODEL_FILE", "ModelFileError", "candidate_features", "impossible_features"]
 
 MODEL_FILE = Path(__file__).parent / "model" / "decision.json"
 
@@ -72,6 +72,9 @@ class LearnedDecision:
             self.style_b = float(style.get("bias", 0.0))
             bars = data.get("impossible") or {}
             self.implausible_at = float(bars["implausible_at"]) if "implausible_at" in bars else None
+            self.refuse_at = float(bars["refuse_at"]) if "refuse_at" in bars else None
+            self.impossible_w = np.asarray(bars["weights"], dtype=np.float32) if "weights" in bars else None
+            self.impossible_b = float(bars.get("bias", 0.0))
             self.meta: dict[str, Any] = dict(data.get("meta", {}))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ModelFileError(f"{source or 'decision model'}: not a decision model file ({exc}); "
@@ -116,6 +119,18 @@ class LearnedDecision:
         logit = lambda q: math.log(min(max(q, 1e-4), 1 - 1e-4) / (1 - min(max(q, 1e-4), 1 - 1e-4)))  # noqa: E731
         z = logit(p_roll) + style ** power * (weight * logit(not_no_roll) + bias)
         return float(_sigmoid(np.asarray(z)))
+
+    @property
+    def votes_impossible(self) -> bool:
+        """Whether this model carries its own impossible-act vote (older files leave it to the packs' lines)."""
+        return self.impossible_w is not None
+
+    def p_impossible(self, lines: np.ndarray, scenes: np.ndarray) -> np.ndarray:
+        """P(no roll makes the act work in this scene), per row of line and scene vectors (0 without a vote)."""
+        x = impossible_features(lines, scenes)
+        if self.impossible_w is None:
+            return np.zeros(len(x))
+        return _sigmoid(self._check_width(x, self.impossible_w.shape[0]) @ self.impossible_w + self.impossible_b)
 
     def style(self, lines: np.ndarray) -> np.ndarray:
         """P(the line is worded like the packs' example lines rather than like real table talk),
@@ -165,6 +180,14 @@ def candidate_features(vote: Any, fit: dict[str, float], learned: dict[str, floa
         known = math.log(max(learned[check], 1e-6)) if check in learned else floor
         rows.append([voted, known, style * voted, style * known, near * voted, near * known, float(check not in learned)])
     return checks, np.asarray(rows, dtype=np.float64).reshape(len(checks), len(MIX_NAMES))
+
+
+def impossible_features(lines: np.ndarray, scenes: np.ndarray) -> np.ndarray:
+    """The impossible-act vote's features: the line, the scene's tail, and their product (what the
+    line does with what the scene says), scaled so the product weighs like the other two."""
+    lines = np.atleast_2d(np.asarray(lines, dtype=np.float32))
+    scenes = np.atleast_2d(np.asarray(scenes, dtype=np.float32))
+    return np.hstack([lines, scenes, 10.0 * lines * scenes])
 
 
 @lru_cache(maxsize=4)

@@ -64,6 +64,7 @@ class Context:
     options: dict[str, Any] = field(default_factory=dict)
     p_roll: float = 0.0
     p_impossible: float = 0.0      # the pooled impossible-act direction (``check_index.LineSense``)
+    p_unworkable: float = 0.0      # the learned impossible-act vote on the line in its scene (``LearnedDecision.p_impossible``)
     ranked: list[str] = field(default_factory=list)
     cued: list[str] = field(default_factory=list)
     vote: Any = None               # the pack example lines' vote (pipelines.check_index.Vote)

@@ -26,7 +26,7 @@ OWN_SHARE = 0.5  # a check the sheet has replaces the leading one when the examp
 
 # the rules the shipped ``adjudicate`` spec runs, in order (pipelines/specs/adjudicate.yaml lists the same)
 DEFAULT_RULES = (
-    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era",
+    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era", "impossible_learned",
     "named_act", "secret_within_reach", "own_lore", "own_skill", "plain_social_kind",
     "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
     "implausible",
@@ -68,6 +68,17 @@ def impossible_era(ctx: Context) -> Verdict | None:
     era = (getattr(ctx.pack, "rules", None) or {}).get("era") or {}
     why = impossible_in_era(ctx.line, ctx.scene, era.get("year"), era.get("name", ""))
     return Verdict(IMPOSSIBLE, reason=why) if why else None
+
+
+@rule("impossible_learned", "refuse")
+def impossible_learned(ctx: Context) -> Verdict | None:
+    """An act the learned impossible-act vote (line and scene, ``eval/play/learn_impossible.py``) puts
+    past the bar that refuses at most 0.05% of held-out real turns. Words are never refused by it
+    (a question, talk, a question told: "I ask Vane where he learned to play"): only deeds."""
+    at = ctx.options.get("refuse_at")
+    if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line):
+        return None
+    return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
 
 
 # ---- check: which check, where the line or the scene says more than the ranking ------------------------

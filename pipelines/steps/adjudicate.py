@@ -226,18 +226,17 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         checks_vote = which.vote(act, k=k, exclude=set(DECISIONS), query=q_act) if mixed else vote
         fit = which.fit(checks_vote, "" if always_roll else scene, scene_weight)
         ranked = rank_checks(checks_vote, fit, by_learning, candidates, scene_floor, learned, style)[: max(candidates, 5)]
-        sense = options.get("impossible_sense") or LineSense.from_packs("impossible")
-        same_space = options.get("impossible_sense") is not None or getattr(sense, "embed", None) is index.embed
-        bars = {"implausible_at": learned.implausible_at}
+        bars = {"implausible_at": learned.implausible_at, "refuse_at": learned.refuse_at}
         ctx = Context(line=line, act=act, scene=scene, speaker=speaker, who=who, pack=pack, p_roll=p_roll, ranked=ranked,
-                      p_impossible=sense(said, query=vectors[said] if same_space else None) if not always_roll else 0.0,
+                      p_impossible=0.0 if always_roll else _pooled_impossible(options, index, vectors, said),
+                      p_unworkable=0.0 if always_roll or not _votes(learned, vectors[said]) else float(learned.p_impossible(vectors[said], vectors[tail])[0]),
                       options={**bars, **options, "party": list(roster(state.instance))}, vote=vote, fit=fit,
                       cued=[] if always_roll else cued_checks(act, pack, scene))
         ctx.decision = ROLL if always_roll or p_roll >= cut else NO_ROLL
         ctx.check = ranked[0] if ranked else None
         record.parsed = {
             "p_roll": round(p_roll, 4), "p_real": round(p_real, 4), "threshold": round(cut, 4), "ranked": ranked, "style": round(style, 3),
-            "p_impossible": round(ctx.p_impossible, 4),
+            "p_impossible": round(ctx.p_impossible, 4), "p_unworkable": round(ctx.p_unworkable, 4),
             "vote": {lab: round(s, 3) for lab, s in sorted(vote.scores.items(), key=lambda kv: -kv[1])[:5]},
             "nearest": [(n.label, n.text, round(n.similarity, 3)) for n in vote.neighbours[:3]],
         }
@@ -264,6 +263,18 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         return state
 
     return run
+
+
+def _votes(learned: LearnedDecision, vector: Any) -> bool:
+    """Whether the model's impossible-act vote reads vectors of this width (a test's own index may embed otherwise)."""
+    return learned.votes_impossible and learned.impossible_w.shape[0] == 3 * len(vector)
+
+
+def _pooled_impossible(options: dict, index: CheckIndex, vectors: dict, said: str) -> float:
+    """The packs' pooled impossible-act direction on the line (what the hardest roll's bar reads)."""
+    sense = options.get("impossible_sense") or LineSense.from_packs("impossible")
+    same_space = options.get("impossible_sense") is not None or getattr(sense, "embed", None) is index.embed
+    return sense(said, query=vectors[said] if same_space else None)
 
 
 async def _ask_model(state: PipelineState, record: Any, ids: list[str], speaker: str | None, line: str, scene: str,

@@ -73,14 +73,18 @@ def run_line(line: str, rules: list[str] | None, scene: str = "A quiet hall with
     return {"decision": result.decision, "record": result.steps[0].parsed}
 
 
-@pytest.mark.parametrize("rule_id,line", [
-    ("table_talk", "(OOC) can I move my character over there before I climb?"),
-    ("impossible_kind", "I pick up the whole church and carry it to the river."),
+HALL = "A quiet hall with a locked door."
+
+
+@pytest.mark.parametrize("rule_id,line,scene", [
+    ("table_talk", "(OOC) can I move my character over there before I climb?", HALL),
+    ("impossible_kind", "I pick up the whole church and carry it to the river.", HALL),
+    ("impossible_learned", "I jump down to the valley floor and land on my feet.", "A narrow mountain ledge above a thousand-foot drop."),
 ])
-def test_each_rule_can_be_switched_off_in_a_spec(rule_id, line):
+def test_each_rule_can_be_switched_off_in_a_spec(rule_id, line, scene):
     """With the rule listed it fires and is recorded; with its line deleted from the spec it does not."""
-    on = run_line(line, list(DEFAULT_RULES))
-    off = run_line(line, [r for r in DEFAULT_RULES if r != rule_id])
+    on = run_line(line, list(DEFAULT_RULES), scene)
+    off = run_line(line, [r for r in DEFAULT_RULES if r != rule_id], scene)
     assert rule_id in [f["rule"] for f in on["record"]["fired"]]
     assert rule_id not in [f["rule"] for f in off["record"]["fired"]]
     changed = (on["decision"], on["record"]["choice"], on["record"].get("rule")) != (off["decision"], off["record"]["choice"], off["record"].get("rule"))
@@ -114,6 +118,19 @@ def test_the_shipped_model_reads_its_own_feature_width_and_knows_dnd_checks():
     assert np.allclose(scores.sum(axis=1), 1.0)
     assert model.mix is not None and model.mix.shape == (len(MIX_NAMES),)
     assert model.meta["episodes"] and not set(model.meta["episodes"]) & {"C2E005", "C2E010", "C2E015", "C2E020", "C2E025", "C2E030"}
+
+
+def test_the_impossible_vote_reads_the_line_in_its_scene_and_never_refuses_a_question():
+    """The learned vote (line, scene and their product) refuses a leap the scene makes deadly, lets
+    the same words pass on a low wall, and a question about it is asked, not done."""
+    deadly = run_line("I jump down and land on my feet.", None, "A narrow mountain ledge above a thousand-foot drop.")
+    low = run_line("I jump down and land on my feet.", None, "The top of a garden wall, five feet above the soft lawn.")
+    asked = run_line("Could I jump down to the valley floor and land on my feet?", None, "A narrow mountain ledge above a thousand-foot drop.")
+    assert deadly["record"]["p_unworkable"] > low["record"]["p_unworkable"]
+    assert low["decision"] != IMPOSSIBLE and asked["decision"] != IMPOSSIBLE
+    model = LearnedDecision.shipped()
+    assert model.votes_impossible and 0 < model.meta["impossible_real_refused"] <= 0.002
+    assert model.implausible_at is not None  # the hardest roll keeps its own bar (the packs' pooled direction)
 
 
 def test_the_style_gate_tells_lines_written_for_the_gm_from_real_table_talk():
