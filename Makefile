@@ -33,8 +33,10 @@ demo: install
 	@echo; echo "== 3/3 Three turns at a table, the GM on $(DEMO_MODEL)"
 	$(PY) scripts/demo_play.py --model $(DEMO_MODEL) -o runs/demo/play
 
+# TEST_ARGS: extra pytest options, e.g. TEST_ARGS="-n 2 --dist loadfile" to spread the files over two workers (pytest-xdist).
+TEST_ARGS ?=
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest $(TEST_ARGS)
 
 test-fast: install
 	$(PY) -m pytest -m "not slow"
