@@ -36,7 +36,7 @@ from .answer import Answer, answers_without_dice, choose_answer, remember_decide
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, reaching_for
-from .combat import Combat, CombatEvent
+from .combat import Combat, CombatError, CombatEvent
 from .dice import roll as roll_dice
 from .intent import Intent, read_intent
 from .world import foe_down, found as world_found, settle
@@ -125,7 +125,15 @@ class GameMaster(PlayerRolls, SessionSetup):
             self._hear(Turn(speaker=sheet.name, text=text))  # the attack starts the fight; it waits for its turn
             turn.notes.append(f"the fight begins; {fight.current.name} acts first")
             return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened)
-        if fight is None and not low.startswith("/") and (cast := cast_between_fights(self.session, self.ruleset, self.sheets, sheet.name, text, self._rng)):
+        try:
+            cast = None if fight is not None or low.startswith("/") else cast_between_fights(
+                self.session, self.ruleset, self.sheets, sheet.name, text, self._rng)
+        except CombatError as exc:  # a spell the sheet lacks, or no slot left: refused with the reason, nothing spent
+            self._hear(Turn(speaker=sheet.name, text=text))
+            turn.notes.append(f"spell refused: {exc}")
+            turn.why = str(exc)
+            return await self._finish(turn, [], "impossible", on_token, started, {})
+        if cast:
             self._hear(Turn(speaker=sheet.name, text=text))  # a spell on the sheet, cast by its rules (gm.party), not a skill check
             return await self._finish(turn, [], "roll", on_token, started, {}, None, cast)
         reading = self._read(text)

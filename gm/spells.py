@@ -384,7 +384,9 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
 
 
 _CAST = re.compile(r"\bcast(?:s|ing)?\b", re.I)
-_UNKNOWN = re.compile(r"\bcast(?:s|ing)?\s+(?:a\s+|an\s+|the\s+|my\s+)?(?:spell\s+(?:of\s+)?)?([a-z][a-z' -]*?)(?=\s+(?:on|at|upon|to|over|for)\b|[,.!?]|$)", re.I)
+# an unknown spell's name: at most four words, up to what follows it ("cast Misty Step and hop up" → "Misty Step")
+_UNKNOWN = re.compile(r"\bcast(?:s|ing)?\s+(?:a\s+|an\s+|the\s+|my\s+)?(?:spell\s+(?:of\s+)?)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,3}?)"
+                      r"(?=\s+(?:on|at|upon|to|over|for|and|then|so|while|before|after|into|onto|from|with|as)\b|[,;:.!?]|$)", re.I)
 _ME = re.compile(r"\b(me|myself|my wounds)\b", re.I)
 
 

@@ -68,6 +68,23 @@ def test_the_gm_casts_the_spell_instead_of_calling_a_medicine_check(tmp_path):
         gm.close()
 
 
+def test_a_spell_no_pack_knows_is_refused_at_the_table_with_its_name_and_the_turn_goes_on(tmp_path):
+    """A caster naming a spell the pack lacks, with more said after it, hears why in one line; the
+    turn is not an error (it was: the web table answered 500) and nothing is spent."""
+    from gm.agent import GameMaster
+    from pipelines.llm import get_model
+
+    script = tmp_path / "gm.yaml"
+    script.write_text(SCRIPT)
+    gm = GameMaster(None, None, get_model(f"scripted:{script}"), memory="hashing", seed=2, session_path=tmp_path / "table.json")
+    try:
+        reply = gm.step("Oskar", "I cast Feather Glide and drift down to the courtyard below")
+        assert reply.decision == "impossible" and not reply.rolls
+        assert "no spell 'Feather Glide'" in reply.narration and gm.session.party is None
+    finally:
+        gm.close()
+
+
 def test_a_fight_after_a_spell_starts_with_the_slot_still_spent(session):
     from gm.combat import start_encounter
     from gm.party import party_for_fight
