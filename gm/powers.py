@@ -25,10 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .cast_targets import choose_targets, read_book
 from .combat._common import event, spend
 from .combat._model import CombatError, Combatant, CombatEvent, rules_for
 from .dice import natural, roll, trait_roll
-from .spells import choose_targets, read_book
 
 __all__ = ["PowerBook", "power_book", "find_power", "caster_fields", "cast_power", "pf2e_slots", "POWERS_FILE"]
 

@@ -23,13 +23,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rulesets import FileProblem, read_model_file
-
+from . import cast_targets as _targets  # a module, not names: it may still be loading (gm.combat loads this)
 from .combat._common import double_dice, event, spend
 from .combat._model import CombatError, Combatant, CombatEvent, rules_for
 from .dice import Roll, natural, roll
 
-__all__ = ["SpellDef", "SpellBook", "spell_book", "read_book", "choose_targets", "class_spells", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
+__all__ = ["SpellDef", "SpellBook", "spell_book", "class_spells", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
            "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE"]
 
 SPELLS_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
@@ -133,15 +132,7 @@ class SpellBook(_Strict):
 @cache
 def spell_book() -> SpellBook:
     """The shipped spell data, read and checked once (a mistake is one line naming the file and key)."""
-    return read_book(SPELLS_FILE, SpellBook, "spell list")
-
-
-def read_book(path: Path, model: type[BaseModel], what: str) -> Any:
-    """A pack data file read into ``model``; a mistake is one ``CombatError`` line naming the file, line and key."""
-    try:
-        return read_model_file(path, model, what=what)
-    except FileProblem as exc:
-        raise CombatError(str(exc)) from None
+    return _targets.read_book(SPELLS_FILE, SpellBook, "spell list")
 
 
 def _slug(text: str) -> str:
@@ -272,23 +263,6 @@ def _hurt(combat, t: Combatant, amount: int, kind: str, rolls: list[Roll], via: 
     return rules_for(t.system).hurt(combat, t, amount, kind, crit=crit, rolls=rolls, via=via, rng=rng)
 
 
-def choose_targets(combat, caster: Combatant, harmful: bool, names: list[Any], what: str) -> list[Combatant]:
-    """The creatures named (names in a fight, Combatants outside one); else the nearest enemy for
-    harm in a fight, the caster for help. Shared by ``gm.powers``."""
-    found = [n if isinstance(n, Combatant) else combat.get(n) for n in names if n is not None] if combat else [
-        n for n in names if isinstance(n, Combatant)]
-    if found:
-        return found
-    if harmful and combat is not None:
-        near = combat.nearest_enemy(caster)
-        if near is None:
-            raise CombatError(f"{caster.name} has no enemy left standing for {what}")
-        return [near]
-    if harmful:
-        raise CombatError(f"name whom {caster.name} casts {what} at")
-    return [caster]
-
-
 def end_concentration(combat, caster: Combatant, why: str = "") -> list[CombatEvent]:
     """Drop the spell ``caster`` concentrates on: its conditions leave every creature it touched."""
     if not caster.concentrating:
@@ -325,7 +299,7 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
     rng = rng or random.Random()
     key, spell = _knows(caster, name)
     level = _slot(caster, spell, slot)
-    chosen = choose_targets(combat, caster, spell.harmful and not spell.heal, list(targets or []), spell.name)
+    chosen = _targets.choose_targets(combat, caster, spell.harmful and not spell.heal, list(targets or []), spell.name)
     if spell.effect is not None and not (spell.attack or spell.save):
         most = spell.effect.targets + spell.effect.per_slot_targets * max(0, level - spell.level)
         if len(chosen) > most:
