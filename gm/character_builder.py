@@ -341,7 +341,7 @@ def build_character(
     """
     import rulesets
 
-    from .spells import class_spells, slots_for
+    from .combat.spells import class_spells, slots_for
 
     pack = rulesets.load(ruleset) if isinstance(ruleset, str) else ruleset
     book = class_book(pack.name)

@@ -234,7 +234,7 @@ def _pf2e(pack: Any, book: Pf2Book, klass: str, ancestry: str, background: str) 
     for cid in [*skills, lore]:
         ranks.setdefault(cid, "trained")
     dex = attrs["dexterity"]
-    from .powers import power_book
+    from .combat.powers import power_book
 
     casting = power_book().pf2e_casters.get(klass)
     spells = [p.name for p in power_book().pf2e.values() if casting and casting[0] in p.traditions and p.rank <= 1]
@@ -281,7 +281,7 @@ def _swade(pack: Any, book: SwadeBook, archetype: str, rng: random.Random) -> di
     attrs = {pack.ability_name(a): _die(s) for a, s in attr_steps.items()}
     skills = {pack.checks[s].name: _die(n) for s, n in have.items()}
     probe = parse_character({"name": "probe", "attributes": attrs, "skills": skills}, pack)
-    from .powers import ARCANE, power_book
+    from .combat.powers import ARCANE, power_book
 
     powers = [p.name for p in power_book().swade.values()] if any(s in have for s in ARCANE) else []  # an Arcane Background's starting powers
     return {"wild_card": True, "attributes": attrs, "skills": skills, "toughness": swade_toughness(probe), "parry": swade_parry(probe),

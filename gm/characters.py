@@ -25,6 +25,7 @@ from .systems.percentile import DERIVED as COC_DERIVED  # noqa: F401
 from .systems.percentile import Coc7eSheet
 from .systems.trait import CORE as SWADE_CORE  # noqa: F401
 from .systems.trait import SwadeSheet
+from . import sheet_rules  # noqa: F401  (adds the games' rules to every sheet load_character reads)
 
 __all__ = [
     "CharacterError", "RollPlan", "Sheet", "Dnd5eSheet", "Coc7eSheet", "Pf2eSheet", "SwadeSheet",

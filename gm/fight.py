@@ -18,7 +18,7 @@ from pipelines.speech import narrated
 
 from .combat import Action, Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .intent import Intent, named_in, read_intent
-from .spells import read_cast
+from .combat.spells import read_cast
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "which_target_question", "player_acts",

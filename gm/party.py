@@ -11,7 +11,7 @@ import random
 from typing import Any, Callable
 
 from .combat import Combat, Combatant, CombatEvent, combatant_from_sheet
-from .spells import read_cast
+from .combat.spells import read_cast
 
 __all__ = ["cast_between_fights", "party_for_fight"]
 
@@ -51,11 +51,11 @@ def cast_between_fights(session: Any, ruleset: Any, sheets: list[Any], caster: s
     rng = dice() if dice is not None else None
     chosen = [party[t] for t in targets] or [who]
     if ruleset.name == "dnd5e":
-        from .spells import cast
+        from .combat.spells import cast
 
         events = cast(None, who, spell, chosen, rng=rng)
     else:
-        from .powers import cast_power
+        from .combat.powers import cast_power
 
         events = cast_power(None, who, spell, chosen, rng=rng)
     if fight is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .dice import die_size
-from .systems import CharacterError, Sheet
+from .systems import SHEET_CHECKS, CharacterError, Sheet
 
 __all__ = ["sheet_problems", "check_sheet", "swade_parry", "swade_toughness", "coc_hp", "coc_skill_points",
            "swade_points", "SWADE_ATTRIBUTE_POINTS", "SWADE_SKILL_POINTS", "PF2_BOOSTS_AT_1"]
@@ -114,7 +114,7 @@ def _dnd5e(sheet: Sheet, pack: Any, new: bool) -> list[str]:
     if sheet.ac is not None and not low <= sheet.ac <= 25:  # the low end: a monk's unarmoured defence with a poor WIS
         out.append(f"ac: {sheet.ac} is outside what armour, shield, DEX and unarmoured defence can give ({low} to 25)")
     out += _dnd5e_spells(sheet, klass)
-    from .items import item_problems
+    from .combat.items import item_problems
 
     out += item_problems(sheet)
     if new:
@@ -127,7 +127,7 @@ def _dnd5e(sheet: Sheet, pack: Any, new: bool) -> list[str]:
 def _dnd5e_spells(sheet: Sheet, klass: str | None) -> list[str]:
     """Every spell is one the pack knows, on the class's list, of a level the character has slots for."""
     from .combat import CombatError
-    from .spells import caster_class, find_spell, ordinal, slots_for
+    from .combat.spells import caster_class, find_spell, ordinal, slots_for
 
     if not sheet.spells:
         return []
@@ -253,7 +253,7 @@ def sheet_problems(sheet: Sheet, pack: Any, *, new: bool = False) -> list[str]:
     rule = RULES.get(pack.name)
     out = rule(sheet, pack, new) if rule else []
     if pack.name in ("coc7e", "pf2e", "swade") and sheet.spells:
-        from .powers import problems
+        from .combat.powers import problems
 
         out += problems(sheet, pack.name)
     return out
@@ -265,3 +265,7 @@ def check_sheet(sheet: Sheet, pack: Any, source: str = "", *, new: bool = False)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise CharacterError(f"{source or sheet.name}: {problems[0]}{more}")
+
+
+if check_sheet not in SHEET_CHECKS:  # every sheet read from a file is checked by its game's rules
+    SHEET_CHECKS.append(check_sheet)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pipelines import DEFAULT_COMPARE, MoeInstance, Pipeline, SkillStats, load_pipeline
-from pipelines.steps._conversation import LANGS
+from pipelines.steps import LANGS
 
 from .dataset import data_path, load_moe
 from .metrics import score_instance

@@ -120,15 +120,15 @@ def move_action(combat: "Combat", a: Combatant, action, rng: random.Random) -> l
 
 
 def caster_fields(sheet, pack: str) -> dict:
-    """A sheet's spells and what it pays for them, as Combatant fields (``gm.powers``; dnd5e uses ``gm.spells``)."""
-    from .. import powers
+    """A sheet's spells and what it pays for them, as Combatant fields (``gm.combat.powers``; dnd5e uses ``gm.combat.spells``)."""
+    from . import powers
 
     return powers.caster_fields(sheet, pack)
 
 
 def cast_action(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[CombatEvent]:
-    """Cast a spell or power from the sheet (``options``: ``spell``, ``targets``, ``slot``), paid as the game says (``gm.powers``)."""
-    from .. import powers
+    """Cast a spell or power from the sheet (``options``: ``spell``, ``targets``, ``slot``), paid as the game says (``gm.combat.powers``)."""
+    from . import powers
 
     spell = action.options.get("spell") or action.attack
     if not spell:

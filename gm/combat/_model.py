@@ -163,8 +163,8 @@ class Combatant(BaseModel):
     spell_attack: int = 0
     spell_mod: int = 0
     concentrating: str | None = None  # the spell id held
-    magic_points: int | None = None  # coc7e casters (gm.powers)
-    power_points: int | None = None  # swade casters (gm.powers)
+    magic_points: int | None = None  # coc7e casters (gm.combat.powers)
+    power_points: int | None = None  # swade casters (gm.combat.powers)
     ammo: dict[str, int] = Field(default_factory=dict)  # gm.items: arrows, bolts ... carried
     items: dict[str, int] = Field(default_factory=dict)  # gm.items: potions and other things used up
 

@@ -24,8 +24,8 @@ from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, RANGE_
                     move_action, new_round, reach_left, roll_initiative, sort_key, worth_striking)
 from ._base import end_turn as _end_turn
 from ._common import INCAPACITATED, approach, average, dice, distance, double_dice, event, pick_attack, spend, tick
-from .. import items as _items  # noqa: I001 - items and spells build on this package; read when used
-from .. import spells as _spells
+from . import items as _items  # noqa: I001 - items and spells build on this package; read when used
+from . import spells as _spells
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, beats_passive, contestant, opposed
 
@@ -461,7 +461,7 @@ def escape(combat, a, action, rng):
 
 
 def cast_action(combat, a, action, rng):
-    """Cast a spell from the sheet (``options``: ``spell``, ``slot``, ``targets``); see ``gm.spells``."""
+    """Cast a spell from the sheet (``options``: ``spell``, ``slot``, ``targets``); see ``gm.combat.spells``."""
     spell = action.options.get("spell") or action.attack
     if not spell:
         raise CombatError(f"cast which spell? {a.name}'s sheet lists {', '.join(a.spells) or 'none'}")
@@ -470,7 +470,7 @@ def cast_action(combat, a, action, rng):
 
 
 def use_action(combat, a, action, rng):
-    """Use up a consumable (``options``: ``item``; a Potion of Healing), on oneself or ``target``; see ``gm.items``."""
+    """Use up a consumable (``options``: ``item``; a Potion of Healing), on oneself or ``target``; see ``gm.combat.items``."""
     item = action.options.get("item") or action.attack or "potion of healing"
     return _items.use_item(combat, a, item, combat.get(action.target) if action.target else None, rng)
 

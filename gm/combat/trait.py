@@ -292,7 +292,7 @@ def hurt(combat: "Combat", t: Combatant, amount: int, damage_type: str = "", *, 
          via: str = "", ap: int = 0, rng: random.Random | None = None) -> list[CombatEvent]:
     """Damage against Toughness: success → Shaken (or a wound if already Shaken), each raise a wound."""
     rng = rng or combat.rng()
-    tough = (t.toughness or 4) + (2 if t.has("protected") else 0) - min(ap, t.armor)  # protection: +2 (gm.powers)
+    tough = (t.toughness or 4) + (2 if t.has("protected") else 0) - min(ap, t.armor)  # protection: +2 (gm.combat.powers)
     src = f" from {via}" if via else ""
     ap_text = f" (AP {ap})" if ap and t.armor else ""
     margin = amount - tough

@@ -43,12 +43,12 @@ from ._base import (
     system_of,
 )
 from ._sheets import DATA as CHARACTERS_DIR
-from ._sheets import find_character, load_character, parse_character, ready_characters
+from ._sheets import SHEET_CHECKS, find_character, load_character, parse_character, ready_characters
 
 __all__ = [
     "Mechanic", "MECHANICS", "PACK_SYSTEMS", "mechanic_for", "system_of",
     "CharacterError", "UnknownMechanic", "Difficulty", "RollPlan", "Sheet",
-    "find_character", "load_character", "parse_character", "ready_characters", "ability_key", "CHARACTERS_DIR",
+    "SHEET_CHECKS", "find_character", "load_character", "parse_character", "ready_characters", "ability_key", "CHARACTERS_DIR",
     "choose_difficulty", "hardest", "make_roll", "player_roll", "judge", "roll_hint", "record",
 ]
 

@@ -5,6 +5,7 @@ load and a mistake is one line naming the file, the line and the key.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,11 @@ def parse_character(data: Any, ruleset, source: str = "<sheet>", text: str | Non
         raise CharacterError(f"{where(loc)}: {msg}; {fix}") from None
 
 
+# checks every loaded sheet must pass, passed in from above (``gm.sheet_rules`` adds its game rules
+# when ``gm.characters`` is imported): the rules need combat and the builder, which build on this
+SHEET_CHECKS: list[Callable[[Sheet, Any, str], None]] = []
+
+
 def load_character(path: str | Path, ruleset) -> Sheet:
     """Read and validate one YAML sheet; every problem is one line with the file and line."""
     path = Path(path)
@@ -99,9 +105,8 @@ def load_character(path: str | Path, ruleset) -> Sheet:
     except FileProblem as problem:  # the one reader's line, with a syntax error still called "not valid YAML"
         raise CharacterError(str(problem).replace("malformed YAML", "not valid YAML", 1)) from None
     sheet = parse_character(data, ruleset, str(path), text)
-    from ..sheet_rules import check_sheet  # the game's rules over the shape: Parry from Fighting, HP from CON + SIZ
-
-    check_sheet(sheet, ruleset, str(path))
+    for check in SHEET_CHECKS:  # the game's rules over the shape: Parry from Fighting, HP from CON + SIZ
+        check(sheet, ruleset, str(path))
     return sheet
 
 

@@ -5,10 +5,10 @@ import random
 import pytest
 
 import rulesets
-from gm import spells
+from gm.combat import spells
 from gm.characters import CharacterError, load_character, parse_character
 from gm.combat import Action, CombatError, combatant_from_sheet, start_combat
-from gm.items import armour_class, use_item
+from gm.combat.items import armour_class, use_item
 from gm.sheet_rules import check_sheet
 from gm.systems import find_character
 

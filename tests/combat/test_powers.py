@@ -9,7 +9,7 @@ import rulesets
 from gm.characters import CharacterError, parse_character
 from gm.combat import Action, CombatError, combatant_from_sheet, start_combat
 from gm.fight import player_acts, read_action
-from gm.powers import cast_power, pf2e_slots
+from gm.combat.powers import cast_power, pf2e_slots
 from gm.sheet_rules import check_sheet
 from gm.systems import find_character
 

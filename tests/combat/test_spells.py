@@ -11,7 +11,7 @@ import rulesets
 from gm.characters import CharacterError, load_character
 from gm.combat import Action, CombatError, combatant_from_sheet, long_rest, start_combat
 from gm.fight import player_acts, read_action
-from gm.spells import cast, find_spell, slots_for, spell_book
+from gm.combat.spells import cast, find_spell, slots_for, spell_book
 from gm.systems import find_character
 
 from .conftest import Faces, sheets

@@ -23,15 +23,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from . import cast_targets as _targets  # a module, not names: it may still be loading (gm.combat loads this)
-from .combat._common import double_dice, event, spend
-from .combat._model import CombatError, Combatant, CombatEvent, rules_for
-from .dice import Roll, natural, roll
+from . import _cast_targets as _targets  # a module, not names: it may still be loading (gm.combat loads this)
+from ._common import double_dice, event, spend
+from ._model import CombatError, Combatant, CombatEvent, rules_for
+from ..dice import Roll, natural, roll
 
 __all__ = ["SpellDef", "SpellBook", "spell_book", "class_spells", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
            "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE"]
 
-SPELLS_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
+SPELLS_FILE = Path(__file__).resolve().parents[2] / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
 ABILITIES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")
 
 
@@ -91,7 +91,7 @@ class Caster(_Strict):
 
 
 class WeaponDef(_Strict):
-    """A weapon (``gm.items``): damage die, type, properties, range in feet, the ammunition it shoots."""
+    """A weapon (``gm.combat.items``): damage die, type, properties, range in feet, the ammunition it shoots."""
 
     damage: str
     type: str
@@ -117,7 +117,7 @@ class Consumable(_Strict):
 
 
 class SpellBook(_Strict):
-    """The pack's spells and how each class casts (the weapon and armour tables ride along, see ``gm.items``)."""
+    """The pack's spells and how each class casts (the weapon and armour tables ride along, see ``gm.combat.items``)."""
 
     ruleset: Literal["dnd5e"]
     casters: dict[str, Caster]

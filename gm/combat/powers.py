@@ -1,6 +1,6 @@
 """Casting in Call of Cthulhu, Pathfinder 2e and Savage Worlds: each game's price for magic.
 
-The data is ``rulesets/packs/spells/powers.yaml`` (D&D 5e spells are ``gm.spells``):
+The data is ``rulesets/packs/spells/powers.yaml`` (D&D 5e spells are ``gm.combat.spells``):
 
 - coc7e: a spell costs magic points (an investigator has POW / 5) and Sanity (rolled on
   casting); too few magic points and it cannot be cast. Losing 5 or more Sanity at once is
@@ -25,14 +25,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .cast_targets import choose_targets, read_book
-from .combat._common import event, spend
-from .combat._model import CombatError, Combatant, CombatEvent, rules_for
-from .dice import natural, roll, trait_roll
+from ._cast_targets import choose_targets, read_book
+from ._common import event, spend
+from ._model import CombatError, Combatant, CombatEvent, rules_for
+from ..dice import natural, roll, trait_roll
 
 __all__ = ["PowerBook", "power_book", "find_power", "caster_fields", "cast_power", "pf2e_slots", "POWERS_FILE"]
 
-POWERS_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "packs" / "spells" / "powers.yaml"
+POWERS_FILE = Path(__file__).resolve().parents[2] / "rulesets" / "packs" / "spells" / "powers.yaml"
 ARCANE = ("faith", "spellcasting", "psionics", "focus", "weird_science")
 PACK_OF = {"percentile": "coc7e", "degrees": "pf2e", "trait": "swade"}
 
@@ -198,7 +198,7 @@ def _rank_dice(spell: Pf2Spell, rank: int) -> tuple[str | None, str | None]:
 
 
 def _pf2e(combat, caster, key, spell, targets, slot, rng) -> list[CombatEvent]:
-    from .systems.degrees import DEGREES, degree
+    from ..systems.degrees import DEGREES, degree
 
     if spell.rank == 0:
         rank = max(1, math.ceil(caster.level / 2))  # a cantrip is heightened to half the level
@@ -238,7 +238,7 @@ def _pf2e(combat, caster, key, spell, targets, slot, rng) -> list[CombatEvent]:
 
 
 def _swade(combat, caster, spell, targets, rng) -> list[CombatEvent]:
-    from .dice import die_size
+    from ..dice import die_size
 
     if (caster.power_points or 0) < spell.power_points:
         raise CombatError(f"{spell.name} costs {spell.power_points} power points and {caster.name} has {caster.power_points or 0}")

@@ -18,9 +18,9 @@ import random
 import re
 from typing import Any
 
-from .combat._common import event, spend
-from .combat._model import Attack, CombatError, Combatant, CombatEvent, rules_for
-from .dice import roll
+from ._common import event, spend
+from ._model import Attack, CombatError, Combatant, CombatEvent, rules_for
+from ..dice import roll
 from . import spells as _spells  # a module, not names: gm.spells may still be loading (it builds on gm.combat, which loads this)
 
 __all__ = ["find_item", "attacks_from_items", "armour_class", "item_fields", "use_item", "item_problems"]

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from rulesets import FileProblem, read_model_file
 
-from .combat._model import CombatError, Combatant
+from ._model import CombatError, Combatant
 
 __all__ = ["read_book", "choose_targets"]
 
