@@ -12,7 +12,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
+
+from rulesets import FileProblem, parse_yaml, read_text, yaml_line
 
 from ._errors import StudyError
 
@@ -79,32 +80,16 @@ class CriteriaSet:
         return self.ab["question"][pick]
 
 
-def _line_of(node, index: int) -> int | None:
-    """The 1-based line where the ``index``-th criterion starts in the YAML file, if it can be told."""
-    try:
-        for key, value in node.value:
-            if key.value == "criteria":
-                return value.value[index].start_mark.line + 1
-    except (AttributeError, IndexError, TypeError):
-        return None
-    return None
-
-
 def read_criteria(path: str | Path) -> CriteriaSet:
     """Load and check a criteria file; every mistake is one line naming the file, the line and the key."""
     path = Path(path)
     if not path.is_file():
         raise StudyError(f"--criteria {path}: no such file; copy {DEFAULT_FILE.name} from eval/ratings/ and edit it")
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
-        tree = yaml.compose(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StudyError(f"--criteria {path}: cannot read it as UTF-8 text ({getattr(exc, 'reason', None) or exc})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise StudyError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or 'syntax'})") from None
+    try:  # the project's one YAML reader: syntax, encoding, duplicate keys and depth, each one line with its line
+        text = read_text(path, what="criteria file")
+        data = parse_yaml(text, path)
+    except FileProblem as problem:
+        raise StudyError(f"--criteria {problem}") from None
     if not isinstance(data, dict):
         raise StudyError(f"{path}: give a mapping with 'languages' and 'criteria' (see {DEFAULT_FILE.name})")
     for key in ("languages", "criteria"):
@@ -118,7 +103,7 @@ def read_criteria(path: str | Path) -> CriteriaSet:
     out = CriteriaSet(languages=list(langs))
     seen: set[str] = set()
     for k, raw in enumerate(data["criteria"]):
-        line = _line_of(tree, k)
+        line = yaml_line(text, ("criteria", k))
         where = f"{path}:{line}" if line else f"{path}: criteria[{k}]"
         if not isinstance(raw, dict):
             raise StudyError(f"{where}: a criterion is a mapping with id, label, question and scale")
