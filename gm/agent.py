@@ -45,7 +45,7 @@ from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
-from .party import cast_between_fights, party_for_fight
+from .party import carry_found, cast_between_fights, item_between_turns, party_for_fight
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
@@ -136,6 +136,17 @@ class GameMaster(PlayerRolls, SessionSetup):
         if cast:
             self._hear(Turn(speaker=sheet.name, text=text))  # a spell on the sheet, cast by its rules (gm.party), not a skill check
             return await self._finish(turn, [], "roll", on_token, started, {}, None, cast)
+        try:  # "I give the potion to Brisa", "I drink my healing potion": by what each carries (gm.party), no roll
+            handed = None if opened or low.startswith("/") else item_between_turns(
+                self.session, self.ruleset, self.sheets, self.world, sheet.name, text, self._rng)
+        except CombatError as exc:  # "Brisa Tallowmere has no healing potion": one line, no roll
+            self._hear(Turn(speaker=sheet.name, text=text))
+            turn.notes.append(f"item refused: {exc}")
+            turn.why, turn.refused = str(exc), True
+            return await self._finish(turn, [], "impossible", on_token, started, {})
+        if handed:
+            self._hear(Turn(speaker=sheet.name, text=text))
+            return await self._finish(turn, [], "no_roll", on_token, started, {}, None, handed)
         reading = self._read(text)
         if fight is not None and not opened and reading.kind in ("talk", "ask", "ooc") and fight.current.name != sheet.name:
             fight = None  # a question or a word out of turn is answered; it takes no turn and leaves the fight as it is
@@ -323,6 +334,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         turn.steps.append(_step_cost("narrate", narration.usage))
         self._say(turn.narration)
         self.session.turns.append(turn)
+        turn.notes += carry_found(self.session, self.ruleset, self.sheets, self.world)  # a thing found or taken is now carried
         self.save()
         timing = {**timing, "turn_s": round(time.perf_counter() - started, 3),
                   "first_token_s": round(first[0] - started, 3) if first else None}

@@ -18,6 +18,7 @@ from pipelines.speech import narrated
 
 from .combat import Action, Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .intent import Intent, named_in, read_intent
+from .combat.inventory import read_item_act, used_up
 from .combat.spells import read_cast
 from .table import Scenario
 
@@ -108,6 +109,9 @@ def read_action(combat: Combat, actor: str, text: str) -> FightAction | None:
         action.targets = spell[1]
         return action
     allies = [c.name for c in combat.combatants.values() if c.side == me.side]
+    used = read_item_act(text, me.name, allies) if "use" in combat.rules.ACTIONS else None
+    if used is not None and used.kind == "use" and used_up(used.item):  # "I drink my potion": the turn's action (gm.combat.items)
+        return FightAction("use", used.to, used.item)
     intent = read_intent(text, foes=_nearest_first(combat, me), pcs=allies, weapons=[a.name for a in me.attacks],
                          in_fight=True, last_target=_last_target(combat, me))
     if intent.kind == "attack" and intent.unknown_target:
@@ -130,6 +134,9 @@ def player_acts(combat: Combat, actor: str, action: FightAction) -> list[CombatE
     """
     events: list[CombatEvent] = []
     for _ in range(action.repeat):
+        if action.kind == "use":
+            events += combat.act(actor, Action(kind="use", target=action.target, options={"item": action.attack}))
+            break
         if action.kind == "cast":
             events += combat.act(actor, Action(kind="cast", options={"spell": action.attack, "targets": getattr(action, "targets", [])}))
             break

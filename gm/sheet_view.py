@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .characters import Sheet
+from .combat.inventory import things_line
 
 __all__ = ["sheet_rows", "sheet_text"]
 
@@ -24,11 +25,15 @@ def sheet_rows(sheet: Sheet, pack: Any) -> list[tuple[str, str, str]]:
     return rows
 
 
-def sheet_text(sheet: Sheet, pack: Any) -> str:
-    """The sheet as plain text lines (the web Play tab and logs)."""
+def sheet_text(sheet: Sheet, pack: Any, carries: dict[str, int] | None = None) -> str:
+    """The sheet as plain text lines (the web Play tab and logs); ``carries``: what the character
+    holds now (``gm.party.carried_now``), which play changes, else what the sheet lists."""
     lines = [sheet.summary(pack)]
     if sheet.notes:
         lines.append(" ".join(sheet.notes.split()))
+    things = carries if carries is not None else dict(getattr(sheet, "items", {}) or {})
+    if things or carries is not None:
+        lines.append(f"Carries: {things_line(things)}")
     width = max((len(name) for name, _, _ in sheet_rows(sheet, pack)), default=0)
     lines += [f"  {name:<{width}}  {rolled:<12} {why}" for name, rolled, why in sheet_rows(sheet, pack)]
     return "\n".join(lines)

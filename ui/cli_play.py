@@ -127,6 +127,10 @@ def _print_sheet(gm, sheet) -> None:
     console.print(table)
     if sheet.notes:
         console.print(f"[dim]{escape(' '.join(sheet.notes.split()))}[/]")
+    from gm.combat.inventory import things_line
+    from gm.party import carried_now
+
+    console.print(f"carries: {escape(things_line(carried_now(gm.session, gm.ruleset, gm.sheets).get(sheet.name, {})))}")
 
 
 class _Stream:

@@ -83,6 +83,8 @@ class Condition(BaseModel):
     rounds: int | None = None  # turns of the bearer left; None lasts until removed
     tick: Literal["start", "end"] = "end"  # the duration counts down at the start or end of the bearer's turn
     source: str = ""
+    save: str | None = None  # an ability whose save, at the end of each of the bearer's turns, ends it (Hold Person)
+    dc: int | None = None  # that save's DC
 
     def label(self) -> str:
         return self.name + (f" {self.value}" if self.value is not None else "")
@@ -164,9 +166,16 @@ class Combatant(BaseModel):
     spell_mod: int = 0
     concentrating: str | None = None  # the spell id held
     magic_points: int | None = None  # coc7e casters (gm.combat.powers)
+    magic_points_max: int | None = None  # what rest brings them back to (POW / 5)
     power_points: int | None = None  # swade casters (gm.combat.powers)
+    power_points_max: int | None = None
+    focus_points: int | None = None  # pf2e: back with the daily preparations (gm.combat.rest)
+    focus_points_max: int | None = None
+    bonus_left: int = 0  # dnd5e: the turn's bonus action (a bonus-action spell)
+    cast_this_turn: list[str] = Field(default_factory=list)  # dnd5e: "bonus", "cantrip", "leveled": the bonus-action spell rule
     ammo: dict[str, int] = Field(default_factory=dict)  # gm.items: arrows, bolts ... carried
     items: dict[str, int] = Field(default_factory=dict)  # gm.items: potions and other things used up
+    gear: dict[str, int] = Field(default_factory=dict)  # everything else carried, by name: weapons, armour, things found (gm.combat.inventory)
 
     # ---------------------------------------------------------------- reading
 

@@ -23,7 +23,7 @@ from ._model import Attack, CombatError, Combatant, CombatEvent, rules_for
 from ..dice import roll
 from . import spells as _spells  # a module, not names: gm.spells may still be loading (it builds on gm.combat, which loads this)
 
-__all__ = ["find_item", "attacks_from_items", "armour_class", "item_fields", "use_item", "item_problems"]
+__all__ = ["words_of", "find_item", "attacks_from_items", "armour_class", "item_fields", "use_item", "item_problems"]
 
 
 def _slug(text: str) -> str:
@@ -34,11 +34,30 @@ def find_item(name: str) -> tuple[str, str, Any]:
     """(kind, id, definition) of an item by id or name: ``weapon``, ``armour`` or ``consumable``; one line otherwise."""
     book = _spells.spell_book()
     key = _slug(name)
-    for kind, table in (("weapon", book.weapons), ("armour", book.armour), ("consumable", book.consumables)):
+    tables = (("weapon", book.weapons), ("armour", book.armour), ("consumable", book.consumables))
+    for kind, table in tables:
         if key in table:
             return kind, key, table[key]
+    # "healing potion", "a potion", "arrow": the one item whose name holds every word asked
+    asked = words_of(name)
+    hits = [(kind, k, d) for kind, table in tables for k, d in table.items()
+            if asked and asked <= words_of(k) | words_of(getattr(d, "name", "") or "")]
+    if len(hits) == 1:
+        return hits[0]
     known = ", ".join(k.replace("_", " ") for k in [*book.weapons, *book.armour, *book.consumables])
     raise CombatError(f"no item {name!r} in the pack; it knows {known}")
+
+
+_FILLER = {"a", "an", "the", "my", "his", "her", "their", "our", "your", "this", "that", "some", "one", "of", "last", "spare", "little"}
+
+
+def words_of(name: str) -> set[str]:
+    """The words that tell an item apart, singular, without articles: "my healing potions" → {healing, potion}."""
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", str(name).lower().replace("'s", "")):
+        if w not in _FILLER:
+            out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
 
 
 def _mod(sheet: Any, ability: str) -> int:
@@ -86,12 +105,14 @@ def item_fields(sheet: Any) -> dict[str, Any]:
     if not items:
         return {}
     attacks = attacks_from_items(sheet)
-    ammo, stock = {}, {}
+    ammo, stock, gear = {}, {}, {}
     for name, count in items.items():
         kind, key, _ = find_item(name)
         if kind == "consumable" or (kind == "weapon" and any(a.ammo == key for a in attacks)):
             (ammo if kind == "weapon" or _spells.spell_book().consumables[key].ammunition else stock)[key] = count
-    out: dict[str, Any] = {"ammo": ammo, "items": stock}
+        else:
+            gear[name] = count  # weapons and armour: carried, not used up
+    out: dict[str, Any] = {"ammo": ammo, "items": stock, "gear": gear}
     if attacks:
         out["attacks"] = attacks
     ac = armour_class(sheet)

@@ -1,0 +1,90 @@
+"""What the characters carry lasts: a thing found is the finder's, a potion handed over is the
+other's, a potion drunk is gone, and all of it is still so after ``vgm play --resume``."""
+from __future__ import annotations
+
+import pytest
+
+from gm.party import carried_now
+
+SCRIPT = """
+steps:
+  pre_char: ['{"characters": ["Ilya Thorncastle"]}']
+  char: ['{"characters": ["Ilya Thorncastle"]}']
+  skill: ['{"checks": [{"character": "Ilya Thorncastle", "skill": "athletics"}]}']
+  narrate: ['The stair holds, and the tower opens above.']
+repeat_last: true
+"""
+
+
+@pytest.fixture
+def table(tmp_path):
+    from gm.agent import GameMaster
+    from pipelines.llm import get_model
+
+    script = tmp_path / "gm.yaml"
+    script.write_text(SCRIPT)
+    model = get_model(f"scripted:{script}")
+    made = []
+
+    def open_table(resume: bool = False):
+        gm = (GameMaster.resume(tmp_path / "table.json", model, memory="hashing") if resume else
+              GameMaster("dnd5e", "drowned_chapel", model, memory="hashing", seed=3, session_path=tmp_path / "table.json"))
+        made.append(gm)
+        return gm
+
+    yield open_table
+    for gm in made:
+        gm.close()
+
+
+def test_a_potion_handed_over_and_drunk_stays_so_across_resume(table):
+    gm = table()
+    reply = gm.step("Brisa", "I give my healing potion to Oskar")
+    assert not reply.rolls and not reply.checks
+    assert reply.fight == ["Brisa Tallowmere gives Potion of Healing to Oskar Venn"]
+    gm = table(resume=True)
+    carries = carried_now(gm.session, gm.ruleset, gm.sheets)
+    assert "Potion of Healing" not in carries["Brisa Tallowmere"] and carries["Oskar Venn"]["Potion of Healing"] == 1
+    assert gm.world.holder_of("Potion of Healing") == "Oskar Venn"
+    reply = gm.step("Oskar", "I drink the healing potion")
+    assert reply.fight[0] == "Oskar Venn uses a Potion of Healing (0 left)" and "regains" in reply.fight[1]
+    gm = table(resume=True)
+    assert "Potion of Healing" not in carried_now(gm.session, gm.ruleset, gm.sheets)["Oskar Venn"]
+
+
+def test_an_item_the_character_lacks_is_one_line_and_no_roll(table):
+    gm = table()
+    reply = gm.step("Ilya", "I drink my healing potion")
+    assert reply.decision == "impossible" and not reply.rolls and not reply.checks
+    assert "item refused: Ilya Thorncastle has no healing potion" in reply.notes
+    reply = gm.step("Ilya", "I give the healing potion to Brisa")
+    assert "item refused: Ilya Thorncastle has no healing potion" in reply.notes and not reply.rolls
+    assert carried_now(gm.session, gm.ruleset, gm.sheets)["Brisa Tallowmere"]["Potion of Healing"] == 1
+
+
+def test_a_weapon_handed_over_is_the_new_owners_attack(table):
+    gm = table()
+    gm.step("Ilya", "I hand Oskar my longsword")
+    party = gm.session.party
+    assert "Longsword" not in [a["name"] for a in party["Ilya Thorncastle"]["attacks"]]
+    longsword = next(a for a in party["Oskar Venn"]["attacks"] if a["name"] == "Longsword")
+    assert longsword["damage"] == "1d8+2"  # Oskar's STR 14, not Ilya's
+    assert "Longsword" in carried_now(gm.session, gm.ruleset, gm.sheets)["Oskar Venn"]
+
+
+def test_a_thing_found_by_a_check_is_carried_by_the_finder_across_resume(table):
+    from pipelines.records import Turn
+
+    gm = table()
+    # the player's words, then "/check athletics" on them (the decision pipeline is other tests' subject)
+    gm.session.log.append(Turn(speaker="Ilya Thorncastle", text="I climb the broken stair up into the bell tower"))
+    reply = gm.step("Ilya", "/check athletics")
+    assert reply.rolls and reply.rolls[0].success, reply.rolls  # seed 3: Athletics beats DC 13
+    gm = table(resume=True)
+    assert carried_now(gm.session, gm.ruleset, gm.sheets)["Ilya Thorncastle"]["silver reliquary"] == 1
+    assert gm.world.holder_of("silver reliquary") == "Ilya Thorncastle"
+    reply = gm.step("Ilya", "I hand Maren the reliquary")
+    assert reply.fight == ["Ilya Thorncastle gives silver reliquary to Maren"]
+    gm = table(resume=True)
+    assert "silver reliquary" not in carried_now(gm.session, gm.ruleset, gm.sheets)["Ilya Thorncastle"]
+    assert gm.world.holder_of("silver reliquary") == "Maren"
