@@ -3,6 +3,11 @@
 The response cache lives in a temporary folder so that a test marked ``slow`` really asks
 the local model instead of replaying an answer cached by an earlier run; the model weights
 (``VGM_MODELS_DIR``) stay where ``vgm models install`` put them.
+
+No inherited terminal size: pytest imports ``readline`` before any conftest, and GNU readline
+then exports ``COLUMNS=80 LINES=24`` into the process environment (not ``os.environ``). Child
+processes, pytest-xdist workers among them, start with that size, and the CLI's rich consoles,
+made at import, keep it for good, whatever width a test asks for. A test that needs a width sets it.
 """
 import os
 import tempfile
@@ -10,4 +15,7 @@ import tempfile
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+    os.unsetenv(_name)  # readline's copy is in the C environment only, where os.environ cannot see it
 os.environ.setdefault("VGM_CACHE_DIR", tempfile.mkdtemp(prefix="vgm-test-cache-"))

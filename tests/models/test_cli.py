@@ -15,7 +15,7 @@ runner = CliRunner()
 def test_ask_prints_the_answer_and_usage(tmp_path):
     script = tmp_path / "r.yaml"
     script.write_text("- '{\"skills\": [\"perception\", \"stealth\", \"arcana\"]}'\n")
-    result = runner.invoke(app, ["ask", "--model", f"scripted:{script}", "Name three D&D skills as JSON"])
+    result = runner.invoke(app, ["ask", "--model", f"scripted:{script}", "Name three D&D skills as JSON"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "perception" in result.output and "prompt tokens" in result.output
 
