@@ -33,13 +33,15 @@ demo: install
 	@echo; echo "== 3/3 Three turns at a table, the GM on $(DEMO_MODEL)"
 	$(PY) scripts/demo_play.py --model $(DEMO_MODEL) -o runs/demo/play
 
-# TEST_ARGS: extra pytest options, e.g. TEST_ARGS="-n 2 --dist loadfile" to spread the files over two workers (pytest-xdist).
-TEST_ARGS ?=
+# The suite on two workers (pytest-xdist), a test file per worker at a time: a file's module fixtures (a browser, a
+# model server) start once, and files with slow tests go first (tests/conftest.py), so no minute-long file ends the run
+# alone. TEST_ARGS= (empty) runs it in one process; the 15 slowest tests are printed either way.
+TEST_ARGS ?= -n 2 --dist loadfile --no-loadscope-reorder
 test: install
 	$(PY) -m pytest $(TEST_ARGS)
 
 test-fast: install
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow" $(TEST_ARGS)
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -19,3 +19,16 @@ for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
     os.unsetenv(_name)  # readline's copy is in the C environment only, where os.environ cannot see it
 os.environ.setdefault("VGM_CACHE_DIR", tempfile.mkdtemp(prefix="vgm-test-cache-"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """On pytest-xdist workers, files with a test marked ``slow`` go first (in their own order, each kept whole).
+
+    ``make test`` hands out whole files (``--dist loadfile --no-loadscope-reorder``) in this order: the
+    minute-long real-model and browser files then start at once instead of ending the run on one worker
+    while the other sits idle.
+    """
+    if not hasattr(config, "workerinput"):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: the collected order otherwise
