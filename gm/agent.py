@@ -32,6 +32,7 @@ from pipelines.act_cues import CUE_CONCEPTS
 from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
+from . import language
 from .answer import Answer, answers_without_dice, choose_answer, remember_decided
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
@@ -109,6 +110,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         started = time.perf_counter()
         self._on_mechanics = on_mechanics
         text = checked_line(text)
+        language.check_line(text, self.session.lang)  # an English table's rules cannot read a Chinese line: one line, not a wrong roll
         low = text.lower()
         if low.startswith("/roll"):
             who = self.character_for(player).name if player else None
@@ -410,7 +412,8 @@ class GameMaster(PlayerRolls, SessionSetup):
                                          hint_checks=list(secret.checks) if secret else [],
                                          own_checks={s.name: [k for keys in s.check_keys().values() for k in keys] for s in self.sheets},
                                          without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)],
-                                         blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)])
+                                         blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)],
+                                         **({"lang": self.session.lang} if self.session.lang != "en" else {}))
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
         turn.notes += [s.error for s in result.steps if s.error]
         if result.error:
@@ -452,7 +455,8 @@ class GameMaster(PlayerRolls, SessionSetup):
         recent = [f"{t.speaker}: {' '.join(t.text.split())}" for t in self.session.log[-9:-1]
                   if not t.text.startswith(("[roll]", "/roll")) and t.text not in refused and not is_gm(t.speaker) and t.text != turn.text]
         rolls = turn.rolls
-        verdict = " ".join(f"{r.character}'s {r.check_name} roll: {r.outcome}." for r in rolls)
+        verdict = " ".join(f"{r.character}'s {r.check_name} roll: {r.outcome}." for r in rolls) if self.session.lang == "en" \
+            else language.verdict(rolls, self.ruleset, self.session.lang)
         success = None if not rolls else all(r.success for r in rolls) if all(r.success is not None for r in rolls) else None
         said_before = [t.narration for t in self.session.turns[-12:] if t.narration]  # a small model repeats itself
         return NarrationRequest(
@@ -463,7 +467,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             scene_line=self._scene_line(turn.text, revealed, said_before), max_tokens=self.narrate_tokens, why=turn.why,
             recall=bool(rolls) and all(r.check in self._knowledge for r in rolls), implausible=turn.implausible,
             said_before=said_before, silent=[n.name for n in self.world.npcs if not (n.alive and n.present)],
-            facts=[f.text for f in self.world.public_facts()],
+            facts=[f.text for f in self.world.public_facts()], lang=self.session.lang,
         )
 
     @property
@@ -477,7 +481,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         list's "Ruth Quist: the keeper, missing for four nights." is no sentence to narrate (and
         says nothing of where she is), so only the scene and what was found count; a sentence the
         table has already heard (the opening, an earlier narration) only when every one has been."""
-        from pipelines.embeddings import embed
+        from pipelines.embeddings import embed_with
 
         from .narration import split_sentences
 
@@ -487,7 +491,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             return ""
         heard = " ".join([self.scenario.opening, *said])
         sentences = [s for s in sentences if s not in heard] or sentences
-        vectors = embed([text, *sentences])
+        vectors = embed_with("auto", [text, *sentences])  # a Chinese scene is read with the multilingual encoder
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
 
 

@@ -32,9 +32,9 @@ def _keyword_hit(secret: Secret, line: str) -> bool:
 
 
 def _default_embed(texts: list[str]) -> np.ndarray:
-    from pipelines.embeddings import embed
+    from pipelines.embeddings import embed_with
 
-    return embed(texts)
+    return embed_with("auto", texts)  # one call, one encoder: MiniLM, or multilingual e5 for a Chinese scene
 
 
 def reaching_for(scenario: Scenario, line: str, revealed: set[str] | list[str] = (), *, embed: Embed | None = None) -> Secret | None:

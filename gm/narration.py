@@ -24,6 +24,8 @@ from pipelines.llm import ModelError, stream_complete
 from pipelines.speech import first_name, is_talk, speaks
 from pipelines.steps.adjudicate import shot_messages, table_system
 
+from . import language
+
 from .facts_guard import contradicts_numbers, speaks_for_the_silent
 from .retell import base_action, gist, third_person, told_by
 
@@ -42,7 +44,7 @@ ABBREVIATIONS = {
     "dr", "mr", "mrs", "ms", "mx", "st", "mt", "ft", "jr", "sr", "prof", "rev", "fr", "capt", "cpt", "col",
     "gen", "lt", "sgt", "cmdr", "adm", "gov", "sen", "hon", "no", "vol", "vs", "e.g", "i.e", "etc", "approx",
 }
-_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+|$)")
+_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+|$)|[。！？]+[”’」』）)]*")  # Chinese ends need no space after
 
 
 def split_sentences(text: str) -> list[str]:
@@ -70,12 +72,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
+    return re.findall(r"[a-z0-9']+|[\u3400-\u9fff]", text.lower())  # a Han character counts as a word (Chinese has no spaces)
 
 
 _STOP = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "at", "for", "with", "as", "is", "it", "its", "i", "my",
          "me", "you", "your", "he", "she", "they", "them", "their", "his", "her", "we", "our", "that", "this", "up", "into",
          "from", "by", "be", "was", "are", "s", "t", "so", "then", "there"}
+_STOP |= set("的了是在着和与也都就而又把被之这那我你他她它们")  # Chinese function characters, as words above
 
 
 def _content(text: str) -> list[str]:
@@ -338,6 +341,7 @@ class NarrationRequest:
     scene_line: str = ""  # the public scene sentence nearest the action, for the fallback
     standing: list[str] = field(default_factory=list)  # in a fight: who is still up (not to be told dead)
     max_tokens: int = 90
+    lang: str = "en"  # the table's language: another one's prompts and fixed sentences come from gm.language
     why: str = ""  # why an impossible act cannot work, when the rules could tell
     recall: bool = False  # the roll was for what the character knows (History, Occult...): a failure learns nothing
     implausible: bool = False  # rolled at the hardest difficulty: even a success stops short of the impossible part
@@ -371,6 +375,8 @@ def _example_phrases() -> frozenset[tuple[str, ...]]:
 
 def guide(req: NarrationRequest) -> str:
     """What the rules decided, in the few words the worked examples use."""
+    if req.lang != "en":
+        return language.guide(req)
     if req.answer is not None and req.decision == "no_roll":
         return answer_task(req)  # what the model was given to word: a reply that only repeats it is an echo
     if req.decision == "impossible":
@@ -400,6 +406,8 @@ def answer_task(req: NarrationRequest) -> str:
 def answer_messages(req: NarrationRequest) -> list[dict[str, str]]:
     """A question answered from the world: the model only words the content chosen (``gm.answer``),
     in the NPC's voice where one speaks; no worked narrations, which pull a small model into telling the scene."""
+    if req.lang != "en":
+        return language.answer_messages(req)
     return [{"role": "system", "content": ANSWER_SYSTEM}, *_ANSWER_SHOTS, {"role": "user", "content": answer_task(req)}]
 
 
@@ -417,6 +425,8 @@ _ANSWER_SHOTS = [
 def messages_for(req: NarrationRequest, retry_cause: str | None = None) -> list[dict[str, str]]:
     """System and worked replies (the same for every scene, so the server's prompt cache keeps
     them), then this turn: the scene, recent lines, the act, the rules' word."""
+    if req.lang != "en":
+        return language.narration_messages(req, retry_cause)
     ask = "\n".join([f"Scene: {' '.join(req.scene.split())}", *req.recent[-4:], f"{req.name}: \"{' '.join(req.line.split())}\"", guide(req)])
     if req.found:
         ask += f"\nThey learn: {req.found}"
@@ -559,7 +569,7 @@ class _Gate:
 
     def close(self) -> str:
         tail = self.buffer.strip()
-        if tail and re.search(r"[.!?…][\"'”’)\]]*$", tail):
+        if tail and re.search(r"[.!?…。！？][\"'”’)\]」』）]*$", tail):
             self._accept(tail)
         elif tail and not self.kept:  # a cut-off only sentence is still better than nothing if it is clean
             if self._verdict(tail) is None and len(_words(tail)) >= MIN_WORDS:
@@ -580,7 +590,7 @@ async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[st
     ok = (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer) or tells(text, answer.content, 0.5))
           and (not answer.quote or voiced(text, answer.speaker)) and not gate.causes)
     cause = cause or (gate.causes[-1] if gate.causes else "left the answer out")
-    final = text if ok else answer.spoken()
+    final = text if ok else answer.spoken() if req.lang == "en" else language.spoken(answer, req.lang)
     if on_token is not None:
         on_token(final)
     notes = [] if ok else [f"narration said the answer plainly (the model's words {cause})"]
@@ -596,6 +606,8 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
     the retry after a rejected reply still samples at 0.9 to say something new."""
     started = time.perf_counter()
     notes: list[str] = []
+    if req.lang != "en":  # the GM's fixed words in the table's language; an act keeps the open narration (plans are English)
+        req.answer, req.world = language.localized_answer(req.answer, req.lang), None
     if req.answer is not None and req.answer.final:  # said exactly so (an out-of-character request): no model
         if on_token is not None:
             on_token(req.answer.content)
@@ -630,14 +642,17 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
             if req.found and req.success and not tells(text, req.found):  # a clue the dice earned must reach the table
                 add(req.found, "what was found")
             # it must say the act fails, and why if the rules know: "the far edge is 200 feet away" only repeats the scene
-            if req.decision == "impossible" and not (_REFUSES.search(text) and (tells(text, req.why) if req.why else True)):
-                add(fallback(req.name, req.line, "impossible", None, why=req.why), "why the act cannot work")
+            if req.decision == "impossible" and not ((_REFUSES.search(text) or language.refuses(text)) and (tells(text, req.why) if req.why else True)):
+                add(fallback(req.name, req.line, "impossible", None, why=req.why) if req.lang == "en" else
+                    language.fallback(req.lang, req.name, req.line, "impossible", None, why=req.why), "why the act cannot work")
             first = gate.first_token_at
             return Narration(text=text, notes=notes, first_token_s=(first - started) if first else None, usage=usage, attempts=attempt + 1)
         retry_cause = gate.causes[-1] if gate.causes else "was too short"
         if gate.shown:  # something is already on screen: finish with the fallback rather than repeat
             break
-    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall, req.implausible)
+    words = fallback(req.name, req.line, req.decision, req.success, req.found, req.scene_line, req.why, req.recall, req.implausible) \
+        if req.lang == "en" else language.fallback(req.lang, req.name, req.line, req.decision, req.success, req.found, req.scene_line,
+                                                   req.why, req.recall, req.implausible, talk=is_talk(req.line))
     if text and req.decision == "no_roll" and is_talk(req.line) and req.scene_line:
         words = req.scene_line  # the words on screen already answer: "...waits for an answer" would unsay them
     text = (text + " " + words).strip() if text else words

@@ -12,6 +12,7 @@ from typing import Any
 from pipelines.records import Turn
 from rulesets import VgmError
 
+from . import language
 from .characters import CharacterError, Sheet, find_character, load_character, parse_character, ready_characters
 from .memory import Memo, Memory
 from .table import Scenario, Session, list_scenarios, load_scenario
@@ -20,6 +21,7 @@ from .world import World, read_world
 __all__ = ["SessionSetup", "DEFAULT_PIPELINE"]
 
 DEFAULT_PIPELINE = "adjudicate"
+DEFAULT_PIPELINE_ZH = "template"  # adjudicate reads English example lines; a Chinese table decides with a prompt that has a Chinese twin
 
 
 class SessionSetup:
@@ -29,13 +31,15 @@ class SessionSetup:
         ruleset: a pack name (``dnd5e``, ``coc7e``, ``pf2e``, ``swade``) or a loaded ``RuleSet``.
         scenario: a shipped scenario id, a YAML path, a ``Scenario``, or None for the pack's first.
         model: a ``ChatModel`` or a model string (``local``, ``local:small``, ``scripted:f.yaml``).
-        pipeline: the decision pipeline (``adjudicate``; any MOE pipeline such as ``tbs`` also works).
+        pipeline: the decision pipeline (``adjudicate``; any MOE pipeline such as ``tbs`` also works; None: ``adjudicate``,
+            or ``template`` at a Chinese table).
         characters: sheets, YAML paths or ready-character names; None takes the pack's ready ones.
         memory: a ``Memory``, ``"minilm"`` (default), ``"hashing"``, or ``False`` for none.
         players: player name → character name (hot-seat players may also use character names).
         seed: makes every roll reproducible (and a resumed game rolls the same dice).
         player_rolls: players type their own dice results instead of the GM rolling.
         session_path: where the session JSON goes (written after every turn).
+        lang: ``en`` or ``zh``: the language the GM narrates in and reads lines in (a resumed session keeps its own).
     """
 
     def __init__(
@@ -43,7 +47,7 @@ class SessionSetup:
         ruleset: Any,
         scenario: Any = None,
         model: Any = None,
-        pipeline: str = DEFAULT_PIPELINE,
+        pipeline: str | None = None,
         characters: list[Any] | None = None,
         memory: Any = "minilm",
         *,
@@ -55,6 +59,7 @@ class SessionSetup:
         memory_budget: int = 300,
         narrate_tokens: int = 90,
         session: Session | None = None,
+        lang: str = "en",
     ) -> None:
         import rulesets
         from pipelines import load_pipeline
@@ -64,6 +69,9 @@ class SessionSetup:
         self.ruleset = rulesets.load(ruleset) if isinstance(ruleset, str) else ruleset
         if self.ruleset.kind != "trpg":
             raise VgmError(f"{self.ruleset.name} is a social deduction game; `vgm play` runs dnd5e, coc7e, pf2e or swade (use `vgm social` for {self.ruleset.name})")
+        lang = language.check_lang(session.lang if session is not None else lang)
+        pipeline = pipeline or (DEFAULT_PIPELINE if lang == "en" else DEFAULT_PIPELINE_ZH)
+        language.check_pipeline(pipeline, lang)
         self.model = self._model(model)
         self.pipeline = load_pipeline(pipeline)
         self.recent_turns = recent_turns
@@ -80,7 +88,7 @@ class SessionSetup:
             self.session = Session(
                 ruleset=self.ruleset.name, scenario=scen, pipeline=pipeline,
                 characters=[s.model_dump(exclude_none=True) for s in self.sheets],
-                player_rolls=player_rolls,
+                player_rolls=player_rolls, lang=lang,
                 **({"seed": seed} if seed is not None else {}),
             )
             self.session.players = self._players(players)

@@ -257,6 +257,7 @@ class Session(BaseModel):
     seed: int = Field(default_factory=lambda: uuid.uuid4().int % 2**31)
     rolls_made: int = 0
     player_rolls: bool = False
+    lang: str = "en"  # the table's language (vgm play --lang): zh plays with the Chinese prompts and fixed sentences (gm.language)
     model: str | None = None  # the model string the game was played with: a resume keeps it
     memory: str | None = None  # "minilm", "hashing" or "off": a resume keeps it
     memory_dir: str | None = None

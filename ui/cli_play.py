@@ -222,7 +222,8 @@ def play(
     ruleset: str | None = typer.Option(None, "--ruleset", "-r", help="dnd5e (default), coc7e, pf2e or swade; a scenario implies its own."),
     scenario: str | None = typer.Option(None, "--scenario", "-s", help="A shipped scenario id (see --list) or a YAML file."),
     model: str | None = typer.Option(None, "--model", "-m", help="local (default), local:small, openai:<model>, scripted:<file>."),
-    pipeline: str = typer.Option("adjudicate", "--pipeline", "-p", help="The decision pipeline: adjudicate (default), or any MOE pipeline (tbs, ...)."),
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help="The decision pipeline: adjudicate (default; template with --lang zh), or any MOE pipeline (tbs, ...)."),
+    lang: str = typer.Option("en", "--lang", help="en (default) or zh: the language the GM narrates in and reads lines in (Chinese prompts and fixed sentences)."),
     characters: str | None = typer.Option(None, "--characters", "-c", help="Comma list of ready character names or YAML sheet files."),
     players: str | None = typer.Option(None, "--players", help="Who plays whom: Ann=Brisa,Bob=Oskar."),
     player_rolls: bool = typer.Option(False, "--player-rolls", help="Players type their own dice results."),
@@ -255,7 +256,7 @@ def play(
             chosen = [c.strip() for c in characters.split(",")] if characters else None
             gm = GameMaster(ruleset, scenario, chat, pipeline=pipeline, characters=chosen, memory=mem,
                             players=_parse_players(players), seed=seed, player_rolls=player_rolls,
-                            session_path=save or Path("runs/play"))
+                            session_path=save or Path("runs/play"), lang=lang)
     console.print(f"[bold]{escape(gm.scenario.title)}[/] ({escape(gm.ruleset.title)}) — model {escape(getattr(chat, 'name', model))}, pipeline {escape(gm.pipeline.name)}")
     console.print(f"[dim]session: {gm.session.path} (resume with: vgm play --resume {gm.session.path})[/]")
     if resume is None and not gm.scenario.world:  # a prose scene: say in one line what the GM could not read from it
