@@ -19,7 +19,7 @@ from pipelines.speech import narrated
 from .combat import Action, Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .intent import Intent, named_in, read_intent
 from .combat.inventory import read_item_act, used_up
-from .combat.spells import read_cast
+from .combat.spells import bonus_spell_ready, read_cast
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "which_target_question", "player_acts",
@@ -145,7 +145,7 @@ def player_acts(combat: Combat, actor: str, action: FightAction) -> list[CombatE
         if combat.over or action.kind == "end":
             break
     me = combat.get(actor)
-    if not combat.over and combat.current.name == me.name and (action.kind != "end") and not can_act(me):
+    if not combat.over and combat.current.name == me.name and (action.kind != "end") and not can_act(me) and not bonus_spell_ready(me):
         events += combat.next_turn()
     return events + npc_turns(combat)
 

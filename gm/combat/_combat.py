@@ -164,6 +164,10 @@ class Combat(BaseModel):
             rules.start_turn(self, a, self.rng(rng))
             a.acted_round = self.round
         free = action.kind in getattr(rules, "FREE_ACTIONS", ()) and a.status == "up" and not a.has(*INCAPACITATED)
+        if action.kind == "cast" and a.status == "up" and not a.has(*INCAPACITATED):
+            from .spells import bonus_cast
+
+            free = free or bonus_cast(a, action.options.get("spell") or action.attack)  # a bonus-action spell needs no action
         if not can_act(a) and not free:
             self._restore(snapshot)
             why = next((c.name for c in a.conditions if c.name in INCAPACITATED), None)

@@ -128,14 +128,16 @@ def start_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[Comba
     c.moved = 0
     c.move_budget = 0 if c.has("grappled", "restrained") else c.speed
     c.actions_left = 1
+    c.bonus_left, c.cast_this_turn = 1, []
     if c.status == "down" and not c.stable:
         out += death_save(combat, c, rng)
     return out
 
 
 def end_turn(combat: "Combat", c: Combatant, rng: random.Random) -> list[CombatEvent]:
-    """As every system, and surprise lasts one turn only."""
-    out = _end_turn(combat, c, rng)
+    """As every system; a held creature saves again (``spells.repeat_saves``); surprise lasts one turn only."""
+    out = _end_turn(combat, c, rng) + _spells.repeat_saves(combat, c, rng)  # Hold Person: a save each turn's end
+    c.bonus_left = 0
     if c.has("surprised"):
         c.drop("surprised")
         out.append(event(combat, c, "condition", f"{c.name} is no longer surprised"))

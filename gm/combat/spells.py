@@ -9,8 +9,13 @@ or save, and damage or healing by slot level; the slots of full, half and pact c
     fight.act("Oskar", Action(kind="cast", target="Goblin 1", options={"spell": "sacred flame"}))  # in one
 
 A spell the sheet lacks, a slot the caster does not have or has spent, a fighter casting: each
-is one ``CombatError`` line saying why and what is allowed. Simplifications: a bonus-action
-spell takes the turn's action like any other; a held creature does not repeat its save.
+is one ``CombatError`` line saying why and what is allowed.
+
+In a fight a bonus-action spell (Healing Word, Shield of Faith, Spiritual Weapon, Misty Step)
+takes the turn's bonus action, not its action; and by the 5e rule, a turn with a bonus-action
+spell allows only a cantrip as the action's spell (either order). A condition a spell lays with
+"repeat the save at the end of each of its turns" (Hold Person) is saved against again at the
+end of each of the bearer's turns and ends on a success; ending the concentration ends it too.
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ from ._model import CombatError, Combatant, CombatEvent, rules_for
 from ..dice import Roll, natural, roll
 
 __all__ = ["SpellDef", "SpellBook", "spell_book", "class_spells", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
-           "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE"]
+           "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE", "bonus_cast", "bonus_spell_ready", "repeat_saves"]
 
 SPELLS_FILE = Path(__file__).resolve().parents[2] / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
 ABILITIES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")
@@ -42,7 +47,9 @@ class _Strict(BaseModel):
 class Amount(_Strict):
     dice: str
     type: str = ""
-    per_slot: str | None = None  # added once per slot level above the spell's
+    per_slot: str | None = None  # added once per slot level above the spell's (or per ``per_slots`` levels)
+    per_slots: int = Field(1, ge=1)  # Spiritual Weapon: +1d8 for every two slot levels above 2nd
+    add_mod: bool = False  # the casting ability modifier is added (Spiritual Weapon)
     half_on_save: bool = False
 
 
@@ -51,6 +58,7 @@ class Effect(_Strict):
     rounds: int | None = None
     targets: int = 1
     per_slot_targets: int = 0
+    repeat_save: bool = False  # the target saves again at the end of each of its turns; a success ends it
 
 
 class SpellDef(_Strict):
@@ -71,6 +79,7 @@ class SpellDef(_Strict):
     heal: Amount | None = None
     missiles: int | None = None
     effect: Effect | None = None
+    teleport: int | None = None  # feet the caster moves at once (Misty Step): away from the nearest enemy
     about: str = ""
 
     @field_validator("save")
@@ -83,6 +92,11 @@ class SpellDef(_Strict):
     @property
     def harmful(self) -> bool:
         return bool(self.attack or self.save or self.damage)
+
+    @property
+    def bonus_action(self) -> bool:
+        """Cast with the turn's bonus action rather than its action."""
+        return self.casting_time.strip().lower().startswith("1 bonus action")
 
 
 class Caster(_Strict):
@@ -239,7 +253,9 @@ def _scaled(amount: Amount, spell: SpellDef, slot: int, caster: Combatant) -> st
     if spell.level == 0:
         times = 1 + (caster.level >= 5) + (caster.level >= 11) + (caster.level >= 17)
         expr = re.sub(r"(\d*)d(\d+)", lambda m: f"{times * int(m.group(1) or 1)}d{m.group(2)}", expr)
-    extra = max(0, slot - spell.level)
+    extra = max(0, slot - spell.level) // amount.per_slots
+    if amount.add_mod and caster.spell_mod:
+        expr += f"{caster.spell_mod:+d}"
     if extra and amount.per_slot:
         expr += "".join(f"+{amount.per_slot}" for _ in range(extra))
     return expr
@@ -300,12 +316,14 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
     key, spell = _knows(caster, name)
     level = _slot(caster, spell, slot)
     chosen = _targets.choose_targets(combat, caster, spell.harmful and not spell.heal, list(targets or []), spell.name)
+    if spell.attack and not spell.missiles:
+        chosen = chosen[:1]  # a spell attack is made at one creature: the first named
     if spell.effect is not None and not (spell.attack or spell.save):
         most = spell.effect.targets + spell.effect.per_slot_targets * max(0, level - spell.level)
         if len(chosen) > most:
             raise CombatError(f"{spell.name} at a {ordinal(level or spell.level)}-level slot touches at most {most} creature{'s' if most != 1 else ''}")
     if combat is not None:
-        spend(caster, 1, f"casting {spell.name}")  # the turn's action (Combat.act checked the turn)
+        _pay_the_turn(caster, spell)
     if level:
         caster.slots[level] -= 1
     slot_text = f" with a {ordinal(level)}-level slot ({caster.slots[level]} left)" if level else " (a cantrip)"
@@ -314,6 +332,8 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
         out += end_concentration(combat, caster, f"{caster.name} casts {spell.name}")
         caster.concentrating = key
     source = f"{caster.name}: {spell.name}"
+    if spell.teleport:
+        out += _teleport(combat, caster, spell)
     if spell.heal is not None:
         for t in chosen:
             r = roll(_scaled(spell.heal, spell, level, caster) + (f"{caster.spell_mod:+d}" if caster.spell_mod else ""), rng)
@@ -349,11 +369,82 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
             out += _hurt(combat, t, max(0, amount), spell.damage.type, [d], spell.name + (", halved by the save" if saved else ""), rng, crit)
         if spell.effect is not None and hit and not saved and t.status == "up":
             if t.add(spell.effect.condition, rounds=spell.effect.rounds, source=source):
+                if spell.effect.repeat_save:  # saved against again at the end of each of its turns
+                    held = t.condition(spell.effect.condition)
+                    held.save, held.dc = spell.save, caster.spell_dc or 10
                 out.append(event(combat, t, "condition", f"{t.name} is {spell.effect.condition} ({spell.name})", target=t))
     if spell.effect is not None and not (spell.attack or spell.save):
         for t in chosen:
             t.add(spell.effect.condition, rounds=spell.effect.rounds, source=source)
             out.append(event(combat, t, "condition", f"{t.name} is {spell.effect.condition} ({spell.name})", target=t))
+    return out
+
+
+def _pay_the_turn(caster: Combatant, spell: SpellDef) -> None:
+    """Take the action or the bonus action the spell needs; one line when the turn has none left or
+    the bonus-action spell rule forbids it (with a bonus-action spell, the action's spell is a cantrip)."""
+    kind = "bonus" if spell.bonus_action else "cantrip" if spell.level == 0 else "leveled"
+    if spell.bonus_action:
+        if caster.bonus_left <= 0:
+            raise CombatError(f"{caster.name} has used this turn's bonus action; {spell.name} takes one")
+        if spell.level > 0 and "leveled" in caster.cast_this_turn:
+            raise CombatError(f"{caster.name} cast a leveled spell with the action this turn; a bonus-action spell "
+                              f"such as {spell.name} is allowed only beside a cantrip")
+        caster.bonus_left -= 1
+    else:
+        if kind == "leveled" and "bonus" in caster.cast_this_turn:
+            raise CombatError(f"{caster.name} cast a bonus-action spell this turn, so the action's spell must be a cantrip; "
+                              f"{spell.name} is {ordinal(spell.level)} level")
+        spend(caster, 1, f"casting {spell.name}")  # the turn's action (Combat.act checked the turn)
+    caster.cast_this_turn.append(kind)
+
+
+def bonus_cast(c: Combatant, name: str | None) -> bool:
+    """The spell ``name`` is one ``c`` casts with a bonus action it still has (it needs no action left)."""
+    if not name or c.bonus_left <= 0 or c.system != "d20":
+        return False
+    try:
+        return find_spell(name)[1].bonus_action
+    except CombatError:
+        return False
+
+
+def bonus_spell_ready(c: Combatant) -> bool:
+    """``c`` still has a bonus action and a bonus-action spell it may cast with it now (the turn stays open)."""
+    if c.bonus_left <= 0 or c.system != "d20":
+        return False
+    book = spell_book().spells
+    for key in c.spells:
+        spell = book[key]
+        if spell.bonus_action and (spell.level == 0 or ("leveled" not in c.cast_this_turn
+                                                         and any(n > 0 for lvl, n in c.slots.items() if lvl >= spell.level))):
+            return True
+    return False
+
+
+def _teleport(combat, caster: Combatant, spell: SpellDef) -> list[CombatEvent]:
+    """Misty Step: ``spell.teleport`` feet at once, away from the nearest enemy (no movement spent)."""
+    near = combat.nearest_enemy(caster) if combat is not None else None
+    away = -1 if near is None or near.position >= caster.position else 1
+    caster.position += away * (spell.teleport or 0)
+    caster.drop("grappled")
+    far = f", {abs(near.position - caster.position)} ft from {near.name}" if near is not None else ""
+    return [event(combat, caster, "move", f"{caster.name} vanishes in silver mist and steps out {spell.teleport} ft away{far}")]
+
+
+def repeat_saves(combat, c: Combatant, rng: random.Random) -> list[CombatEvent]:
+    """At the end of ``c``'s turn: each spell condition that allows it is saved against again; a success ends that spell on ``c``."""
+    out = []
+    for held in [x for x in c.conditions if x.save and x.dc is not None]:
+        if c.status != "up":
+            break
+        ok, rolls, how = _save_roll(c, held.save, held.dc, rng)
+        what = held.source.split(": ", 1)[-1]
+        out.append(event(combat, c, "save", f"{c.name} saves again against {what} ({held.save[:3].upper()}): {how}, "
+                         + ("success" if ok else "failure"), rolls=rolls, hit=ok))
+        if ok:
+            c.conditions = [x for x in c.conditions if x.source != held.source]
+            out.append(event(combat, c, "condition", f"{c.name} is no longer {held.name} ({what} ends on them)"))
     return out
 
 

@@ -72,7 +72,7 @@ def test_a_second_concentration_spell_ends_the_first_and_damage_can_break_it():
     fight = party_fight()
     oskar = fight.get("Oskar")
     fight.act("Oskar", Action(kind="cast", options={"spell": "bless", "targets": ["Ilya"]}))
-    oskar.actions_left = 1
+    oskar.actions_left, oskar.bonus_left, oskar.cast_this_turn = 1, 1, []  # as on Oskar's next turn
     events = fight.act("Oskar", Action(kind="cast", target="Ilya", options={"spell": "shield of faith"}))
     assert any("Bless ends" in e.text for e in events) and not fight.get("Ilya").has("blessed")
     assert oskar.concentrating == "shield_of_faith"
