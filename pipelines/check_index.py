@@ -190,6 +190,11 @@ class CheckIndex:
     def __len__(self) -> int:
         return len(self.texts)
 
+    @property
+    def packaged(self) -> bool:
+        """Whether the index embeds with the packaged MiniLM (not with an ``embed`` of its caller's)."""
+        return self._stored
+
     def without(self, texts: set[str]) -> "CheckIndex":
         """The same index with these example lines left out: to vote on a pack's own line as if
         the pack had never seen it (``vgm play learn`` weighs the vote that way)."""

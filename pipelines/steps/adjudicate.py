@@ -271,9 +271,17 @@ def _votes(learned: LearnedDecision, vector: Any) -> bool:
 
 
 def _pooled_impossible(options: dict, index: CheckIndex, vectors: dict, said: str) -> float:
-    """The packs' pooled impossible-act direction on the line (what the hardest roll's bar reads)."""
-    sense = options.get("impossible_sense") or LineSense.from_packs("impossible")
-    same_space = options.get("impossible_sense") is not None or getattr(sense, "embed", None) is index.embed
+    """The packs' pooled impossible-act direction on the line (what the hardest roll's bar reads).
+
+    The direction lives in MiniLM's space: an index embedded otherwise (a test's own) has none, and
+    reads 0.0 unless the caller hands one (``impossible_sense``), so it never loads MiniLM for nothing.
+    """
+    sense = options.get("impossible_sense")
+    if sense is None:
+        if not index.packaged:
+            return 0.0
+        sense = LineSense.from_packs("impossible")
+    same_space = getattr(sense, "embed", None) is index.embed
     return sense(said, query=vectors[said] if same_space else None)
 
 

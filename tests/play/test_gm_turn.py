@@ -407,7 +407,7 @@ def test_acts_the_impossible_direction_finds_unlikely_are_rolled_at_the_hardest_
     line = instance("I flap my arms and fly up to the clock tower")
 
     def decide(at):  # where the learned model would not roll: the direction alone makes it a roll, at the hardest
-        return asyncio.run(adjudicate(rules=["implausible"]).run(line, None, pack=DND, check_index=INDEX,
+        return asyncio.run(adjudicate(rules=["implausible"]).run(line, None, pack=DND, check_index=INDEX, impossible_sense=sense,
                                                                  decision_model=toy_decision(64, p_roll=0.1, implausible_at=at)))
     hard = decide(0.6)
     assert hard.decision == "roll" and hard.steps[0].parsed["p_impossible"] > 0.6 and hard.steps[0].parsed["hardest"]
