@@ -31,6 +31,7 @@ from eval.inmind import build_tasks, load_sessions, top_k
 from eval.inmind.baseline import similarity_ranking
 from eval.moe import SAMPLE, build_report, compare_moe, load_moe
 from eval.moe.importers import import_source
+from eval.moe.paper import PAPER_ROW_NAMES, TACHIKUMA_TABLE2, beside_gpt4
 from eval.moe.run_folder import check_writable
 from eval.moe.runner import COMPARE_DEFAULT
 from eval.moe.samples import check_samples, compare_samples, samples_markdown, summarise_samples
@@ -41,21 +42,6 @@ REPO = Path(__file__).resolve().parents[1]
 QUICK_LIMIT = 4  # MOE test instances in --quick
 QUICK_LOG_CHARS = 2500  # table-log characters per prompt in --quick (the full run uses the default 6000)
 
-# Tachikuma Table 2 (CF, SF in %), GPT-3.5 and GPT-4; the non-model baselines have no paper row.
-TACHIKUMA_TABLE2: dict[str, dict[str, tuple[float, float]]] = {
-    "template": {"gpt-3.5": (42.02, 15.30), "gpt-4": (43.21, 15.93)},
-    "template_zcot": {"gpt-3.5": (39.28, 14.46), "gpt-4": (42.45, 16.25)},
-    "char_skill": {"gpt-3.5": (50.43, 14.78), "gpt-4": (53.55, 16.79)},
-    "tbs_statistic": {"gpt-3.5": (53.32, 5.03), "gpt-4": (57.94, 5.03)},
-    "tbs_zcot": {"gpt-3.5": (50.50, 12.88), "gpt-4": (53.45, 17.39)},
-    "tbs": {"gpt-3.5": (53.32, 15.91), "gpt-4": (57.94, 20.02)},
-}
-PAPER_ROW_NAMES = {
-    "template": "template prompt", "template_zcot": "template prompt + zcot", "char_skill": "char prompt + skill prompt",
-    "tbs_statistic": "pre-char + char + statistic predictor", "tbs_zcot": "pre-char + char + skill + zcot",
-    "tbs": "pre-char + char + skill (TBS)", "last_speaker": "(not in the paper)", "statistic": "(statistic predictor alone; not a row)",
-    "knn": "(not in the paper)", "oracle_char": "(not in the paper: upper bound on who)",
-}
 # InMind section 4 / Table 2.
 INMIND_COUNTS = {"sessions_participant": 25, "sessions_observer": 5, "player_identification": 25, "reflection_alignment": 194,
                  "trace_attribution": 791, "role_inference_sessions": 25, "role_inference_rounds": 93}
@@ -240,6 +226,10 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
         rows.append({"pipeline": row.pipeline, "cf": cf, "sf": sf, "errors": m.get("errors", 0), "n": m["n"],
                      "paper": {"gpt-3.5": gpt35, "gpt-4": gpt4} if paper else None,
                      "model_calls_per_instance": m.get("model_calls_per_instance"), "seconds_per_instance": m.get("seconds_per_instance")})
+    unlike = sorted({why for b in beside_gpt4(report.rows) for why in b["differs"]})
+    if unlike:  # issue 42: a Δ vs GPT-4 across model, language or prompting is a distance, not a finding
+        lines += ["", f"Δ vs GPT-4 is not like for like here: {'; '.join(unlike)}; and the data are not the paper's (below). "
+                  "`vgm moe report` marks each row comparable or not."]
     if report.tests:
         lines += ["", f"Paired tests against `{report.baseline}` on the same instances (Δ in points, bootstrap 95% CI, permutation p):", "",
                   "| pipeline | ΔCF | p | ΔSF | p |", "|---|---|---|---|---|"]

@@ -19,6 +19,7 @@ from rulesets import VgmError
 
 from .dataset import load_moe
 from .metrics import DEFAULT_METRIC, InstanceScore, MoeScore, aggregate, check_metric, compare_scores, score_instance
+from .paper import beside_gpt4, gpt4_markdown
 from .run_folder import RunFolder, read_json_lines
 from .run_folder import find_runs as find_run_folders
 
@@ -111,6 +112,7 @@ def run_metrics(folder: str | Path | RunFolder, *, B: int = 1000, seed: int = 0,
         **score.as_dict(),
         "scored_over": "all instances (an errored instance counts as an empty prediction)",
         "prompting": meta.get("prompting"),
+        "lang": meta.get("lang") or "en",
         "errors": len(every) - len(answered),
         "error_rate": (len(every) - len(answered)) / n if every else 0.0,
         "n_answered": len(answered),
@@ -219,6 +221,7 @@ class CompareReport:
             "baseline": self.baseline,
             "paired_tests": self.tests,
             "notes": self.notes,
+            "beside_gpt4": beside_gpt4(self.rows),
         }
 
     def markdown(self) -> str:
@@ -239,6 +242,7 @@ class CompareReport:
                   "*answered*: over the instances that did not error. Costs: calls answered by the model (not the response cache), "
                   "cache hits, prompt tokens the model computed (not reused from its prefix cache), wall seconds per instance; "
                   "a run answered from the cache shows its share cached beside the seconds, since it was not free to make."]
+        lines += gpt4_markdown(self.rows)
         if self.tests:
             lines += ["", f"Paired tests against `{self.baseline}` (same instances; bootstrap 95% CI of the difference, permutation p):", "",
                       "| pipeline | ΔCF | p | ΔSF | p |", "|---|---|---|---|---|"]
@@ -254,14 +258,19 @@ class CompareReport:
         writer = csv.writer(buffer)
         writer.writerow(["pipeline", "model", "n", *[f"{m}{s}" for m in (*METRICS, "exact") for s in ("", "_low", "_high")],
                          "errors", "error_rate", "n_answered", "cf_answered", "sf_answered", "parse_failure_rate", "model_calls_per_instance", "cache_hits_per_instance",
-                         "computed_prompt_tokens_per_instance", "tokens_per_instance", "seconds_per_instance", "folder"])
+                         "computed_prompt_tokens_per_instance", "tokens_per_instance", "seconds_per_instance", "folder",
+                         "cf_gpt4", "sf_gpt4", "cf_delta_gpt4", "sf_delta_gpt4", "comparable_gpt4"])
+        paper = {b["pipeline"]: b for b in beside_gpt4(self.rows)}
         for r in self.rows:
             m = r.metrics
             answered = m.get("answered") or {}
+            b = paper.get(r.pipeline)
+            gpt4 = [f"{b['cf_gpt4']:.2f}", f"{b['sf_gpt4']:.2f}", f"{b['cf_delta']:.1f}", f"{b['sf_delta']:.1f}", "yes" if b["comparable"] else "no"] if b else [""] * 5
             writer.writerow([r.pipeline, r.model or "", m["n"], *[f"{m[k][s]:.4f}" for k in (*METRICS, "exact") for s in ("value", "low", "high")],
                              m.get("errors", 0), f"{m.get('error_rate', 0.0):.4f}", m.get("n_answered", m["n"]), f"{_f(answered.get('cf')):.4f}", f"{_f(answered.get('sf')):.4f}",
                              f"{m['parse_failure_rate']:.4f}", f"{m.get('model_calls_per_instance', 0):.2f}", f"{m.get('cache_hits_per_instance', 0):.2f}",
-                             f"{m.get('computed_prompt_tokens_per_instance', 0):.1f}", f"{m['tokens_per_instance']:.1f}", f"{m['seconds_per_instance']:.3f}", r.folder])
+                             f"{m.get('computed_prompt_tokens_per_instance', 0):.1f}", f"{m['tokens_per_instance']:.1f}", f"{m['seconds_per_instance']:.3f}", r.folder,
+                             *gpt4])
         return buffer.getvalue()
 
     def bar_chart(self, path: str | Path) -> Path:
