@@ -46,7 +46,7 @@ from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
 from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
-from .party import carry_found, cast_between_fights, item_between_turns, party_for_fight
+from .party import carry_found, cast_between_fights, item_between_turns, party_for_fight, rest_between_fights
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
@@ -140,10 +140,11 @@ class GameMaster(PlayerRolls, SessionSetup):
             return await self._finish(turn, [], "roll", on_token, started, {}, None, cast)
         try:  # "I give the potion to Brisa", "I drink my healing potion": by what each carries (gm.party), no roll
             handed = None if opened or low.startswith("/") else item_between_turns(
-                self.session, self.ruleset, self.sheets, self.world, sheet.name, text, self._rng)
+                self.session, self.ruleset, self.sheets, self.world, sheet.name, text, self._rng) or rest_between_fights(
+                self.session, self.ruleset, self.sheets, self.world, text, self._rng)  # "we take a long rest": by the game's rules
         except CombatError as exc:  # "Brisa Tallowmere has no healing potion": one line, no roll
             self._hear(Turn(speaker=sheet.name, text=text))
-            turn.notes.append(f"item refused: {exc}")
+            turn.notes.append(f"refused: {exc}")
             turn.why, turn.refused = str(exc), True
             return await self._finish(turn, [], "impossible", on_token, started, {})
         if handed:

@@ -9,6 +9,7 @@ What each carries lives on the same characters (``gm.combat.inventory``): a thin
 a character found or took is put in their hands (``carry_found``), "I give the potion to Brisa"
 moves it, "I drink my healing potion" uses it up (``item_between_turns``); ``/sheet`` reads
 ``carried_now``. A thing the character does not carry is refused in one line, with no roll.
+"We take a long rest" rests the whole party by its game's rules (``rest_between_fights``).
 """
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from typing import Any, Callable
 from .combat import Combat, CombatError, Combatant, CombatEvent, combatant_from_sheet
 from .combat.inventory import asked_name, carried, hand_over, holding, put, read_item_act
 from .combat.items import find_item, use_item
+from .combat.rest import read_rest, rest
 from .combat.spells import read_cast
 
-__all__ = ["cast_between_fights", "party_for_fight", "carried_now", "carry_found", "item_between_turns"]
+__all__ = ["cast_between_fights", "party_for_fight", "carried_now", "carry_found", "item_between_turns", "rest_between_fights"]
 
 
 def _party(session: Any, ruleset: Any, sheets: list[Any], live: bool = False) -> tuple[dict[str, Combatant], Combat | None]:
@@ -169,3 +171,26 @@ def item_between_turns(session: Any, ruleset: Any, sheets: list[Any], world: Any
     _keep(session, party, fight)
     return events
 
+
+
+def rest_between_fights(session: Any, ruleset: Any, sheets: list[Any], world: Any, text: str,
+                        dice: Callable[[], random.Random] | None = None) -> list[CombatEvent] | None:
+    """"We take a long rest", "we rest for three hours": the whole party rests by its game's rules
+    (``gm.combat.rest``: hit points and Hit Dice, slots, magic / power / Focus Points back); None when
+    the line does not rest.
+
+    Raises:
+        CombatError: a fight is under way (nobody rests in the middle of one).
+    """
+    hours = read_rest(text)
+    if hours is None:
+        return None
+    party, fight = _party(session, ruleset, sheets, live=True)
+    if fight is not None and not fight.over:
+        raise CombatError("there is no resting in the middle of a fight; end it first (win, flee or talk)")
+    rng = dice() if dice is not None else None
+    events = [e for c in party.values() for e in rest(c, hours, rng)]
+    span = "the night" if hours >= 8 else f"{hours:g} hour{'s' if hours != 1 else ''}" if hours >= 1 else f"{round(hours * 60)} minutes"
+    world.add_fact(f"The party rested for {span}", [*party], "outcome")
+    _keep(session, party, fight)
+    return events

@@ -71,7 +71,7 @@ def build_pc(sheet, pack, gear=None) -> Combatant:
         Attack(name="Weapon", bonus=sheet.level + 2 + max(strength, dex), damage=f"1d8{strength:+d}" if strength else "1d8", damage_type="slashing")]
     return Combatant(name=sheet.name, side="party", controller="player", system=SYSTEM, hp=hp, max_hp=hp,
                      ac=sheet.ac or 10 + dex + sheet.level + 2, speed=(gear.speed if gear and gear.speed else 25),
-                     init_mod=checks.get("perception", 0), attacks=attacks, checks=checks, level=sheet.level,
+                     init_mod=checks.get("perception", 0), attacks=attacks, checks=checks, level=sheet.level, con_mod=con,
                      **caster_fields(sheet, pack.name))
 
 

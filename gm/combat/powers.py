@@ -113,14 +113,16 @@ def caster_fields(sheet: Any, pack: str) -> dict[str, Any]:
     if not spells:
         return {}
     if pack == "coc7e":
-        return {"spells": spells, "magic_points": sheet.characteristics.get("power", 0) // 5}
+        mp = sheet.characteristics.get("power", 0) // 5
+        return {"spells": spells, "magic_points": mp, "magic_points_max": mp}
     if pack == "swade":
-        return {"spells": spells, "power_points": 10}
+        return {"spells": spells, "power_points": 10, "power_points_max": 10}
     klass = _pf2e_class(sheet)
     key = power_book().pf2e_casters[klass][1] if klass else "charisma"
     mod = sheet.attributes.get(key, 0)
     slots = pf2e_slots(sheet.level) if klass else {}
     return {"spells": spells, "slots": dict(slots), "slots_max": dict(slots), "spell_dc": 10 + sheet.level + 2 + mod,
+            "focus_points": 1 if klass else None, "focus_points_max": 1 if klass else None,  # every caster class starts with a focus pool of 1
             "spell_attack": sheet.level + 2 + mod, "spell_mod": mod}
 
 

@@ -56,9 +56,9 @@ def test_an_item_the_character_lacks_is_one_line_and_no_roll(table):
     gm = table()
     reply = gm.step("Ilya", "I drink my healing potion")
     assert reply.decision == "impossible" and not reply.rolls and not reply.checks
-    assert "item refused: Ilya Thorncastle has no healing potion" in reply.notes
+    assert "refused: Ilya Thorncastle has no healing potion" in reply.notes
     reply = gm.step("Ilya", "I give the healing potion to Brisa")
-    assert "item refused: Ilya Thorncastle has no healing potion" in reply.notes and not reply.rolls
+    assert "refused: Ilya Thorncastle has no healing potion" in reply.notes and not reply.rolls
     assert carried_now(gm.session, gm.ruleset, gm.sheets)["Brisa Tallowmere"]["Potion of Healing"] == 1
 
 
@@ -88,3 +88,14 @@ def test_a_thing_found_by_a_check_is_carried_by_the_finder_across_resume(table):
     gm = table(resume=True)
     assert "silver reliquary" not in carried_now(gm.session, gm.ruleset, gm.sheets)["Ilya Thorncastle"]
     assert gm.world.holder_of("silver reliquary") == "Maren"
+
+
+def test_a_long_rest_at_the_table_gives_the_slots_back_and_lasts_across_resume(table):
+    gm = table()
+    gm.step("Oskar", "I cast Cure Wounds on Brisa")
+    assert gm.session.party["Oskar Venn"]["slots"] == {"1": 3, "2": 2}
+    reply = gm.step("Oskar", "We take a long rest")
+    assert not reply.rolls and "Oskar Venn finishes a long rest: 24/24 HP, 3 Hit Dice" in reply.fight
+    gm = table(resume=True)
+    assert gm.session.party["Oskar Venn"]["slots"] == {"1": 4, "2": 2}
+    assert any(f.text == "The party rested for the night" for f in gm.world.facts)
