@@ -21,6 +21,7 @@ from .combat.inventory import asked_name, carried, hand_over, holding, put, read
 from .combat.items import find_item, use_item
 from .combat.rest import read_rest, rest
 from .combat.spells import read_cast
+from .world.state import gave, used_up
 
 __all__ = ["cast_between_fights", "party_for_fight", "carried_now", "carry_found", "item_between_turns", "rest_between_fights"]
 
@@ -156,17 +157,13 @@ def item_between_turns(session: Any, ruleset: Any, sheets: list[Any], world: Any
             raise CombatError(f"{actor} has no {asked_name(act.item)}")
         target = party.get(people.get(act.to or "", ""), me)
         events = use_item(None, me, act.item, target, dice() if dice is not None else None)
-        world.add_fact(f"{actor} drank {item.name}" if target is me else f"{actor} gave {target.name} {item.name} to drink",
-                       [actor], "outcome")
+        used_up(world, item.name, actor, target.name)
     else:
         if not known and kind is None:
             return None  # "I give Maren my word": no thing anyone holds
         to = people[act.to]
         label = hand_over(me, party.get(to), act.item, 1, next((s for s in sheets if s.name == to), None))
-        thing = world.give(label, to)
-        if "carried" not in thing.states:
-            thing.states.append("carried")
-        world.add_fact(f"{to} has {label}, given by {actor}", [to, actor, label], "outcome")
+        gave(world, label, actor, to)
         events = [CombatEvent(round=fight.round if live else 0, actor=actor, kind="give", target=to, text=f"{actor} gives {label} to {to}")]
     _keep(session, party, fight)
     return events

@@ -9,7 +9,7 @@ import re
 
 from .model import Fact, Place, Thing, World
 
-__all__ = ["found", "foe_down", "opened", "took", "moved", "settle"]
+__all__ = ["found", "foe_down", "opened", "took", "gave", "used_up", "moved", "settle"]
 
 
 def _named_in(world: World, text: str) -> list[Thing]:
@@ -58,6 +58,25 @@ def took(world: World, thing: str, by: str, turn: int | None = None) -> list[Fac
     item = world.give(thing, by)
     world.set_state(item.name, "taken")
     return [world.add_fact(f"{by} has {item.name}", [by, item.name], "outcome", turn)]
+
+
+def gave(world: World, thing: str, by: str, to: str, turn: int | None = None) -> list[Fact]:
+    """``by`` handed ``thing`` to ``to`` (a character or an NPC): ``to`` holds it now. The thing is
+    marked ``carried`` (it is in someone's hands, not to be picked up again from the scene)."""
+    item = world.give(thing, to)
+    world.set_state(item.name, "carried")
+    return [world.add_fact(f"{to} has {item.name}, given by {by}", [to, by, item.name], "outcome", turn)]
+
+
+def used_up(world: World, thing: str, by: str, on: str | None = None, turn: int | None = None) -> list[Fact]:
+    """``by`` drank or used up one ``thing`` (on ``on``, else themself): a fact, and the world's
+    thing of that name, if ``by`` held it, is no longer held (it is gone)."""
+    item = world.thing(thing)
+    if item is not None and item.where == by:
+        item.where = ""
+        world.set_state(item.name, "used")
+    text = f"{by} used {thing}" + (f" on {on}" if on and on != by else "")
+    return [world.add_fact(text, [by, *([on] if on and on != by else [])], "outcome", turn)]
 
 
 def moved(world: World, to: str, turn: int | None = None) -> list[Fact]:

@@ -55,3 +55,16 @@ def test_an_act_that_worked_moves_or_opens_what_it_names_and_nothing_else():
     assert "open" in world.thing("iron door").states and "locked" not in world.thing("iron door").states
     assert settle(world, "I take a deep breath", "Brisa") == []
     assert settle(world, "I lift the stone altar", "Ilya") == [] and settle(world, "I pocket the silver key", "Ilya") == []
+
+
+def test_a_thing_given_is_the_receivers_and_a_thing_used_up_is_gone():
+    from gm.world import Thing, World
+    from gm.world.state import gave, used_up
+
+    world = World(things=[Thing(name="iron key", where="Brisa Tallowmere", states=["carried"])])
+    facts = gave(world, "the key", "Brisa Tallowmere", "Maren")
+    assert world.holder_of("iron key") == "Maren" and facts[0].text == "Maren has iron key, given by Brisa Tallowmere"
+    world.things.append(Thing(name="Potion of Healing", where="Oskar Venn"))
+    used_up(world, "Potion of Healing", "Oskar Venn", "Brisa Tallowmere")
+    assert world.holder_of("Potion of Healing") is None and "used" in world.thing("Potion of Healing").states
+    assert world.facts[-1].text == "Oskar Venn used Potion of Healing on Brisa Tallowmere"
