@@ -99,3 +99,30 @@ def test_a_long_rest_at_the_table_gives_the_slots_back_and_lasts_across_resume(t
     gm = table(resume=True)
     assert gm.session.party["Oskar Venn"]["slots"] == {"1": 4, "2": 2}
     assert any(f.text == "The party rested for the night" for f in gm.world.facts)
+
+
+def test_arrows_shot_and_a_javelin_thrown_stay_spent_after_the_fight_and_into_the_next():
+    import rulesets
+    from gm.combat import Action, start_combat
+    from gm.party import party_for_fight
+    from gm.systems import ready_characters
+    from gm.table import Session, list_scenarios
+
+    pack = rulesets.load("dnd5e")
+    sheets = ready_characters(pack)
+    session = Session(ruleset="dnd5e", scenario=next(iter(list_scenarios("dnd5e"))))
+    fight = start_combat("dnd5e", sheets, [{"monster": "ogre", "distance": 60}], seed=4)
+    for _ in range(8):
+        me = fight.current
+        if me.name == "Brisa Tallowmere" and me.actions_left:
+            fight.act(me.name, Action(kind="attack", attack="Shortbow", target="Ogre"))
+        elif me.name == "Ilya Thorncastle" and me.actions_left:
+            fight.act(me.name, Action(kind="attack", attack="Javelin", target="Ogre"))
+        fight.next_turn() if me.is_player else fight.npc_turn()
+    session.combat = fight.to_dict()
+    carries = carried_now(session, pack, sheets)
+    assert carries["Brisa Tallowmere"]["Arrows"] < 20 and carries["Ilya Thorncastle"]["Javelin"] < 4
+    fight.damage("Ogre", 500)
+    session.combat = fight.to_dict()
+    again = {c.name: c for c in party_for_fight(session, sheets)}
+    assert again["Brisa Tallowmere"].ammo["arrows"] == carries["Brisa Tallowmere"]["Arrows"]
