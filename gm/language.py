@@ -22,7 +22,7 @@ from pipelines.steps.adjudicate import shot_messages
 from rulesets import VgmError, read_text, read_yaml
 
 __all__ = ["LANGS", "check_lang", "check_line", "check_pipeline", "is_chinese", "narration_messages", "answer_messages",
-           "guide", "fallback", "verdict", "localized_answer", "refuses", "spoken", "ENGLISH_ONLY_PIPELINES"]
+           "guide", "fallback", "verdict", "localized_answer", "refuses", "spoken", "leak", "voiced", "ENGLISH_ONLY_PIPELINES"]
 
 PROMPTS = Path(__file__).parent / "data" / "prompts"
 # decision pipelines that read the pack's English example lines and English cue words: a Chinese table cannot use them
@@ -189,3 +189,19 @@ def spoken(answer: Any, lang: str) -> str:
         quote = answer.quote.strip()
         return f"{answer.speaker}说：“{quote if quote.endswith(('。', '！', '？', '.', '!', '?')) else quote + '。'}”"
     return answer.content
+
+
+# the labels of the Chinese prompts (fixed.zh.yaml, the worked replies): a reply that copies one shows prompt text
+_LABELS = re.compile(r"(?:^|[。！？\s])(?:场景|结果|无需检定|不可能|他们得知|主持人说|说话人|问)[:：]|主持人[:：]|(?:GM|KP)[:：]|检定[:：]")
+
+
+def leak(sentence: str) -> str | None:
+    """"prompt text" when a Chinese reply copies a label of its prompt (``gm.narration.prompt_leak`` reads English ones)."""
+    return "prompt text" if _LABELS.search(sentence) else None
+
+
+def voiced(text: str, speaker: str) -> bool:
+    """The reply has ``speaker`` say something in quotes (``gm.narration.voiced`` for text with no spaces between words)."""
+    outside = re.sub(r"[“\"「][^”\"」]*[”\"」]?", " ", text)
+    names = {speaker, speaker.split()[0]} if speaker.split() else {speaker}
+    return bool(re.search(r"[“\"「]", text)) and any(n and n in outside for n in names)

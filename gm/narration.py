@@ -485,7 +485,7 @@ class _Gate:
             return f"put words in {req.name}'s mouth" if req.name in clean else "spoke for a player character"
         if (other := acts_for_another(clean, req.name, req.pc_names, req.line)):
             return f"told {other}'s doings on {first_name(req.name)}'s turn"  # "Eddie's revolver is aimed..." when Tomás loads his
-        leak = prompt_leak(clean, req.hidden)
+        leak = prompt_leak(clean, req.hidden) or (language.leak(clean) if req.lang != "en" else None)
         if leak:
             return f"leaked {leak}"
         invented = strangers(clean, self.known)
@@ -588,7 +588,7 @@ async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[st
     except ModelError as exc:
         text, cause = "", f"did not come ({exc})"
     ok = (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer) or tells(text, answer.content, 0.5))
-          and (not answer.quote or voiced(text, answer.speaker)) and not gate.causes)
+          and (not answer.quote or (voiced if req.lang == "en" else language.voiced)(text, answer.speaker)) and not gate.causes)
     cause = cause or (gate.causes[-1] if gate.causes else "left the answer out")
     final = text if ok else answer.spoken() if req.lang == "en" else language.spoken(answer, req.lang)
     if on_token is not None:

@@ -85,3 +85,16 @@ async def test_the_gms_fixed_sentences_are_said_in_chinese():
 def test_chinese_sentences_end_at_their_own_marks_and_english_ones_as_before():
     assert split_sentences("你推开门。屋里很暗！“有人吗？”没有回答。") == ["你推开门。", "屋里很暗！", "“有人吗？”", "没有回答。"]
     assert split_sentences("Dr. Hale opens the door. It is dark!") == ["Dr. Hale opens the door.", "It is dark!"]
+
+
+async def test_a_chinese_npc_answer_in_their_own_voice_is_kept_and_a_copied_prompt_label_is_cut():
+    pack = rulesets.load("coc7e")
+    told = Answer("npc", "父亲每晚都去灯塔", speaker="露丝", quote="父亲每晚都去灯塔")
+    ask = NarrationRequest(pack=pack, scene="小屋里一片漆黑。", name="Tomás", line="露丝，你父亲晚上去哪？", decision="no_roll", lang="zh", answer=told)
+    worded = await narrate(ScriptedModel(by_step={"narrate": ["露丝压低声音：“父亲每晚都去灯塔。”"]}), ask)
+    assert worded.text == "露丝压低声音：“父亲每晚都去灯塔。”" and not worded.fell_back
+
+    act = NarrationRequest(pack=pack, scene="小屋里一片漆黑，炉子是冷的。", name="Tomás", line="我推开里屋的门", decision="no_roll", lang="zh")
+    said = await narrate(ScriptedModel(by_step={"narrate": ["结果：成功。门轴吱呀一声，里屋的窗帘被海风吹得鼓了起来。"]}), act)
+    assert "结果" not in said.text and "窗帘" in said.text
+    assert "narration: cut a sentence that leaked prompt text" in said.notes
