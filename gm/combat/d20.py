@@ -512,6 +512,7 @@ def long_rest(c: Combatant) -> list[CombatEvent]:
     """All HP back, temporary HP gone, half the level in Hit Dice back (at least 1); needs at least 1 HP."""
     if c.status == "dead" or c.hp <= 0:
         raise CombatError(f"{c.name} needs at least 1 HP to benefit from a long rest; heal them first")
+    spent = c.slots != c.slots_max
     c.slots = dict(c.slots_max)  # every spell slot back
     _spells.end_concentration(None, c)
     back = min(c.level - c.hit_dice, max(1, c.level // 2))
@@ -520,7 +521,11 @@ def long_rest(c: Combatant) -> list[CombatEvent]:
     c.death_successes = c.death_failures = 0
     c.stable = False
     c.conditions = [x for x in c.conditions if x.name == "exhaustion"]
-    return [CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name} finishes a long rest: {c.hp_text()}, {c.hit_dice} Hit Dice")]
+    out = [CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name} finishes a long rest: {c.hp_text()}, {c.hit_dice} Hit Dice")]
+    if spent:
+        slots = ", ".join(f"{_spells.ordinal(lvl)} {n}/{n}" for lvl, n in sorted(c.slots_max.items()))
+        out.append(CombatEvent(round=0, actor=c.name, kind="rest", text=f"{c.name}'s spell slots are back ({slots})"))
+    return out
 
 
 def expected_damage(c: Combatant, atk: Attack) -> float:

@@ -69,16 +69,23 @@ def rest(c: Combatant, hours: float, rng: random.Random | None = None) -> list[C
             return []
         back = min(whole, max(0, c.magic_points_max - c.magic_points))
         c.magic_points += back
-        return [_line(c, f"{c.name} regains {back} magic point{'s' if back != 1 else ''} ({c.magic_points}/{c.magic_points_max})")]
+        return [_line(c, _points(c.name, back, "magic point", c.magic_points, c.magic_points_max))]
     if c.system == "trait":
         if c.power_points is None or c.power_points_max is None:
             return []
         back = min(5 * whole, max(0, c.power_points_max - c.power_points))
         c.power_points += back
-        return [_line(c, f"{c.name} regains {back} power point{'s' if back != 1 else ''} ({c.power_points}/{c.power_points_max})")]
+        return [_line(c, _points(c.name, back, "power point", c.power_points, c.power_points_max))]
     if c.system == "degrees":
         return _pf2e(c, hours)
     return []
+
+
+def _points(name: str, back: int, what: str, now: int, top: int) -> str:
+    """``Hosea Pike regains 5 power points (6/10)``, or ``... power points are full (10/10)``."""
+    if back <= 0:
+        return f"{name}'s {what}s are full ({now}/{top})"
+    return f"{name} regains {back} {what}{'s' if back != 1 else ''} ({now}/{top})"
 
 
 def _pf2e(c: Combatant, hours: float) -> list[CombatEvent]:
@@ -89,7 +96,7 @@ def _pf2e(c: Combatant, hours: float) -> list[CombatEvent]:
         if c.focus_points_max is not None:
             c.focus_points = c.focus_points_max
         c.conditions = [x for x in c.conditions if x.name in ("doomed", "drained")]
-        what = [f"{healed} HP ({c.hp}/{c.max_hp} HP)"] + (["every spell slot"] if c.slots_max else []) + (
+        what = [f"{healed} HP back ({c.hp}/{c.max_hp} HP)" if healed else f"{c.hp}/{c.max_hp} HP"] + (["every spell slot"] if c.slots_max else []) + (
             [f"Focus Points ({c.focus_points}/{c.focus_points_max})"] if c.focus_points_max is not None else [])
         return [_line(c, f"{c.name} rests for the night and makes the daily preparations: {', '.join(what)}")]
     if hours >= 1 / 6 and c.focus_points_max is not None and (c.focus_points or 0) < c.focus_points_max:
