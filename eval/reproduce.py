@@ -28,7 +28,7 @@ from typing import Any
 
 from eval.beliefs import score_path
 from eval.inmind import build_tasks, load_sessions, top_k
-from eval.inmind.baseline import similarity_ranking
+from eval.inmind.baseline import session_texts, similarity_ranking
 from eval.moe import SAMPLE, build_report, compare_moe, load_moe
 from eval.moe.importers import import_source
 from eval.moe.paper import PAPER_ROW_NAMES, TACHIKUMA_TABLE2, beside_gpt4
@@ -286,6 +286,9 @@ def inmind(out: Path, root: Path) -> Part:
         hits3 += top_k(ranking, inst.gold["answer"], 3)
     n = len(pi)
     top1, top3 = (hits1 / n, hits3 / n) if n else (None, None)
+    from pipelines.embeddings import choose_encoder, encoder_label  # lazy: what the baseline chose for each session, named
+
+    encoders = sorted({encoder_label(choose_encoder(session_texts(by_session[i.session]))) for i in pi}) or [encoder_label("minilm")]
     lines = [
         "## InMind (seed 000)",
         "",
@@ -296,7 +299,7 @@ def inmind(out: Path, root: Path) -> Part:
         "|---|---|---|---|",
         *[f"| {labels[k]} | {ours[k]} | {INMIND_COUNTS[k]} | {ours[k] - INMIND_COUNTS[k]:+d} |" for k in INMIND_COUNTS],
         "",
-        f"Player identification, embedding baseline (no profile, no LLM; packaged MiniLM where the paper used StructBERT), over {n} game(s):",
+        f"Player identification, embedding baseline (no profile, no LLM; {' and '.join(encoders)} where the paper used StructBERT), over {n} game(s):",
         "",
         "| metric | ours | paper (BERT baseline, 25 games) | Δ |",
         "|---|---|---|---|",
@@ -304,7 +307,7 @@ def inmind(out: Path, root: Path) -> Part:
         f"| Top-3 | {_num(top3, 1, 3)} | {INMIND_BASELINE['top3']:.3f} | {_delta(top3, INMIND_BASELINE['top3'], 1, 3)} |",
         "",
         "Why they differ: only the released sample of the 30 sessions is present, so counts are a fraction of the paper's and a Top-k "
-        "over one or two games is 0 or 1; the embedding model differs (MiniLM vs StructBERT). The model-based task scores need "
+        f"over one or two games is 0 or 1; the embedding model differs ({' and '.join(encoders)} vs StructBERT). The model-based task scores need "
         "`vgm inmind run` with a model and are not part of this report.",
         "",
     ]

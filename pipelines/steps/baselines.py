@@ -115,7 +115,8 @@ def gold_checks():
 def knn_skill(k: int = 1):
     """Each acting character gets the skill of the most similar training context (or the ``k`` most similar vote).
 
-    Similarity is the cosine of MiniLM embeddings of the last turns of the log; votes are
+    Similarity is the cosine of embeddings of the last turns of the log (packaged MiniLM, or the
+    multilingual e5 when the training contexts are Chinese: ``pipelines.embeddings``); votes are
     weighted by similarity, so with ``k=1`` the nearest instance decides. Leave-one-out runs
     never let an instance vote for itself. No neighbour (no training data of this rule set):
     the statistic skill.
@@ -141,7 +142,7 @@ def knn_skill(k: int = 1):
                 checks.append(Check(character=who, skill=chosen))
         state.checks = checks
         state.step_record("knn_skill").parsed = {"checks": [c.model_dump() for c in checks],
-                                                 "neighbours": [[o.id, round(sim, 3)] for sim, o in neighbours]}
+                                                 "neighbours": [[o.id, round(sim, 3)] for sim, o in neighbours], "encoder": index.encoder}
         return state
 
     return run

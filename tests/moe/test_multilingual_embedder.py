@@ -50,3 +50,13 @@ def test_e5_vectors_are_unit_rows_of_the_minilm_width():
     vectors = embed_with("e5", ["林语仔细侦查书房。", "", "The keeper's daughter waits."])
     assert vectors.shape == (3, 384)
     assert abs(float((vectors ** 2).sum(axis=1).max()) - 1.0) < 1e-4
+
+
+async def test_the_knn_pipeline_on_chinese_data_votes_with_e5_and_says_so():
+    from pipelines import load_pipeline
+    from pipelines.statistic import SkillStats
+
+    train = [instance(k, line, skill) for k, (line, skill) in SCENES.items()]
+    result = await load_pipeline("knn").run(instance("q", "陈默：我揍那个混蛋。", "fighting_brawl"), None, stats=SkillStats(train))
+    assert [c.skill for c in result.checks] == ["fighting_brawl"]
+    assert result.steps[-1].parsed["encoder"] == "e5"
