@@ -57,3 +57,16 @@ def put_first(combat, name: str) -> Combatant:
     c.conditions = [x for x in c.conditions if x.name != "surprised"]
     combat.rules.start_turn(combat, c, random.Random(0))
     return c
+
+
+def turn_of(name: str, who: str, foes: list, *, seed: int = 3, party: tuple[str, ...] = ("Oskar", "Ilya", "Brisa")):
+    """A fight of the ready ``party`` against ``foes``, played by the rules until it is ``who``'s turn."""
+    from gm.systems import find_character
+
+    chosen = [find_character(n, sheets(name)) for n in party]
+    fight = start_combat(name, chosen, list(foes), random.Random(seed), seed=seed)
+    for _ in range(12):
+        if fight.current.name.startswith(who):
+            return fight
+        fight.next_turn() if fight.current.is_player else fight.npc_turn()
+    raise AssertionError(f"{who} never got a turn")

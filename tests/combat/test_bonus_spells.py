@@ -8,23 +8,17 @@ from hypothesis import strategies as st
 
 import rulesets
 from gm.combat import Action, CombatError, combatant_from_sheet, start_combat
-from gm.combat.spells import cast, repeat_saves, spell_book
+from gm.combat.spells import cast, repeat_saves
 from gm.fight import player_acts, read_action
 from gm.systems import find_character
 
-from .conftest import Faces, sheets
+from .conftest import Faces, sheets, turn_of
 
 PACK = rulesets.load("dnd5e")
 
 
 def oskar_first(seed=3, foes=("goblin", "goblin")):
-    party = [find_character(n, sheets("dnd5e")) for n in ("Oskar", "Ilya", "Brisa")]
-    fight = start_combat("dnd5e", party, list(foes), random.Random(seed), seed=seed)
-    for _ in range(12):
-        if fight.current.name == "Oskar Venn":
-            return fight
-        fight.next_turn() if fight.current.is_player else fight.npc_turn()
-    raise AssertionError("Oskar never got a turn")
+    return turn_of("dnd5e", "Oskar", foes, seed=seed)
 
 
 def test_healing_word_leaves_the_action_and_a_cantrip_may_follow():

@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 import rulesets
 from gm.characters import CharacterError, load_character
-from gm.combat import Action, CombatError, combatant_from_sheet, long_rest, start_combat
+from gm.combat import Action, CombatError, combatant_from_sheet, long_rest
 from gm.fight import player_acts, read_action
 from gm.combat.spells import cast, find_spell, slots_for, spell_book
 from gm.systems import find_character
 
-from .conftest import Faces, sheets
+from .conftest import Faces, sheets, turn_of
 
 PACK = rulesets.load("dnd5e")
 
@@ -25,13 +25,7 @@ def pc(name):
 
 def party_fight(seed=3):
     """Oskar (cleric 3), Ilya and Brisa against two goblins, Oskar's turn first."""
-    party = [find_character(n, sheets("dnd5e")) for n in ("Oskar", "Ilya", "Brisa")]
-    fight = start_combat("dnd5e", party, ["goblin", "goblin"], random.Random(seed), seed=seed)
-    for _ in range(10):
-        if fight.current.name == "Oskar Venn":
-            return fight
-        fight.next_turn() if fight.current.is_player else fight.npc_turn()
-    raise AssertionError("Oskar never got a turn")
+    return turn_of("dnd5e", "Oskar", ["goblin", "goblin"], seed=seed)
 
 
 def test_a_cleric_heals_out_of_a_fight_by_the_spell_and_spends_a_slot():
