@@ -139,7 +139,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             self._hear(Turn(speaker=sheet.name, text=text))  # a spell on the sheet, cast by its rules (gm.party), not a skill check
             return await self._finish(turn, [], "roll", on_token, started, {}, None, cast)
         try:  # "I give the potion to Brisa", "I drink my healing potion": by what each carries (gm.party), no roll
-            handed = None if opened or low.startswith("/") else item_between_turns(
+            handed = None if opened or (low.startswith("/") and not low.startswith("/rest")) else item_between_turns(
                 self.session, self.ruleset, self.sheets, self.world, sheet.name, text, self._rng) or rest_between_fights(
                 self.session, self.ruleset, self.sheets, self.world, text, self._rng)  # "we take a long rest": by the game's rules
         except CombatError as exc:  # "Brisa Tallowmere has no healing potion": one line, no roll

@@ -135,15 +135,15 @@ def item_between_turns(session: Any, ruleset: Any, sheets: list[Any], world: Any
     Raises:
         CombatError: the actor does not carry it ("Brisa Tallowmere has no healing potion"): nothing moves, nothing is rolled.
     """
+    npcs = [n.name for n in world.npcs if n.alive and n.present]
+    people = _first_names([*(s.name for s in sheets), *npcs])
+    act = read_item_act(text, actor, list(people))  # read first: most lines are no item act, and need no party built
+    if act is None:
+        return None
     party, fight = _party(session, ruleset, sheets, live=True)
-    if actor not in party:
+    if actor not in party or (act.kind == "use" and fight is not None and not fight.over):
         return None
     live = fight is not None and not fight.over
-    npcs = [n.name for n in world.npcs if n.alive and n.present]
-    people = _first_names([*party, *npcs])
-    act = read_item_act(text, actor, list(people))
-    if act is None or (act.kind == "use" and live):
-        return None
     me = party[actor]
     known = holding(me, act.item) is not None or any(holding(c, act.item) for c in party.values()) or world.thing(act.item) is not None
     try:
@@ -180,6 +180,8 @@ def rest_between_fights(session: Any, ruleset: Any, sheets: list[Any], world: An
         CombatError: a fight is under way (nobody rests in the middle of one).
     """
     hours = read_rest(text)
+    if hours is None and text.strip().lower().startswith("/rest"):
+        raise CombatError(f"{text.strip()!r}: say how long: /rest (a short rest, an hour), /rest long (a night), or /rest 3 (hours)")
     if hours is None:
         return None
     party, fight = _party(session, ruleset, sheets, live=True)

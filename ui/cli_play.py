@@ -31,6 +31,7 @@ HELP = """Type what your character does; start the line with a name to switch ch
   /check NAME    roll a check with your modifier (/check stealth, /check spot hidden)
   /sheet [NAME]  show a character sheet        /who   who plays whom
   /log [N]       the last N lines of the log   /save  save now
+  /rest [long|HOURS]  the party rests by the game's rules (a short rest; a night; hours)
   /undo          take back the last input, dice and all (kept in the session as undone)
   /regenerate    the GM answers the last line again: same dice, fresh words
   /quit          save and leave (Ctrl-C and Ctrl-D too)"""
@@ -287,7 +288,7 @@ def play(
             except UnicodeDecodeError:
                 console.print("[magenta]\\[note][/] that line had bytes that are not UTF-8 text; retype it (the game is saved)")
                 continue
-            if line.strip().startswith("/") and not line.strip().lower().startswith(("/roll", "/check")):
+            if line.strip().startswith("/") and not line.strip().lower().startswith(("/roll", "/check", "/rest")):
                 if _command(gm, line.strip(), verbose):
                     break
                 continue

@@ -34,8 +34,17 @@ _WORDS = {"an": 1, "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
 
 def read_rest(text: str) -> float | None:
     """How many hours a line rests ("we take a long rest" 8, "a short rest" 1, "rest for three hours" 3,
-    "we sleep" / "make camp for the night" 8, "ten minutes" 1/6); None when it does not rest."""
+    "we sleep" / "make camp for the night" 8, "ten minutes" 1/6; ``/rest``, ``/rest long``,
+    ``/rest 3``); None when it does not rest."""
     low = text.lower().strip()
+    if (command := re.match(r"/rest\b\s*(.*)$", low)) is not None:  # the terminal's /rest [short|long|HOURS]
+        arg = command.group(1).strip()
+        if arg in ("", "short"):
+            return 1.0
+        if arg in ("long", "night"):
+            return NIGHT
+        number = re.match(r"(\d+(?:\.\d+)?)\s*(?:h|hours?)?$", arg)
+        return float(number.group(1)) if number else None
     if not _REST.search(low) or _NOT.search(low) or not _WHO.match(low) or _SAID.search(low):
         return None  # "Maren, you should rest", "I ask her whether we can rest": words, not the party resting
     if re.search(r"\blong rest\b|\bnight\b|\bsleep\b|\bovernight\b|\buntil (?:morning|dawn)\b|\bfull day\b|\bbed down\b|\bturn in\b", low):

@@ -25,6 +25,7 @@ def pc(pack, name):
     ("We make camp for the night", 8), ("Let's rest for 2 hours", 2), ("Pip rests for ten minutes", None),
     ("I rest for ten minutes", 1 / 6), ("Maren, you should rest", None), ("the rest of us wait", None),
     ("I rest my hand on the altar", None), ("I ask Maren whether we can rest here", None),
+    ("/rest", 1), ("/rest long", 8), ("/rest 3", 3), ("/rest 2 hours", 2), ("/rest banana", None),
 ])
 def test_lines_that_rest_and_for_how_long(line, hours):
     assert read_rest(line) == (pytest.approx(hours) if hours is not None else None)

@@ -94,6 +94,8 @@ def test_a_long_rest_at_the_table_gives_the_slots_back_and_lasts_across_resume(t
     gm = table()
     gm.step("Oskar", "I cast Cure Wounds on Brisa")
     assert gm.session.party["Oskar Venn"]["slots"] == {"1": 3, "2": 2}
+    reply = gm.step("Oskar", "/rest banana")
+    assert reply.decision == "impossible" and any(n.startswith("refused: '/rest banana': say how long") for n in reply.notes)
     reply = gm.step("Oskar", "We take a long rest")
     assert not reply.rolls and "Oskar Venn finishes a long rest: 24/24 HP, 3 Hit Dice" in reply.fight
     gm = table(resume=True)
@@ -126,3 +128,10 @@ def test_arrows_shot_and_a_javelin_thrown_stay_spent_after_the_fight_and_into_th
     session.combat = fight.to_dict()
     again = {c.name: c for c in party_for_fight(session, sheets)}
     assert again["Brisa Tallowmere"].ammo["arrows"] == carries["Brisa Tallowmere"]["Arrows"]
+
+
+def test_the_terminal_rest_command_rests_the_party(table):
+    gm = table()
+    gm.step("Oskar", "I cast Bless on Brisa")
+    reply = gm.step("Oskar", "/rest long")
+    assert "Oskar Venn's spell slots are back (1st 4/4, 2nd 2/2)" in reply.fight
