@@ -19,7 +19,7 @@ from pipelines.speech import narrated
 from .combat import Action, Combat, Combatant, CombatError, CombatEvent, can_act, encounter_for, load_encounter, monster_block, start_encounter
 from .intent import Intent, named_in, read_intent
 from .combat.inventory import read_item_act, used_up
-from .combat.spells import bonus_spell_ready, read_cast
+from .combat.spells import bonus_spell_ready, read_cast, read_strike_again
 from .table import Scenario
 
 __all__ = ["opening_fight", "linked_fight", "is_attack", "starts_fight", "read_action", "which_target_question", "player_acts",
@@ -109,6 +109,10 @@ def read_action(combat: Combat, actor: str, text: str) -> FightAction | None:
         action.targets = spell[1]
         return action
     allies = [c.name for c in combat.combatants.values() if c.side == me.side]
+    if (lasting := read_strike_again(me, text)) is not None:  # "my spiritual weapon hits goblin 2": a bonus action, no slot
+        action = FightAction("cast", None, lasting)
+        action.targets, action.again = [t for t in [_named(combat, actor, text)] if t], True
+        return action
     used = read_item_act(text, me.name, allies) if "use" in combat.rules.ACTIONS else None
     if used is not None and used.kind == "use" and used_up(used.item):  # "I drink my potion": the turn's action (gm.combat.items)
         return FightAction("use", used.to, used.item)
@@ -138,7 +142,8 @@ def player_acts(combat: Combat, actor: str, action: FightAction) -> list[CombatE
             events += combat.act(actor, Action(kind="use", target=action.target, options={"item": action.attack}))
             break
         if action.kind == "cast":
-            events += combat.act(actor, Action(kind="cast", options={"spell": action.attack, "targets": getattr(action, "targets", [])}))
+            events += combat.act(actor, Action(kind="cast", options={"spell": action.attack, "targets": getattr(action, "targets", []),
+                                                                     **({"again": True} if getattr(action, "again", False) else {})}))
             break
         events += combat.act(actor, action.kind if action.kind != "attack" or not action.attack else action.attack,
                              target=action.target)

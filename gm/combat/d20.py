@@ -468,6 +468,8 @@ def cast_action(combat, a, action, rng):
     if not spell:
         raise CombatError(f"cast which spell? {a.name}'s sheet lists {', '.join(a.spells) or 'none'}")
     targets = [action.target, *action.options.get("targets", [])] if action.target else list(action.options.get("targets", []))
+    if action.options.get("again"):  # a lasting spell strikes again (Spiritual Weapon), no slot
+        return _spells.strike_again(combat, a, spell, targets, rng)
     return _spells.cast(combat, a, spell, targets, action.options.get("slot"), rng)
 
 

@@ -34,7 +34,8 @@ from ._model import CombatError, Combatant, CombatEvent, rules_for
 from ..dice import Roll, natural, roll
 
 __all__ = ["SpellDef", "SpellBook", "spell_book", "class_spells", "find_spell", "slots_for", "caster_class", "caster_fields", "cast",
-           "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE", "bonus_cast", "bonus_spell_ready", "repeat_saves"]
+           "end_concentration", "concentration_check", "ordinal", "SPELLS_FILE", "bonus_cast", "bonus_spell_ready", "repeat_saves",
+           "strike_again", "read_strike_again"]
 
 SPELLS_FILE = Path(__file__).resolve().parents[2] / "rulesets" / "packs" / "spells" / "dnd5e.yaml"
 ABILITIES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")
@@ -80,6 +81,7 @@ class SpellDef(_Strict):
     missiles: int | None = None
     effect: Effect | None = None
     teleport: int | None = None  # feet the caster moves at once (Misty Step): away from the nearest enemy
+    strikes_again: int | None = None  # rounds the caster may repeat the spell's attack with a bonus action (Spiritual Weapon)
     about: str = ""
 
     @field_validator("save")
@@ -332,6 +334,9 @@ def cast(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
         out += end_concentration(combat, caster, f"{caster.name} casts {spell.name}")
         caster.concentrating = key
     source = f"{caster.name}: {spell.name}"
+    if spell.strikes_again:  # the weapon stays: a bonus action on a later turn strikes again, at this slot's damage
+        caster.conditions = [x for x in caster.conditions if x.source != source]
+        caster.add(spell.name.lower(), value=level, rounds=spell.strikes_again, source=source)
     if spell.teleport:
         out += _teleport(combat, caster, spell)
     if spell.heal is not None:
@@ -414,12 +419,58 @@ def bonus_spell_ready(c: Combatant) -> bool:
     if c.bonus_left <= 0 or c.system != "d20":
         return False
     book = spell_book().spells
+    if any(x.source == f"{c.name}: {s.name}" for x in c.conditions for s in book.values() if s.strikes_again):
+        return True  # the spiritual weapon can strike again
     for key in c.spells:
         spell = book[key]
         if spell.bonus_action and (spell.level == 0 or ("leveled" not in c.cast_this_turn
                                                          and any(n > 0 for lvl, n in c.slots.items() if lvl >= spell.level))):
             return True
     return False
+
+
+def strike_again(combat, caster: Combatant, name: str, targets: list[Any] | None = None,
+                 rng: random.Random | None = None) -> list[CombatEvent]:
+    """The spell's attack again with a bonus action and no slot, while it lasts (Spiritual Weapon's
+    later turns); it is no spell cast, so the turn's action may still cast a leveled spell.
+
+    Raises:
+        CombatError: the spell is not lasting for ``caster``, or the bonus action is spent.
+    """
+    key, spell = find_spell(name)
+    held = next((x for x in caster.conditions if x.source == f"{caster.name}: {spell.name}"), None)
+    if held is None or not spell.strikes_again:
+        raise CombatError(f"{caster.name} has no {spell.name} in the fight to strike with; cast it first")
+    if combat is not None:
+        if caster.bonus_left <= 0:
+            raise CombatError(f"{caster.name} has used this turn's bonus action; {spell.name} strikes with one")
+        caster.bonus_left -= 1
+    rng = rng or random.Random()
+    t = _targets.choose_targets(combat, caster, True, list(targets or []), spell.name)[0]
+    r = roll(f"1d20{caster.spell_attack:+d}", rng)
+    nat = natural(r)
+    ac = (t.ac or 10) + (2 if t.has("shield of faith") else 0)
+    hit, crit = nat == 20 or (nat != 1 and r.total >= ac), nat == 20
+    out = [event(combat, caster, "attack", f"{caster.name}'s {spell.name} strikes again at {t.name}: {r.total} vs AC {ac}, "
+                 + ("critical hit" if crit else "hit" if hit else "miss"), target=t, rolls=[r], hit=hit)]
+    if hit and spell.damage is not None:
+        expr = _scaled(spell.damage, spell, held.value or spell.level, caster)
+        d = roll(double_dice(expr) if crit else expr, rng)
+        out += _hurt(combat, t, max(0, d.total), spell.damage.type, [d], spell.name, rng, crit)
+    return out
+
+
+def read_strike_again(me: Combatant, text: str) -> str | None:
+    """The lasting spell a line strikes with ("my spiritual weapon hits goblin 2"), not casting it anew; else None."""
+    if _CAST.search(text):
+        return None
+    low = text.lower()
+    book = spell_book().spells
+    for cond in me.conditions:
+        spell = book.get(_slug(cond.source.split(": ", 1)[-1])) if cond.source.startswith(f"{me.name}: ") else None
+        if spell is not None and spell.strikes_again and spell.name.lower() in low:
+            return spell.name
+    return None
 
 
 def _teleport(combat, caster: Combatant, spell: SpellDef) -> list[CombatEvent]:

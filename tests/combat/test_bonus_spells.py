@@ -128,3 +128,21 @@ def test_a_repeated_save_ends_the_hold_exactly_when_it_meets_the_dc(face):
     mod = int(bandit.checks.get("wisdom_save", 0))
     repeat_saves(fight, bandit, Faces(face))
     assert bandit.has("paralyzed") == (face + mod < 13)
+
+
+def test_the_spiritual_weapon_strikes_again_on_a_later_turn_with_the_bonus_action_and_no_slot():
+    fight = oskar_first()
+    player_acts(fight, "Oskar Venn", read_action(fight, "Oskar Venn", "I cast Spiritual Weapon at the Goblin"))
+    player_acts(fight, "Oskar Venn", read_action(fight, "Oskar Venn", "I end my turn"))
+    for _ in range(12):
+        if fight.current.name == "Oskar Venn" or fight.over:
+            break
+        fight.next_turn() if fight.current.is_player else fight.npc_turn()
+    oskar = fight.get("Oskar")
+    slots = dict(oskar.slots)
+    foe = fight.nearest_enemy(oskar).name
+    events = player_acts(fight, "Oskar Venn", read_action(fight, "Oskar Venn", f"my spiritual weapon hits {foe}"))
+    assert events[0].text.startswith(f"Oskar Venn's Spiritual Weapon strikes again at {foe}")
+    assert oskar.slots == slots and fight.current.name == "Oskar Venn"  # no slot; the action is still there
+    events = player_acts(fight, "Oskar Venn", read_action(fight, "Oskar Venn", f"I cast Guiding Bolt at {foe}"))
+    assert "Guiding Bolt" in events[0].text  # striking is no spell: a leveled action spell may follow
