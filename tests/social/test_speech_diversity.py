@@ -148,3 +148,18 @@ def test_repeat_flags_point_at_the_earlier_copy_and_skip_empty_speeches():
     flags = repeat_flags(texts)
     assert flags[0] is None and flags[1] is None and flags[2] is None and flags[4] is None
     assert flags[3][0] == 0 and flags[3][1] == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_speech_already_compared_is_not_embedded_again(monkeypatch):
+    """Each speech is compared with every earlier one; a game embeds each text once, not once a turn."""
+    import pipelines.embeddings
+
+    real, embedded = pipelines.embeddings.embed, []
+    monkeypatch.setattr(pipelines.embeddings, "embed", lambda texts: embedded.extend(texts) or real(texts))
+    earlier = ["Blair voted for Drew and never said why.", "I trust Ellis. Finley has been too quiet."]
+    first = nearest_earlier("Gray keeps changing the subject.", earlier)
+    embedded.clear()
+    again = nearest_earlier("Gray keeps changing the subject.", earlier)
+    assert again == first and embedded == []
+    nearest_earlier("Casey is hiding something.", earlier)
+    assert embedded and all("Casey" in t or "hiding" in t for t in embedded)
