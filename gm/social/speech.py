@@ -9,6 +9,7 @@ at most ``SPEECH_MAX`` characters.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 
 import numpy as np
@@ -81,17 +82,19 @@ def repeat_note(lang: str, speaker: str, earlier: str) -> str:
 def _embed(texts: list[str]):
     """MiniLM vectors of ``texts``, each text embedded once per process: every speech is compared
     with all earlier ones, so a game would otherwise embed its first speeches again at each turn."""
-    todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
-    if todo:
-        from pipelines.embeddings import embed  # MiniLM/ONNX is heavy: loaded on the first speech that needs it
+    with _VECTORS_LOCK:  # games may run in threads (the table server)
+        todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
+        if todo:
+            from pipelines.embeddings import embed  # MiniLM/ONNX is heavy: loaded on the first speech that needs it
 
-        if len(_VECTORS) + len(todo) > _KEPT:  # bounded: a long-running server plays game after game
-            _VECTORS.clear()
-        _VECTORS.update(zip(todo, embed(todo)))
-    return np.stack([_VECTORS[t] for t in texts])
+            if len(_VECTORS) + len(todo) > _KEPT:  # bounded: a long-running server plays game after game
+                _VECTORS.clear()
+            _VECTORS.update(zip(todo, embed(todo)))
+        return np.stack([_VECTORS[t] for t in texts])
 
 
 _VECTORS: dict[str, np.ndarray] = {}
+_VECTORS_LOCK = threading.Lock()
 _KEPT = 20_000  # texts (30 MB of vectors)
 
 
