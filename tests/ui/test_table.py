@@ -307,6 +307,7 @@ def test_the_page_shows_the_sheet_rows_the_terminal_shows(room):
     brisa = next(p for p in state["party"] if p["name"] == "Brisa Tallowmere")
     assert brisa["rows"] == [list(r) for r in sheet_rows(room.gm.sheet("Brisa"), room.gm.ruleset)]
     assert brisa["hp"] == "21/21 HP" and brisa["summary"].startswith("Brisa Tallowmere — halfling rogue")
+    assert brisa["carries"] == "Shortsword, Shortbow, Leather, Arrows ×20, Potion of Healing"  # what she holds now, as /sheet says
 
 
 def test_a_busy_port_or_a_foreign_host_is_one_line_before_the_table_is_set():

@@ -467,11 +467,15 @@ class TableRoom:
             turn = None if fight.over else fight.current.name
             fight_text = fight.outcome_text() if fight.over else fight.order_text()
         hp_now = {o["name"]: o["hp"] for o in order}
+        from gm.combat.inventory import things_line
+        from gm.party import carried_now
+
+        carries = carried_now(gm.session, gm.ruleset, gm.sheets)  # what each holds now: found, given, drunk (gm.party)
         party = []
         for sheet in gm.sheets:
             hp = hp_now.get(sheet.name) or (f"{sheet.hp}/{sheet.hp} HP" if getattr(sheet, "hp", None) else "")
             party.append({"name": sheet.name, "player": gm.player_of(sheet), "summary": sheet.summary(gm.ruleset), "hp": hp,
-                          "notes": " ".join((sheet.notes or "").split()),
+                          "notes": " ".join((sheet.notes or "").split()), "carries": things_line(carries.get(sheet.name, {})),
                           "rows": [list(r) for r in sheet_rows(sheet, gm.ruleset)]})
         with self._events_lock:
             seq = self._seq

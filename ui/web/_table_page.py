@@ -152,6 +152,7 @@ function renderSheets() {
       el('summary', {}, p.name + (p.hp ? ' \u2014 ' : ''), p.hp ? el('span', {class: 'hp', text: p.hp}) : null),
       el('div', {class: 'sheet-summary', text: p.summary}),
       p.notes ? el('div', {class: 'muted', text: p.notes}) : null,
+      p.carries ? el('div', {class: 'carries', text: 'carries: ' + p.carries}) : null,
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {text: 'check'}), el('th', {text: 'roll'}), el('th', {text: 'from'}))),
         el('tbody', {}, ...p.rows.map((r) => el('tr', {}, ...r.map((x) => el('td', {text: x})))))));
     if (open.has(p.name) || (!box.dataset.seen && p.name === state.you.character)) d.open = true;
