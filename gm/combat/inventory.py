@@ -56,9 +56,14 @@ def holding(c: Combatant, name: str) -> tuple[str, str] | None:
             return table, found[1]
     for table in ("gear", "ammo", "items"):
         for key, n in getattr(c, table).items():
-            if n > 0 and (asked <= words_of(key) or (found is not None and words_of(key) == words_of(found[1]))):
+            if n > 0 and (_names(asked, words_of(key)) or (found is not None and words_of(key) == words_of(found[1]))):
                 return table, key
     return None
+
+
+def _names(asked: set[str], have: set[str]) -> bool:
+    """Every word asked is one of the thing's words, or ends one ("sword" for Shortsword, "bow" for Shortbow)."""
+    return all(any(w == h or (len(w) >= 3 and h.endswith(w)) for h in have) for w in asked)
 
 
 def take(c: Combatant, name: str, n: int = 1) -> str:

@@ -55,6 +55,15 @@ def test_a_javelin_given_joins_the_thrown_count_and_the_last_sword_takes_its_att
     assert next(a for a in party["Oskar"].attacks if a.name == "Longsword").bonus == 4  # Oskar's STR 14 + proficiency 2
 
 
+def test_a_weapon_is_found_by_the_word_a_player_uses():
+    from gm.combat.inventory import holding
+
+    _, party = _party()
+    assert holding(party["Brisa"], "my sword") == ("gear", "Shortsword")
+    assert holding(party["Brisa"], "her bow") == ("gear", "Shortbow")
+    assert holding(party["Brisa"], "my axe") is None
+
+
 def test_a_thing_found_is_carried_by_its_name():
     _, party = _party()
     assert put(party["Brisa"], "Guild token") == "Guild token"
