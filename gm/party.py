@@ -17,7 +17,7 @@ import random
 from typing import Any, Callable
 
 from .combat import Combat, CombatError, Combatant, CombatEvent, combatant_from_sheet
-from .combat.inventory import asked_name, carried, hand_over, holding, put, read_item_act
+from .combat.inventory import asked_name, carried, gather, hand_over, holding, put, read_item_act
 from .combat.items import find_item, use_item
 from .combat.rest import read_rest, rest
 from .combat.spells import read_cast
@@ -145,6 +145,8 @@ def item_between_turns(session: Any, ruleset: Any, sheets: list[Any], world: Any
         return None
     live = fight is not None and not fight.over
     me = party[actor]
+    if act.kind == "gather":
+        return _gather(session, party, fight, live, actor, act.item, text)
     known = holding(me, act.item) is not None or any(holding(c, act.item) for c in party.values()) or world.thing(act.item) is not None
     try:
         kind, _, item = find_item(act.item) if me.system == "d20" else (None, None, None)
@@ -168,6 +170,25 @@ def item_between_turns(session: Any, ruleset: Any, sheets: list[Any], world: Any
     _keep(session, party, fight)
     return events
 
+
+
+def _gather(session: Any, party: dict[str, Combatant], fight: Combat | None, live: bool, actor: str, item: str,
+            text: str) -> list[CombatEvent] | None:
+    """"I gather my arrows", "we pick up the javelins": what was shot or thrown comes back, after the fight.
+    None when the line names nothing anyone spent (then it is the GM's: "I pick up the lantern")."""
+    who = list(party.values()) if text.strip().lower().startswith(("we ", "let's", "let us", "everyone")) else [party[actor]]
+    if not any(_spent_of(c, item) for c in who):
+        return None
+    if live:
+        raise CombatError("arrows and javelins are gathered once the fight is over")
+    lines = [line for c in who if (line := gather(c, item))]
+    _keep(session, party, fight)
+    return [CombatEvent(round=0, actor=actor, kind="gather", text=line) for line in lines]
+
+
+def _spent_of(c: Combatant, item: str) -> bool:
+    """``c`` shot or threw some of ``item`` (arrows, javelins) and has not gathered it yet."""
+    return gather(c.model_copy(deep=True), item) is not None
 
 
 def rest_between_fights(session: Any, ruleset: Any, sheets: list[Any], world: Any, text: str,

@@ -175,6 +175,7 @@ class Combatant(BaseModel):
     cast_this_turn: list[str] = Field(default_factory=list)  # dnd5e: "bonus", "cantrip", "leveled": the bonus-action spell rule
     ammo: dict[str, int] = Field(default_factory=dict)  # gm.items: arrows, bolts ... carried
     items: dict[str, int] = Field(default_factory=dict)  # gm.items: potions and other things used up
+    spent: dict[str, int] = Field(default_factory=dict)  # ammo keys shot or thrown since the last gathering (gm.combat.inventory.gather)
     gear: dict[str, int] = Field(default_factory=dict)  # everything else carried, by name: weapons, armour, things found (gm.combat.inventory)
 
     # ---------------------------------------------------------------- reading

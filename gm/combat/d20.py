@@ -213,6 +213,7 @@ def attack(combat: "Combat", a: Combatant, action, rng: random.Random) -> list[C
         if a.ammo[atk.ammo] <= 0:
             raise CombatError(f"{a.name} has no {atk.ammo.replace('_', ' ')} left for {atk.name}; pick another weapon")
         a.ammo[atk.ammo] -= 1
+        a.spent[atk.ammo] = a.spent.get(atk.ammo, 0) + 1  # lying on the field: half the arrows, every javelin can be gathered after
     net, why = _edge(combat, a, t, atk, action.options)
     d20 = "1d20" if net == 0 else "2d20kh1" if net > 0 else "2d20kl1"
     r = roll(f"{d20}{atk.bonus:+d}" if atk.bonus else d20, rng)

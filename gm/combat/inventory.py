@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ._model import CombatError, Combatant
 from .items import attacks_from_items, find_item, words_of
 
-__all__ = ["carried", "holding", "put", "take", "hand_over", "things_line", "ItemAct", "read_item_act", "asked_name", "used_up"]
+__all__ = ["carried", "holding", "put", "take", "hand_over", "things_line", "ItemAct", "read_item_act", "asked_name", "used_up", "gather"]
 
 
 def _pack_item(c: Combatant, name: str) -> tuple[str, str, Any] | None:
@@ -123,6 +123,24 @@ def hand_over(giver: Combatant, receiver: Combatant | None, name: str, n: int = 
     return label
 
 
+def gather(c: Combatant, name: str | None = None) -> str | None:
+    """After a fight, pick up what ``c`` shot or threw (``name``: only what it names, "my arrows"): half the
+    arrows and bolts, rounded down (SRD 5.1, "Ammunition"), and every thrown weapon (a javelin lies
+    whole where it fell; our reading, the SRD is silent). The line said, or None when nothing of it was spent."""
+    asked = words_of(name or "")
+    got = []
+    for key, n in list(c.spent.items()):
+        found = _pack_item(c, key)
+        label = _label(key, found[2]) if found else key.replace("_", " ").capitalize()
+        if asked and not any(_names({w}, words_of(key) | words_of(label)) for w in asked):
+            continue
+        back = n // 2 if found is not None and found[0] == "consumable" else n
+        c.ammo[key] = c.ammo.get(key, 0) + back
+        del c.spent[key]
+        got.append(f"{back} of {n} {label.lower()}{'s' if n != 1 and not label.endswith('s') else ''}")
+    return f"{c.name} gathers {', '.join(got)}" if got else None
+
+
 def things_line(things: dict[str, int]) -> str:
     """``Shortsword, Shortbow, Arrows ×19, Potion of Healing`` (or ``nothing``)."""
     return ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in things.items() if n > 0) or "nothing"
@@ -146,13 +164,14 @@ def asked_name(item: str) -> str:
 class ItemAct:
     """A line read as handing a thing to someone (``give``) or drinking / using one up (``use``)."""
 
-    kind: Literal["give", "use"]
+    kind: Literal["give", "use", "gather"]
     item: str
     to: str | None = None  # give: the one it goes to; use: the one it is used on (None: oneself)
 
 
 _GIVE = re.compile(r"\b(?:give|gives|hand|hands|pass|passes|lend|lends|offer|offers|slide|slides)\b\s+(?P<rest>.+)$", re.I)
 _USE = re.compile(r"\b(?:drink|drinks|quaff|quaffs|down|downs|swig|swigs|use|uses|pour|pours|feed|feeds|administer|administers)\b\s+(?P<rest>.+)$", re.I)
+_GATHER = re.compile(r"\b(?:gather|gathers|collect|collects|recover|recovers|retrieve|retrieves|pick(?:s)? up|fetch|fetches|round(?:s)? up)\b\s+(?:up\s+)?(?P<rest>.+)$", re.I)
 _END = re.compile(r"\s*(?:[,;.!?]|\band\b|\bthen\b|\bso\b|\bwhile\b|\bbefore\b|\bafter\b).*$", re.I)
 
 
@@ -177,6 +196,9 @@ def read_item_act(text: str, actor: str, names: list[str]) -> ItemAct | None:
         if to is not None and item and not re.match(r"(?:it|them|him|her|up|in|out)$", item, re.I):
             return ItemAct("give", item, to)
         return None
+    if (m := _GATHER.search(text)) is not None:  # "I gather my arrows": what was shot or thrown, after the fight
+        item = re.sub(r"\s*(?:[;.!?]|\bthen\b|\bbefore\b|\bafter\b).*$", "", m.group("rest"), flags=re.I).strip()
+        return ItemAct("gather", item) if item else None  # "our arrows and javelins": each thing named
     if (m := _USE.search(text)) is not None:
         to, item = _who(_END.sub("", m.group("rest")), names, actor)
         item = re.sub(r"\s+(?:on|to)\s+(?:me|myself)$", "", item.strip(), flags=re.I).strip()

@@ -130,6 +130,42 @@ def test_arrows_shot_and_a_javelin_thrown_stay_spent_after_the_fight_and_into_th
     assert again["Brisa Tallowmere"].ammo["arrows"] == carries["Brisa Tallowmere"]["Arrows"]
 
 
+
+def test_after_the_fight_half_the_arrows_and_every_javelin_are_gathered_but_not_during_it():
+    import rulesets
+    from gm.combat import Action, CombatError, start_combat
+    from gm.party import item_between_turns
+    from gm.systems import ready_characters
+    from gm.table import Session, list_scenarios
+    from gm.world import World
+
+    pack = rulesets.load("dnd5e")
+    sheets = ready_characters(pack)
+    session = Session(ruleset="dnd5e", scenario=next(iter(list_scenarios("dnd5e"))))
+    fight = start_combat("dnd5e", sheets, [{"monster": "ogre", "distance": 60}], seed=4)
+    for _ in range(12):
+        me = fight.current
+        if me.name == "Brisa Tallowmere" and me.actions_left:
+            fight.act(me.name, Action(kind="attack", attack="Shortbow", target="Ogre"))
+        elif me.name == "Ilya Thorncastle" and me.actions_left:
+            fight.act(me.name, Action(kind="attack", attack="Javelin", target="Ogre"))
+        fight.next_turn() if me.is_player else fight.npc_turn()
+    brisa, ilya = fight.get("Brisa"), fight.get("Ilya")
+    shot, thrown = 20 - brisa.ammo["arrows"], 4 - ilya.ammo["javelin"]
+    assert shot >= 2 and thrown >= 1
+    session.combat = fight.to_dict()
+    with pytest.raises(CombatError, match="gathered once the fight is over"):
+        item_between_turns(session, pack, sheets, World(), "Brisa Tallowmere", "I gather my arrows")
+    fight.damage("Ogre", 500)
+    session.combat = fight.to_dict()
+    assert item_between_turns(session, pack, sheets, World(), "Brisa Tallowmere", "I pick up the lantern") is None
+    events = item_between_turns(session, pack, sheets, World(), "Brisa Tallowmere", "We gather our arrows and javelins")
+    assert [e.text for e in events] == [f"Brisa Tallowmere gathers {shot // 2} of {shot} arrows", f"Ilya Thorncastle gathers {thrown} of {thrown} javelin{'s' if thrown != 1 else ''}"]
+    carries = carried_now(session, pack, sheets)
+    assert carries["Brisa Tallowmere"]["Arrows"] == 20 - shot + shot // 2 and carries["Ilya Thorncastle"]["Javelin"] == 4
+    assert item_between_turns(session, pack, sheets, World(), "Brisa Tallowmere", "I gather my arrows") is None  # nothing left to find
+
+
 def test_the_terminal_rest_command_rests_the_party(table):
     gm = table()
     gm.step("Oskar", "I cast Bless on Brisa")
