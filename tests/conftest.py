@@ -2,7 +2,9 @@
 
 The response cache lives in a temporary folder so that a test marked ``slow`` really asks
 the local model instead of replaying an answer cached by an earlier run; the model weights
-(``VGM_MODELS_DIR``) stay where ``vgm models install`` put them.
+(``VGM_MODELS_DIR``) stay where ``vgm models install`` put them. Both folders, and the one where
+local model servers are announced, are made once in the controlling process: pytest-xdist workers
+inherit them.
 
 No inherited terminal size: pytest imports ``readline`` before any conftest, and GNU readline
 then exports ``COLUMNS=80 LINES=24`` into the process environment (not ``os.environ``). Child
@@ -19,6 +21,10 @@ for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
     os.unsetenv(_name)  # readline's copy is in the C environment only, where os.environ cannot see it
 os.environ.setdefault("VGM_CACHE_DIR", tempfile.mkdtemp(prefix="vgm-test-cache-"))
+# Local model servers are shared by this run's processes (both xdist workers, the CLIs the tests start),
+# not borrowed from another job of the same user: a long evaluation's busy server made the real-model
+# tests wait minutes for its slots (a 31 s tmux test took 418 s).
+os.environ.setdefault("VGM_RUNTIME_DIR", tempfile.mkdtemp(prefix="vgm-test-servers-"))
 
 
 def pytest_collection_modifyitems(config, items):

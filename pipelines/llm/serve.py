@@ -138,8 +138,10 @@ def build_params(config: ServerConfig):
 
 
 def _runtime_dir() -> Path:
-    """Where running servers are announced to other processes of this user."""
-    return Path(tempfile.gettempdir()) / f"virtual-gm-{os.getuid()}" / "servers"
+    """Where running servers are announced to other processes of this user (``$VGM_RUNTIME_DIR``:
+    a group of processes of its own, such as one test run, sharing servers only among themselves)."""
+    own = os.environ.get("VGM_RUNTIME_DIR", "").strip()
+    return Path(own) if own else Path(tempfile.gettempdir()) / f"virtual-gm-{os.getuid()}" / "servers"
 
 
 def _pid_alive(pid: int) -> bool:
