@@ -16,6 +16,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
+from rulesets import VgmError
+
 from .combat import Combat, CombatError, Combatant, CombatEvent, combatant_from_sheet
 from .combat.inventory import asked_name, carried, gather, hand_over, holding, put, read_item_act
 from .combat.items import find_item, use_item
@@ -199,10 +201,11 @@ def rest_between_fights(session: Any, ruleset: Any, sheets: list[Any], world: An
 
     Raises:
         CombatError: a fight is under way (nobody rests in the middle of one).
+        VgmError: ``/rest`` with a length it cannot read (one line saying what to type).
     """
     hours = read_rest(text)
-    if hours is None and text.strip().lower().startswith("/rest"):
-        raise CombatError(f"{text.strip()!r}: say how long: /rest (a short rest, an hour), /rest long (a night), or /rest 3 (hours)")
+    if hours is None and text.strip().lower().startswith("/rest"):  # a mistyped command: one line, no turn
+        raise VgmError(f"{text.strip()!r}: say how long: /rest (a short rest, an hour), /rest long (a night), or /rest 3 (hours)")
     if hours is None:
         return None
     party, fight = _party(session, ruleset, sheets, live=True)
