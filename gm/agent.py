@@ -413,6 +413,8 @@ class GameMaster(PlayerRolls, SessionSetup):
                                          hint_checks=list(secret.checks) if secret else [],
                                          own_checks={s.name: [k for keys in s.check_keys().values() for k in keys] for s in self.sheets},
                                          without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)],
+                                         powers={s.name: {"spells": list(s.spells), "has": " ".join([s.concept, s.notes, *s.spells, *_carried(s)])}
+                                                 for s in self.sheets if s.spells or not s.works_magic(self.ruleset)},
                                          blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)],
                                          **({"lang": self.session.lang} if self.session.lang != "en" else {}))
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
@@ -494,6 +496,13 @@ class GameMaster(PlayerRolls, SessionSetup):
         sentences = [s for s in sentences if s not in heard] or sentences
         vectors = embed_with("auto", [text, *sentences])  # a Chinese scene is read with the multilingual encoder
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
+
+
+def _carried(sheet: Any) -> list[str]:
+    """What a sheet carries by name (only d20 sheets keep items), for the powers a worn or held item
+    gives; a potion or scroll gives its power only when used, so it gives none standing."""
+    items = getattr(sheet, "items", None)
+    return [str(k) for k in items if not str(k).lower().startswith(("potion", "scroll"))] if isinstance(items, dict) else []
 
 
 def _step_cost(name: str, usage: Any) -> dict[str, Any]:

@@ -14,13 +14,13 @@ Every refusal is a ``Reason``: a sentence the GM can say, with the ``kind`` that
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from pipelines.speech import first_name
 
-from .scene_facts import KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
+from .scene_facts import _NOT_AN_ACT, _SELF, KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
 
-__all__ = ["Reason", "impossible_act", "impossible_in_scene", "impossible_without_magic", "impossible_in_era", "magic_act", "kinds_file"]
-
+__all__ = ["Reason", "impossible_act", "impossible_in_scene", "impossible_without_magic", "impossible_power", "impossible_in_era", "magic_act",
+           "named_spell", "kinds_file"]
 
 
 class Reason(str):
@@ -147,6 +147,45 @@ def _amount(value: float, quantity: str) -> str:
     return f"{value / 5280:g} miles" if value >= 5280 * 1.5 else "a mile" if value >= 5280 else f"{value:,.0f} feet"
 
 
+# ---- a journey the time the scene gives cannot hold: "sixty miles before dawn, on foot" ------------
+_HOURS = {"second": 1 / 3600, "minute": 1 / 60, "hour": 1}
+_IN_TIME = re.compile(rf"\bin\s+(?:about\s+|under\s+|only\s+|just\s+|less than\s+)?((?:{_NUMBER}[\s-]+)+)(second|minute|hour)s?\b", re.I)
+_TO_CLOCK = re.compile(rf"\b((?:{_NUMBER}[\s-]+)+)(minute|hour)s?\s+(?:to|before|till|until)\b", re.I)
+_NAMED = {"midnight": 0, "dawn": 6, "sunrise": 6, "daybreak": 6, "noon": 12, "midday": 12, "dusk": 18, "sunset": 18, "sundown": 18}
+_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b|\bat\s+(\w+)(?:\s+o'clock|\s+sharp)\b|\b(" + "|".join(_NAMED) + r")\b", re.I)
+
+
+def _hours_left(scene: str) -> float | None:
+    """The time the scene gives: "in about a minute", "ten minutes to noon", or from one clock time
+    it states to a later one ("8:50 ... sails at nine sharp", "past midnight ... at dawn")."""
+    spans = [_value(m[1]) * _HOURS[m[2].lower()] for m in (*_IN_TIME.finditer(scene), *_TO_CLOCK.finditer(scene))]
+    if spans:
+        return min(spans)
+    times = []
+    for m in _CLOCK.finditer(scene):
+        if m[1]:
+            times.append(int(m[1]) % 12 + int(m[2]) / 60)
+        elif m[3] and (hour := _value(m[3])):
+            times.append(hour % 12)
+        elif m[4]:
+            times.append(float(_NAMED[m[4].lower()]))
+    return (times[1] - times[0]) % 12 or None if len(times) >= 2 else None
+
+
+def _too_far(kind: dict, line: str, scene: str, actor: str | None) -> str | None:
+    """The travel kind's reason when the line's journey needs more speed than its way of going has."""
+    hours = _hours_left(scene) if _acts(kind, line, actor) else None
+    miles = [d / 5280 for d in _stated(scene, "distance", kind["scene_words"]) if d >= 1320]
+    if not hours or not miles:
+        return None
+    how = next((m for m in kind["speeds"] if _says(line, kind["speeds"][m]["words"])), "foot")
+    mph = next(v for up_to, v in kind["speeds"][how]["mph"] if hours <= up_to)
+    if min(miles) / hours <= mph:
+        return None
+    took = re.sub(r"^1 minutes", "1 minute", f"{hours * 60:.0f} minutes" if hours < 2 else f"{hours:g} hours")
+    return Reason(kind["reason"].format(amount=_amount(min(miles) * 5280, "distance"), time=took, how=kind["speeds"][how]["said"]), kind["id"])
+
+
 def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_in_dark: bool = False) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a number the scene states past any
     body (a gap too wide to jump, a target too far to shoot, a weight too great to lift), a thing
@@ -159,13 +198,16 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     if not scene:
         return None
     for kind in kinds("measure"):
-        if not _acts(kind, line, actor):
+        if not _acts(kind, line, actor) or (kind.get("with") and not _says(line, kind["with"])):
             continue
         stated = _stated(scene, kind["quantity"], kind["scene_words"])
         named = [v for k, v in (kind.get("limits") or {}).items() if _says(line, [k])]
         limit = min(named) if named else kind["limit"]
         if stated and min(stated) > limit:
             return Reason(kind["reason"].format(amount=_amount(min(stated), kind["quantity"])), kind["id"])
+    for kind in kinds("travel"):
+        if why := _too_far(kind, line, scene, actor):
+            return why
     if gone := acts_on_gone(line, scene, actor):
         return Reason(gone, "scene_gone")
     if blind_in_dark:
@@ -175,35 +217,99 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     return None
 
 
-# ---- magic, for those whose sheets give none ---------------------------------------------------
-def magic_act(line: str) -> str | None:
-    """What magic the line works as the speaker's own act ("a spell", "telepathy"...), or ``None``.
+# ---- magic and powers the sheet does not give ------------------------------------------------------
+_SPELL_WORD = re.compile(r"[A-Z][\w'’-]*$")
+
+
+def named_spell(line: str, actor: str | None = None) -> str | None:
+    """The spell the line casts as the speaker's (or ``actor``'s) own act: a spell the kinds know
+    ("fireball"), or a name written as one ("casts Mend the Flesh"); ``None`` for "cast my line".
+
+        named_spell("Brisa kneels and casts Cure Wounds.", "Brisa Tallowmere")  # "Cure Wounds"
+    """
+    known = kinds("magic")[0]["spells"]
+    for clause in clauses(line):
+        for i in find(clause, "cast"):
+            j = i + 1
+            while j < len(clause) and clause[j].low in ("a", "an", "the", "my", "his", "her", "their", "one", "some", "on"):
+                j += 1
+            spell = next((s for s in sorted(known, key=len, reverse=True) if find(clause[j:j + len(s.split())], s)), None)
+            if spell is None and j < len(clause) and _SPELL_WORD.match(clause[j].text) and clause[j].low != "i":
+                k = j + 1  # a title-case run, with "of"/"the" inside: "Mend the Flesh", "Ray of Frost"
+                while k < len(clause) and (_SPELL_WORD.match(clause[k].text) or (clause[k].low in ("of", "the") and k + 1 < len(clause) and _SPELL_WORD.match(clause[k + 1].text))):
+                    k += 1
+                spell = " ".join(w.text for w in clause[j:k])
+            if spell and (_claimed(clause, i, actor, line) if actor else own_act(clause, i)):
+                return spell if spell[0].isupper() else spell.title()
+    return None
+
+
+def magic_act(line: str, actor: str | None = None) -> str | None:
+    """What magic the line works as the speaker's (or ``actor``'s) own act ("a spell", "telepathy"...), or ``None``.
 
         magic_act("I cast fireball into the middle of them")   # "a spell"
         magic_act("I cast my line into the river")               # None
         magic_act("Jester runs up and casts Cure Wounds.")       # None: Jester's act, not the speaker's
     """
-    kind = kinds("magic")[0]
+    if named_spell(line, actor):
+        return "a spell"
     for clause in clauses(line):
-        for i in find(clause, "cast"):
-            j = i + 1
-            while j < len(clause) and clause[j].low in ("a", "an", "the", "my", "his", "her", "their", "one", "some"):
-                j += 1
-            if any(find(clause[j:j + len(s.split())], s) for s in kind["spells"]) and own_act(clause, i):
-                return "a spell"
-        for what, phrases in kind["phrases"].items():
-            if any(own_act(clause, i) for p in phrases for i in find(clause, p)):
+        for what, phrases in kinds("magic")[0]["phrases"].items():
+            if any(own_act(clause, i, actor) for p in phrases for i in find(clause, p)):
                 return what
     return None
 
 
 def impossible_without_magic(line: str, actor: str | None, without_magic: list[str] | tuple[str, ...]) -> str | None:
     """Why the act cannot work when ``actor`` is one of those whose sheets give no magic and the
-    line works some; ``None`` otherwise (a caster's spell is left to the dice)."""
+    line works magic as their own act."""
     if not actor or actor not in without_magic:
         return None
-    what = magic_act(line)
-    return Reason(kinds("magic")[0]["reason"].format(actor=actor.split()[0], what=what), "magic") if what else None
+    what = magic_act(line, actor)
+    return Reason(kinds("magic")[0]["reason"].format(actor=first_name(actor), what=what), "magic") if what else None
+
+
+def _claimed(clause: tuple[Word, ...], i: int, actor: str, line: str) -> bool:
+    """The deed at ``i`` is the actor's own, done or claimed ("Ilya flies up", "she can breathe
+    underwater", "Brisa kneels, lays her hands on him and casts"), not asked, wished, denied or
+    someone else's ("the arrow flies", "Tomás casts")."""
+    if any(w.low in _UNSURE or w.low.endswith("n't") for w in clause[:i]):
+        return False
+    first = first_name(actor).lower()
+    for w in reversed(clause[:i]):
+        if w.low in _SELF or w.low in (first, "he", "she"):
+            return True
+        if w.low in _OTHERS or w.low == "it" or (w.text[0].isupper() and not w.low.endswith(("'s", "s'"))):
+            return False
+    opener = words(line)[:1]  # no subject in this clause: the line's own ("Brisa kneels beside him, lays ...")
+    return i == 0 or bool(opener) and (opener[0].low in _SELF or opener[0].low == first)
+
+
+# unlike ``own_act``, "can" is a claim ("she can breathe underwater") and "him"/"her" are objects ("stares at him and reads")
+_UNSURE = _NOT_AN_ACT - {"can", "must", "be", "been", "being", "or", "may"}
+_OTHERS = {"you", "they", "someone", "somebody", "everyone", "people"}
+
+
+def impossible_power(line: str, actor: str | None, sheets: dict[str, dict]) -> str | None:
+    """Why the act cannot work: it casts a spell the actor's sheet does not list, or works a power
+    (flight, invisibility, reading minds, breathing water, healing by prayer) that nothing on the
+    sheet gives. ``sheets``: {name: {"spells": [...], "has": everything the sheet says}}."""
+    sheet = sheets.get(actor or "")
+    if sheet is None:
+        return None
+    first = first_name(actor)
+    spell = named_spell(line, actor)
+    if spell and spell.lower() not in {s.lower() for s in sheet["spells"]}:
+        return Reason(f"{first}'s sheet has no {spell}" + (f" (spells: {', '.join(sheet['spells'])})" if sheet["spells"] else ""), "spell")
+    has = " ".join(sheet["has"].lower().split())
+    for power in kinds_file()["powers"]:
+        if any(g in has for g in power["granted_by"]) or _says(line, power.get("unless", [])):
+            continue
+        if power.get("with") and not _says(line, power["with"]):
+            continue
+        if any(_claimed(c, i, actor, line) for c in clauses(line) for p in power["phrases"] for i in find(c, p)):
+            return Reason(f"{first} has no {power['what']}", "power")
+    return None
 
 
 # ---- things the year does not have yet -------------------------------------------------------------
@@ -228,6 +334,7 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
         if invention["year"] <= year or any(find(scene_words, w) for w in invention["words"]):
             continue
         for clause, i, _ in _acts(kind, line):
-            if any(find(clause[i + 1:i + 7], w) for w in invention["words"]):  # what the act uses, not the verb
+            used = clause[i + 1:][: next((k for k, w in enumerate(clause[i + 1:]) if w.low in ("and", "then", "so")), None)]
+            if any(find(used, w) for w in invention["words"]):  # what this act uses ("calls X in Prescott on the telephone"), not the next act
                 return Reason(kind["reason"].format(what=invention["what"], when=year if years else era or year), "era")
     return None

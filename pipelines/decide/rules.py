@@ -14,7 +14,7 @@ from ..gatekeepers import asks_in_words, consoles, informs_willing, keeper_in, s
 from ..routine_acts import routine_only
 from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
 from .scene_facts import is_question
-from .impossible import impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic
+from .impossible import impossible_act, impossible_in_era, impossible_in_scene, impossible_power, impossible_without_magic
 from .registry import IMPOSSIBLE, NO_ROLL, ROLL, Context, Verdict, rule
 
 __all__ = ["OUT_OF_CHARACTER", "DEFAULT_RULES"]
@@ -26,7 +26,8 @@ OWN_SHARE = 0.5  # a check the sheet has replaces the leading one when the examp
 
 # the rules the shipped ``adjudicate`` spec runs, in order (pipelines/specs/adjudicate.yaml lists the same)
 DEFAULT_RULES = (
-    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_era", "impossible_learned",
+    "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_power", "impossible_era",
+    "impossible_learned",
     "named_act", "secret_within_reach", "own_lore", "own_skill", "plain_social_kind",
     "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
     "implausible",
@@ -59,6 +60,13 @@ def impossible_scene(ctx: Context) -> Verdict | None:
 def impossible_without_magic_rule(ctx: Context) -> Verdict | None:
     """Magic worked by a character whose sheet gives none."""
     why = impossible_without_magic(ctx.line, ctx.who, ctx.options.get("without_magic", ()))
+    return Verdict(IMPOSSIBLE, reason=why) if why else None
+
+
+@rule("impossible_power", "refuse")
+def impossible_power_rule(ctx: Context) -> Verdict | None:
+    """A spell the sheet does not list, or a power nothing on the sheet gives (flight, reading minds...)."""
+    why = impossible_power(ctx.line, ctx.who, ctx.options.get("powers", {}))
     return Verdict(IMPOSSIBLE, reason=why) if why else None
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 import yaml
 from lemminflect import getAllLemmas, getLemma
 
+from pipelines.speech import first_name
+
 KINDS = Path(__file__).with_name("impossible_kinds.yaml")  # the kinds of impossible act, and the scene's ruin words, as data
 
 __all__ = ["KINDS", "kinds_file", "Word", "words", "clauses", "lemmas", "find", "noun_phrase", "own_act", "is_question", "gone_things", "acts_on_gone"]
@@ -33,7 +35,8 @@ _FUNCTION = {"and", "or", "but", "of", "in", "on", "at", "to", "from", "by", "wi
              "under", "through", "around", "near", "behind", "between", "along", "past", "up", "down", "off", "out", "above",
              "below", "against", "toward", "towards", "upon", "when", "as", "so", "than", "who", "which", "that", "it", "is",
              "are", "was", "were", "be", "been", "has", "have", "had", "not", "now", "then", "just", "back", "until", "while",
-             "if", "there", "here", "he", "she", "they", "we", "you", "i", "him", "them", "me", "us", "again", "too", "very"}
+             "if", "there", "here", "he", "she", "they", "we", "you", "i", "him", "them", "me", "us", "again", "too", "very",
+             "before", "after", "because", "since", "unless", "though", "where", "whenever", "till"}
 # before a verb, these make it no act of the speaker's: asked, wished, supposed, denied, someone else's
 _NOT_AN_ACT = {"if", "whether", "could", "would", "should", "might", "may", "can", "cannot", "wish", "imagine", "pretend",
                "unless", "how", "what", "why", "who", "where", "suppose", "like", "say", "says", "said", "think", "joke",
@@ -53,12 +56,13 @@ class Word:
 @lru_cache(maxsize=50_000)
 def lemmas(low: str) -> frozenset[str]:
     """The word and its verb and noun lemmas: "lifts" → {lifts, lift}, "houses" → {houses, house}."""
-    if not low.isalpha():
-        return frozenset({low})
+    if not low.isalpha():  # "hot-wires" → hot-wire: the last part of a hyphened word inflects
+        head, dash, last = low.rpartition("-")
+        return frozenset({low, *(f"{head}-{x}" for x in lemmas(last))}) if dash and last.isalpha() else frozenset({low})
     return frozenset({low, *getLemma(low, upos="VERB"), *getLemma(low, upos="NOUN")})
 
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z]+)*")
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")  # letters of any alphabet: "Tomás's" is one word
 _QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")
 
 
@@ -136,7 +140,7 @@ def own_act(clause: tuple[Word, ...], i: int, actor: str | None = None, named: b
     before = clause[:i]
     if any(w.low in _NOT_AN_ACT or w.low.endswith("n't") for w in before):
         return False
-    first = (actor or "").split()[0].lower() if actor else ""
+    first = first_name(actor).lower() if actor else ""
     for k in range(len(before) - 1, -1, -1):
         w = before[k]
         if w.low in _SELF or w.low == first:
@@ -212,7 +216,9 @@ def gone_things(scene: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for sentence in re.findall(r"[^.!?;]+", " ".join(scene.split())):
         for part in re.split(r",\s*(?:and\s+)?|\s+(?:and|but)\s+(?=(?:the|his|her|their|its|there)\b)", sentence, flags=re.I):
-            if (fact := _statement(words(part))) is not None:
+            said = words(part)  # the thing may follow an opening phrase: "At the lip of the gorge the bridge is gone"
+            starts = [0] + [k for k, w in enumerate(said) if k and w.low in _DETERMINERS]
+            if (fact := next(filter(None, (_statement(said[k:]) for k in starts)), None)) is not None:
                 found.setdefault(*fact)
     return found
 
@@ -238,10 +244,14 @@ def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
                             continue
                         j += 1
                     head, _ = noun_phrase(clause, j)
+                    source = next((k for k in range(j, len(clause)) if clause[k].low == "from"), None)
+                    if group == "uses" and verb in vocab["from_verbs"] and source is not None:
+                        head, _ = noun_phrase(clause, source + 1)  # "draw a bucket of water from the well": the well is what it needs
                     thing = next((t for t in things if names(head, t)), None)
                     if thing is None or not own_act(clause, i, actor):
                         continue
                     dead = things[thing].endswith("dead")
-                    if dead == (group == "speaks") or (dead and verb in ("ride", "mount", "saddle")):
+                    away = dead or re.search(r"\b(?:gone|missing|left|rode)\b", things[thing])  # the dead and the departed do not answer
+                    if (bool(away) if group == "speaks" else not dead) or (dead and verb in ("ride", "mount", "saddle")):
                         return vocab["reason"].format(fact=things[thing])
     return None

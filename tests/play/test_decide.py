@@ -65,11 +65,11 @@ def test_a_verdict_that_names_a_check_makes_the_decision_a_roll():
         RULES.pop("test_force_stealth")
 
 
-def run_line(line: str, rules: list[str] | None, scene: str = "A quiet hall with a locked door.") -> dict:
+def run_line(line: str, rules: list[str] | None, scene: str = "A quiet hall with a locked door.", **options) -> dict:
     spec = PipelineSpec(name="t", steps=[StepSpec(name="adjudicate", args={} if rules is None else {"rules": rules})])
     instance = MoeInstance(id="t", ruleset="dnd5e", context=[Turn(speaker="GM", text=scene), Turn(speaker="Brisa", text=line)],
                            characters=["Brisa"])
-    result = asyncio.run(Pipeline(spec).run(instance, None, pack=DND, scene=scene))
+    result = asyncio.run(Pipeline(spec).run(instance, None, pack=DND, scene=scene, **options))
     return {"decision": result.decision, "record": result.steps[0].parsed}
 
 
@@ -80,11 +80,13 @@ HALL = "A quiet hall with a locked door."
     ("table_talk", "(OOC) can I move my character over there before I climb?", HALL),
     ("impossible_kind", "I pick up the whole church and carry it to the river.", HALL),
     ("impossible_learned", "I jump down to the valley floor and land on my feet.", "A narrow mountain ledge above a thousand-foot drop."),
+    ("impossible_power", "I leap from the balcony and fly over the hall to the door.", HALL),
 ])
 def test_each_rule_can_be_switched_off_in_a_spec(rule_id, line, scene):
     """With the rule listed it fires and is recorded; with its line deleted from the spec it does not."""
-    on = run_line(line, list(DEFAULT_RULES), scene)
-    off = run_line(line, [r for r in DEFAULT_RULES if r != rule_id], scene)
+    sheets = {"powers": {"Brisa": {"spells": [], "has": "halfling rogue"}}}
+    on = run_line(line, list(DEFAULT_RULES), scene, **sheets)
+    off = run_line(line, [r for r in DEFAULT_RULES if r != rule_id], scene, **sheets)
     assert rule_id in [f["rule"] for f in on["record"]["fired"]]
     assert rule_id not in [f["rule"] for f in off["record"]["fired"]]
     changed = (on["decision"], on["record"]["choice"], on["record"].get("rule")) != (off["decision"], off["record"]["choice"], off["record"].get("rule"))

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.decide.impossible import (Reason, impossible_act, impossible_in_era, impossible_in_scene, impossible_without_magic, kinds,
-                                         magic_act)
+from pipelines.decide.impossible import (Reason, impossible_act, impossible_in_era, impossible_in_scene, impossible_power,
+                                         impossible_without_magic, kinds, magic_act, named_spell)
 
 KIND_LINES = {
     "move_huge": ["I lift the church over my head.", "Grog hoists the whole tavern onto his back.", "I pick the lighthouse up and carry it off.",
@@ -134,6 +134,106 @@ def test_things_the_era_does_not_have(line, scene, year, what):
 ])
 def test_table_talk_and_things_the_scene_has_are_not_refused(line, scene, year):
     assert impossible_in_era(line, scene, year, "this world") is None
+
+
+# ---- distance, time and voice the scene states ------------------------------------------------------
+@pytest.mark.parametrize("line,scene,kind,said", [
+    ("I ride to Varrow and warn the garrison before the gates shut.",
+     "The gates of Varrow close in twenty minutes. Varrow lies fifty miles west across the downs.", "travel_time", "50 miles in 20 minutes"),
+    ("We hurry to the quay before the ferry leaves.", "It is 6:40. The last ferry leaves at seven sharp from the quay, nine miles away.",
+     "travel_time", "on foot"),
+    ("I yell to the shepherd to get his flock off the hill.", "The shepherd sits on the far hillside, two miles off.", "shout_range", "2 miles"),
+    ("I creep close and overhear what the smugglers are saying.", "The smugglers' camp fire burns a mile away on the beach.",
+     "overhear", "a mile away"),
+    ("I toss the grapnel line out to the raft.", "The raft drifts four hundred feet out from the jetty.", "throw_reach", "400 feet"),
+])
+def test_a_journey_a_shout_or_a_throw_past_what_the_scene_allows(line, scene, kind, said):
+    why = impossible_in_scene(line, scene, "Ilya Thorncastle")
+    assert why is not None and why.kind == kind and said in why, why
+
+
+@pytest.mark.parametrize("line,scene", [
+    ("I ride to Varrow before the gates shut.", "The gates of Varrow close in two hours. Varrow lies ten miles west."),
+    ("I yell to the shepherd.", "The shepherd sits on the wall, forty feet away."),
+    ("I listen for anything moving out there.", "The smugglers' camp fire burns a mile away on the beach."),  # no talk to follow
+    ("I throw the rope to the raft.", "The raft drifts thirty feet out from the jetty."),
+    ("Could we reach Varrow in time?", "The gates of Varrow close in twenty minutes. Varrow lies fifty miles west."),
+])
+def test_what_the_numbers_allow_is_left_to_the_dice(line, scene):
+    assert impossible_in_scene(line, scene, "Ilya Thorncastle") is None
+
+
+@pytest.mark.parametrize("line,scene,said", [
+    ("I cross the footbridge to the mill.", "Beyond the hedge the old footbridge has collapsed into the stream.", "footbridge has collapsed"),
+    ("Tess draws a bucket of water from the cistern.", "The cistern under the courtyard ran dry in the summer.", "cistern ran dry"),
+    ("I ask the ferryman to take us over.", "The ferryman rode off at first light and has not come back.", "ferryman rode off"),
+])
+def test_a_thing_or_person_the_scene_says_is_gone(line, scene, said):
+    why = impossible_in_scene(line, scene, "Tess Marrow")
+    assert why is not None and said in why, why
+
+
+@pytest.mark.parametrize("line,scene", [
+    ("I walk over to the footbridge and look at the wreck.", "Beyond the hedge the old footbridge has collapsed into the stream."),
+    ("I ask the miller where the ferryman went.", "The ferryman rode off at first light."),
+    ("I walk across the grass.", "The grass is dry and short."),
+])
+def test_acts_about_what_is_gone_are_left_to_the_dice(line, scene):
+    assert impossible_in_scene(line, scene, "Tess Marrow") is None
+
+
+# ---- spells and powers the sheet gives --------------------------------------------------------------
+SHEETS = {"Dr. Ada Quill": {"spells": ["Shrivelling"], "has": "occultist Shrivelling"},
+          "Tess Marrow": {"spells": [], "has": "halfling rogue thieves' tools"},
+          "Wren Vale": {"spells": ["Fly", "Cure Wounds"], "has": "sorcerer Fly Cure Wounds"},
+          "Bo Hart": {"spells": [], "has": "triton fighter"}}
+
+
+@pytest.mark.parametrize("actor,line,said", [
+    ("Tess Marrow", "Tess ducks behind the cart and casts Misty Step to get past them.", "Tess's sheet has no Misty Step"),
+    ("Dr. Ada Quill", "Ada steadies her hands and casts Dominate Person on the clerk.", "spells: Shrivelling"),
+    ("Tess Marrow", "Tess jumps off the roof and flies over the square to the clock tower.", "no way to fly"),
+    ("Dr. Ada Quill", "Ada stares at him and reads his thoughts to learn the code.", "no way to read minds"),
+    ("Tess Marrow", "I turn invisible and walk past the guards.", "no way to turn invisible"),
+    ("Tess Marrow", "Tess swims down to the wreck, she can breathe underwater anyway.", "no way to breathe underwater"),
+    ("Tess Marrow", "Tess lays hands on the boy and prays to heal his wound.", "no healing magic"),
+])
+def test_a_spell_or_power_the_sheet_does_not_give_is_refused(actor, line, said):
+    why = impossible_power(line, actor, SHEETS)
+    assert why is not None and said in why, why
+
+
+@pytest.mark.parametrize("actor,line", [
+    ("Wren Vale", "Wren casts Fly on herself and flies up to the clock tower."),
+    ("Wren Vale", "I cast cure wounds on Tess."),
+    ("Dr. Ada Quill", "Ada casts Shrivelling at the cultist."),
+    ("Bo Hart", "Bo dives in; he can breathe underwater, he's a triton."),
+    ("Tess Marrow", "Tess drinks her potion of healing."),
+    ("Tess Marrow", "The arrow flies over the square to the clock tower."),
+    ("Tess Marrow", "I wish I could fly over the square."),
+    ("Tess Marrow", "Tess casts her net over the crabs."),
+    ("Tess Marrow", "Tess lays hands on the thief and drags him back."),
+    ("Someone Else", "I turn invisible."),  # no sheet known: nothing to hold the line against
+])
+def test_what_the_sheet_gives_or_no_power_at_all_is_not_refused(actor, line):
+    assert impossible_power(line, actor, SHEETS) is None
+
+
+def test_a_named_spell_is_read_with_its_words():
+    assert named_spell("Brisa kneels, lays her hands on the cut and casts Cure Wounds.", "Brisa Tallowmere") == "Cure Wounds"
+    assert named_spell("Eddie grabs Tomás's arm and casts Mend the Flesh on him.", "Eddie Kowalczyk") == "Mend the Flesh"
+    assert named_spell("Tomás casts Mend the Flesh.", "Eddie Kowalczyk") is None  # another's act
+    assert named_spell("I cast my line into the river.", "Eddie Kowalczyk") is None
+
+
+@pytest.mark.parametrize("line,scene,what", [
+    ("Lottie hot-wires the deputy's automobile.", "Silver Gulch, 1871.", "motor cars in 1871"),
+    ("Dutch telegraphs ahead, then calls the judge in Tucson on the telephone.", "Tucson, 1869.", "telephones in 1869"),
+    ("I switch on the wireless for news.", "Paris, spring 1890.", "radio in 1890"),
+])
+def test_a_thing_the_year_lacks_anywhere_in_the_act(line, scene, what):
+    why = impossible_in_era(line, scene, None)
+    assert why is not None and what in why, why
 
 
 # ---- properties -------------------------------------------------------------------------------------
