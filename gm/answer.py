@@ -47,14 +47,24 @@ _HAS_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|
                          r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|a few|several|"
                          r"(?:ankle|knee|waist|chest|shoulder|neck|head|man)[- ](?:deep|high|tall))\b", re.I)  # "knee-deep" answers "how deep"
 _SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?|(?:ankle|knee|waist|chest|shoulder|neck|head)[- ](?:deep|high))\b", re.I)
-_MEASURES = (  # (what the question asks, what a text that answers it states)
-    (re.compile(r"\bhow (?:high|tall|deep|far|long|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
-    (re.compile(r"\bwhat time\b|\bwhen (?:is|does|do|will)\b", re.I),
-     re.compile(r"\b\d{1,2}[:.]\d{2}\b|o'clock|quarter (?:to|past)|half past|\b(?:dawn|dusk|sunrise|sunset|sunup|midnight|noon|morning|evening|tonight)\b", re.I)),
+_DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|a couple of|an?)\s+"
+                       r"(?:(?:long|whole|full)\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|winters?|summers?)\b|"
+                       r"\b(?:ago|since|yesterday|last (?:night|week|month|year|winter|spring|summer|autumn|fall))\b", re.I)
+_WHEN = re.compile(r"\b\d{1,2}[:.]\d{2}\b|o'clock|quarter (?:to|past)|half past|\b(?:dawn|dusk|sunrise|sunset|sunup|midnight|noon|"
+                   r"morning|evening|tonight|tomorrow|yesterday|first light|daybreak|nightfall|monday|tuesday|wednesday|thursday|"
+                   r"friday|saturday|sunday)\b", re.I)
+_MONEY = re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?|pounds?)\b|\$\d", re.I)
+_COUNT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|a pair|both|a few|several)\b", re.I)
+_MEASURES = (  # (what the question asks, what a text that answers it states): the answer's type
+    (re.compile(r"\bhow long\b", re.I), re.compile(f"{_SPAN.pattern}|{_DURATION.pattern}", re.I)),
+    (re.compile(r"\bhow (?:high|tall|deep|far|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
+    (re.compile(r"\bwhat time\b", re.I), _WHEN),
     (re.compile(r"\bwhat year\b|\bwhich year\b", re.I), re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")),
-    (re.compile(r"\bhow much\b|\b(?:charge|cost|price|fare|pay|toll|buy-in)\b", re.I),
-     re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?)\b|\$\d", re.I)),
-    (re.compile(r"\bhow many\b", re.I), re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|dozen|hundred)\b", re.I)),
+    (re.compile(r"\bhow much\b|\b(?:charge|cost|costs|price|fare|pay|toll|buy-in|fee|wage|reward|bounty)\b", re.I), _MONEY),
+    (re.compile(r"\bhow many\b", re.I), _COUNT),
+    (re.compile(r"\bwhen\b|\bsince when\b|\bwhat day\b", re.I), re.compile(f"{_WHEN.pattern}|{_DURATION.pattern}", re.I)),
+    # "who gave the library this folio?": a sentence that names someone (a capitalised word past its first)
+    (re.compile(r"\bwho(?:m|se)?\b", re.I), re.compile(r"(?<=\w[\s,])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?[A-Z][a-z'’-]{2,}")),
 )
 _STOP = set("""a an the of to in on at by for with and or but is are was were be been it its this that these those i you he she
     we they me him her us them my your his our their what who whom whose where when why how which do does did can could would
@@ -113,10 +123,13 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9']+", text.lower()) if w not in _STOP and len(w) > 2}
 
 
-def _measure_bonus(question: str, texts: Sequence[str]) -> list[float]:
-    """A little for a text that states the kind of measure asked for: a span for "how high", a clock time for "when"."""
+def _measure_bonus(question: str, texts: Sequence[str], npc: Any = None) -> list[float]:
+    """A little for a text of the type of answer asked for: a span for "how high", a time for "when", a name for
+    "who" (not the name of the one asked: "Armitage, who gave this?" is answered by someone else's name)."""
     for asked, stated in _MEASURES:
         if asked.search(question):
+            if npc is not None:
+                texts = [_without_name(t, npc) for t in texts]
             return [0.15 if stated.search(t) else 0.0 for t in texts]
     return [0.0] * len(texts)
 
@@ -143,7 +156,7 @@ def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Seque
     return best, float(total[best])
 
 
-def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str] = ()) -> Answer:
+def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str] = ()) -> Answer | None:
     """What an NPC says to the question: what they know, what the scene says near them, or that they don't know."""
     name = npc.name
     if not getattr(npc, "alive", True):
@@ -152,16 +165,22 @@ def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str]
         return Answer("npc_gone", f"No answer comes: {name} is not here.", speaker=name, final=True)
     voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
     told = _npc_knowledge(npc, question, world, found_checks, embed, hidden)
-    told.voice = voice
+    if told is not None:
+        told.voice = voice
     return told
 
 
-def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str]) -> Answer:
+def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str]) -> Answer | None:
     name = npc.name
     knows = list(getattr(npc, "knows", []) or [])
     if knows:
-        topics = [" ".join([k.topic, *k.keywords]) for k in knows]
-        at, score = _best(_without_name(question, npc), topics, embed)
+        # the topic says what it is about; a free answer's own words say it too ("what's the game?" → "a good memory for
+        # cards"), matched on their own so a long answer does not blur a plain topic
+        keys = [" ".join([k.topic, *k.keywords]) for k in knows] + [k.answer for k in knows if k.free]
+        owner = list(range(len(knows))) + [i for i, k in enumerate(knows) if k.free]
+        asked = _without_name(question, npc)
+        at, score = _best(asked, keys, embed, _measure_bonus(asked, keys))
+        at = owner[at] if at >= 0 else at
         if at >= 0 and score >= TOPIC_MATCH:
             item = knows[at]
             if item.never:
@@ -173,12 +192,20 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     told = _facts(world, hidden)
     facts = [f.text for f in told]
     asked = _without_name(question, npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
-    measure = _measure_bonus(asked, facts)
+    measure = _measure_bonus(asked, facts, npc)
     own = [-0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]  # their own description is rarely what is asked
     at, score = _best(asked, _keys(told), embed, [m + o for m, o in zip(measure, own)])
     if at >= 0 and score >= NPC_FACT_MATCH:
         return Answer("npc", facts[at], speaker=name, quote=facts[at], keys=content_keys(facts[at]))
+    if not _SEEKS.search(question):
+        return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
+
+
+# a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed
+_SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
+                    r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
+                    r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b", re.I)
 
 
 def _npc_words(npc: Any) -> set[str]:
@@ -211,6 +238,26 @@ def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
     # answers "what's next door?" better than the gambler and the sheriff it begins with
     parts = [_Said(c, list(getattr(f, "about", []) or []), derived=True) for f in facts for c in _clauses(f.text)]
     return facts + derived + parts
+
+
+def _plain_notes(world: Any, question: str, hidden: Sequence[str]) -> list[Any]:
+    """The GM's own notes that state a plain measure the question asks for ("High tide is at 11:40 tonight." for
+    "when is high tide?"): a GM tells a tide table when asked; never a note near a secret or a hidden thing."""
+    typed = next((stated for asked, stated in _MEASURES[:-1] if asked.search(question)), None)
+    if typed is None:
+        return []
+    asked = _content_words(question)
+    secret = [set(_content_words(h)) for h in hidden]
+    unseen = {w for t in getattr(world, "things", []) or [] if "hidden" in t.states for w in _content_words(t.name)}
+    return [_Said(f.text, list(getattr(f, "about", []) or [])) for f in getattr(world, "facts", []) or []
+            if not getattr(f, "public", True) and typed.search(f.text) and asked & _content_words(f.text)
+            and not _content_words(f.text) & unseen and not any(_gives_away(_content_words(f.text), h) for h in secret)]
+
+
+def _gives_away(words: set[str], secret: set[str]) -> bool:
+    """A note tells much of a secret: two of its words and a third of them ("high tide" alone is a tide table)."""
+    shared = len(words & secret)
+    return shared >= 2 and shared * 3 >= len(secret)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -295,11 +342,22 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         else:
             bar = FACT_MATCH - 0.1
         pool = gm_said + done
-        at, score = _best(text, pool, embed, [0.03] * len(gm_said) + [0.0] * len(done))
+        # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
+        told_of = 0.12 if _OUTCOME_ASKED.search(text) else 0.08
+        verb = _verb_forms(text)
+        # and the later word stands: what the GM said last of it outranks an earlier telling
+        late = {x: 0.04 * i / max(1, len(said) - 1) + _later_in_telling(said, i) for i, x in enumerate(said)}
+        at, score = _best(text, pool, embed, [told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for x in gm_said]
+                          + [late.get(x, 0.0) for x in done])
         if at >= 0 and score >= bar:
-            told = _retold(pool[at])
+            picked = pool[at]
+            if picked in done and (_OUTCOME_ASKED.search(text) or not (verb and verb.search(picked.split(":", 1)[1]))):
+                picked = _what_came_of(picked, said, text, embed) or picked  # what they tried → what the GM said came of it
+            elif picked in gm_said and picked in said:
+                picked = _settled(picked, said, text, embed)
+            told = _retold(picked)
             return Answer("recall", told, keys=content_keys(told))
-    told = _facts(world, hidden)
+    told = _facts(world, hidden) + _plain_notes(world, text, hidden)
     facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
@@ -314,6 +372,65 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if at >= 0 and score >= FACT_MATCH:
         return Answer(kinds[at], facts[at], keys=content_keys(facts[at]))
     return None
+
+
+_OUTCOME_ASKED = re.compile(r"\b(?:find|found|discover\w*|get|got|learn\w*|hear|heard|see|saw|seen|say|said|tell|told|"
+                            r"answer\w*|reveal\w*|word|riddle|name)\b", re.I)
+_IRREGULAR = {"find": "found", "get": "got", "see": "saw|seen", "say": "said", "tell": "told", "hear": "heard", "give": "gave|given",
+              "take": "took|taken", "buy": "bought", "pay": "paid", "sell": "sold", "hand": "handed", "leave": "left", "bring": "brought"}
+
+
+def _later_in_telling(said: Sequence[str], i: int) -> float:
+    """A little for the GM's later words on the same player's line: what the GM said last of an attempt settles it."""
+    if _PLAYER_LINE.match(said[i]):
+        return 0.0
+    start = next((j for j in range(i, -1, -1) if _PLAYER_LINE.match(said[j])), -1)
+    end = next((j for j in range(i + 1, len(said)) if _PLAYER_LINE.match(said[j])), len(said))
+    span = end - start - 2  # GM lines in this telling, less one
+    return 0.1 * (i - start - 1) / span if span > 0 else 0.0
+
+
+def _settled(picked: str, said: Sequence[str], question: str, embed: Embed | None) -> str:
+    """The GM's last word on it in the same telling: a later line there that answers the question about as well
+    ("turns up only dust" ... "under the last bale Nadia finds a tin box") settles what was found."""
+    i = said.index(picked)
+    later = []
+    for x in said[i + 1:]:
+        if _PLAYER_LINE.match(x):
+            break
+        later.append(x)
+    if not later:
+        return picked
+    bar = max(0.3, _best(question, [picked], embed)[1] - 0.2)
+    fits = [j for j, x in enumerate(later) if _best(question, [x], embed)[1] >= bar]
+    return later[fits[-1]] if fits else picked
+
+
+def _what_came_of(line: str, said: Sequence[str], question: str, embed: Embed | None) -> str | None:
+    """The GM's words after a player's line and before the next one (what came of the attempt), the one nearest the
+    question with the last a little ahead: "Nadia sifts the straw" → "Under the last bale Nadia finds a tin box"."""
+    start = said.index(line) + 1 if line in said else len(said)
+    after = []
+    for x in said[start:]:
+        if _PLAYER_LINE.match(x):
+            break
+        after.append(x)
+    if not after:
+        return None
+    at, _ = _best(question, after, embed)
+    return _settled(after[at], said, question, embed)
+
+
+def _verb_forms(question: str) -> re.Pattern | None:
+    """The forms of the verb a "what did X <verb>" question asks about: find → find|finds|found|finding."""
+    asked = re.search(r"\b(?:did|does|do|has|have|had)\s+(?:[\w'’.-]+\s+){1,3}?([a-z]+)\b", question, re.I)
+    if asked is None:
+        return None
+    verb = asked.group(1).lower()
+    if verb in _STOP and verb not in _IRREGULAR:
+        return None
+    forms = [verb, verb + "s", verb + "es", verb + "ed", verb + "d", verb + "ing", *_IRREGULAR.get(verb, "").split("|")]
+    return re.compile(r"\b(?:" + "|".join(re.escape(f) for f in forms if f) + r")\b", re.I)
 
 
 def _retold(said: str) -> str:

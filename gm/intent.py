@@ -212,6 +212,9 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
 
 _TITLES = {"sheriff", "captain", "doctor", "dr", "brother", "sister", "father", "mother", "professor", "deputy", "sergeant",
            "mayor", "marshal", "judge", "reverend", "lord", "lady", "sir", "old", "mr", "mrs", "ms", "miss", "master", "mistress"}
+# a question about words already said: "What was the riddle Nettlejaw asked?", "what Gus told us"
+_SAID_BY = re.compile(r"\b(?:said|told|asked|mentioned|answered|replied|whispered|promised|claimed|warned)\b", re.I)
+_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _REPORTED = re.compile(r"\b(?:did|does|has|had)\s+(?:[\w'’-]+\s+){0,3}?(?:say|said|tell|told|mention|mentioned|call|called|ask|asked)\b", re.I)
 
 
@@ -257,6 +260,7 @@ def _first_named(text: str, people: Sequence[Any]) -> str | None:
 
 # a name put to someone: "Excuse me, Maren - ...", "Hey Maren, ...", "Maren: ...", "..., Maren?"
 _HAIL = r"(?:excuse me|pardon me|hey|hi|hello|oi|listen|look|please|sorry|good (?:morning|evening|day))[,!]?\s+"
+_CALL = r"[A-Za-z]{2,8}[,!]\s+"  # any one word called out before the name: "Psst, Snik", "Ahoy, Jeb"
 
 
 def _hailed(text: str, people: Sequence[Any]) -> str | None:
@@ -265,7 +269,9 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
         name, aliases = _aliases(entry)
         for alias in sorted(aliases, key=len, reverse=True):
             a = re.escape(alias)
-            if re.search(rf"^\s*(?:{_HAIL})?{a}\s*(?:[,:!—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$", text, re.I):
+            if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*(?:[,:!—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$", text, re.I):
+                return name
+            if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up." (the name as written)
                 return name
     return None
 
@@ -275,6 +281,14 @@ def _only_asks(text: str) -> bool:
     # a title's period ends no sentence: "What did Gus say Mrs. Beaumont pays?" is one question
     sentences = [s for s in re.split(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?])\s+", without_quotes(text).strip()) if s]
     return bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
+def _the_one_here(text: str, npcs: Sequence[Any]) -> str | None:
+    """Whom a line says "you" to when it names no one: the only NPC in the scene, alive and there."""
+    if not _YOU.search(without_quotes(text)):
+        return None
+    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    return here[0].name if len(here) == 1 else None
 
 
 def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = (), pcs: Sequence[Any] = (),
@@ -305,9 +319,12 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     fight = _attack(said, foes, npcs, weapons, last_target, in_fight)
     if fight is not None:
         return fight.model_copy(update=base)
-    if _only_asks(text) and _REPORTED.search(without_quotes(text)):
+    if _only_asks(text) and (_REPORTED.search(without_quotes(text)) or _SAID_BY.search(without_quotes(text))):
         return Intent(kind="ask", **base)  # "what did Hilda say Tobin looks like?" asks the GM what was said
     talks, spoken_to = _talked_to(text, listeners)
+    if spoken_to is None and "?" in text and (talks or _only_asks(text)):
+        spoken_to = _the_one_here(text, npcs)
+        talks = talks or spoken_to is not None
     if talks:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     if _only_asks(text):

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm.intent import Intent, read_intent
+from gm.world.model import Npc
 
 NPCS = ["Orla Venn", SimpleNamespace(name="Brother Caddock", aliases=["the friar"], role="ferryman")]
 FOES = ["Bog Troll", "Marsh Wolf 1", "Marsh Wolf 2"]
@@ -146,3 +147,23 @@ def test_a_question_put_to_an_npc_however_phrased_is_talk_to_them_not_to_what_it
     npcs = [Npc(name="Maren", role="the chapel's elderly keeper", aliases=["Old Maren"]), Npc(name="the Bell", role="a cracked bronze bell")]
     got = read_intent(line, npcs=npcs, pcs=["Brisa Tallowmere", "Brisa"])
     assert (got.kind, got.npc) == ("talk", "Maren")
+
+
+def test_a_name_called_out_after_any_word_is_talk_to_them():
+    npcs = [Npc(name="Tobiah Marsh"), Npc(name="Greta Vell")]
+    assert read_intent("Pssst, Tobiah. You awake? Got any water?", npcs=npcs).npc == "Tobiah Marsh"
+    assert read_intent("Ahoy, Greta! Is the boat ready?", npcs=npcs).npc == "Greta Vell"
+
+
+def test_a_question_about_what_someone_said_is_for_the_gm():
+    npcs = [Npc(name="Greta Vell")]
+    assert read_intent("What was the password Greta told us?", npcs=npcs).kind == "ask"
+    assert read_intent("Which road did Greta say was flooded?", npcs=npcs).kind == "ask"
+
+
+def test_you_is_said_to_the_only_npc_there_and_to_no_one_among_several():
+    alone = [Npc(name="Greta Vell"), Npc(name="Old Haskel", alive=False)]
+    assert read_intent("Where were you when the bell rang?", npcs=alone).npc == "Greta Vell"
+    two = [Npc(name="Greta Vell"), Npc(name="Tobiah Marsh")]
+    assert read_intent("Where were you when the bell rang?", npcs=two).npc is None
+    assert read_intent("I tell you what, I open the door.", npcs=alone).npc is None

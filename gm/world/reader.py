@@ -224,6 +224,78 @@ def merge(first: World, second: World) -> World:
     return out
 
 
+_PLACE_WORDS = set("""river hill hills street road lane library university college inn tavern saloon house hall church chapel
+    temple shrine tower keep castle manor bridge crossing ford pass valley forest wood woods lake sea bay harbor harbour port
+    docks dock station mine mountain mountains peak island isle club guild company territory county city town village
+    market square gate gates abbey monastery farm ranch fort camp coast cove creek falls office bank hotel museum hospital""".split())
+_WEEKDAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+_CANDIDATE = re.compile(rf"(?:\b{_TITLE}\s+)?\b[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){{0,2}}")
+# what after a name says it is someone: "Ysolde, a gnome with soot on her goggles", "Pike, who donated the folio",
+# "Jeb tips his hat", "Olan left a note ... he went down"
+_PERSON_AFTER = re.compile(r"^(?:['’]s\s+)?(?:,\s+(?:who|whose)\b|,\s+(?:an?|the)\s+[^,;.]{0,60}?\b(?:he|she|his|her|him|who)\b|"
+                           r"\s+(?:[a-z]+\s+){0,6}?(?:his|her|he|she|himself|herself)\b)")
+
+
+def _named_people(text: str, known: World) -> list[Npc]:
+    """People the prose names by a proper name without a role before it ("Ysolde, a gnome with soot on her goggles",
+    "Professor Wendell Pike, who donated the folio, drowned"): a title, "who", or his/her right after the name tells a
+    person from a place. Dead or gone as the words after their name say (``person_named``)."""
+    out: list[Npc] = []
+    unsure: list[tuple[Npc, str]] = []
+    for sentence in sentences(text):
+        for m in _CANDIDATE.finditer(sentence):
+            words = m.group(0).split()
+            titled = re.fullmatch(_TITLE, words[0]) is not None
+            bare = [w for w in words if not re.fullmatch(_TITLE, w)]
+            if not bare or bare[-1].lower() in _PLACE_WORDS or set(words) & (_WEEKDAYS | set(_MONTHS.split("|"))):
+                continue
+            if m.start() == 0 and not titled and len(bare) == 1 and bare[0].lower() in _COMMON_OPENERS | _STOP:
+                continue
+            before = sentence[:m.start()].rstrip()
+            if re.search(r"\b(?:in|at|to|from|near|of the|the|into|across|toward|towards)$", before, re.I) and not titled:
+                continue
+            after = sentence[m.end():]
+            apposed = _APPOSITIVE.match(after)
+            said = (titled or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after))
+            if not said and not apposed:
+                continue
+            name = " ".join(words)
+            taken = [{w.lower() for w in n.name.split()} for n in [*known.npcs, *out, *(c for c, _ in unsure)]]
+            if known.place(name) or any({w.lower() for w in bare} <= t for t in taken):
+                continue
+            met = person_named(text, bare[0] if len(bare) > 1 else bare[-1])
+            if met is None:
+                continue
+            met = met.model_copy(update={"role": apposed.group("role") if apposed else ""})
+            if _LIFE_DATES.match(after):
+                met.alive = met.present = False
+            if said:
+                out.append(met)
+            else:
+                unsure.append((met, apposed.group("phrase")))
+    # "Wenna, a stooped dyer with blue hands" is someone, "Gorsedd, a river town" somewhere: what the apposed words
+    # are nearer in meaning (MiniLM), a person or a place or thing
+    return out + [met for met, is_person in zip((m for m, _ in unsure), _people_by_meaning([p for _, p in unsure])) if is_person]
+
+
+_APPOSITIVE = re.compile(r",\s+(?P<phrase>(?:an?|the)\s+(?P<role>(?:[\w'’-]+\s+){0,2}?[\w'’-]+?)(?=\s+(?:with|who|in|at|from|of|by|on)\b|[,;.]|$)[^,;.]*)")
+_LIFE_DATES = re.compile(r"^,?\s*\(?\d{3,4}\s*[-–—]\s*\d{3,4}")  # "Elen Penhale, 1790-1841": a name on a stone
+_SOMEONE = ["a person", "a man", "a woman", "someone who works here"]
+_SOMEWHERE = ["a place", "a town", "a building", "a thing", "an object"]
+
+
+def _people_by_meaning(phrases: list[str]) -> list[bool]:
+    """For each apposed phrase, whether it says who someone is rather than what a place or thing is."""
+    if not phrases:
+        return []
+    from pipelines.embeddings import embed
+    from pipelines.vector_store import embed_cached
+
+    people, places = embed_cached(_SOMEONE), embed_cached(_SOMEWHERE)
+    said = embed(phrases)
+    return [bool((people @ v).max() > (places @ v).max()) for v in said]
+
+
 def _from_prose(scenario: Any, written: World) -> World:
     public = " ".join([scenario.scene or "", scenario.opening or ""])
     notes = " ".join(scenario.notes or [])
@@ -232,6 +304,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     known = merge(written, world)
     world.npcs += _people(" ".join([public, *(n.description for n in scenario.npcs)]), known)
     world.npcs += _people(notes, merge(known, world), present=False)
+    world.npcs += _named_people(public, merge(known, world))
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]

@@ -182,3 +182,36 @@ def test_an_npc_speaks_when_named_outside_the_quote_not_when_the_quote_describes
 
     assert voiced('Armitage frowns. "Professor Pike gave it to us."', "Dr. Henry Armitage")
     assert not voiced('"The head librarian, Dr. Henry Armitage, stands by the case."', "Dr. Henry Armitage")
+
+
+def test_who_is_answered_by_someone_elses_name_not_by_the_one_asked():
+    world = World(npcs=[Npc(name="Odile Varga", role="the curator")], facts=[
+        Fact(text="The curator, Odile Varga, dusts a glass case holding a jade mask."),
+        Fact(text="Baron Ludo Ferrant, who bequeathed the mask, was buried last spring.")])
+    answer = choose_answer(read_intent("Odile, who left the museum this mask?", npcs=world.npcs), world)
+    assert answer.kind == "npc" and answer.speaker == "Odile Varga" and "Ferrant" in answer.quote
+
+
+def test_a_gm_note_stating_a_plain_measure_is_told_when_asked_but_never_one_near_a_secret():
+    world = World(facts=[Fact(text="The night train leaves the junction at 9:15.", public=False),
+                         Fact(text="The stationmaster keeps a pistol in the ticket drawer at 9:15 every night.", public=False)])
+    train = choose_answer(read_intent("When does the night train leave?"), world)
+    assert train.kind == "fact" and "9:15" in train.content
+    hidden = ["The stationmaster's pistol in the ticket drawer is loaded."]
+    assert choose_answer(read_intent("When does the stationmaster check the ticket drawer?"), world, hidden=hidden) is None
+
+
+def test_what_was_found_is_recalled_from_what_the_gm_said_and_the_later_word_stands():
+    said = ["Nadia Voss: I sift through the straw in the loft.",
+            "Nadia sifts the straw but turns up only dust.",
+            "Under the last bale Nadia finds a tin box holding three silver spoons."]
+    answer = choose_answer(read_intent("What did Nadia turn up in the loft before?"), WORLD, table_said=said)
+    assert answer.kind == "recall" and "silver spoons" in answer.content
+
+
+def test_a_request_or_an_offer_to_an_npc_is_not_answered_with_i_dont_know():
+    world = World(npcs=[Npc(name="Bram", role="a porter")])
+    names = dict(npcs=world.npcs)
+    assert choose_answer(read_intent("Bram, could you lift this trunk onto the cart?", **names), world) is None
+    unknown = choose_answer(read_intent("Bram, who owns the grey mare?", **names), world)
+    assert unknown.kind == "npc_unknown"

@@ -108,3 +108,14 @@ def test_two_scenarios_read_in_turn_do_not_mix_and_reading_is_fast():
     assert time.perf_counter() - start < 0.5
     assert first == again and second.npc("Hester") is None and first.npc("Mack") is None
     assert second.era == "1931"
+
+
+def test_people_named_without_a_role_are_told_from_places_by_what_follows_their_name():
+    scene = ("The tannery yard of Gorsedd, below Crowfoot Hill. Wenna, a stooped dyer with blue hands, rinses hides "
+             "by the vat. Master Idris Penhale, who owned the yard, drowned in the millrace a month ago. A stone by the "
+             "gate reads \"Elen Penhale, 1790-1841\". Cadoc tips his cap and goes back to his barrow.")
+    world = read_world(Scenario(id="t", ruleset="dnd5e", title="Tannery", scene=scene, opening="Steam rises."))
+    wenna, idris, elen, cadoc = (world.npc(n) for n in ("Wenna", "Idris", "Elen", "Cadoc"))
+    assert wenna.present and wenna.alive and wenna.role.endswith("dyer")
+    assert not idris.alive and not elen.alive and cadoc.present
+    assert world.npc("Crowfoot Hill") is None and world.npc("Gorsedd") is None
