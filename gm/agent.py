@@ -361,12 +361,14 @@ class GameMaster(PlayerRolls, SessionSetup):
         """The line's one typed reading: whom it talks to, whether it asks the GM, out of character.
         Someone the scene's prose names but no NPC list does is met when first spoken to."""
         pcs = [n for s in self.sheets for n in s.names()]
-        reading = read_intent(text, npcs=self.world.npcs, pcs=pcs)
+        last = getattr(self, "_spoken_to", None)  # "and where were you?" goes on to whom the table spoke to last
+        reading = read_intent(text, npcs=self.world.npcs, pcs=pcs, last_npc=last)
         called = addressed(text) if reading.npc is None and reading.kind in ("talk", "act", "ask") else None
         met = person_named(" ".join([self.scenario.scene, self.scenario.opening]), called) if called and called not in pcs else None
         if met is not None and self.world.npc(met.name) is None:
             self.world.npcs.append(met)
-            reading = read_intent(text, npcs=self.world.npcs, pcs=pcs)
+            reading = read_intent(text, npcs=self.world.npcs, pcs=pcs, last_npc=last)
+        self._spoken_to = reading.npc if reading.kind == "talk" and reading.npc else last
         return reading
 
     def _table_said(self) -> list[str]:

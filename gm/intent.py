@@ -283,17 +283,20 @@ def _only_asks(text: str) -> bool:
     return bool(sentences) and all(s.endswith("?") for s in sentences)
 
 
-def _the_one_here(text: str, npcs: Sequence[Any]) -> str | None:
-    """Whom a line says "you" to when it names no one: the only NPC in the scene, alive and there."""
+def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None) -> str | None:
+    """Whom a line says "you" to when it names no one: the only NPC in the scene, alive and there, or among
+    several the one this character spoke to last."""
     if not _YOU.search(without_quotes(text)):
         return None
     here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
-    return here[0].name if len(here) == 1 else None
+    if len(here) == 1:
+        return here[0].name
+    return last_npc if last_npc in {n.name for n in here} else None
 
 
 def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = (), pcs: Sequence[Any] = (),
                 weapons: Sequence[str] = (), spells: Sequence[str] = (), items: Sequence[str] = (),
-                in_fight: bool = False, last_target: str | None = None) -> Intent:
+                in_fight: bool = False, last_target: str | None = None, last_npc: str | None = None) -> Intent:
     """Read a player's line into one ``Intent``; never raises.
 
     Args:
@@ -302,6 +305,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         weapons, spells, items: what the acting character has, by name.
         in_fight: attack wording is then always an attack (at the nearest foe when it names none).
         last_target: whom the character last attacked: "it", "him" and "the other one" read by it.
+        last_npc: whom the character last spoke to: a question with "you" that names no one goes on to them.
     """
     text = str(text or "")
     said = narrated(text)
@@ -323,7 +327,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         return Intent(kind="ask", **base)  # "what did Hilda say Tobin looks like?" asks the GM what was said
     talks, spoken_to = _talked_to(text, listeners)
     if spoken_to is None and "?" in text and (talks or _only_asks(text)):
-        spoken_to = _the_one_here(text, npcs)
+        spoken_to = _the_one_here(text, npcs, last_npc)
         talks = talks or spoken_to is not None
     if talks:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)

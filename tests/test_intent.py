@@ -161,9 +161,10 @@ def test_a_question_about_what_someone_said_is_for_the_gm():
     assert read_intent("Which road did Greta say was flooded?", npcs=npcs).kind == "ask"
 
 
-def test_you_is_said_to_the_only_npc_there_and_to_no_one_among_several():
+def test_you_is_said_to_the_only_npc_there_or_among_several_to_the_one_spoken_to_last():
     alone = [Npc(name="Greta Vell"), Npc(name="Old Haskel", alive=False)]
     assert read_intent("Where were you when the bell rang?", npcs=alone).npc == "Greta Vell"
     two = [Npc(name="Greta Vell"), Npc(name="Tobiah Marsh")]
     assert read_intent("Where were you when the bell rang?", npcs=two).npc is None
     assert read_intent("I tell you what, I open the door.", npcs=alone).npc is None
+    assert read_intent("And where were you when the bell rang?", npcs=two, last_npc="Tobiah Marsh").npc == "Tobiah Marsh"

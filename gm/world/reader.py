@@ -278,6 +278,33 @@ def _named_people(text: str, known: World) -> list[Npc]:
     return out + [met for met, is_person in zip((m for m, _ in unsure), _people_by_meaning([p for _, p in unsure])) if is_person]
 
 
+_TRADES = _KIN | set("""bartender barkeep barmaid ferryman fisherman fisherwoman boatman porter stablehand groom cook
+    hermit monk nun abbot acolyte scholar librarian archivist curator clerk scribe beggar peddler vendor shopkeeper alchemist
+    healer herbalist hunter trapper miner farmer shepherd woodcutter watchman watchwoman lookout sentry jailer warden bailiff
+    constable magistrate noble baron baroness duke duchess courier messenger sailor pilot bosun quartermaster tinker minstrel
+    bard dealer croupier gambler thief smuggler outlaw bandit trader fence witch wizard mage druid cleric""".split())
+# "The innkeeper polishes a glass", "an old fisherman mends his net": someone the scene gives only a trade
+_ROLE_ONLY = re.compile(r"(?:^|[.;]\s+|,\s+|\band\s+)(?P<art>the|an?)\s+(?P<adj>(?:[a-z-]+\s+){0,2}?)(?P<role>[a-z-]+)\s+"
+                        r"(?P<verb>[a-z]+(?:s|ed))\b", re.I)
+
+
+def _unnamed_people(text: str, known: World) -> list[Npc]:
+    """People the scene names only by a trade ("the innkeeper", "a one-eyed ferryman"), called so, present unless the
+    words after say dead or gone; one per trade, and none where someone named already has that role."""
+    out: list[Npc] = []
+    roles = {w for n in known.npcs for w in re.findall(r"[a-z-]+", (n.role or "").lower())}
+    for sentence in sentences(text):
+        for m in _ROLE_ONLY.finditer(sentence):
+            role = m.group("role").lower()
+            if role not in _TRADES or role in roles or re.match(r",?\s+[A-Z]", sentence[m.end("role"):]):
+                continue
+            near = sentence[m.start("verb"):m.start("verb") + 60]
+            dead = bool(_DEAD_AFTER.search(" " + near) or _DEAD.match(near))
+            roles.add(role)
+            out.append(Npc(name=f"the {role}", role=role, alive=not dead, present=not dead and not _GONE_AFTER.search(" " + near)))
+    return out
+
+
 _APPOSITIVE = re.compile(r",\s+(?P<phrase>(?:an?|the)\s+(?P<role>(?:[\w'’-]+\s+){0,2}?[\w'’-]+?)(?=\s+(?:with|who|in|at|from|of|by|on)\b|[,;.]|$)[^,;.]*)")
 _LIFE_DATES = re.compile(r"^,?\s*\(?\d{3,4}\s*[-–—]\s*\d{3,4}")  # "Elen Penhale, 1790-1841": a name on a stone
 _SOMEONE = ["a person", "a man", "a woman", "someone who works here"]
@@ -305,6 +332,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     world.npcs += _people(" ".join([public, *(n.description for n in scenario.npcs)]), known)
     world.npcs += _people(notes, merge(known, world), present=False)
     world.npcs += _named_people(public, merge(known, world))
+    world.npcs += _unnamed_people(public, merge(known, world))
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]

@@ -119,3 +119,14 @@ def test_people_named_without_a_role_are_told_from_places_by_what_follows_their_
     assert wenna.present and wenna.alive and wenna.role.endswith("dyer")
     assert not idris.alive and not elen.alive and cadoc.present
     assert world.npc("Crowfoot Hill") is None and world.npc("Gorsedd") is None
+
+
+def test_someone_the_scene_gives_only_a_trade_is_met_by_that_trade():
+    from gm.intent import read_intent
+
+    scene = ("A smoky dockside tavern. The innkeeper wipes the bar with a grey rag, and an old fisherman mends his net "
+             "by the fire. The priest died last spring. The ferryman, Jeb Hollis, waits by the door.")
+    world = read_world(Scenario(id="t", ruleset="dnd5e", title="Tavern", scene=scene, opening="Rain."))
+    assert world.npc("the innkeeper").present and world.npc("the fisherman").present
+    assert not world.npc("the priest").alive and world.npc("the ferryman") is None  # Jeb Hollis is the ferryman
+    assert read_intent("Innkeeper, what's the news tonight?", npcs=world.npcs).npc == "the innkeeper"
