@@ -82,6 +82,7 @@ def main() -> None:
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
+    worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
     for (scenario, who), lines in SESSIONS.items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
@@ -93,11 +94,14 @@ def main() -> None:
                 out += [f"> **{who}:** {line}", ">", f"> [note] {exc}", ""]
                 continue
             times.append(time.perf_counter() - started)
+            planned += any("planned outcome" in n for n in reply.notes)
+            worded += any(n.startswith("narration worded the planned outcome") for n in reply.notes)
             dice = "; ".join(r.line() for r in reply.rolls) + "; ".join(reply.fight[:2])
             out += [f"> **{who}:** {line}", ">", f"> {('`' + dice + '` ') if dice else ''}**GM:** {reply.narration}", ""]
         gm.close()
     times.sort()
-    out.append(f"turns {len(times)}, p50 {times[len(times) // 2]:.1f} s, p90 {times[int(len(times) * 0.9)]:.1f} s")
+    out.append(f"turns {len(times)}, p50 {times[len(times) // 2]:.1f} s, p90 {times[int(len(times) * 0.9)]:.1f} s; "
+               f"acts planned {planned}, worded by the model {worded} (the rest said the plan plainly)")
     text = "\n".join(out)
     print(text)
     if args.out:

@@ -323,6 +323,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             settle(self.world, turn.text, turn.character or "", len(self.session.turns))  # the lantern taken is held; the door opened is open
         request = self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found))
         request.answer = answer if decision == "no_roll" else None
+        request.world = None if events else self.world  # an act's outcome is planned from the world, then worded (gm.outcome)
         if events:
             request.verdict, request.success = f"{request.verdict} In the fight: {story_of(events)}".strip(), None
             request.standing = [c.name for c in fight.combatants.values() if c.standing] if fight is not None else []

@@ -27,11 +27,13 @@ from pipelines.steps.adjudicate import shot_messages, table_system
 from . import language
 
 from .facts_guard import contradicts_numbers, speaks_for_the_silent
+from .outcome import ActPlan, degree_of, plan_act
 from .retell import base_action, gist, third_person, told_by
 
 __all__ = [
     "NarrationRequest", "Narration", "narrate", "split_sentences", "third_person", "fallback",
     "is_echo", "repeats_itself", "copies", "speaks_for", "acts_for_another", "prompt_leak", "contradicts", "MIN_WORDS",
+    "new_things", "carries_plan", "act_plan",
 ]
 
 MIN_WORDS = 8
@@ -351,6 +353,8 @@ class NarrationRequest:
     facts: list[str] = field(default_factory=list)  # the world's stated facts: no sentence gives other numbers for them
     struck: bool | None = None  # in a fight: whether the acting character's attack hit (None: no attack this turn)
     struck_at: list[str] = field(default_factory=list)  # whom that attack was at
+    world: Any = None  # gm.world.World: given, an act's reply is planned from it first (gm.outcome) and only worded by the model
+    plan: Any = None  # gm.outcome.ActPlan, set by narrate: the content the reply to an act must carry
 
 
 @dataclass
@@ -369,7 +373,7 @@ SHOTS = Path(__file__).parent / "data" / "prompts" / "narrate_shots.yaml"
 @functools.cache
 def _example_phrases() -> frozenset[tuple[str, ...]]:
     """The worked replies' phrases, the narration's and the answers' alike: a reply lifting one copied it."""
-    shots = [*shot_messages(SHOTS), *_ANSWER_SHOTS]
+    shots = [*shot_messages(SHOTS), *_ANSWER_SHOTS, *_PLAN_SHOTS]
     return frozenset(g for m in shots if m["role"] == "assistant" for g in _phrases(m["content"]))
 
 
@@ -467,17 +471,23 @@ class _Gate:
         self.answering = req.answer is not None and req.decision == "no_roll"
         if self.answering:
             self.known |= known_words(req.answer.content, req.answer.quote, req.answer.speaker)
+        # wording a planned outcome: saying the act again is the point, and a search that found nothing is no win
+        self.planned = req.plan is not None
+        if self.planned:
+            self.known |= known_words(req.plan.said(), *_world_words(req.world))
+            self.borrowed -= set(_phrases(req.plan.said()))
 
     def _verdict(self, sentence: str) -> str | None:
         req = self.req
         clean = _LABEL.sub("", sentence).strip()
         if len(_words(clean)) == 0:
             return "empty"
-        if is_echo(clean, [req.line, req.verdict, guide(req)]) and not self._answers_question(clean):
+        if not self.planned and is_echo(clean, [req.line, req.verdict, guide(req)]) and not self._answers_question(clean):
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
         if _CAST_LINE.match(clean):
             return "recited the cast list"  # "Ruth Quist: the keeper's grown daughter, frightened..."
-        if not self.answering and len(_content(clean)) >= 4 and is_echo(clean, self.heard, overlap=0.9):
+        if not (self.answering or self.planned and tells(clean, req.plan.said(), 0.5)) and len(_content(clean)) >= 4 \
+                and is_echo(clean, self.heard, overlap=0.9):
             return "repeated earlier lines"
         if repeats_itself(clean):
             return "repeated itself"
@@ -491,7 +501,7 @@ class _Gate:
         invented = strangers(clean, self.known)
         if invented:
             return f"named {', '.join(invented[:2])}, who is nowhere in the scene"
-        if req.decision == "roll" and contradicts(clean, req.success):
+        if req.decision == "roll" and contradicts(clean, req.success) and not (self.planned and req.plan.kind == "nothing"):
             return "contradicted the dice"
         if req.recall and req.success is False and not (_REFUSES.search(clean) or _FAIL.search(clean)):
             return "told lore a failed recall did not earn"  # "a common crest in some ancient societies"
@@ -544,7 +554,7 @@ class _Gate:
         return out[0].upper() + out[1:] + ("" if out[-1] in ".!?\"”" else ".")
 
     def _accept(self, sentence: str) -> None:
-        sentence = sentence if self.answering else self._without_heard_clauses(sentence)
+        sentence = sentence if self.answering or self.planned else self._without_heard_clauses(sentence)
         cause = self._verdict(sentence)
         if cause is not None:
             self.causes.append(cause)
@@ -597,6 +607,125 @@ async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[st
     return Narration(text=final, notes=notes, first_token_s=time.perf_counter() - started, usage=usage, attempts=1, fell_back=not ok)
 
 
+# --- an act's planned outcome, worded -------------------------------------------------------
+
+PLAN_SYSTEM = ("You narrate one moment at a tabletop game, as the GM. You are told what happens; tell exactly that, "
+               "in one to three short sentences, in the present tense. Add nothing: no new people, objects, places or "
+               "numbers, and no dice or rolls.")
+
+# worked wordings, written for this prompt (the same every turn, so the server's prefix cache keeps them)
+_PLAN_SHOTS = [
+    {"role": "user", "content": "What happens: Hald tries to force the rusted hatch, but the hatch holds."},
+    {"role": "assistant", "content": "Hald sets his shoulder to the rusted hatch and heaves, but the hatch holds fast."},
+    {"role": "user", "content": "What happens: Sella searches the stable but finds no saddle."},
+    {"role": "assistant", "content": "Sella looks in every corner of the stable, but there is no saddle to be found."},
+    {"role": "user", "content": "What happens: Corin sits by the fire and warms their hands."},
+    {"role": "assistant", "content": "Corin sinks down by the fire and holds their hands to its warmth."},
+    {"role": "user", "content": "What happens: Ilse reads the ledger closely. The last entry is signed with a false name."},
+    {"role": "assistant", "content": "Ilse runs a finger down the ledger, line by line. The last entry is signed with a false name."},
+    {"role": "user", "content": "What happens: Sella makes their case to the guards, but the guards are not swayed."},
+    {"role": "assistant", "content": "Sella makes her case, but the guards only fold their arms, unmoved."},
+]
+
+# words a narration may bring in without bringing a new thing into the scene: the body, time, light and sound
+_FLAVOUR = set("""moment moments breath hand hands finger fingers fingertips eye eyes face head arm arms shoulder shoulders knee knees
+foot feet heart time while minute minutes second seconds effort care attention way side sides edge edges bit sound sounds silence
+noise light shadow shadows air nothing something anything everything one ones sigh shrug nod grin smile glance gaze voice word words
+luck patience throat brow lip lips palm palms grip inch inches sign signs trace traces look turn step steps try attempt last
+sort kind lot thing things none place spot tension weight strength balance footing hold stillness""".split())
+
+
+def _world_words(world: Any) -> list[str]:
+    """Every name and description the world holds: what a reply may mention without inventing it."""
+    if world is None:
+        return []
+    out = [world.era, world.time, world.here]
+    for item in [*world.npcs, *world.things, *world.places]:
+        out += [item.name, *item.aliases, getattr(item, "description", ""), getattr(item, "role", "")]
+    return [t for t in out if t]
+
+
+_DETERMINERS = {"the", "a", "an", "with", "of", "some", "no", "any", "his", "her", "their", "its", "my", "your", "this", "that",
+                "these", "those", "every", "each", "another", "by", "in", "on", "under", "into", "from"}
+_PRONOUNS = {"she", "he", "her", "him", "hers", "himself", "herself", "itself", "themselves", "who", "whom", "whose", "what",
+             "which", "someone", "somebody", "nobody", "noone", "everyone", "anyone", "none", "other", "others", "where", "when"}
+
+
+def new_things(text: str, known: set[str]) -> list[str]:
+    """Nouns in ``text`` nothing the GM was given mentions: a thing the model brought into the
+    scene ("locked with a chainsaw", "the glass is thick with dark blood", "the keeper's desk").
+
+    A word counts when it can only be a noun, or can be a noun or a verb and stands where a noun
+    does (after an article, a possessive, a preposition or an adjective); words that can be
+    adjectives or adverbs, function words and the body, time, light and sound a telling needs are
+    not things."""
+    from lemminflect import getAllLemmas
+
+    seen = known | {_stem(w) for w in known}
+    words = [w.removesuffix("'s").removesuffix("’s") for w in _words(re.sub(r"[\"“][^\"“”]*[\"”]", " ", text))]  # quotes are speech
+    out = []
+    for i, word in enumerate(words):
+        if word in _STOP or word in _FLAVOUR or word in _PRONOUNS or word in seen or _stem(word) in seen or len(word) < 3 or word.isdigit():
+            continue
+        lemmas = getAllLemmas(word)
+        if "NOUN" not in lemmas or {"ADJ", "ADV"} & set(lemmas):
+            continue  # a function word, an adjective or adverb ("dark", "hard"), or a verb only
+        if lemmas["NOUN"][0] in seen | _FLAVOUR:
+            continue
+        before = words[i - 1] if i else ""
+        if "VERB" in lemmas and not (before in _DETERMINERS or "ADJ" in getAllLemmas(before)):
+            continue  # "her fingers work": a verb where a verb stands
+        out.append(word)
+    return out
+
+
+def carries_plan(text: str, plan: ActPlan) -> bool:
+    """The reply says the planned outcome: most of its words, what was found, and a failure as a failure;
+    a refusal says that it fails, and the decision's reason when it gave one."""
+    if plan.kind == "done" and plan.success is None:
+        return True  # an act no roll was needed for simply happens: any telling the guards pass will do
+    if plan.kind == "refused":
+        return bool(_REFUSES.search(text)) and (not plan.why or tells(text, plan.why, 0.5))
+    if not tells(text, plan.facts[0], 0.5):  # the outcome itself; a fumble's "could hardly have gone worse" may be worded freely
+        return False
+    if plan.found and not tells(text, plan.found, 0.6):
+        return False
+    return plan.success is not False and plan.kind != "refused" or bool(_REFUSES.search(text) or _FAIL.search(text))
+
+
+def act_plan(req: NarrationRequest) -> ActPlan | None:
+    """The outcome a reply to this act must carry (``gm.outcome``), or None: a question, words
+    spoken, a fight's round and a request without a world keep the open narration."""
+    if req.world is None or req.answer is not None or req.struck is not None or req.standing:
+        return None
+    return plan_act(req.name, req.line, req.decision, req.success, found=req.found, why=req.why, world=req.world,
+                    recall=req.recall, implausible=req.implausible, degree=degree_of(req.verdict))
+
+
+def plan_messages(req: NarrationRequest) -> list[dict[str, str]]:
+    return [{"role": "system", "content": PLAN_SYSTEM}, *_PLAN_SHOTS, {"role": "user", "content": f"What happens: {req.plan.said()}"}]
+
+
+async def _word_plan(model: Any, req: NarrationRequest, on_token: Callable[[str], None] | None, started: float) -> Narration:
+    """One call to word the planned outcome, checked whole (it is short): kept when every sentence
+    passes the guards, it carries the plan and brings in no thing the scene lacks; else the plan as it stands."""
+    plan, gate, usage, cause = req.plan, _Gate(req, None), None, ""
+    try:
+        reply = await stream_complete(model, plan_messages(req), gate.feed, step="narrate", max_tokens=min(req.max_tokens, 64), temperature=0.3)
+        usage, text = reply.usage, gate.close()
+    except ModelError as exc:
+        text, cause = "", f"did not come ({exc})"
+    invented = new_things(text, gate.known | known_words(*_world_words(req.world), *req.recent)) if text else []
+    ok = bool(text) and not gate.causes and not invented and carries_plan(text, plan)
+    cause = cause or (gate.causes[-1] if gate.causes else f"brought in {', '.join(invented[:2])}, which the scene does not hold"
+                      if invented else "left the outcome out" if text else "was empty")
+    final = text if ok else plan.said()
+    if on_token is not None:
+        on_token(final)
+    notes = [f"narration worded the planned outcome ({plan.kind})"] if ok else [f"narration said the planned outcome plainly (the model's words {cause})"]
+    return Narration(text=final, notes=notes, first_token_s=time.perf_counter() - started, usage=usage, attempts=1, fell_back=not ok)
+
+
 async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str], None] | None = None,
                   temperature: float = 0.3) -> Narration:
     """Stream the GM's words through the guards; retry once; else the descriptive fallback.
@@ -614,6 +743,10 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         return Narration(text=req.answer.content, notes=[f"answered without the model ({req.answer.kind})"], first_token_s=time.perf_counter() - started)
     if req.answer is not None and req.decision == "no_roll":
         return await _word_answer(model, req, on_token, started)
+    if req.plan is None:
+        req.plan = act_plan(req)
+    if req.plan is not None:  # an act: its outcome decided from data, the model only words it
+        return await _word_plan(model, req, on_token, started)
     usage = None
     retry_cause = None
     text = ""

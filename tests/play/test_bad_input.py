@@ -95,7 +95,7 @@ def test_pending_roll_survives_a_resume(tmp_path):
     assert again.step("Brisa", "roll").rolls[0].by == "gm"
 
 
-def test_narration_that_contradicts_the_dice_is_cut_then_retried():
+def test_narration_that_contradicts_the_dice_is_cut_and_the_outcome_said_plainly():
     fail = RollRecord(character="Brisa", check="stealth", check_name="Stealth", expression="1d20", total=3,
                       breakdown="3", target=15, target_label="DC 15", outcome="failure", success=False)
     assert contradicts("You succeed and slip past.", fail.success)
@@ -113,7 +113,8 @@ def test_narration_that_contradicts_the_dice_is_cut_then_retried():
     gm = GameMaster("dnd5e", "drowned_chapel", model, pipeline="tbs", memory=False, seed=seed)
     reply = gm.step("Brisa", "I sneak past Maren")
     assert reply.rolls[0].success is False
-    assert reply.narration == "The water is cold around your knees. Maren turns her head toward the splash."
+    # an act's words are checked whole against its planned outcome: the contradiction gives way to the plan, said plainly
+    assert reply.narration == "Brisa tries to sneak past Maren, but is noticed."
     assert any("contradicted the dice" in n for n in gm.session.turns[-1].notes)
 
 

@@ -145,10 +145,19 @@ def gm(pack, scenario, decisions, narrations, **kw):
 
 
 def test_an_impossible_act_is_never_rolled_and_never_succeeds():
-    g, _ = gm("dnd5e", "drowned_chapel", ["impossible"], ["The tower is sheer wet stone, and arms are not wings; you stay where you are."])
+    said = "Brisa flaps her arms hard, but she cannot fly; no one flies by flapping their arms, and she stays where she is."
+    g, _ = gm("dnd5e", "drowned_chapel", ["impossible"], [said])
     reply = g.step("Brisa", "I flap my arms and fly up to the bell tower")
     assert reply.decision == "impossible" and reply.rolls == [] and reply.checks == []
-    assert "arms are not wings" in reply.narration
+    assert reply.narration == said  # it says the act fails, and the decision's reason
+
+
+def test_a_refusal_that_leaves_out_the_decisions_reason_is_said_plainly_with_it():
+    """The reason a refusal gives is the one the decision recorded, never one the model makes up."""
+    g, _ = gm("dnd5e", "drowned_chapel", ["impossible"], ["The tower is sheer wet stone, and arms are not wings; you stay where you are."])
+    reply = g.step("Brisa", "I flap my arms and fly up to the bell tower")
+    assert reply.narration == "Brisa cannot flap their arms and fly up to the bell tower: no one flies by flapping their arms."
+    assert any("planned outcome plainly" in n for n in reply.notes)
 
 
 def test_a_question_gets_an_answer_and_no_dice():
@@ -385,8 +394,11 @@ def test_splitting_never_loses_or_invents_words(words):
 
 
 def test_the_host_can_undo_and_regenerate_the_last_reply(tmp_path):
-    model = ScriptedModel(replies=["The water laps at the pews as you move, cold and quiet in the dark.",
-                                   "Your fingers find slick stone and a thread of cold air under the altar's lip."])
+    model = ScriptedModel(replies=[  # the dice find the catch: two wordings of that outcome
+        "Brisa searches the altar until a hidden catch under the altar's lip opens a dry cavity holding wet footprints of small bare "
+        "feet and a folded note that reads \"not until he leaves\".",
+        "Brisa's fingers work along the altar. A hidden catch under its lip opens a dry cavity: wet footprints of small bare feet, "
+        "and a folded note that reads \"not until he leaves\"."])
     g = GameMaster("dnd5e", "drowned_chapel", model, memory=False, seed=2, session_path=tmp_path / "s.json")
     first = g.step("Brisa", "I search the altar for a hidden catch")
     again = g.regenerate()
@@ -536,7 +548,7 @@ def test_a_refused_act_is_not_among_the_lines_the_next_narration_reads():
     assert first.decision == "impossible" and g.session.turns[-1].refused
     g.step("Brisa", "I wave to the others and sit down on a dry pew.")
     asked = [m["content"] for r in model.requests if r.get("step") == "narrate" for m in r["messages"] if m["role"] == "user"][-1]
-    assert "sit down on a dry pew" in asked and "Brisa: I lift the whole chapel" not in asked  # the GM's refusal may stay
+    assert "sits down on a dry pew" in asked and "lift the whole chapel" not in asked  # the act's planned outcome, nothing else
 
 
 def test_a_sentence_the_gm_said_turns_ago_is_not_said_again():
@@ -684,15 +696,16 @@ def test_narration_told_as_film_is_cut(sentence, cut):
 
 def test_the_narrator_reads_the_players_last_lines_not_its_own_earlier_words():
     """A small model handed the GM's earlier narration blends it into the next one ("Brisa's arm
-    flies up to the bell tower, holding wet footprints"); only the players' own lines go in."""
+    flies up to the bell tower, holding wet footprints"); only the players' own lines go in, and
+    for an act (gm.outcome) only its planned outcome."""
     first = "Cold water laps at the pews while the bronze bell hangs silent above the altar."
     g, model = gm("dnd5e", "drowned_chapel", ["no_roll", "no_roll"], [first, "The stone stays cold and silent under the chapel bell."],
                   spec=adjudicate())
     g.step("Brisa", "I wade toward the altar")
     g.step("Oskar", "I look up at the bell")
     asked = [r for r in model.requests if r.get("step") == "narrate"][-1]["messages"][-1]["content"]
-    assert "Brisa" in asked and "I wade toward the altar" in asked
-    assert first not in asked and "GM:" not in asked and asked.count("I look up at the bell") == 1
+    assert asked == "What happens: Oskar looks up at the bell. The cracked bronze bell is an old bronze bell with a crack up one side."
+    assert first not in asked and "GM:" not in asked
 
 
 @pytest.mark.parametrize("scene, line, skill", [
