@@ -136,14 +136,14 @@ def _sentence(text: str) -> str:
     return text[0].upper() + text[1:] + ("" if text[-1] in ".!?\"”" else ".") if text else ""
 
 
-def _described(item: Any) -> str:
+def _described(item: Any, who: str = "they") -> str:
     """A thing's or place's public description as a sentence ("The assay office is ..."), else ""."""
     desc = getattr(item, "description", "") or ""
     if not desc or "hidden" in (getattr(item, "states", None) or []):
         return ""
     name = item.name if item.name.lower().startswith("the ") else f"the {item.name}"
     if _bare(desc).lower().startswith(_bare(item.name).lower()):
-        return _sentence(f"they see {desc}")  # "the assay office next door, with the vault..." names itself
+        return _sentence(f"{who} {'see' if who == 'they' else 'sees'} {desc}")  # "the assay office next door, with the vault..." names itself
     return _sentence(f"{name} is {desc}")
 
 
@@ -224,7 +224,7 @@ def plan_act(name: str, line: str, decision: str, success: bool | None, *, found
             thing = next((d for i in items if (d := _described(i))), "")
             facts.append(thing or "Nothing more is there to find.")
         else:
-            place = next((d for i in items if not hasattr(i, "knows") and (d := _described(i))), "")
+            place = next((d for i in items if not hasattr(i, "knows") and (d := _described(i, name))), "")
             if place:
                 facts.append(place)
         if degree in ("critical success", "extreme success"):

@@ -15,7 +15,7 @@ from pipelines.llm import ScriptedModel
 COTTAGE = World.model_validate({
     "here": "the keeper's cottage",
     "places": [{"name": "the keeper's cottage", "description": "a dark cottage with a cold stove and a table set for two"},
-               {"name": "the assay office", "description": "a brick office with a vault"}],
+               {"name": "the assay office", "description": "the assay office, a brick office with a vault"}],
     "things": [{"name": "logbook", "where": "the keeper's cottage", "description": "the keeper's logbook, lying open"},
                {"name": "chain", "aliases": ["padlock"], "where": "the lighthouse door", "states": ["locked", "fixed"]},
                {"name": "silver reliquary", "where": "the cellar", "states": ["hidden"], "description": "a relic box under the flagstones"}],
@@ -38,6 +38,7 @@ def plan(line: str, decision: str = "roll", success: bool | None = False, **kw) 
     ("I tip my hat to the goblins.", False, "Eddie tips their hat to the goblins, but the goblins are not impressed."),
     ("I offer Nettlejaw a piece of cheese if he lets us through.", False, "Eddie makes their case to Nettlejaw, but Nettlejaw is not swayed."),
     ("I try to spot a way around the gate.", True, "Eddie spots a way around the gate."),
+    ("I slip out to the assay office.", True, "Eddie slips out to the assay office. Eddie sees the assay office, a brick office with a vault."),
     ("I try to spot a way around the gate.", False, "Eddie looks for a way around the gate but finds none."),
 ])
 def test_a_rolled_act_is_planned_as_what_its_outcome_means_at_the_table(line, success, says):
