@@ -38,6 +38,11 @@ _RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
                          r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom)\b", re.I)
+# what an out-of-character question after the hidden side of the scene says
+_SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|really|actually|truth|true|truly|real|lie|lies|lying|"
+                           r"cheat\w*|spoil\w*|answer|solution|solve|twist|culprit|killer|murderer|villain|traps?|trick|"
+                           r"going on|up to|plan|plans|the roll|skip|straight|honest\w*|behind (?:it|this|that|all)|afraid|fear\w*|"
+                           r"want|wants|motive|who did|whodunn?it|guilty|clue|clues)\b", re.I)
 _ASKS = re.compile(r"\b(?:ask|asks|asked|inquire|inquires|question|questions)\b", re.I)  # "I ask Ruth about her father"
 _PLAYER_LINE = re.compile(r"^[^:\"“]{1,40}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
 _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|big|heavy|close|near)|what year|which year|how many)\b", re.I)
@@ -278,6 +283,11 @@ def _map_sentences(world: Any) -> list[tuple[str, str]]:
     """The places, their ways out and the things in view, said as a GM would ("The assay office is out the side door
     and next door, twenty feet away.")."""
     out = []
+    era, time = getattr(world, "era", "") or "", getattr(world, "time", "") or ""
+    if era:  # "what year is it?" has its own sentence, not only a clause of the scene's first
+        out.append(("era", f"The year is {era}." if re.search(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", era) else f"It is {era}."))
+    if time:
+        out.append(("time", f"It is {time} now." if len(time.split()) <= 3 else f"{_cap(time)}."))
     for place in getattr(world, "places", []) or []:
         if place.description and place.name != getattr(world, "here", None):  # where the party stands is the scene itself
             out.append((place.name, f"{_cap(place.name)}: {place.description}."))
@@ -316,7 +326,16 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     kind, text = getattr(intent, "kind", "act"), getattr(intent, "text", "")
     if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual
         own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I)
-        return None if own else Answer("ooc", OOC_REFUSAL, final=True)
+        if own:
+            return None
+        # "GM, how wide is the river?" is a plain question the public world answers; anything after what is hidden,
+        # or that the world does not answer, is for the characters to find out
+        typed = next((stated for asked, stated in _MEASURES[:-1] if asked.search(text)), None)
+        plain = None if _SEEKS_HIDDEN.search(text) or typed is None else choose_answer(
+            intent.model_copy(update={"kind": "ask"}) if hasattr(intent, "model_copy") else intent, world,
+            hidden=hidden, embed=embed)
+        told = plain is not None and plain.kind == "fact" and typed is not None and typed.search(plain.content)
+        return plain if told else Answer("ooc", OOC_REFUSAL, final=True)
     if kind == "talk" and getattr(intent, "npc", None):
         npc = world.npc(intent.npc) if world is not None else None
         if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?") or _ASKS.search(text)):

@@ -215,3 +215,12 @@ def test_a_request_or_an_offer_to_an_npc_is_not_answered_with_i_dont_know():
     assert choose_answer(read_intent("Bram, could you lift this trunk onto the cart?", **names), world) is None
     unknown = choose_answer(read_intent("Bram, who owns the grey mare?", **names), world)
     assert unknown.kind == "npc_unknown"
+
+
+def test_an_out_of_character_question_a_public_number_answers_is_answered_and_the_rest_is_not():
+    world = World(era="March 1911", facts=[Fact(text="The mill race runs twelve feet deep below the wheel.")])
+    deep = choose_answer(read_intent("OOC: how deep is the mill race?"), world)
+    assert deep.kind == "fact" and "twelve feet" in deep.content
+    assert "1911" in choose_answer(read_intent("GM, what year is it?"), world).content
+    for line in ("OOC: how deep is the mill race really, and what's hidden in it?", "OOC: who drowned the miller?"):
+        assert choose_answer(read_intent(line), world).content == OOC_REFUSAL
