@@ -33,7 +33,7 @@ OOC_REFUSAL = "That's for your characters to find out in the game; ask or look i
 TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
-_RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade)|"
+_RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade)|"
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
@@ -49,7 +49,7 @@ _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|
 # what a "how far is the lighthouse" asks about: the noun after the verb
 _SUBJECT = re.compile(r"\bhow \w+(?: away| off| down| up)? (?:is|are|was|were|does|do|did)\s+(?:the|a|an|that|this|those|these|it|we|i)?\s*(\w+)", re.I)
 _HAS_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-                         r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|a few|several|"
+                         r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|quarter|a few|several|"
                          r"(?:ankle|knee|waist|chest|shoulder|neck|head|man)[- ](?:deep|high|tall))\b", re.I)  # "knee-deep" answers "how deep"
 _SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?|(?:ankle|knee|waist|chest|shoulder|neck|head)[- ](?:deep|high))\b", re.I)
 _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|a couple of|an?)\s+"
@@ -256,7 +256,8 @@ def _plain_notes(world: Any, question: str, hidden: Sequence[str]) -> list[Any]:
     unseen = {w for t in getattr(world, "things", []) or [] if "hidden" in t.states for w in _content_words(t.name)}
     return [_Said(f.text, list(getattr(f, "about", []) or [])) for f in getattr(world, "facts", []) or []
             if not getattr(f, "public", True) and typed.search(f.text) and asked & _content_words(f.text)
-            and not _content_words(f.text) & unseen and not any(_gives_away(_content_words(f.text), h) for h in secret)]
+            and not _content_words(f.text) & unseen
+            and not any(_gives_away(_content_words(f.text), h) for h, t in zip(secret, hidden) if " ".join(t.split()) != " ".join(f.text.split()))]
 
 
 def _gives_away(words: set[str], secret: set[str]) -> bool:
@@ -279,15 +280,24 @@ class _Said:
     derived: bool = False  # from the map or the things, not the scene's own words: ranks a little lower
 
 
+_NOW = re.compile(r"\bwhat (?:year|time|day|month|season|hour)\b|\bwhich year\b|\bhow late\b|\bis it (?:day|night|morning|evening)\b", re.I)
+
+
+def _now_sentences(world: Any, question: str) -> list[Any]:
+    """The world's year and time of day as sentences, for "what year is it?" and "what time is it?" only (the
+    scene's first sentence says them among much else)."""
+    if not _NOW.search(question):
+        return []
+    era, time = getattr(world, "era", "") or "", getattr(world, "time", "") or ""
+    out = [f"The year is {era}." if re.search(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", era) else f"It is {era}."] if era else []
+    out += [f"It is {time} now." if len(time.split()) <= 3 else f"{_cap(time)}."] if time else []
+    return [_Said(x, []) for x in out]
+
+
 def _map_sentences(world: Any) -> list[tuple[str, str]]:
     """The places, their ways out and the things in view, said as a GM would ("The assay office is out the side door
     and next door, twenty feet away.")."""
     out = []
-    era, time = getattr(world, "era", "") or "", getattr(world, "time", "") or ""
-    if era:  # "what year is it?" has its own sentence, not only a clause of the scene's first
-        out.append(("era", f"The year is {era}." if re.search(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", era) else f"It is {era}."))
-    if time:
-        out.append(("time", f"It is {time} now." if len(time.split()) <= 3 else f"{_cap(time)}."))
     for place in getattr(world, "places", []) or []:
         if place.description and place.name != getattr(world, "here", None):  # where the party stands is the scene itself
             out.append((place.name, f"{_cap(place.name)}: {place.description}."))
@@ -376,7 +386,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
                 picked = _settled(picked, said, text, embed)
             told = _retold(picked)
             return Answer("recall", told, keys=content_keys(told))
-    told = _facts(world, hidden) + _plain_notes(world, text, hidden)
+    told = _facts(world, hidden) + _plain_notes(world, text, hidden) + _now_sentences(world, text)
     facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
@@ -386,6 +396,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
         numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                     and (count is None or count.search(f))]  # "how many goblins": a number of goblins, not a gate forty feet off
+        if not numbered and count is None:  # "how much is the reward?" when the notice "offers 25 gold": a number of the type asked
+            typed = next((stated for asked, stated in _MEASURES[:-1] if asked.search(text)), None)
+            numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and typed is not None and typed.search(f)]
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
