@@ -396,9 +396,6 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
         numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                     and (count is None or count.search(f))]  # "how many goblins": a number of goblins, not a gate forty feet off
-        if not numbered and count is None:  # "how much is the reward?" when the notice "offers 25 gold": a number of the type asked
-            typed = next((stated for asked, stated in _MEASURES[:-1] if asked.search(text)), None)
-            numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and typed is not None and typed.search(f)]
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
