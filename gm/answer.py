@@ -359,7 +359,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     said = [s for s in table_said if s.strip()]
     # what was said and done here; a player's own question ("Ilya: I ask Hilda what Tobin looks like") is no
     # answer to anything, and what the GM said comes a little before what a player did
-    gm_said = [x for x in said if not _PLAYER_LINE.match(x)]
+    # the GM's retelling of what a player tried ("Tomás opens the cold stove") is the attempt, not what came of it
+    retold = {x for i, x in enumerate(said) if not _PLAYER_LINE.match(x) and _retells(x, said[:i])}
+    gm_said = [x for x in said if not _PLAYER_LINE.match(x) and x not in retold]
     done = [x for x in said if _PLAYER_LINE.match(x) and not (x.rstrip().endswith("?") or _ASKS.search(x.split(":", 1)[1]))]
     if is_recall(text) and (gm_said or done):  # asked about the table's past: what it was told first
         if asker and re.search(r"\b(?:did|do|have|had) i\b|\b(?:me|my)\b", text, re.I):
@@ -409,6 +411,17 @@ _IRREGULAR = {"find": "found", "get": "got", "see": "saw|seen", "say": "said", "
               "take": "took|taken", "buy": "bought", "pay": "paid", "sell": "sold", "hand": "handed", "leave": "left", "bring": "brought"}
 
 
+def _stems(text: str) -> set[str]:
+    return {re.sub(r"(?:es|s|ed|ing)$", "", w) for w in _content_words(text)}
+
+
+def _retells(sentence: str, before: Sequence[str]) -> bool:
+    """Whether a GM sentence says again what the last player's line before it tried: most of its words are that line's."""
+    line = next((x for x in reversed(before) if _PLAYER_LINE.match(x)), None)
+    words = _stems(sentence)
+    return line is not None and bool(words) and len(words & _stems(line.split(":", 1)[1])) >= 0.6 * len(words)
+
+
 def _later_in_telling(said: Sequence[str], i: int) -> float:
     """A little for the GM's later words on the same player's line: what the GM said last of an attempt settles it."""
     if _PLAYER_LINE.match(said[i]):
@@ -424,10 +437,11 @@ def _settled(picked: str, said: Sequence[str], question: str, embed: Embed | Non
     ("turns up only dust" ... "under the last bale Nadia finds a tin box") settles what was found."""
     i = said.index(picked)
     later = []
-    for x in said[i + 1:]:
+    for j, x in enumerate(said[i + 1:], i + 1):
         if _PLAYER_LINE.match(x):
             break
-        later.append(x)
+        if not _retells(x, said[:j]):
+            later.append(x)
     if not later:
         return picked
     bar = max(0.3, _best(question, [picked], embed)[1] - 0.2)
@@ -440,10 +454,11 @@ def _what_came_of(line: str, said: Sequence[str], question: str, embed: Embed | 
     question with the last a little ahead: "Nadia sifts the straw" → "Under the last bale Nadia finds a tin box"."""
     start = said.index(line) + 1 if line in said else len(said)
     after = []
-    for x in said[start:]:
+    for i, x in enumerate(said[start:], start):
         if _PLAYER_LINE.match(x):
             break
-        after.append(x)
+        if not _retells(x, said[:i]):
+            after.append(x)
     if not after:
         return None
     at, _ = _best(question, after, embed)

@@ -207,6 +207,11 @@ def test_what_was_found_is_recalled_from_what_the_gm_said_and_the_later_word_sta
             "Under the last bale Nadia finds a tin box holding three silver spoons."]
     answer = choose_answer(read_intent("What did Nadia turn up in the loft before?"), WORLD, table_said=said)
     assert answer.kind == "recall" and "silver spoons" in answer.content
+    # the GM's retelling of the attempt is not what came of it
+    said = ["Oren Pike: I pry open the sea chest (Investigation: success)", "Oren pries open the sea chest.",
+            "Inside, wrapped in oilcloth, lies a brass sextant."]
+    found = choose_answer(read_intent("What did Oren find in the sea chest earlier?"), WORLD, table_said=said)
+    assert "sextant" in found.content
 
 
 def test_a_request_or_an_offer_to_an_npc_is_not_answered_with_i_dont_know():
