@@ -119,6 +119,12 @@ def _asks(line: str) -> bool:
 
 # --- what the GM says without a model --------------------------------------------------------
 
+def _talks(line: str) -> bool:
+    """Words spoken rather than an act: a quote, a question, or a line that opens by calling someone ("露丝，…")."""
+    text = line.strip()
+    return bool(re.search(r"[“「\"]", text)) or _asks(text) or bool(re.match(r"^[^\s，,。]{1,6}[，,]", text) and not text.startswith("我"))
+
+
 def _action(line: str) -> str:
     """The act as the player wrote it, less "我" and the closing mark: "我仔细翻看日志。" → "仔细翻看日志"."""
     act = re.sub(r"^[“\"「]?\s*我(?:要|想|来|试着|试试)?", "", line.strip()).strip().rstrip("。！!.…”\"」 ")
@@ -128,7 +134,7 @@ def _action(line: str) -> str:
 def fallback(lang: str, name: str, line: str, decision: str, success: bool | None, found: str = "", scene_line: str = "",
              why: str = "", recall: bool = False, implausible: bool = False, talk: bool = False) -> str:
     """``gm.narration.fallback`` in ``lang``: a plain sentence from the act, the outcome and the scene, never "check succeeds"."""
-    act = _action(line)
+    act, talk = _action(line), talk or _talks(line)
     say = lambda key, **slots: _say(lang, "fallback", key, name=name, **slots)  # noqa: E731
     join = lambda *parts: "".join(p for p in parts if p).strip()  # noqa: E731
     if decision == "no_roll" and talk:
@@ -137,6 +143,9 @@ def fallback(lang: str, name: str, line: str, decision: str, success: bool | Non
         return join(say("impossible", action=act or say("this"), reason=why or say("impossible_reason")), scene_line)
     if decision == "no_roll" or success is None:
         return join(say("looks") if _asks(line) or not act else say("does", action=act), scene_line or found)
+    if talk:  # a plea or a question that was rolled: how the words were taken, never the words retold as a deed
+        key = ("asked_won" if success else "asked_lost") if _asks(line) else ("plea_won" if success else "plea_lost")
+        return join(say(key), found or scene_line)
     if success and implausible:
         return join(say("nearly", action=act or say("this")), scene_line)
     if success:

@@ -98,3 +98,12 @@ async def test_a_chinese_npc_answer_in_their_own_voice_is_kept_and_a_copied_prom
     said = await narrate(ScriptedModel(by_step={"narrate": ["结果：成功。门轴吱呀一声，里屋的窗帘被海风吹得鼓了起来。"]}), act)
     assert "结果" not in said.text and "窗帘" in said.text
     assert "narration: cut a sentence that leaked prompt text" in said.notes
+
+
+def test_a_rolled_question_falls_back_to_how_the_words_were_taken_not_to_the_words_as_a_deed():
+    from gm.language import fallback
+
+    said = fallback("zh", "Tomás", "露丝，你父亲最近晚上都去哪儿了？", "roll", True, scene_line="小屋里一片漆黑。")
+    assert said == "Tomás问出了口，对方愿意回答。小屋里一片漆黑。"
+    assert fallback("zh", "Tomás", "露丝，求你了，告诉我们实话。", "roll", False) == "Tomás据理力争，可这番话没有打动任何人。"
+    assert fallback("zh", "Tomás", "我撬开地窖的锁", "roll", False) == "Tomás试着撬开地窖的锁，但事情没能如愿。"
