@@ -210,17 +210,19 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = []
+    like = {b["pipeline"]: b["comparable"] for b in beside_gpt4(report.rows)}
     for row in report.rows:
         m = row.metrics
         paper = TACHIKUMA_TABLE2.get(row.pipeline)
+        gpt4_delta = (lambda ours, i: _delta(ours, gpt4[i], 100)) if like.get(row.pipeline) else (lambda ours, i: "not comparable" if paper else "-")
         gpt35, gpt4 = (paper["gpt-3.5"], paper["gpt-4"]) if paper else (None, None)
         cf, sf = m["cf"], m["sf"]
         ci = lambda iv: f"{100 * iv['value']:.1f} [{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]" if iv["value"] == iv["value"] else "-"  # noqa: E731
         seconds = f"{m.get('seconds_per_instance', 0):.1f}" + (f" ({100 * m['cache_hit_rate']:.0f}% cached)" if m.get("cache_hit_rate") else "")
         lines.append(
             f"| {row.pipeline} | {PAPER_ROW_NAMES.get(row.pipeline, '-')} | {ci(cf)} | "
-            f"{f'{gpt35[0]:.2f} / {gpt4[0]:.2f}' if paper else '-'} | {_delta(cf['value'], gpt4[0] if paper else None, 100)} | {ci(sf)} | "
-            f"{f'{gpt35[1]:.2f} / {gpt4[1]:.2f}' if paper else '-'} | {_delta(sf['value'], gpt4[1] if paper else None, 100)} | "
+            f"{f'{gpt35[0]:.2f} / {gpt4[0]:.2f}' if paper else '-'} | {gpt4_delta(cf['value'], 0)} | {ci(sf)} | "
+            f"{f'{gpt35[1]:.2f} / {gpt4[1]:.2f}' if paper else '-'} | {gpt4_delta(sf['value'], 1)} | "
             f"{m.get('errors', 0)} | {m.get('model_calls_per_instance', 0):.1f} | {m.get('cache_hits_per_instance', 0):.1f} | {seconds} |"
         )
         rows.append({"pipeline": row.pipeline, "cf": cf, "sf": sf, "errors": m.get("errors", 0), "n": m["n"],
@@ -228,8 +230,8 @@ def tachikuma(out: Path, root: Path, *, model: str | None, quick: bool, limit: i
                      "model_calls_per_instance": m.get("model_calls_per_instance"), "seconds_per_instance": m.get("seconds_per_instance")})
     unlike = sorted({why for b in beside_gpt4(report.rows) for why in b["differs"]})
     if unlike:  # issue 42: a Δ vs GPT-4 across model, language or prompting is a distance, not a finding
-        lines += ["", f"Δ vs GPT-4 is not like for like here: {'; '.join(unlike)}; and the data are not the paper's (below). "
-                  "`vgm moe report` marks each row comparable or not."]
+        lines += ["", f"No Δ vs GPT-4 where it would not be like for like: {'; '.join(unlike)}; and the data are not the paper's "
+                  "(below). `vgm moe report` marks each row comparable or not."]
     if report.tests:
         lines += ["", f"Paired tests against `{report.baseline}` on the same instances (Δ in points, bootstrap 95% CI, permutation p):", "",
                   "| pipeline | ΔCF | p | ΔSF | p |", "|---|---|---|---|---|"]

@@ -56,7 +56,9 @@ def beside_gpt4(rows: list[Any]) -> list[dict[str, Any]]:
         gpt4 = paper["gpt-4"]
         why = differs(row.model, row.metrics)
         out.append({"pipeline": row.pipeline, "paper_row": PAPER_ROW_NAMES[_pipeline(row.pipeline)], "cf": cf, "sf": sf,
-                    "cf_gpt4": gpt4[0], "sf_gpt4": gpt4[1], "cf_delta": cf - gpt4[0], "sf_delta": sf - gpt4[1],
+                    # issue 42: no Δ where model, language, prompting or metric differ: that is a distance, not a finding
+                    "cf_gpt4": gpt4[0], "sf_gpt4": gpt4[1], "cf_delta": float("nan") if why else cf - gpt4[0],
+                    "sf_delta": float("nan") if why else sf - gpt4[1],
                     "comparable": not why, "differs": why})
     return out
 
@@ -67,11 +69,10 @@ def gpt4_markdown(rows: list[Any]) -> list[str]:
     if not beside:
         return []
     num = lambda v: "-" if v != v else f"{v:.1f}"  # noqa: E731
-    delta = lambda v: "-" if v != v else f"{v:+.1f}"  # noqa: E731
+    delta = lambda v: "not comparable" if v != v else f"{v:+.1f}"  # noqa: E731
     lines = ["", "Beside the paper: Tachikuma Table 2, GPT-4 (CF/SF in %; Δ = ours − GPT-4, in points). *Comparable* needs the same "
-             "model, language, prompting and metric; the data can never be checked here (the paper's 1,003 Chinese forum excerpts are "
-             "not published), so even a comparable row is a like-for-like run on other data, and a row that is not comparable is a "
-             "measurement of the distance, not of a method:", "",
+             "model, language, prompting and metric, and only a comparable row gets a Δ; the data can never be checked here (the paper's "
+             "1,003 Chinese forum excerpts are not published), so even a comparable row is a like-for-like run on other data:", "",
              "| pipeline | paper's row | CF ours | CF GPT-4 | Δ vs GPT-4 | SF ours | SF GPT-4 | Δ vs GPT-4 | comparable |",
              "|---|---|---|---|---|---|---|---|---|"]
     for b in beside:

@@ -265,7 +265,7 @@ class CompareReport:
             m = r.metrics
             answered = m.get("answered") or {}
             b = paper.get(r.pipeline)
-            gpt4 = [f"{b['cf_gpt4']:.2f}", f"{b['sf_gpt4']:.2f}", f"{b['cf_delta']:.1f}", f"{b['sf_delta']:.1f}", "yes" if b["comparable"] else "no"] if b else [""] * 5
+            gpt4 = [f"{b['cf_gpt4']:.2f}", f"{b['sf_gpt4']:.2f}", *(f"{d:.1f}" if d == d else "" for d in (b["cf_delta"], b["sf_delta"])), "yes" if b["comparable"] else "no"] if b else [""] * 5
             writer.writerow([r.pipeline, r.model or "", m["n"], *[f"{m[k][s]:.4f}" for k in (*METRICS, "exact") for s in ("value", "low", "high")],
                              m.get("errors", 0), f"{m.get('error_rate', 0.0):.4f}", m.get("n_answered", m["n"]), f"{_f(answered.get('cf')):.4f}", f"{_f(answered.get('sf')):.4f}",
                              f"{m['parse_failure_rate']:.4f}", f"{m.get('model_calls_per_instance', 0):.2f}", f"{m.get('cache_hits_per_instance', 0):.2f}",

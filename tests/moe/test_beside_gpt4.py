@@ -29,14 +29,13 @@ async def test_each_paper_row_gets_gpt4s_figures_the_difference_and_what_differs
     md = report.markdown()
     assert "Δ vs GPT-4" in md and "Tachikuma Table 2, GPT-4" in md
     tbs_line = next(line for line in md.splitlines() if line.startswith("| tbs | pre-char"))
-    ours = 100 * rows["tbs"].metrics["sf"]["value"]
-    assert f"| {TACHIKUMA_TABLE2['tbs']['gpt-4'][1]:.2f} | {ours - TACHIKUMA_TABLE2['tbs']['gpt-4'][1]:+.1f} |" in tbs_line
+    assert f"| {TACHIKUMA_TABLE2['tbs']['gpt-4'][1]:.2f} | not comparable |" in tbs_line  # a scripted model is no GPT-4: no Δ
     assert "no: model scripted (paper: GPT-4); English prompts (paper: Chinese)" in tbs_line
     assert not any(line.startswith("| last_speaker | (not") for line in md.splitlines())  # no paper row, no Δ
 
     table = {row["pipeline"]: row for row in csv.DictReader(io.StringIO(report.csv()))}
     assert table["template"]["cf_gpt4"] == "43.21" and table["template"]["comparable_gpt4"] == "no"
-    assert float(table["template"]["cf_delta_gpt4"]) == round(100 * rows["template"].metrics["cf"]["value"] - 43.21, 1)
+    assert table["template"]["cf_delta_gpt4"] == ""  # not like for like: no difference given
     assert table["last_speaker"]["cf_gpt4"] == ""
     assert {b["pipeline"] for b in report.as_json()["beside_gpt4"]} == {"template", "tbs"}
 
@@ -47,3 +46,14 @@ def test_only_gpt4_in_chinese_faithful_and_paper_scored_is_like_for_like():
     assert differs("openai:gpt-4o", same) == ["model openai:gpt-4o (paper: GPT-4)"]
     assert differs("openai:gpt-4", {**same, "lang": "en", "prompting": "assisted", "metric": "tuple"}) == [
         "English prompts (paper: Chinese)", "assisted prompting (paper: its own prompts)", "per-tuple metric (paper: formulas (1)-(6))"]
+
+
+def test_a_like_for_like_row_gets_its_difference():
+    """GPT-4 in Chinese with the paper's prompts and metric: the only case the Δ is printed."""
+    from types import SimpleNamespace
+
+    from eval.moe.paper import beside_gpt4
+    row = SimpleNamespace(pipeline="template", model="openai:gpt-4", metrics={"cf": {"value": 0.5}, "sf": {"value": 0.2},
+                                                                              "lang": "zh", "prompting": "faithful", "metric": "paper"})
+    [b] = beside_gpt4([row])
+    assert b["comparable"] and round(b["cf_delta"], 2) == round(50 - TACHIKUMA_TABLE2["template"]["gpt-4"][0], 2)
