@@ -44,7 +44,7 @@ _SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|rea
                            r"going on|up to|plan|plans|the roll|skip|straight|honest\w*|behind (?:it|this|that|all)|afraid|fear\w*|"
                            r"want|wants|motive|who did|whodunn?it|guilty|clue|clues)\b", re.I)
 _ASKS = re.compile(r"\b(?:ask|asks|asked|inquire|inquires|question|questions)\b", re.I)  # "I ask Ruth about her father"
-_PLAYER_LINE = re.compile(r"^[^:\"“]{1,40}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
+_PLAYER_LINE = re.compile(r"^(?:[A-Z][\w'’.-]*\s?){1,4}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
 _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|big|heavy|close|near)|what year|which year|how many)\b", re.I)
 # what a "how far is the lighthouse" asks about: the noun after the verb
 _SUBJECT = re.compile(r"\bhow \w+(?: away| off| down| up)? (?:is|are|was|were|does|do|did)\s+(?:the|a|an|that|this|those|these|it|we|i)?\s*(\w+)", re.I)
@@ -69,7 +69,7 @@ _MEASURES = (  # (what the question asks, what a text that answers it states): t
     (re.compile(r"\bhow many\b", re.I), _COUNT),
     (re.compile(r"\bwhen\b|\bsince when\b|\bwhat day\b", re.I), re.compile(f"{_WHEN.pattern}|{_DURATION.pattern}", re.I)),
     # "who gave the library this folio?": a sentence that names someone (a capitalised word past its first)
-    (re.compile(r"\bwho(?:m|se)?\b", re.I), re.compile(r"(?<=\w[\s,])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?[A-Z][a-z'’-]{2,}")),
+    (re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:is|was|'s) (?:the|his|her|their) (?:\w+\s+)?name\b|\bthe name\b", re.I), re.compile(r"(?<=\w[\s,])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?[A-Z][a-z'’-]{2,}")),
 )
 _STOP = set("""a an the of to in on at by for with and or but is are was were be been it its this that these those i you he she
     we they me him her us them my your his our their what who whom whose where when why how which do does did can could would
@@ -195,12 +195,18 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
             return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer))
     told = _facts(world, hidden)
-    facts = [f.text for f in told]
     asked = _without_name(question, npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
+    only = None
+    if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
+        numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if _measure_bonus(asked, [told[i].text])[0] > 0] or [
+            i for i, f in enumerate(told) if _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]
+        told = [told[i] for i in numbered] or told
+        only = told[0].text if len(numbered) == 1 else None  # the one sum of the kind asked the scene states is the answer
+    facts = [f.text for f in told]
     measure = _measure_bonus(asked, facts, npc)
     own = [-0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]  # their own description is rarely what is asked
     at, score = _best(asked, _keys(told), embed, [m + o for m, o in zip(measure, own)])
-    if at >= 0 and score >= NPC_FACT_MATCH:
+    if at >= 0 and (score >= NPC_FACT_MATCH or facts[at] == only):
         return Answer("npc", facts[at], speaker=name, quote=facts[at], keys=content_keys(facts[at]))
     if not _SEEKS.search(question):
         return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
@@ -378,8 +384,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         verb = _verb_forms(text)
         # and the later word stands: what the GM said last of it outranks an earlier telling
         late = {x: 0.04 * i / max(1, len(said) - 1) + _later_in_telling(said, i) for i, x in enumerate(said)}
-        at, score = _best(text, pool, embed, [told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for x in gm_said]
-                          + [late.get(x, 0.0) for x in done])
+        typed = _measure_bonus(text, pool)  # "what was the bounty?" is answered by a sum, "what was his name?" by a name
+        at, score = _best(text, pool, embed, [t + told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for t, x in zip(typed, gm_said)]
+                          + [t + late.get(x, 0.0) for t, x in zip(typed[len(gm_said):], done)])
         if at >= 0 and score >= bar:
             picked = pool[at]
             if picked in done and (_OUTCOME_ASKED.search(text) or not (verb and verb.search(picked.split(":", 1)[1]))):
@@ -393,11 +400,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided
-        subject = _SUBJECT.search(text) or re.search(r"\bhow many (\w+)", text, re.I)
-        about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
-        count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
-        numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
-                    and (count is None or count.search(f))]  # "how many goblins": a number of goblins, not a gate forty feet off
+        numbered = _numbered(text, facts, keys)
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
@@ -475,6 +478,27 @@ def _verb_forms(question: str) -> re.Pattern | None:
         return None
     forms = [verb, verb + "s", verb + "es", verb + "ed", verb + "d", verb + "ing", *_IRREGULAR.get(verb, "").split("|")]
     return re.compile(r"\b(?:" + "|".join(re.escape(f) for f in forms if f) + r")\b", re.I)
+
+
+_DIMENSION = ((re.compile(r"\bhow (?:tall|high)\b", re.I), re.compile(r"^\W*(?:tall|high)\b", re.I)),
+              (re.compile(r"\bhow deep\b", re.I), re.compile(r"^\W*deep\b", re.I)),
+              (re.compile(r"\bhow wide\b", re.I), re.compile(r"^\W*(?:wide|across)\b", re.I)),
+              (re.compile(r"\bhow long\b", re.I), re.compile(r"^\W*long\b", re.I)))
+
+
+def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]:
+    """The facts that can answer "how far / how many / how much": a number about the thing asked of ("how many
+    goblins": a number of goblins, not a gate forty feet off); in a terse scene that never names it again ("Grey
+    stone, 60 feet tall"), a number with the dimension asked ("how tall" → "tall"), never another thing's distance."""
+    subject = _SUBJECT.search(text) or re.search(r"\bhow many (\w+)", text, re.I)
+    about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
+    count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
+    numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
+                and (count is None or count.search(f))]
+    dimension = next((said for asked, said in _DIMENSION if asked.search(text)), None)
+    if not numbered and dimension is not None:
+        numbered = [i for i, f in enumerate(facts) if any(dimension.search(f[m.end():m.end() + 12]) for m in re.finditer(_SPAN, f))]
+    return numbered
 
 
 def _retold(said: str) -> str:

@@ -214,6 +214,7 @@ _TITLES = {"sheriff", "captain", "doctor", "dr", "brother", "sister", "father", 
            "mayor", "marshal", "judge", "reverend", "lord", "lady", "sir", "old", "mr", "mrs", "ms", "miss", "master", "mistress"}
 # a question about words already said: "What was the riddle Nettlejaw asked?", "what Gus told us"
 _SAID_BY = re.compile(r"\b(?:said|told|asked|mentioned|answered|replied|whispered|promised|claimed|warned)\b", re.I)
+_REMIND = re.compile(r"\bremind (?:me|us)\b|\b(?:tell|say) (?:me|us|it|that) again\b|\bwhat (?:was|were) (?:it|that|the \w+)\b.*\bagain\b", re.I)
 _YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _REPORTED = re.compile(r"\b(?:did|does|has|had)\s+(?:[\w'’-]+\s+){0,3}?(?:say|said|tell|told|mention|mentioned|call|called|ask|asked)\b", re.I)
 
@@ -325,6 +326,8 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         return fight.model_copy(update=base)
     if _only_asks(text) and (_REPORTED.search(without_quotes(text)) or _SAID_BY.search(without_quotes(text))):
         return Intent(kind="ask", **base)  # "what did Hilda say Tobin looks like?" asks the GM what was said
+    if _REMIND.search(without_quotes(text)) and not _addressed(text, npcs):
+        return Intent(kind="ask", **base)  # "Remind me what we found in the chest.", "Lottie asking: remind me what I won?"
     talks, spoken_to = _talked_to(text, listeners)
     if spoken_to is None and "?" in text and (talks or _only_asks(text)):
         spoken_to = _the_one_here(text, npcs, last_npc)

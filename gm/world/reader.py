@@ -256,7 +256,8 @@ def _named_people(text: str, known: World) -> list[Npc]:
                 continue
             after = sentence[m.end():]
             apposed = _APPOSITIVE.match(after)
-            said = (titled or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after))
+            named = re.search(r"\b(?:named|called|known as)$", before)  # "a half-elf toll-keeper named Orrin Vale"
+            said = (titled or named or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after))
             if not said and not apposed:
                 continue
             name = " ".join(words)

@@ -229,3 +229,13 @@ def test_an_out_of_character_question_a_public_number_answers_is_answered_and_th
     assert "1911" in choose_answer(read_intent("GM, what year is it?"), world).content
     for line in ("OOC: how deep is the mill race really, and what's hidden in it?", "OOC: who drowned the miller?"):
         assert choose_answer(read_intent(line), world).content == OOC_REFUSAL
+
+
+def test_a_terse_scene_answers_how_tall_by_its_number_with_that_dimension_and_an_npc_tells_a_posted_price():
+    world = World(npcs=[Npc(name="Bren Okafor", role="toll-keeper")], facts=[
+        Fact(text="Old signal mast on the headland."), Fact(text="Rusted iron, 45 feet tall, ladder missing."),
+        Fact(text="The cliff path runs 300 yards down to the cove."), Fact(text="A board by the gate reads: 2 copper a head.")])
+    assert "45 feet" in choose_answer(read_intent("Roughly how tall is that mast?"), world).content
+    assert choose_answer(read_intent("How deep is the well?"), world) is None  # the path's 300 yards down is no depth
+    price = choose_answer(read_intent("Bren, how much to pass for the four of us?", npcs=world.npcs), world)
+    assert price.speaker == "Bren Okafor" and "2 copper" in price.quote
