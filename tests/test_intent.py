@@ -159,6 +159,7 @@ def test_a_question_about_what_someone_said_is_for_the_gm():
     npcs = [Npc(name="Greta Vell")]
     assert read_intent("What was the password Greta told us?", npcs=npcs).kind == "ask"
     assert read_intent("Which road did Greta say was flooded?", npcs=npcs).kind == "ask"
+    assert read_intent("Remind me what we pulled out of the well.", npcs=npcs).kind == "ask"  # no question mark, still a question
 
 
 def test_you_is_said_to_the_only_npc_there_or_among_several_to_the_one_spoken_to_last():
