@@ -244,20 +244,24 @@ def _named_people(text: str, known: World) -> list[Npc]:
     unsure: list[tuple[Npc, str]] = []
     for sentence in sentences(text):
         for m in _CANDIDATE.finditer(sentence):
-            words = m.group(0).split()
+            words = re.sub(r"['’]s$", "", m.group(0)).split()  # "Mrs. Ida Bellweather's boarding house"
             titled = re.fullmatch(_TITLE, words[0]) is not None
             bare = [w for w in words if not re.fullmatch(_TITLE, w)]
             if not bare or bare[-1].lower() in _PLACE_WORDS or set(words) & (_WEEKDAYS | set(_MONTHS.split("|"))):
                 continue
-            if m.start() == 0 and not titled and len(bare) == 1 and bare[0].lower() in _COMMON_OPENERS | _STOP:
+            if bare[0].lower() in _PRONOUNS:
                 continue
+            if m.start() == 0 and not titled and len(bare) == 1 and (bare[0].lower() in _COMMON_OPENERS | _STOP
+                                                                    or not _DOES_AFTER.match(sentence[m.end():])):
+                continue  # "Last night he saw...": a sentence's first word is a name only when it acts ("Cadoc tips his cap")
             before = sentence[:m.start()].rstrip()
             if re.search(r"\b(?:in|at|to|from|near|of the|the|into|across|toward|towards)$", before, re.I) and not titled:
                 continue
             after = sentence[m.end():]
             apposed = _APPOSITIVE.match(after)
             named = re.search(r"\b(?:named|called|known as)$", before)  # "a half-elf toll-keeper named Orrin Vale"
-            said = (titled or named or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after))
+            said = (titled or named or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after)
+                    or (len(bare) > 1 and _DOES_AFTER.match(after)))  # "Sal Marchetti tends bar", "Mags O'Rourke, red-haired, runs the bar"
             if not said and not apposed:
                 continue
             name = " ".join(words)
@@ -267,7 +271,7 @@ def _named_people(text: str, known: World) -> list[Npc]:
             met = person_named(text, bare[0] if len(bare) > 1 else bare[-1])
             if met is None:
                 continue
-            met = met.model_copy(update={"role": apposed.group("role") if apposed else ""})
+            met = met.model_copy(update={"role": apposed.group("role") if apposed else "", "name": re.sub(r"['’]s$", "", met.name)})
             if _LIFE_DATES.match(after):
                 met.alive = met.present = False
             if said:
@@ -307,6 +311,8 @@ def _unnamed_people(text: str, known: World) -> list[Npc]:
 
 
 _APPOSITIVE = re.compile(r",\s+(?P<phrase>(?:an?|the)\s+(?P<role>(?:[\w'’-]+\s+){0,2}?[\w'’-]+?)(?=\s+(?:with|who|in|at|from|of|by|on)\b|[,;.]|$)[^,;.]*)")
+_PRONOUNS = {"he", "she", "it", "they", "we", "you", "i", "his", "her", "its", "their", "this", "that", "there", "here"}
+_DOES_AFTER = re.compile(r"^(?:,[^,;.]{1,40},)?\s+(?:[a-z]+ly\s+)?[a-z]{2,}(?:s|ed)\b(?<!\bis)(?<!\bwas)(?<!\bhas)")
 _LIFE_DATES = re.compile(r"^,?\s*\(?\d{3,4}\s*[-–—]\s*\d{3,4}")  # "Elen Penhale, 1790-1841": a name on a stone
 _SOMEONE = ["a person", "a man", "a woman", "someone who works here"]
 _SOMEWHERE = ["a place", "a town", "a building", "a thing", "an object"]

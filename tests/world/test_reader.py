@@ -130,3 +130,11 @@ def test_someone_the_scene_gives_only_a_trade_is_met_by_that_trade():
     assert world.npc("the innkeeper").present and world.npc("the fisherman").present
     assert not world.npc("the priest").alive and world.npc("the ferryman") is None  # Jeb Hollis is the ferryman
     assert read_intent("Innkeeper, what's the news tonight?", npcs=world.npcs).npc == "the innkeeper"
+
+
+def test_a_full_name_that_acts_is_someone_and_a_sentence_opening_word_or_a_pronoun_is_not():
+    scene = ("Last night the wind dropped. Bo Lindqvist, red-eyed, mends a net by the slip. Mrs. Ada Quill's bakery "
+             "is shut. He said nothing.")
+    world = read_world(Scenario(id="t", ruleset="dnd5e", title="Slip", scene=scene, opening="Gulls."))
+    assert world.npc("Bo Lindqvist").present and world.npc("Ada").name == "Mrs. Ada Quill"
+    assert world.npc("Last") is None and world.npc("He") is None
