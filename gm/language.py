@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pipelines.steps._conversation import LANGS, prompt_text
+from pipelines.steps import LANGS, prompt_text
 from pipelines.steps.adjudicate import shot_messages
 from rulesets import VgmError, read_text, read_yaml
 
