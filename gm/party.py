@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from rulesets import VgmError
 
-from .combat import Combat, CombatError, Combatant, CombatEvent, combatant_from_sheet
+from .combat import Combat, CombatError, Combatant, CombatEvent, combatant_from_sheet, rules_for
 from .combat.inventory import asked_name, carried, gather, hand_over, holding, put, read_item_act
 from .combat.items import find_item, use_item
 from .combat.rest import read_rest, rest
@@ -151,7 +151,7 @@ def item_between_turns(session: Any, ruleset: Any, sheets: list[Any], world: Any
         return _gather(session, party, fight, live, actor, act.item, text)
     known = holding(me, act.item) is not None or any(holding(c, act.item) for c in party.values()) or world.thing(act.item) is not None
     try:
-        kind, _, item = find_item(act.item) if me.system == "d20" else (None, None, None)
+        kind, _, item = find_item(act.item) if rules_for(me.system).ITEM_TABLES else (None, None, None)
     except CombatError:
         kind, item = None, None
     if act.kind == "use":

@@ -36,6 +36,8 @@ what its game does differently. The names (``_base.PROTOCOL``):
 - reading: ``health``, ``hp_text``, ``initiative_text``; the tactics' ``reach_left``,
   ``longest_range``, ``worth_striking``;
 - contests: ``contest_plan`` (a combatant's roll for a check) and ``contest`` (who wins).
+- outside a fight: ``rest`` (what hours of rest give back), ``ITEM_TABLES`` (the pack's potions and
+  weapons of ``gm.combat.items`` are this game's), ``BONUS_ACTIONS`` (a turn has a bonus action).
 """
 from __future__ import annotations
 

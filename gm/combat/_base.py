@@ -25,7 +25,7 @@ PROTOCOL = (
     "SYSTEM", "ACTIONS", "TARGETED", "FREE_ACTIONS", "REORDER_EACH_ROUND", "INTERRUPT_USES_TURN", "DEFAULT_SKILLS", "RANGE_FEET",
     "INITIATIVE_ROLL", "build_pc", "build_foe", "roll_initiative", "sort_key", "new_round", "opening", "start_turn", "end_turn",
     "may_interrupt", "hurt", "damage", "damage_roll", "heal", "revive", "save", "health", "hp_text", "initiative_text",
-    "reach_left", "longest_range", "worth_striking", "contest_plan", "contest",
+    "reach_left", "longest_range", "worth_striking", "contest_plan", "contest", "ITEM_TABLES", "BONUS_ACTIONS", "rest",
 )
 
 FREE_ACTIONS = {"move"}  # movement needs no action, only feet
@@ -35,6 +35,9 @@ INTERRUPT_USES_TURN = False  # no one acts out of turn
 DEFAULT_SKILLS: dict[str, str] = {}  # an attack rolls its own bonus, not a skill
 RANGE_FEET = 1  # stat block ranges are in feet
 INITIATIVE_ROLL = "initiative"  # what the log says is rolled: "Keth rolls Perception for initiative: 14"
+ITEM_TABLES = False  # the item tables of gm.combat.items (dnd5e's potions, weapons, ammunition) are not this game's
+BONUS_ACTIONS = False  # no bonus action on a turn (a bonus-action spell is dnd5e's)
+NIGHT = 8.0  # hours: a night's rest (dnd5e's long rest, pf2e's daily preparations)
 
 
 # ---------------------------------------------------------------- the round
@@ -181,3 +184,24 @@ def contest_plan(c: Combatant, check_id: str, name: str) -> RollPlan:
     raw = c.checks.get(check_id)
     return RollPlan(system=c.system, check=check_id, check_name=name, modifier=int(raw or 0), why=f"{name} {int(raw or 0):+d}")
 
+
+# ---------------------------------------------------------------- rest (outside a fight)
+
+
+def rest(c: Combatant, hours: float, rng: random.Random) -> list[CombatEvent]:
+    """Rest gives nothing back (``gm.combat.rest`` calls this for the living)."""
+    return []
+
+
+def regain(c: Combatant, field: str, amount: int, what: str) -> list[CombatEvent]:
+    """Up to ``amount`` of the points ``field`` back, never above ``field``'s maximum, in one line
+    (``Hosea Pike regains 5 power points (6/10)``); nothing when the sheet has no such points."""
+    now, top = getattr(c, field), getattr(c, f"{field}_max")
+    if now is None or top is None:
+        return []
+    back = min(amount, max(0, top - now))
+    setattr(c, field, now + back)
+    now += back
+    text = (f"{c.name}'s {what}s are full ({now}/{top})" if back <= 0
+            else f"{c.name} regains {back} {what}{'s' if back != 1 else ''} ({now}/{top})")
+    return [event(None, c, "rest", text)]

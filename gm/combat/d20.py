@@ -19,7 +19,7 @@ import random
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
-from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
+from ._base import (DEFAULT_SKILLS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, NIGHT, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
                     contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, longest_range, may_interrupt,
                     move_action, new_round, reach_left, roll_initiative, sort_key, worth_striking)
 from ._base import end_turn as _end_turn
@@ -36,6 +36,8 @@ SYSTEM = "d20"
 FREE_ACTIONS = {"move", "stand"}  # movement needs no action, only feet
 TARGETED = {"attack", "grapple"}
 ABILITY_SAVES = ("strength_save", "dexterity_save")
+ITEM_TABLES = True  # the pack's potions, weapons and ammunition (gm.combat.items)
+BONUS_ACTIONS = True  # a turn has a bonus action (a bonus-action spell)
 _ATTACKED_WITH_ADVANTAGE = ("restrained", "stunned", "paralyzed", "unconscious", "blinded", "petrified")
 _OWN_DISADVANTAGE = ("poisoned", "frightened", "blinded", "restrained", "prone")
 
@@ -485,6 +487,18 @@ ACTIONS = {"attack": attack, "cast": cast_action, "use": use_action, "grapple": 
 
 
 # ---------------------------------------------------------------- rests (outside a fight)
+
+
+def rest(c: Combatant, hours: float, rng: random.Random) -> list[CombatEvent]:
+    """A night is a long rest; an hour or more a short rest that spends Hit Dice until the hit points are full."""
+    if hours >= NIGHT:
+        try:
+            return long_rest(c)
+        except CombatError as exc:
+            return [event(None, c, "rest", str(exc))]
+    if hours < 1:
+        return [event(None, c, "rest", f"{c.name} catches their breath (a short rest takes an hour)")]
+    return short_rest(c, c.hit_dice, rng)
 
 
 def short_rest(c: Combatant, hit_dice: int = 1, rng: random.Random | None = None) -> list[CombatEvent]:

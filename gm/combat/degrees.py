@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..dice import Roll, natural, roll
 from ..systems.degrees import DEGREES, degree
-from ._base import (caster_fields, cast_action, DEFAULT_SKILLS, INTERRUPT_USES_TURN, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
+from ._base import (caster_fields, cast_action, BONUS_ACTIONS, DEFAULT_SKILLS, INTERRUPT_USES_TURN, ITEM_TABLES, NIGHT, RANGE_FEET, REORDER_EACH_ROUND,  # noqa: F401 - the protocol's defaults
                     contest_plan, damage, damage_roll, heal, health, hp_text, initiative_text, may_interrupt, new_round,
                     opening, roll_initiative)
 from ._base import end_turn as _end_turn
@@ -405,3 +405,25 @@ def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["ski
     text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {dc}: {DEGREES[step]}"
     return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=ra.total == dc, raises=1 if step == 2 else 0,
                          rule="meeting the DC succeeds; 10 over is critical", text=text)
+
+
+# ---------------------------------------------------------------- rest (outside a fight)
+
+
+def rest(c: Combatant, hours: float, rng: random.Random) -> list[CombatEvent]:
+    """A night heals the Constitution modifier (at least 1) times the level and the daily preparations give back
+    every slot and the Focus Points; ten minutes or more is a Refocus (1 Focus Point)."""
+    if hours >= NIGHT:
+        healed = min(c.max_hp - c.hp, max(1, c.con_mod) * c.level) if c.hp > 0 or c.status == "up" else 0
+        c.hp += max(0, healed)
+        c.slots = dict(c.slots_max)
+        if c.focus_points_max is not None:
+            c.focus_points = c.focus_points_max
+        c.conditions = [x for x in c.conditions if x.name in ("doomed", "drained")]
+        what = [f"{healed} HP back ({c.hp}/{c.max_hp} HP)" if healed else f"{c.hp}/{c.max_hp} HP"] + (["every spell slot"] if c.slots_max else []) + (
+            [f"Focus Points ({c.focus_points}/{c.focus_points_max})"] if c.focus_points_max is not None else [])
+        return [event(None, c, "rest", f"{c.name} rests for the night and makes the daily preparations: {', '.join(what)}")]
+    if hours >= 1 / 6 and c.focus_points_max is not None and (c.focus_points or 0) < c.focus_points_max:
+        c.focus_points = (c.focus_points or 0) + 1
+        return [event(None, c, "rest", f"{c.name} refocuses: 1 Focus Point ({c.focus_points}/{c.focus_points_max})")]
+    return [event(None, c, "rest", f"{c.name} rests; slots come back only with the daily preparations after a night's rest")] if c.slots_max else []

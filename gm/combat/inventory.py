@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._model import CombatError, Combatant
+from ._model import CombatError, Combatant, rules_for
 from .items import attacks_from_items, find_item, words_of
 
 __all__ = ["carried", "holding", "put", "take", "hand_over", "things_line", "ItemAct", "read_item_act", "asked_name", "used_up", "gather"]
@@ -20,7 +20,7 @@ __all__ = ["carried", "holding", "put", "take", "hand_over", "things_line", "Ite
 
 def _pack_item(c: Combatant, name: str) -> tuple[str, str, Any] | None:
     """(kind, key, definition) when ``name`` is a thing the dnd5e pack's tables know (other games: None)."""
-    if c.system != "d20":
+    if not rules_for(c.system).ITEM_TABLES:
         return None
     try:
         return find_item(name)

@@ -30,9 +30,9 @@ from pydantic import BaseModel
 from ..dice import Roll, percentile, roll
 from ..systems import RollPlan
 from ..systems.percentile import SUCCESS_LEVELS, Coc7eSheet, success_level
-from ._base import (caster_fields, cast_action, FREE_ACTIONS, INITIATIVE_ROLL, INTERRUPT_USES_TURN, REORDER_EACH_ROUND, TARGETED, damage, damage_roll, end_turn, flee,  # noqa: F401 - the protocol's defaults
+from ._base import (caster_fields, cast_action, BONUS_ACTIONS, FREE_ACTIONS, ITEM_TABLES, INITIATIVE_ROLL, INTERRUPT_USES_TURN, REORDER_EACH_ROUND, TARGETED, damage, damage_roll, end_turn, flee,  # noqa: F401 - the protocol's defaults
                     heal, health, hp_text, initiative_text, may_interrupt, move_action, new_round, reach_left, sort_key,
-                    worth_striking)
+                    regain, worth_striking)
 from ._common import approach, dice, distance, event, max_dice, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, opposed, percentile_winner
@@ -487,3 +487,8 @@ def sanity_roll(c: Combatant, loss: str, rng: random.Random | None = None, comba
         out.append(mk("sanity", f"{c.name} lost {lost} at once: INT {ri.total}, " + (
             "understands what they saw: a bout of temporary insanity" if li >= 1 else "the mind shuts it out: no insanity yet"), [ri], li >= 1))
     return out
+
+
+def rest(c: Combatant, hours: float, rng: random.Random) -> list[CombatEvent]:
+    """Magic points come back one an hour, up to the maximum (Keeper Rulebook, "Using Magic")."""
+    return regain(c, "magic_points", math.floor(hours), "magic point")

@@ -14,17 +14,15 @@ The dead do not rest; a character at 0 HP in dnd5e gets no long rest (the rules'
 """
 from __future__ import annotations
 
-import math
 import random
 import re
 
+from ._base import NIGHT
 from ._common import event
-from ._model import CombatError, Combatant, CombatEvent
-from .d20 import long_rest, short_rest
+from ._model import Combatant, CombatEvent, rules_for
 
 __all__ = ["rest", "read_rest", "NIGHT"]
 
-NIGHT = 8.0  # hours: a long rest (dnd5e), the daily preparations (pf2e)
 _REST = re.compile(r"\b(?:rest|rests|resting|sleep|sleeps|camp|camps|make camp|bed down|turn in|meditate|recuperate|catch our breath)\b", re.I)
 _NOT = re.compile(r"\b(?:rest of|arrest|the rest\b|rest (?:my|his|her|a) (?:hand|foot|head|eyes|elbow)|rests? (?:on|against|upon))\b", re.I)
 _WHO = re.compile(r"(?:i|we|let'?s|let us|everyone|the party|the group|all of us|(?:ok(?:ay)?|fine|right),?\s+(?:we|let'?s)|rest|take|make|camp)\b")
@@ -56,59 +54,8 @@ def read_rest(text: str) -> float | None:
     return 1.0  # "a short rest", "we rest a while"
 
 
-def _line(c: Combatant, text: str) -> CombatEvent:
-    return event(None, c, "rest", text)
-
-
 def rest(c: Combatant, hours: float, rng: random.Random | None = None) -> list[CombatEvent]:
-    """What ``hours`` of rest give ``c`` back by its game's rules (one line each)."""
-    rng = rng or random.Random()
+    """What ``hours`` of rest give ``c`` back by its game's rules (one line each; each rules module's ``rest``)."""
     if c.status == "dead":
-        return [_line(c, f"{c.name} is dead; rest does not help")]
-    whole = math.floor(hours)
-    if c.system == "d20":
-        if hours >= NIGHT:
-            try:
-                return long_rest(c)
-            except CombatError as exc:
-                return [_line(c, str(exc))]
-        return short_rest(c, c.hit_dice, rng) if hours >= 1 else [_line(c, f"{c.name} catches their breath (a short rest takes an hour)")]
-    if c.system == "percentile":
-        if c.magic_points is None or c.magic_points_max is None:
-            return []
-        back = min(whole, max(0, c.magic_points_max - c.magic_points))
-        c.magic_points += back
-        return [_line(c, _points(c.name, back, "magic point", c.magic_points, c.magic_points_max))]
-    if c.system == "trait":
-        if c.power_points is None or c.power_points_max is None:
-            return []
-        back = min(5 * whole, max(0, c.power_points_max - c.power_points))
-        c.power_points += back
-        return [_line(c, _points(c.name, back, "power point", c.power_points, c.power_points_max))]
-    if c.system == "degrees":
-        return _pf2e(c, hours)
-    return []
-
-
-def _points(name: str, back: int, what: str, now: int, top: int) -> str:
-    """``Hosea Pike regains 5 power points (6/10)``, or ``... power points are full (10/10)``."""
-    if back <= 0:
-        return f"{name}'s {what}s are full ({now}/{top})"
-    return f"{name} regains {back} {what}{'s' if back != 1 else ''} ({now}/{top})"
-
-
-def _pf2e(c: Combatant, hours: float) -> list[CombatEvent]:
-    if hours >= NIGHT:
-        healed = min(c.max_hp - c.hp, max(1, c.con_mod) * c.level) if c.hp > 0 or c.status == "up" else 0
-        c.hp += max(0, healed)
-        c.slots = dict(c.slots_max)
-        if c.focus_points_max is not None:
-            c.focus_points = c.focus_points_max
-        c.conditions = [x for x in c.conditions if x.name in ("doomed", "drained")]
-        what = [f"{healed} HP back ({c.hp}/{c.max_hp} HP)" if healed else f"{c.hp}/{c.max_hp} HP"] + (["every spell slot"] if c.slots_max else []) + (
-            [f"Focus Points ({c.focus_points}/{c.focus_points_max})"] if c.focus_points_max is not None else [])
-        return [_line(c, f"{c.name} rests for the night and makes the daily preparations: {', '.join(what)}")]
-    if hours >= 1 / 6 and c.focus_points_max is not None and (c.focus_points or 0) < c.focus_points_max:
-        c.focus_points = (c.focus_points or 0) + 1
-        return [_line(c, f"{c.name} refocuses: 1 Focus Point ({c.focus_points}/{c.focus_points_max})")]
-    return [_line(c, f"{c.name} rests; slots come back only with the daily preparations after a night's rest")] if c.slots_max else []
+        return [event(None, c, "rest", f"{c.name} is dead; rest does not help")]
+    return rules_for(c.system).rest(c, hours, rng or random.Random())

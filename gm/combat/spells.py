@@ -406,7 +406,7 @@ def _pay_the_turn(caster: Combatant, spell: SpellDef) -> None:
 
 def bonus_cast(c: Combatant, name: str | None) -> bool:
     """The spell ``name`` is one ``c`` casts with a bonus action it still has (it needs no action left)."""
-    if not name or c.bonus_left <= 0 or c.system != "d20":
+    if not name or c.bonus_left <= 0 or not rules_for(c.system).BONUS_ACTIONS:
         return False
     try:
         return find_spell(name)[1].bonus_action
@@ -416,7 +416,7 @@ def bonus_cast(c: Combatant, name: str | None) -> bool:
 
 def bonus_spell_ready(c: Combatant) -> bool:
     """``c`` still has a bonus action and a bonus-action spell it may cast with it now (the turn stays open)."""
-    if c.bonus_left <= 0 or c.system != "d20":
+    if c.bonus_left <= 0 or not rules_for(c.system).BONUS_ACTIONS:
         return False
     book = spell_book().spells
     if any(x.source == f"{c.name}: {s.name}" for x in c.conditions for s in book.values() if s.strikes_again):

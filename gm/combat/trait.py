@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import math
 import random
 import re
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..dice import Roll, die_size, roll, trait_roll
 from ..systems import RollPlan
 from ..systems.trait import SwadeSheet
-from ._base import (caster_fields, FREE_ACTIONS, INITIATIVE_ROLL, cast_action, damage, end_turn, flee, longest_range, move_action, opening,  # noqa: F401 - the protocol's defaults
-                    reach_left, revive, worth_striking)
+from ._base import (caster_fields, BONUS_ACTIONS, FREE_ACTIONS, ITEM_TABLES, INITIATIVE_ROLL, cast_action, damage, end_turn, flee, longest_range, move_action, opening,  # noqa: F401 - the protocol's defaults
+                    reach_left, regain, revive, worth_striking)
 from ._common import approach, distance, event, pick_attack, spend, tick
 from ._model import Attack, CombatError, Combatant, CombatEvent
 from ._opposed import Contestant, ContestRoll, OpposedResult, contestant, opposed
@@ -431,3 +432,7 @@ def contest(a: Contestant, b: Contestant, rng: random.Random, ties: Literal["ski
     text = f"{a.who}'s {ra.check_name} {ra.total} vs {b.who}'s {rb.check_name} {rb.total}: {winner} wins{tail}" + (f" ({rule})" if tie or ra.total < 4 or ra.level == -1 else "")
     return OpposedResult(system=SYSTEM, a=ra, b=rb, winner=winner, tie=tie, raises=raises, rule=rule, text=text)
 
+
+def rest(c: Combatant, hours: float, rng: random.Random) -> list[CombatEvent]:
+    """Five power points back for every hour of rest, up to the maximum (core rules, "Recharging")."""
+    return regain(c, "power_points", 5 * math.floor(hours), "power point")
