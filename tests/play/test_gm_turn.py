@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import zlib
 
 import numpy as np
@@ -161,11 +162,12 @@ def test_a_refusal_that_leaves_out_the_decisions_reason_is_said_plainly_with_it(
 
 
 def test_a_question_gets_an_answer_and_no_dice():
-    g, model = gm("dnd5e", "drowned_chapel", ["no_roll"], ["Cold water covers the floor to your knees, and the pews float like driftwood."])
+    worded = "The floodwater comes up to your knees, and anyone who falls in will come up soaked and shivering."
+    g, model = gm("dnd5e", "drowned_chapel", ["no_roll"], [worded])
     reply = g.step("Brisa", "How deep is the water in here?")
-    assert reply.decision == "no_roll" and reply.rolls == [] and "driftwood" in reply.narration
+    assert reply.decision == "no_roll" and reply.rolls == [] and reply.narration == worded  # the model's words of the depth are kept
     asked = model.requests[-1]["messages"][-1]["content"]
-    assert "Knee-deep black water" in asked  # the model words the scene's own answer; it does not make one up
+    assert re.search(r"knee.deep", asked, re.I)  # the model words the scene's own depth; it does not make one up
 
 
 def test_clues_open_by_intent_even_when_the_model_says_no_roll():
