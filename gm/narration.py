@@ -698,8 +698,11 @@ def act_plan(req: NarrationRequest) -> ActPlan | None:
     spoken, a fight's round and a request without a world keep the open narration."""
     if req.world is None or req.answer is not None or req.struck is not None or req.standing:
         return None
-    return plan_act(req.name, req.line, req.decision, req.success, found=req.found, why=req.why, world=req.world,
+    plan = plan_act(req.name, req.line, req.decision, req.success, found=req.found, why=req.why, world=req.world,
                     recall=req.recall, implausible=req.implausible, degree=degree_of(req.verdict))
+    if plan is not None and len(plan.facts) == 1 and plan.kind != "refused" and req.scene_line and req.scene_line not in plan.facts[0]:
+        plan.facts.append(req.scene_line)  # the act retold alone parrots the player's line: the scene it happens in goes with it
+    return plan
 
 
 def plan_messages(req: NarrationRequest) -> list[dict[str, str]]:

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from lemminflect import getAllLemmas
+
 from pipelines.speech import is_talk
 
 from .retell import base_action, told_by
@@ -131,6 +133,16 @@ def _cut(action: str) -> str:
     return " ".join(action.split()).strip(" ,")
 
 
+def _last_act(action: str) -> str:
+    """The last of a chain of acts, what the outcome is about, without "try to": "kneel by the cot,
+    wash the bite and try to work out what is wrong" → "work out what is wrong". Told alone with the
+    scene, it does not parrot the player's whole line back."""
+    pieces = re.split(r",\s*(?:and\s+|then\s+)?|\s+(?:and|then)\s+", action)
+    acts = [p for p in pieces if p and "VERB" in getAllLemmas(p.split()[0].lower()) and getAllLemmas(p.split()[0].lower())["VERB"][0] == p.split()[0].lower()]
+    last = action[action.rindex(acts[-1]):] if len(acts) > 1 else action
+    return re.sub(r"^(?:try|attempt|start|begin) to\s+", "", last) or action
+
+
 def _sentence(text: str) -> str:
     text = " ".join(text.split()).strip()
     return text[0].upper() + text[1:] + ("" if text[-1] in ".!?\"”" else ".") if text else ""
@@ -191,6 +203,7 @@ def plan_act(name: str, line: str, decision: str, success: bool | None, *, found
     if decision == "impossible":
         reason = f": {why}" if why else "; nothing here allows it"
         return ActPlan([_sentence(f"{name} cannot {act}{reason}")], "refused", None, touched_names, why=why)
+    act = _last_act(act)
     family = _family(action)
     sought_match = _SOUGHT.search(action) if family in ("search", "sneak") else None
     sought, plain = "", act
