@@ -169,14 +169,14 @@ def _hours_left(scene: str) -> float | None:
             times.append(hour % 12)
         elif m[4]:
             times.append(float(_NAMED[m[4].lower()]))
-    return (times[1] - times[0]) % 12 or None if len(times) >= 2 else None
+    return ((times[1] - times[0]) % 12 or None) if len(times) >= 2 else None
 
 
 def _too_far(kind: dict, line: str, scene: str, actor: str | None) -> str | None:
     """The travel kind's reason when the line's journey needs more speed than its way of going has."""
     hours = _hours_left(scene) if _acts(kind, line, actor) else None
-    miles = [d / 5280 for d in _stated(scene, "distance", kind["scene_words"]) if d >= 1320]
-    if not hours or not miles:
+    miles = [d / 5280 for d in _stated(scene, "distance", kind["scene_words"]) if d >= 1320] if hours else []
+    if not miles:
         return None
     how = next((m for m in kind["speeds"] if _says(line, kind["speeds"][m]["words"])), "foot")
     mph = next(v for up_to, v in kind["speeds"][how]["mph"] if hours <= up_to)

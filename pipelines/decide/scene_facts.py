@@ -244,9 +244,8 @@ def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
                             continue
                         j += 1
                     head, _ = noun_phrase(clause, j)
-                    source = next((k for k in range(j, len(clause)) if clause[k].low == "from"), None)
-                    if group == "uses" and verb in vocab["from_verbs"] and source is not None:
-                        head, _ = noun_phrase(clause, source + 1)  # "draw a bucket of water from the well": the well is what it needs
+                    if group == "uses" and verb in vocab["from_verbs"]:  # "draw a bucket of water from the well": the well is what it needs
+                        head = next((noun_phrase(clause, k + 1)[0] for k in range(j, len(clause)) if clause[k].low == "from"), head)
                     thing = next((t for t in things if names(head, t)), None)
                     if thing is None or not own_act(clause, i, actor):
                         continue
