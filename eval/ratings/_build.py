@@ -8,14 +8,13 @@ when the data has it, becomes the ``human`` reference condition.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.moe import RunFolder, RunFolderError, load_moe
 from pipelines.records import MoeInstance
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 from ._crowd import ATTENTION, CrowdSettings
 from ._design import DROP_AFTER_MINUTES, Design, design
@@ -132,22 +131,6 @@ def attention_items(chosen: list[str], instances: dict[str, tuple[MoeInstance, d
     return items
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    """Lines of a JSON Lines file; a torn last line (a run still writing) is left out."""
-    rows = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break
-            raise StudyError(f"{path}:{number}: not valid JSON; fix or remove that line") from None
-    return rows
-
-
 def load_run(path: str | Path) -> RunForStudy:
     """Read a run folder's ``run.json`` and the utterances in ``predictions.jsonl`` (through ``RunFolder``)."""
     folder = RunFolder(path)
@@ -189,7 +172,10 @@ def reference_of(raw: dict, instance: MoeInstance | None = None) -> str | None:
 def load_instances(path: Path) -> dict[str, tuple[MoeInstance, dict]]:
     """MOE instances by id (read by ``eval.moe``'s strict loader), each with its raw line,
     which may carry the real GM's next line."""
-    raw = {row.get("id"): row for row in _read_jsonl(path) if isinstance(row, dict)}
+    try:  # as strict as load_moe below, which reads the same file: any bad line is file:line and the fix
+        raw = {row.get("id"): row for row in read_jsonl(path, on_torn="error", what="MOE data file")}
+    except FileProblem as problem:
+        raise StudyError(str(problem)) from None
     return {inst.id: (inst, raw.get(inst.id, {})) for inst in load_moe(path)}
 
 

@@ -13,9 +13,10 @@ line naming the file, the line and the key.
 """
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
+
+from rulesets import FileProblem, read_jsonl
 
 from ._errors import StudyError
 
@@ -71,22 +72,14 @@ def read_items(path: str | Path, *, mode: str = "score", seed: int = 0) -> tuple
     path = Path(path)
     if not path.is_file():
         raise StudyError(f"--items {path}: no such file; write one JSON object a line with 'context' and 'candidates'")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StudyError(f"--items {path}: cannot read it as UTF-8 text ({getattr(exc, 'reason', None) or exc})") from None
+    try:  # the shared reader: one line naming file:line for bad JSON, a non-object line or bad UTF-8
+        rows = list(read_jsonl(path, on_torn="error", what="items file").numbered())
+    except FileProblem as problem:
+        raise StudyError(str(problem)) from None
     rng = random.Random(f"{seed}:items")
     contexts, items, conditions, seen = [], [], [], set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, row in rows:
         where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise StudyError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise StudyError(f"{where}: give a JSON object with 'context' and 'candidates'")
         for key in ("context", "candidates"):
             if key not in row:
                 raise StudyError(f"{where}: missing key '{key}'")

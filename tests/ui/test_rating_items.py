@@ -54,7 +54,7 @@ def test_one_candidate_is_a_score_item_and_ab_mode_needs_two(tmp_path):
     ({"context": "c", "candidates": [{"condition": "a"}]}, "bad.jsonl:2: 'candidates'[0] lacks the key 'text'"),
     ({"context": "c", "candidates": ["a", "b", "c"]}, "bad.jsonl:2: 'candidates' must list one line to score or two"),
     ({"id": "s1", "context": "c", "candidates": ["a"]}, "bad.jsonl:2: the id 's1' is used twice"),
-    ("{not json", "bad.jsonl:2: not valid JSON"),
+    ("{not json", "bad.jsonl:2: malformed JSON"),
 ])
 def test_a_bad_line_is_one_line_naming_the_file_the_line_and_the_key(tmp_path, line, message):
     path = write(tmp_path / "bad.jsonl", [LINES[0], line])
