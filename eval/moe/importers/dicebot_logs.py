@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from rulesets import VgmError
+from rulesets import FileProblem, VgmError, read_jsonl
 
 FORMATS = ("auto", "sealdice", "dice", "olivadice", "chat")
 _HEADER = re.compile(r"^(?P<name>.+?)\((?P<uid>[^()]*)\)\s+(?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$")
@@ -146,12 +146,16 @@ def read_sealdice_json(path: Path, text: str) -> list[Message]:
 
 
 def read_olivadice_jsonl(path: Path, text: str) -> list[Message]:
-    """OlivaDice's ``.olivadicelog``: one message a line; deleted (recalled) ones and the duration record are skipped."""
+    """OlivaDice's ``.olivadicelog``: one message a line; deleted (recalled) ones and the duration record are skipped.
+
+    The lines are read again by the shared reader (``rulesets.read_jsonl``, UTF-8 as the bot writes
+    them), not from ``text``: a bad line, the last included, is one ``file:line`` error."""
+    try:
+        rows = list(read_jsonl(path, on_torn="error", what="OlivaDice log").numbered())
+    except FileProblem as problem:
+        raise LogFormatError(str(problem)) from None
     messages = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        data = _json(path, number, line)
+    for number, data in rows:
         if data.get("type") == "log_total_duration" or data.get("deleted"):
             continue
         sender = data.get("sender")
