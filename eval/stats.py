@@ -6,6 +6,8 @@ One place for these, imported by MOE, InMind, probes and ratings alike.
 * ``cluster_bootstrap_ci(values_by_cluster)`` — resample whole clusters (episodes, games).
 * ``paired_test(a, b)`` — two systems on the same items: the difference, its bootstrap CI,
   and a paired permutation p-value (swap the two systems' values on random items).
+* ``bradley_terry_fit(x, y, w, k, ridge)`` — Bradley-Terry strengths (plus covariates) as a
+  penalised logistic regression; the rating study's A/B battles and the tournaments' games.
 
 ``values`` may be 1-D (one number per item) or 2-D (one row per item, e.g. per-instance
 (precision, recall) for an F-score); ``stat`` maps such an array (rows = items) to a number.
@@ -16,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import optimize, special
 from scipy import stats as _sstats
 
 Stat = Callable[[np.ndarray], float]
@@ -140,3 +143,31 @@ def paired_test(a: Sequence | np.ndarray, b: Sequence | np.ndarray, stat: Stat =
 def harmonic_mean(p: float, r: float) -> float:
     """F = 2PR/(P+R), 0 when both are 0."""
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def bradley_terry_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, ridge: float | np.ndarray) -> np.ndarray:
+    """Bradley-Terry strengths, centred on 0, then any covariates' coefficients.
+
+    A row of ``x`` is +1 for one side's player, -1 for the other's (columns ``0..k-1``), then the
+    covariates (a side advantage, a length difference); ``y`` is 1 where that first side won, ``w``
+    the row's weight (a count of games, a share of a tie, a bootstrap draw). Minimises the weighted
+    logistic loss plus ``sum(ridge * beta**2)``; ``ridge`` is one number or one per column (0 leaves
+    a covariate free), and keeps a player that always won finite.
+
+    Hand-written on scipy's Newton-CG with the exact gradient and Hessian: choix fits plain pairs
+    only (no covariates, no weights), and scikit-learn's solver took 90 ms a fit where this takes
+    4 ms (a bootstrap needs hundreds of fits); scipy's L-BFGS-B took 55 ms.
+    """
+    penalty = np.broadcast_to(np.asarray(ridge, dtype=float), (x.shape[1],))
+
+    def loss(beta: np.ndarray) -> tuple[float, np.ndarray]:
+        z = x @ beta
+        nll = float(np.sum(w * (np.logaddexp(0, z) - y * z)))
+        return nll + float(penalty @ beta**2), x.T @ (w * (special.expit(z) - y)) + 2 * penalty * beta
+
+    def hessian(beta: np.ndarray) -> np.ndarray:
+        p = special.expit(x @ beta)
+        return (x.T * (w * p * (1 - p))) @ x + np.diag(2 * penalty)
+
+    beta = optimize.minimize(loss, np.zeros(x.shape[1]), jac=True, hess=hessian, method="Newton-CG").x
+    return np.concatenate([beta[:k] - beta[:k].mean(), beta[k:]])

@@ -4,7 +4,7 @@ and per rater: median time per item, attention pass rate, a too-fast flag.
 The statistics come from libraries: ``eval.stats`` (cluster bootstrap over contexts) and
 ``scipy.stats`` for the intervals, ``krippendorff``
 for agreement, and for Bradley-Terry a logistic likelihood set up as Chatbot Arena does (ties half a
-win each way, bootstrap intervals, an optional length covariate), minimised by ``scipy.optimize``.
+win each way, bootstrap intervals, an optional length covariate), fitted by ``eval.stats.bradley_terry_fit``.
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import stats
 
-from eval.stats import cluster_bootstrap_ci, paired_test
+from eval.stats import bradley_terry_fit, cluster_bootstrap_ci, paired_test
 
 from ._build import HUMAN
 from ._criteria import AB_CHOICES, CRITERIA, Criterion
@@ -279,24 +279,6 @@ def _bt_rows(battles: list[tuple], idx: dict[str, int], control_length: bool) ->
     return xs, ys, ws, np.tile(rows, 4)
 
 
-def _bt_fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, ridge: float) -> np.ndarray:
-    """Centred strengths (and the length coefficient last): the L2-penalised logistic likelihood, minimised
-    by scipy's Newton-CG with the exact gradient and Hessian (4 ms a fit here; scikit-learn's solver took
-    90 ms and scipy's L-BFGS-B 55 ms, and a bootstrap needs hundreds of fits)."""
-
-    def loss(beta: np.ndarray) -> tuple[float, np.ndarray]:
-        z = x @ beta
-        nll = float(np.sum(w * (np.logaddexp(0, z) - y * z)))
-        return nll + ridge * float(beta @ beta), x.T @ (w * (special.expit(z) - y)) + 2 * ridge * beta
-
-    def hessian(beta: np.ndarray) -> np.ndarray:
-        p = special.expit(x @ beta)
-        return (x.T * (w * p * (1 - p))) @ x + 2 * ridge * np.eye(len(beta))
-
-    beta = optimize.minimize(loss, np.zeros(x.shape[1]), jac=True, hess=hessian, method="Newton-CG").x
-    return np.concatenate([beta[:k] - beta[:k].mean(), beta[k:]])
-
-
 @dataclass
 class LengthEffect:
     """With ``--control length``: the log-odds a line gains per unit of normalised length lead ((a - b) / (a + b))."""
@@ -334,7 +316,7 @@ def bradley_terry(pairs: list[tuple], conditions: list[str], ridge: float = 0.01
             wins[idx[a]] += 0.5
             wins[idx[b]] += 0.5
     x, y, w, owner = _bt_rows(battles, idx, control_length)
-    fit = _bt_fit(x, y, w, k, ridge)
+    fit = bradley_terry_fit(x, y, w, k, ridge)
     s = fit[:k]
     p = 1.0 / (1.0 + np.exp(-(s[:, None] - s[None, :])))
     pair_games = np.zeros((k, k))
@@ -350,7 +332,7 @@ def bradley_terry(pairs: list[tuple], conditions: list[str], ridge: float = 0.01
     if bootstrap > 0 and len(battles) >= 2:
         rng = np.random.default_rng(seed)
         # a resample of the battles is a reweighting: each battle's rows count as often as it was drawn
-        draws = np.array([_bt_fit(x, y, w * np.bincount(rng.integers(0, len(battles), len(battles)), minlength=len(battles))[owner],
+        draws = np.array([bradley_terry_fit(x, y, w * np.bincount(rng.integers(0, len(battles), len(battles)), minlength=len(battles))[owner],
                                   k, ridge) for _ in range(bootstrap)])
         lows, highs = np.percentile(draws, 2.5, axis=0), np.percentile(draws, 97.5, axis=0)
         if control_length:

@@ -48,36 +48,28 @@ def rate_row(wins: list[bool], by_repeat: dict[int, list[bool]] | None = None) -
 
 
 def fit_ratings(cells: dict[tuple[str, str], tuple[int, int]], models: list[str]) -> dict[str, Any]:
-    """Bradley-Terry with a side term by maximum likelihood (scipy); ratings centred on 0.
+    """Bradley-Terry with a side term by maximum likelihood (``eval.stats.bradley_terry_fit``, the
+    rating study's fit); ratings centred on 0, the side term not penalised.
 
     ``cells`` maps (open model, hidden model) to (games the open side won, decisive games).
     """
-    from scipy.optimize import minimize
-    from scipy.special import expit, log_expit
+    from eval.stats import bradley_terry_fit
 
     index = {m: i for i, m in enumerate(models)}
     pairs = [(index[a], index[b], w, n) for (a, b), (w, n) in cells.items() if n]
     if not pairs:
         return {"theta": {m: 0.0 for m in models}, "side": 0.0}
-    a, b, w, n = (np.array(col, dtype=float) for col in zip(*pairs))
-    a, b = a.astype(int), b.astype(int)
     k = len(models)
-
-    def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
-        theta, h = x[:k], x[k]
-        z = theta[a] - theta[b] + h
-        nll = -float(np.sum(w * log_expit(z) + (n - w) * log_expit(-z))) + RIDGE / 2 * float(theta @ theta)
-        r = n * expit(z) - w  # d nll / dz
-        grad = np.zeros(k + 1)
-        np.add.at(grad, a, r)
-        np.add.at(grad, b, -r)
-        grad[:k] += RIDGE * theta
-        grad[k] = r.sum()
-        return nll, grad
-
-    x = minimize(loss, np.zeros(k + 1), jac=True, method="BFGS").x
-    theta = x[:k] - x[:k].mean()
-    return {"theta": {m: float(theta[index[m]]) for m in models}, "side": float(x[k])}
+    x = np.zeros((len(pairs), k + 1))
+    rows = np.arange(len(pairs))
+    x[rows, [p[0] for p in pairs]] = 1.0
+    x[rows, [p[1] for p in pairs]] -= 1.0
+    x[:, k] = 1.0  # the open side's advantage
+    won, games = np.array([p[2] for p in pairs], float), np.array([p[3] for p in pairs], float)
+    # each cell twice: its open-side wins as y = 1, its losses as y = 0
+    fit = bradley_terry_fit(np.concatenate([x, x]), np.concatenate([np.ones(len(pairs)), np.zeros(len(pairs))]),
+                            np.concatenate([won, games - won]), k, np.r_[np.full(k, RIDGE / 2), 0.0])
+    return {"theta": {m: float(fit[index[m]]) for m in models}, "side": float(fit[k])}
 
 
 def _cells(results: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[int, int]]:
