@@ -33,7 +33,8 @@ OOC_REFUSAL = "That's for your characters to find out in the game; ask or look i
 TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
-_RECALL = re.compile(r"\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade)|"
+_RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+\s+){0,2}?(?:name|password|word|phrase|number|price|sum|amount|"
+                     r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade)|"
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
@@ -58,8 +59,13 @@ _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|t
 _WHEN = re.compile(r"\b\d{1,2}[:.]\d{2}\b|o'clock|quarter (?:to|past)|half past|\b(?:dawn|dusk|sunrise|sunset|sunup|midnight|noon|"
                    r"morning|evening|tonight|tomorrow|yesterday|first light|daybreak|nightfall|monday|tuesday|wednesday|thursday|"
                    r"friday|saturday|sunday)\b", re.I)
-_MONEY = re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?|pounds?)\b|\$\d", re.I)
+_MONEY = re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?|pounds?)\b|\$\d[\d,]*", re.I)
 _COUNT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|a pair|both|a few|several)\b", re.I)
+# a number of things (not a unit): "six crossbowmen", "two rooms", "eleven pine coffins"
+_COUNTED = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+                      r"a dozen|dozens|a hundred|a few|several|a pair of|both)\s+(?:[a-z-]+\s+){0,2}?(?!(?:feet|foot|ft|yards?|miles?|"
+                      r"metres?|meters?|paces|fathoms?|leagues?|inches|seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|"
+                      r"times|degrees|percent|o'clock)\b)[a-z-]{2,}(?:s|men|people|folk|children|sheep|deer|cattle|geese|mice)\b", re.I)
 _MEASURES = (  # (what the question asks, what a text that answers it states): the answer's type
     (re.compile(r"\bhow long\b", re.I), re.compile(f"{_SPAN.pattern}|{_DURATION.pattern}", re.I)),
     (re.compile(r"\bhow (?:high|tall|deep|far|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
@@ -69,7 +75,9 @@ _MEASURES = (  # (what the question asks, what a text that answers it states): t
     (re.compile(r"\bhow many\b", re.I), _COUNT),
     (re.compile(r"\bwhen\b|\bsince when\b|\bwhat day\b", re.I), re.compile(f"{_WHEN.pattern}|{_DURATION.pattern}", re.I)),
     # "who gave the library this folio?": a sentence that names someone (a capitalised word past its first)
-    (re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:is|was|'s) (?:the|his|her|their) (?:\w+\s+)?name\b|\bthe name\b", re.I), re.compile(r"(?<=\w[\s,])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?[A-Z][a-z'’-]{2,}")),
+    (re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:is|was|'s) (?:the|his|her|their) (?:\w+\s+)?name\b|\bthe name\b", re.I), re.compile(r"(?<=\w[\s,'‘\"“])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?(?!(?:January|February|March|April|May|June|July|August|September|October|"
+                                                 r"November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
+                                                 r"[A-Z][a-z'’-]{2,}(?:\s+[A-Z][a-z'’-]{2,})*")),
 )
 _STOP = set("""a an the of to in on at by for with and or but is are was were be been it its this that these those i you he she
     we they me him her us them my your his our their what who whom whose where when why how which do does did can could would
@@ -101,8 +109,16 @@ class Answer:
         return self.content
 
 
-def content_keys(text: str, limit: int = 4) -> list[str]:
-    """The words a reply must share with the content to carry it: numbers first, then names, then rare words."""
+def content_keys(text: str, limit: int = 4, asked: str = "") -> list[str]:
+    """The words a reply must share with the content to carry it: numbers first, then names, then rare words.
+
+    Given the question, what it asks for comes first and alone when the content states it: "how long has the
+    river been high?" is carried by "six" (of "six days"), not by the river's width that shares the sentence."""
+    typed = _asked_span(text, asked) if asked else ""
+    if typed and _HOLDS_ASKED.search(asked):
+        return content_keys(typed, limit)  # what a thing holds: its names and rare words
+    if typed and _span_keys(typed):
+        return _span_keys(typed)[:limit]
     words = re.findall(r"[A-Za-z][\w'’-]*|\d+(?:[.,]\d+)?", text)
     numbers = [w for w in words if w[0].isdigit()]
     numbers += [w for w in words if w.lower() in _NUMBER_WORDS]
@@ -113,6 +129,44 @@ def content_keys(text: str, limit: int = 4) -> list[str]:
         if w.lower() not in {o.lower() for o in out}:
             out.append(w)
     return out[:limit]
+
+
+_LASTS = re.compile(r"\b(?:been|ago|since|take|takes|took|last|lasts|lasted|wait|waited|until|till|stay|stayed|gone|away)\b", re.I)
+
+
+def _asked_span(text: str, asked: str) -> str:
+    """The words of ``text`` of the kind the question asks for (a span for "how far", a time for "when", a count for
+    "how many", a name for "who"), or "" when the question asks for no such kind or the text states none. Of several,
+    the one whose neighbourhood shares most words with the question ("how many are boarded?" → "seven are boarded")."""
+    for question, stated in _MEASURES:
+        if not question.search(asked):
+            continue
+        if question.pattern.startswith(r"\bhow long") and _LASTS.search(asked):
+            # "how long has it been?" asks for a time, not a length; "how long till the stage?" for when, if said
+            stated = _WHEN if re.search(r"\b(?:till|until)\b", asked, re.I) and _WHEN.search(text) else _DURATION
+        found = [m for m in stated.finditer(text) if re.search(r"[A-Za-z0-9]", m.group(0))]
+        if question.pattern.startswith(r"\bhow many"):
+            found = list(_COUNTED.finditer(text)) + [m for m in re.finditer(_HAS_NUMBER, text)]
+        if not found:
+            return ""
+        words = _content_words(asked)
+        best = max(found, key=lambda m: (len(words & _content_words(text[max(0, m.start() - 30):m.end() + 30])), -m.start()))
+        # a unit takes the number before it: "feet" → "60 feet"
+        head = re.search(rf"(?:{_NUMBER_RE})[\s-]+(?:[a-z]+\s+)?$", text[max(0, best.start() - 25):best.start()], re.I)
+        return (head.group(0) if head else "") + best.group(0)
+    held = _HOLDS.search(text) if _HOLDS_ASKED.search(asked) else None
+    return re.split(r"[;.]", text[held.end():])[0] if held else ""  # "what's in the barrel?": what it is full of
+
+
+_NUMBER_RE = (r"\d+(?:[.,/]\d+)?|half an?|a half|a quarter|a hundred|a thousand|a dozen|one|two|three|four|five|six|seven|eight|nine|"
+              r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|a few|several|an?")
+
+
+def _span_keys(span: str) -> list[str]:
+    """The key words of a stated measure or name: its numbers when it has any, else its content words."""
+    words = [w.rstrip("'’-") for w in re.findall(r"[A-Za-z][\w'’-]*|\d+(?:[.,]\d+)?", span)]
+    numbers = [w for w in words if w[0].isdigit() or w.lower() in _NUMBER_WORDS]
+    return numbers or [w for w in words if w.lower() not in _STOP] or words
 
 
 _NUMBER_WORDS = set("""one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty
@@ -136,7 +190,14 @@ def _measure_bonus(question: str, texts: Sequence[str], npc: Any = None) -> list
             if npc is not None:
                 texts = [_without_name(t, npc) for t in texts]
             return [0.15 if stated.search(t) else 0.0 for t in texts]
+    if _HOLDS_ASKED.search(question):  # "what's in the open barrel?": a text that says what something holds
+        return [0.15 if _HOLDS.search(t) else 0.0 for t in texts]
     return [0.0] * len(texts)
+
+
+_HOLDS_ASKED = re.compile(r"\bwhat(?:'s|’s| is| was| are| were)? (?:in|inside|on|under|within)\b|\bwhat (?:does|did) (?:it|the \w+) (?:hold|contain)\b", re.I)
+_HOLDS = re.compile(r"\b(?:full of|filled with|packed with|stuffed with|heaped with|piled with|crammed with|holds?|holding|contains?|"
+                    r"containing|inside (?:is|are|lies|lie)|in it)\b", re.I)
 
 
 def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Sequence[float] = ()) -> tuple[int, float]:
@@ -165,14 +226,27 @@ def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str]
     """What an NPC says to the question: what they know, what the scene says near them, or that they don't know."""
     name = npc.name
     if not getattr(npc, "alive", True):
-        return Answer("npc_gone", f"No answer comes: {name} is dead.", speaker=name, final=True)
+        return Answer("npc_gone", _gone(f"No answer comes: {name} is dead.", npc, world), speaker=name, final=True)
     if not getattr(npc, "present", True):
-        return Answer("npc_gone", f"No answer comes: {name} is not here.", speaker=name, final=True)
+        return Answer("npc_gone", _gone(f"No answer comes: {name} is not here.", npc, world), speaker=name, final=True)
     voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
     told = _npc_knowledge(npc, question, world, found_checks, embed, hidden)
     if told is not None:
         told.voice = voice
     return told
+
+
+_GONE_WORDS = re.compile(r"\b(?:dead|died|killed|slain|murdered|drowned|buried|body|corpse|lies still|lifeless|left|gone|away|"
+                         r"missing|vanished|disappeared|rode|sailed|not (?:expected )?back|won't (?:be )?(?:back|return)|until|since)\b", re.I)
+
+
+def _gone(said: str, npc: Any, world: Any) -> str:
+    """Why no answer comes, told from the scene: the first public sentence that names them and says they are dead or gone."""
+    for fact in getattr(world, "facts", []) or []:
+        text = getattr(fact, "text", "")
+        if getattr(fact, "public", True) and _names(text, npc) and _GONE_WORDS.search(text) and text not in said:
+            return f"{said} {text}"
+    return said
 
 
 def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str]) -> Answer | None:
@@ -193,7 +267,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
             if item.checks and not set(item.checks) & set(found_checks):
                 return Answer("npc_gated", f"{name} is not ready to tell that.", speaker=name,
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
-            return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer))
+            return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer, asked=asked))
     told = _facts(world, hidden)
     asked = _without_name(question, npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
     only = None
@@ -204,10 +278,14 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         only = told[0].text if len(numbered) == 1 else None  # the one sum of the kind asked the scene states is the answer
     facts = [f.text for f in told]
     measure = _measure_bonus(asked, facts, npc)
-    own = [-0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]  # their own description is rarely what is asked
-    at, score = _best(asked, _keys(told), embed, [m + o for m, o in zip(measure, own)])
+    # their own description is rarely what is asked; what they saw, heard or know is what a witness is asked for
+    own = [0.1 if _witnessed(f, npc) else -0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]
+    about = _named_things(asked, world, npc)  # "where the lighthouse keeper went", "the raid at Dry Fork": what it is of
+    near = [0.08 if about and about & _named_things(f, world, npc) else 0.0 for f in facts]
+    at, score = _best(asked, _keys(told), embed, [m + o + n for m, o, n in zip(measure, own, near)])
     if at >= 0 and (score >= NPC_FACT_MATCH or facts[at] == only):
-        return Answer("npc", facts[at], speaker=name, quote=facts[at], keys=content_keys(facts[at]))
+        quote = _in_their_words(facts[at], npc, world)
+        return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
     if not _SEEKS.search(question):
         return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
@@ -227,6 +305,82 @@ def _npc_words(npc: Any) -> set[str]:
 def _without_name(question: str, npc: Any) -> str:
     words = _npc_words(npc)
     return " ".join(w for w in question.split() if w.strip(",.!?:;\"'").lower() not in words) or question
+
+
+_PERCEIVED = (r"(?:saw|seen|sees|watched|watches|noticed|notices|heard|hears|spotted|spots|knows|knew|remembers|remembered|"
+              r"recalls|recalled|keeps|kept|counted|found|shows|showed|says|said|swears|swore|overheard|witnessed|glimpsed|caught)")
+
+
+def _witnessed(text: str, npc: Any) -> bool:
+    """The sentence tells what the NPC saw, heard, knows or keeps ("Gull saw the keeper row out", "she saw three
+    figures", "Her ledger shows two barges"): their own word on it."""
+    names = "|".join(re.escape(w) for w in _npc_words(npc)) or "(?!)"
+    return bool(re.search(rf"\b(?:{names}|she|he|they)\s+(?:[a-z]+ly\s+|had\s+|has\s+|once\s+)?{_PERCEIVED}\b|"
+                          rf"\b(?:{names})['’]s\s+(?:[a-z]+\s+)?{_PERCEIVED}\b|\b(?:her|his|their)\s+(?:[a-z]+\s+)?{_PERCEIVED}\b", text, re.I))
+
+
+_SUBJECT_VERB = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
+_NOT_VERBS = {"always", "perhaps", "sometimes", "as", "this", "its", "thus", "plus", "less", "unless", "across", "us", "was"}
+
+
+def _in_their_words(sentence: str, npc: Any, world: Any = None) -> str:
+    """A scene sentence about an NPC as they would say it: their name and their pronoun as its subject become "I",
+    their possessive "my" ("Gull saw the keeper row out" → "I saw the keeper row out"; "Her ledger shows" → "My
+    ledger shows"). Pronouns are theirs only when the scene calls them so; objects ("hit him") are left alone."""
+    names = sorted({n for n in [npc.name, *getattr(npc, "aliases", []), " ".join(w for w in npc.name.split() if w.lower().rstrip(".") not in _TITLES)]
+                    if n} | {w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES and w[0].isupper()}, key=len, reverse=True)
+    text = sentence
+    for n in names:
+        text = re.sub(rf"(?:\b(?:the)\s+)?\b{re.escape(n)}['’]s\b", "my", text)
+        text = re.sub(rf"(^|[,;:]\s+|\b(?:and|then|but|that|when|ago|night|morning|yesterday|today)\s+)(?:the\s+)?{re.escape(n)}\b(?=\s+[a-z])",
+                      lambda m: m.group(1) + "I", text)
+    pronoun = _pronoun_of(npc, world)
+    if pronoun:
+        subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
+        text = re.sub(rf"\b{subject}\b", "I", text, flags=re.I)
+        text = re.sub(rf"\b{possessive}\b(?=\s+[a-z])(?!\s+(?:and|to|in|at|on|with|from|by|for|as|when|that|then)\b)", "my", text, flags=re.I)
+        text = re.sub(rf"\b{'herself' if pronoun == 'she' else 'himself'}\b", "myself", text, flags=re.I)
+    text = re.sub(r"\bI\s+(?:([a-z]+ly|often|always|never|still|usually|sometimes|also|just|only|once|rarely|seldom)\s+)?([a-z]+)\b", _agree, text)
+    text = re.sub(r"(^|[.!?]\s+)my\b", lambda m: m.group(1) + "My", text)
+    return text[:1].upper() + text[1:]
+
+
+def _agree(m: re.Match) -> str:
+    adverb, verb = m.group(1), m.group(2)
+    low = verb.lower()
+    if low in _SUBJECT_VERB:
+        verb = _SUBJECT_VERB[low]
+    elif low.endswith("s") and not low.endswith("ss") and low not in _NOT_VERBS and len(low) > 3:
+        verb = verb[:-3] + "y" if low.endswith("ies") else verb[:-2] if re.search(r"(?:ch|sh|x|ss|o)es$", low) else verb[:-1]
+    return "I " + (f"{adverb} " if adverb else "") + verb
+
+
+def _pronoun_of(npc: Any, world: Any) -> str:
+    """"she" or "he" as the scene first calls the NPC after naming them; "" when it does not say."""
+    words = [w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES] or [npc.name]
+    text = " ".join(f.text for f in getattr(world, "facts", []) or [] if getattr(f, "source", "") != "decided")
+    for w in words:
+        at = re.search(rf"\b{re.escape(w)}\b", text)
+        if at:
+            found = re.search(r"\b(she|her|herself|he|his|him|himself)\b", text[at.end():at.end() + 200], re.I)
+            if found:
+                return "she" if found.group(1).lower().startswith(("she", "her")) else "he"
+    role = (getattr(npc, "role", "") or "").lower()
+    return "she" if re.search(r"(?:woman|wife|widow|girl|mother|sister|daughter|lady|ess|maid)\b", role) else ""
+
+
+def _named_things(text: str, world: Any, npc: Any = None) -> set[str]:
+    """The people, places and things of the world a text names (not the NPC who answers), and its proper names
+    past the first word: what a question is about, and what a sentence is about."""
+    own = _npc_words(npc) if npc is not None else set()
+    low = f" {text.lower()} "
+    out = set()
+    for item in [*(getattr(world, "npcs", []) or []), *(getattr(world, "places", []) or []), *(getattr(world, "things", []) or [])]:
+        words = {w.lower() for n in [item.name, *getattr(item, "aliases", []), getattr(item, "role", "") or ""]
+                 for w in re.findall(r"[A-Za-z][\w'’-]+", n) if len(w) > 3} - _TITLES - _STOP - own
+        out |= {w for w in words if re.search(rf"\b{re.escape(w)}s?\b", low)}
+    out |= {w.lower() for w in re.findall(r"(?<=\s)[A-Z][a-z][\w'’-]+", text) if w.lower() not in own | _TITLES | _STOP}
+    return out
 
 
 def _names(text: str, npc: Any) -> bool:
@@ -394,7 +548,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             elif picked in gm_said and picked in said:
                 picked = _settled(picked, said, text, embed)
             told = _retold(picked)
-            return Answer("recall", told, keys=content_keys(told))
+            return Answer("recall", told, keys=content_keys(told, asked=text))
     told = _facts(world, hidden) + _plain_notes(world, text, hidden) + _now_sentences(world, text)
     facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
@@ -404,7 +558,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
-        return Answer(kinds[at], facts[at], keys=content_keys(facts[at]))
+        return Answer(kinds[at], facts[at], keys=content_keys(facts[at], asked=text))
     return None
 
 
@@ -495,6 +649,8 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
     count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
     numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                 and (count is None or count.search(f))]
+    if not numbered and count is not None:  # "how many guards?" of "six crossbowmen": a count of things, by meaning
+        numbered = [i for i, f in enumerate(facts) if _COUNTED.search(f)]
     dimension = next((said for asked, said in _DIMENSION if asked.search(text)), None)
     if not numbered and dimension is not None:
         numbered = [i for i, f in enumerate(facts) if any(dimension.search(f[m.end():m.end() + 12]) for m in re.finditer(_SPAN, f))]

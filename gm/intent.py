@@ -116,6 +116,8 @@ def _aliases(entry: Any) -> tuple[str, list[str]]:
     head = base.split()[0] if base.split() else ""
     if head.lower().rstrip(".") in _TITLES and len(base.split()) > 1:
         out.append(head)  # "Sheriff, when does the coach get in?" is put to Sheriff Tull
+        same = _SAME_TITLE.get(head.lower().rstrip("."), ())  # "Doctor, a word": Dr. Ambrose
+        out += [*same, *(f"{t} {base.split()[-1]}" for t in same)]
     return name, [a for a in dict.fromkeys(a.strip() for a in out)
                   if len(a) > 1 and not _ATTACK.fullmatch(a) and a.lower() not in {"the", "a", "an", "old", "young"}]
 
@@ -210,12 +212,17 @@ def _attack(said: str, foes, npcs, weapons, last_target, in_fight) -> Intent | N
                   weapon=weapon)
 
 
-_TITLES = {"sheriff", "captain", "doctor", "dr", "brother", "sister", "father", "mother", "professor", "deputy", "sergeant",
+_TITLES = {"doc", "sheriff", "captain", "doctor", "dr", "brother", "sister", "father", "mother", "professor", "deputy", "sergeant",
            "mayor", "marshal", "judge", "reverend", "lord", "lady", "sir", "old", "mr", "mrs", "ms", "miss", "master", "mistress"}
 # a question about words already said: "What was the riddle Nettlejaw asked?", "what Gus told us"
 _SAID_BY = re.compile(r"\b(?:said|told|asked|mentioned|answered|replied|whispered|promised|claimed|warned)\b", re.I)
 _REMIND = re.compile(r"\bremind (?:me|us)\b|\b(?:tell|say) (?:me|us|it|that) again\b|\bwhat (?:was|were) (?:it|that|the \w+)\b.*\bagain\b", re.I)
 _YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_TITLED = rf"(?:(?:{'|'.join(sorted(_TITLES))})\.?\s+)?"  # "Captain Marrow!", "asks Mrs. Bellweather": a title before a name
+# a question of what someone here says or knows now (not what they said before)
+_SAYS_NOW = re.compile(r"\b(?:does|do|would|can)\s+(?:[\w'’.-]+\s+){1,4}?(?:say|think|know|tell us|reckon|make of|have to say)\b", re.I)
+_SAME_TITLE = {"dr": ("Doctor", "Doc"), "doctor": ("Doc", "Dr."), "doc": ("Doctor", "Dr."), "capt": ("Captain",), "captain": ("Capt.",),
+               "sgt": ("Sergeant",), "sergeant": ("Sgt.",), "prof": ("Professor",), "professor": ("Prof.",)}
 _REPORTED = re.compile(r"\b(?:did|does|has|had)\s+(?:[\w'’-]+\s+){0,3}?(?:say|said|tell|told|mention|mentioned|call|called|ask|asked)\b", re.I)
 
 
@@ -242,7 +249,7 @@ def _named_at_start(text: str, people: Sequence[Any]) -> str | None:
     """The listener the words open with ("ask Maren about...", "tell the keeper that..."), or None."""
     for entry in people:
         name, aliases = _aliases(entry)
-        if any(re.match(rf"\s*(?:to\s+)?(?:the\s+|old\s+)?{re.escape(a)}\b", text, re.I) for a in aliases):
+        if any(re.match(rf"\s*(?:to\s+)?(?:the\s+|old\s+)?{_TITLED}{re.escape(a)}\b", text, re.I) for a in aliases):
             return name
     return None
 
@@ -270,7 +277,8 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
         name, aliases = _aliases(entry)
         for alias in sorted(aliases, key=len, reverse=True):
             a = re.escape(alias)
-            if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*(?:[,:!—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$", text, re.I):
+            # at the line's start or a sentence's: "I pound on the door. Doc Ellery, open up!"
+            if re.search(rf"(?:^|[.!?]\s+)\s*(?:{_HAIL}|{_CALL})?{_TITLED}{a}\s*(?:[,:!—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$", text, re.I):
                 return name
             if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up." (the name as written)
                 return name
@@ -324,6 +332,10 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     fight = _attack(said, foes, npcs, weapons, last_target, in_fight)
     if fight is not None:
         return fight.model_copy(update=base)
+    now = _SAYS_NOW.search(without_quotes(text))
+    asked_of = named_in(without_quotes(text)[now.start():now.end()], npcs) if now else None
+    if asked_of is not None:
+        return Intent(kind="talk", npc=asked_of, **base)  # "What does the sergeant say about the raid?" is put to him
     if _only_asks(text) and (_REPORTED.search(without_quotes(text)) or _SAID_BY.search(without_quotes(text))):
         return Intent(kind="ask", **base)  # "what did Hilda say Tobin looks like?" asks the GM what was said
     if _REMIND.search(without_quotes(text)) and not _addressed(text, npcs):

@@ -169,3 +169,21 @@ def test_you_is_said_to_the_only_npc_there_or_among_several_to_the_one_spoken_to
     assert read_intent("Where were you when the bell rang?", npcs=two).npc is None
     assert read_intent("I tell you what, I open the door.", npcs=alone).npc is None
     assert read_intent("And where were you when the bell rang?", npcs=two, last_npc="Tobiah Marsh").npc == "Tobiah Marsh"
+
+
+def test_what_someone_here_says_now_is_put_to_them_but_what_they_said_is_for_the_gm():
+    npcs = [Npc(name="Sergeant Rufus Kell"), Npc(name="Greta Vell")]
+    assert (read_intent("What does the sergeant say about the fire at the mill?", npcs=npcs).npc) == "Sergeant Rufus Kell"
+    assert read_intent("What does Greta think of the new sheriff?", npcs=npcs).npc == "Greta Vell"
+    assert read_intent("What did Greta say about the mill?", npcs=npcs).kind == "ask"
+
+
+@pytest.mark.parametrize("line", [
+    "I hammer on the shutters. Doc! Doc Orley, wake up, we need you!",
+    "Dr. Orley? Doctor, a word about your patient.",
+    "I ask Dr. Orley where he was last night.",
+    "Tomás asks Dr. Orley what he saw.",
+])
+def test_a_titled_npc_is_hailed_by_title_name_or_both_wherever_a_sentence_starts(line):
+    got = read_intent(line, npcs=[Npc(name="Dr. Silas Orley"), Npc(name="Mrs. Penn")], pcs=["Tomás Reyes", "Tomás"])
+    assert (got.kind, got.npc) == ("talk", "Dr. Silas Orley")

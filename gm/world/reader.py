@@ -153,11 +153,14 @@ def _people(text: str, known: World, present: bool = True) -> list[Npc]:
     return out
 
 
-_TITLE = (r"(?:Captain|Capt\.|Brother|Sister|Father|Mother|Sheriff|Deputy|Doctor|Dr\.|Mr\.|Mrs\.|Ms\.|Miss|Professor|Prof\.|"
+_TITLE = (r"(?:Captain|Capt\.|Brother|Sister|Father|Mother|Sheriff|Deputy|Doctor|Doc|Dr\.|Mr\.|Mrs\.|Ms\.|Miss|Professor|Prof\.|"
           r"Old|Lady|Lord|Sir|Sergeant|Sgt\.|Mayor|Reverend|Rev\.|Judge|Marshal|Master|Mistress|Widow|Granny|Uncle|Aunt)")
 _GONE_AFTER = re.compile(r"^\W{0,3}(?:\w+\s+){0,3}?(?:left|went (?:down|off|away|out|across|over|up|into|to|for)|"
                          r"has(?:n't| not) (?:returned|come back|been seen)|never came back|is (?:away|out|gone|missing)|"
-                         r"(?:was|is|went) missing|vanished|disappeared|set out|rode (?:out|off))\b", re.I)
+                         r"(?:has|had|have) gone|(?:has|had) been (?:away|gone|missing)|(?:is|are) not (?:expected )?back|(?:won't|will not|isn't|is not) (?:be )?(?:back|return)|"
+                         r"(?:was|is|went) missing|vanished|disappeared|set (?:out|off)|"
+                         r"(?:rode|sailed|drove|walked|headed|travell?ed|flew|took the \w+) (?:out|off|away|for|to|into|down|up|"
+                         r"north|south|east|west|upriver|downriver|inland|home))\b", re.I)
 _DEAD_AFTER = re.compile(r"^(?:['’]s\s+(?:grave|body|corpse|headstone|tomb|coffin|ghost)|\W{0,3}(?:\w+\s+){0,2}?"
                          r"(?:lies dead|is dead|was dead|died|was killed|was murdered|was slain|drowned|is buried|lies buried|"
                          r"was buried|passed away|lies still|is long dead))\b", re.I)
@@ -169,13 +172,15 @@ def person_named(text: str, word: str) -> Npc | None:
     word = word.strip().split()[-1] if word.strip() else ""
     if not word or not word[0].isupper():
         return None
-    mentions = list(re.finditer(rf"(?:\b{_TITLE}\s+)?(?:[A-Z][\w'’-]+\s+)?\b{re.escape(word)}\b(?:\s+[A-Z][a-z][\w'’-]+)?", text))
+    mentions = list(re.finditer(rf"(?:\b{_TITLE}\s+)?(?:[A-Z][\w'’-]+\s+)?\b{re.escape(word)}\b(?:\s+{_PROPER})?", text))
     if not mentions:
         return None
     first = mentions[0].group(0)
     words = first.split()
     while len(words) > 1 and not re.fullmatch(_TITLE, words[0]) and words[0] != word and words[0].lower() in _COMMON_OPENERS:
         words = words[1:]
+    if re.fullmatch(_TITLE, words[0]) and words[0] != word:  # "Doc Ellery's surgery ... The doc rode out": the title alone names them too
+        mentions += list(re.finditer(rf"\bthe {re.escape(words[0].rstrip('.'))}\b(?!\s+(?-i:[A-Z]))", text, re.I))
     # past a clause about them (", who held the tower,"): what they do or what befell them
     after = [re.sub(r"^\s*,\s*(?:who|whose|whom|the|a|an|his|her|their|once)\b[^,;.]*,", "", text[m.end():m.end() + 140]) for m in mentions]
     before = [text[max(0, m.start() - 70):m.start()] for m in mentions]
@@ -227,9 +232,15 @@ def merge(first: World, second: World) -> World:
 _PLACE_WORDS = set("""river hill hills street road lane library university college inn tavern saloon house hall church chapel
     temple shrine tower keep castle manor bridge crossing ford pass valley forest wood woods lake sea bay harbor harbour port
     docks dock station mine mountain mountains peak island isle club guild company territory county city town village
-    market square gate gates abbey monastery farm ranch fort camp coast cove creek falls office bank hotel museum hospital""".split())
+    market square gate gates abbey monastery farm ranch fort camp coast cove creek falls office bank hotel museum hospital
+    mill quarry pier wharf quay well barn stable stables yard ridge reef mesa gorge canyon lighthouse cemetery graveyard""".split())
 _WEEKDAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
-_CANDIDATE = re.compile(rf"(?:\b{_TITLE}\s+)?\b[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){{0,2}}")
+_PROPER = r"[A-Z](?:[a-z]{0,2}['’]?[A-Z])?[a-z'’-]+"  # Wren, O'Rourke, McAllister
+_CANDIDATE = re.compile(rf"(?:\b{_TITLE}\s+)?\b{_PROPER}(?:\s+{_PROPER}){{0,2}}")
+# "The harbourmaster, Ilse Korvath,", "A shepherd girl, Wren,": who someone is, said before their name
+_ROLE_BEFORE = re.compile(r"\b(?P<det>the|an?|his|her|their)\s+(?P<role>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*),\s*$", re.I)
+_PERSON_NOUN = re.compile(r"(?:master|mistress|keeper|keep|man|woman|er|or|ess|ist|ian|girl|boy|lad|lass|child|wife|widow)$")
+_ACTS_AFTER = re.compile(r"^\s*,\s+(?:[a-z]+ly\s+)?[a-z]{2,}(?:s|ed)\b|^\s*,\s+(?:an?|the)\s")
 # what after a name says it is someone: "Ysolde, a gnome with soot on her goggles", "Pike, who donated the folio",
 # "Jeb tips his hat", "Olan left a note ... he went down"
 _PERSON_AFTER = re.compile(r"^(?:['’]s\s+)?(?:,\s+(?:who|whose)\b|,\s+(?:an?|the)\s+[^,;.]{0,60}?\b(?:he|she|his|her|him|who)\b|"
@@ -259,8 +270,12 @@ def _named_people(text: str, known: World) -> list[Npc]:
                 continue
             after = sentence[m.end():]
             apposed = _APPOSITIVE.match(after)
-            named = re.search(r"\b(?:named|called|known as)$", before)  # "a half-elf toll-keeper named Orrin Vale"
-            said = (titled or named or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after)
+            named = re.search(r"\b(?:named|called|calls?|nicknamed|dubbed|known as)$", before)  # "a toll-keeper named Orrin Vale"
+            led = _ROLE_BEFORE.search(before)  # "The harbourmaster, Ilse Korvath," / "A shepherd girl, Wren, sits"
+            led = led if led and led.group("role").split()[-1].lower() not in _PLACE_WORDS and (
+                led.group("role").split()[-1].lower() in _TRADES or _PERSON_NOUN.search(led.group("role").lower())
+                or led.group("det").lower() in ("his", "her", "their")) and _ACTS_AFTER.match(after) else None  # "Her steward, Tamas, waits"
+            said = (titled or named or led or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after)
                     or (len(bare) > 1 and _DOES_AFTER.match(after)))  # "Sal Marchetti tends bar", "Mags O'Rourke, red-haired, runs the bar"
             if not said and not apposed:
                 continue
@@ -271,7 +286,8 @@ def _named_people(text: str, known: World) -> list[Npc]:
             met = person_named(text, bare[0] if len(bare) > 1 else bare[-1])
             if met is None:
                 continue
-            met = met.model_copy(update={"role": apposed.group("role") if apposed else "", "name": re.sub(r"['’]s$", "", met.name)})
+            met = met.model_copy(update={"role": led.group("role") if led else apposed.group("role") if apposed else "",
+                                         "name": re.sub(r"['’]s$", "", met.name)})
             if _LIFE_DATES.match(after):
                 met.alive = met.present = False
             if said:
@@ -281,6 +297,41 @@ def _named_people(text: str, known: World) -> list[Npc]:
     # "Wenna, a stooped dyer with blue hands" is someone, "Gorsedd, a river town" somewhere: what the apposed words
     # are nearer in meaning (MiniLM), a person or a place or thing
     return out + [met for met, is_person in zip((m for m, _ in unsure), _people_by_meaning([p for _, p in unsure])) if is_person]
+
+
+_NICKNAMED = re.compile(rf"(?:(?P<title>{_TITLE})\s+)?(?:(?P<first>[A-Z][\w'’-]+)\s+)?[\"“](?P<nick>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)[\"”]\s+(?P<last>[A-Z][\w'’-]+)")
+
+
+def _nicknamed(text: str, known: World) -> list[Npc]:
+    """People written with a nickname in quotes (Bram "Ledger" Oakes, Deputy "Cotton" Beale): called by either;
+    dead or gone as the words after their surname say."""
+    out: list[Npc] = []
+    for m in _NICKNAMED.finditer(text or ""):
+        name = " ".join(x for x in (m.group("title"), m.group("first"), m.group("last")) if x)
+        if known.npc(name) or known.npc(m.group("nick")) or any(n.name == name for n in out):
+            continue
+        met = person_named(text, m.group("last")) or Npc(name=name)
+        out.append(Npc(name=name, aliases=[m.group("nick")], alive=met.alive, present=met.present))
+    return out
+
+
+_TRADE_VERB = r"(?:tends|keeps|runs|minds|mans|works|watches|guards|drives|rows|poles|pilots|captains|owns)"
+_TRADE_SUFFIXES = ("keeper", "keep", "tender", "man", "woman", "master", "mistress", "er")
+
+
+def _trade_aliases(text: str, npcs: list[Npc]) -> None:
+    """What a trade stated by its work calls someone: "Sal tends bar" → the bartender, "keeps the gate" → the
+    gatekeeper, "runs the ferry" → the ferryman (the thing worked and each usual suffix, as aliases)."""
+    for npc in npcs:
+        words = [w for w in re.findall(r"[\w'’-]+", npc.name) if len(w) > 2 and not re.fullmatch(_TITLE, w) and w[0].isupper()]
+        if not words:
+            continue
+        said = "|".join(re.escape(w) for w in words)
+        for m in re.finditer(rf"\b(?:{said})\b(?:,[^,;.]{{1,40}},)?\s+(?:[a-z]+ly\s+)?{_TRADE_VERB}\s+(?:the\s+|a\s+)?(?P<obj>[a-z]{{3,}})\b", text):
+            obj = m.group("obj")
+            new = [f"{obj}{end}" for end in _TRADE_SUFFIXES] + [f"{obj} {end}" for end in _TRADE_SUFFIXES[:2]]
+            npc.aliases += [a for a in new if a not in npc.aliases]
+            npc.role = npc.role or f"{obj}{'tender' if obj == 'bar' else 'keeper'}"
 
 
 _TRADES = _KIN | set("""bartender barkeep barmaid ferryman fisherman fisherwoman boatman porter stablehand groom cook
@@ -338,8 +389,10 @@ def _from_prose(scenario: Any, written: World) -> World:
     known = merge(written, world)
     world.npcs += _people(" ".join([public, *(n.description for n in scenario.npcs)]), known)
     world.npcs += _people(notes, merge(known, world), present=False)
+    world.npcs += _nicknamed(public, merge(known, world))
     world.npcs += _named_people(public, merge(known, world))
     world.npcs += _unnamed_people(public, merge(known, world))
+    _trade_aliases(public, world.npcs)
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]

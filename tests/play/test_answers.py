@@ -239,3 +239,48 @@ def test_a_terse_scene_answers_how_tall_by_its_number_with_that_dimension_and_an
     assert choose_answer(read_intent("How deep is the well?"), world) is None  # the path's 300 yards down is no depth
     price = choose_answer(read_intent("Bren, how much to pass for the four of us?", npcs=world.npcs), world)
     assert price.speaker == "Bren Okafor" and "2 copper" in price.quote
+
+
+def test_the_dead_and_the_gone_are_said_so_with_what_the_scene_says_of_them():
+    world = World(npcs=[Npc(name="Isolde Marrow", role="guard captain", present=False), Npc(name="Aldo Crane", role="miller", alive=False)],
+                  facts=[Fact(text="Isolde Marrow rode for the capital at dawn and is not expected back for a week."),
+                         Fact(text="The miller, Aldo Crane, lies dead at the foot of the ladder.")])
+    names = dict(npcs=world.npcs)
+    gone = choose_answer(read_intent("Captain Marrow! We need a word about the bandits.", **names), world)
+    dead = choose_answer(read_intent("Aldo, who did this to you?", **names), world)
+    assert gone.kind == dead.kind == "npc_gone" and gone.final
+    assert "not here" in gone.content and "capital" in gone.content and not gone.quote
+    assert "dead" in dead.content and "ladder" in dead.content and not dead.quote
+
+
+@pytest.mark.parametrize("line, fact, key", [
+    ("Hilda, how long has the river been this high?", "The river is 80 yards wide here; it has risen every day for six days.", "six"),
+    ("How far off are the campfires?", "On the far ridge, five campfires burn half a mile off across the bog.", "half"),
+    ("How many windows are boarded up?", "Of the twelve windows facing the street, seven are boarded over.", "seven"),
+    ("Sheriff, how long till the next stage?", "The stage runs twice a week and the next one is due Thursday at noon.", "Thursday"),
+])
+def test_the_words_a_reply_must_carry_are_the_kind_of_thing_asked_for(line, fact, key):
+    world = World(npcs=[Npc(name="Hilda Brandt"), Npc(name="Sheriff Tull")], facts=[Fact(text=fact)])
+    answer = choose_answer(read_intent(line, npcs=world.npcs), world)
+    assert answer.keys == [key]
+
+
+def test_an_npc_tells_what_the_scene_says_they_saw_in_their_own_words():
+    world = World(npcs=[Npc(name="Gull", role="fisherman"), Npc(name="the keeper", present=False)], facts=[
+        Fact(text="At its far end an old fisherman everyone calls Gull mends his lobster pots alone."),
+        Fact(text="Two miles out the lighthouse stands dark for the second night."),
+        Fact(text="Gull saw the keeper row out toward Devil Reef at sundown; he has mended nets here since dawn.")])
+    answer = choose_answer(read_intent("Do you know where the lighthouse keeper went?", npcs=world.npcs), world)
+    assert answer.speaker == "Gull" and "Devil Reef" in answer.quote
+    assert answer.quote.startswith("I saw the keeper") and "I have mended" in answer.quote
+    assert answer.spoken().startswith('Gull says, "I saw')
+
+
+def test_what_a_thing_holds_and_a_count_by_another_word_are_answered():
+    world = World(facts=[Fact(text="Three barrels stand against the wall; the one nearest the stair has its lid pried off and is full of salted eels."),
+                         Fact(text="The cellar is low and damp, lit by a single lamp."),
+                         Fact(text="The wall rises thirty feet above the ditch."),
+                         Fact(text="Six crossbowmen in green tabards pace the wall-walk.")])
+    held = choose_answer(read_intent("What's in the open barrel?"), world)
+    assert "salted eels" in held.content and held.keys and set(held.keys) <= {"salted", "eels"}  # what it holds, not "three barrels"
+    assert "Six crossbowmen" in choose_answer(read_intent("How many guards are on the wall?"), world).content

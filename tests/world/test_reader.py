@@ -138,3 +138,39 @@ def test_a_full_name_that_acts_is_someone_and_a_sentence_opening_word_or_a_prono
     world = read_world(Scenario(id="t", ruleset="dnd5e", title="Slip", scene=scene, opening="Gulls."))
     assert world.npc("Bo Lindqvist").present and world.npc("Ada").name == "Mrs. Ada Quill"
     assert world.npc("Last") is None and world.npc("He") is None
+
+
+def test_people_are_read_by_their_trade_their_nickname_an_apposition_or_what_others_call_them():
+    from gm.intent import read_intent
+
+    scene = ("The Gilded Pike is a low taproom by the canal. Rosa Bellamy, grey-eyed and patient, tends bar under a "
+             "row of copper pots. The lock-keeper, Anders Voll, smokes by the window. A stable girl, Pim, sits on the "
+             "step. A tinker everyone calls Magpie dozes in the corner. Captain \"Rook\" Hallam lies dead on the towpath.")
+    world = read_world(Scenario(id="t", ruleset="dnd5e", title="Taproom", scene=scene, opening="Rain."))
+    names = dict(npcs=world.npcs)
+    assert read_intent("I ask the bartender what's on tonight.", **names).npc == "Rosa Bellamy"
+    assert read_intent("I ask the lock-keeper when the lock opens.", **names).npc == "Anders Voll"
+    assert world.npc("Pim").present and world.npc("Magpie").present
+    rook = world.npc("Rook")
+    assert rook is not None and not rook.alive and rook.name == "Captain Hallam"
+    assert world.npc("Gilded Pike") is None
+
+
+@pytest.mark.parametrize("said", [
+    "rode for the capital at dawn and is not expected back for a week",
+    "has gone downriver to plead for soldiers",
+    "left for Boston on the morning train and won't return until Monday",
+    "has been away since Friday",
+])
+def test_someone_the_scene_sends_away_is_not_here(said):
+    scene = f"The front hall of the manor. Lady Orsolya Varga {said}. Her steward, Tamas, waits by the stair."
+    world = read_world(Scenario(id="t", ruleset="dnd5e", title="Manor", scene=scene, opening="Dusk."))
+    assert world.npc("Orsolya").present is False and world.npc("Orsolya").alive
+    assert world.npc("Tamas").present
+
+
+def test_a_title_alone_later_in_the_scene_still_names_its_bearer():
+    scene = ("Doc Hartigan's office is a narrow room over the feed store. The doc drove out to the Lenz farm at noon "
+             "and won't be back before dark. A note is pinned to the door.")
+    world = read_world(Scenario(id="t", ruleset="swade", title="Office", scene=scene, opening="Dust."))
+    assert world.npc("Hartigan").present is False
