@@ -439,16 +439,31 @@ def messages_for(req: NarrationRequest, retry_cause: str | None = None) -> list[
     return [{"role": "system", "content": table_system(req.pack)}, *shot_messages(SHOTS), {"role": "user", "content": ask}]
 
 
+class _Stop(Exception):
+    """Raised from inside the stream to end it early: the reply is spoilt before anything was
+    shown (the plain content will be said), or it already says all it must."""
+
+
 class _Gate:
     """Sentence by sentence: guard, keep, and pass kept text on to the listener as it comes.
 
     The first sentence is held until it is whole and has passed the guards (an echo or a label
     usually comes first); after that, text is streamed as written, and a later sentence that
     fails a guard is left out of the final text.
+
+    Wording chosen content (an answer, an act's plan), ``ready`` says when the kept sentences
+    carry enough of it to be shown: they are held until then, and later ones follow as each
+    passes. ``strict``: a sentence cut before that spoils the reply (``_Stop``), since what
+    follows a bad start rarely mends it. ``enough``: the shown text says all it must, so the
+    model is stopped rather than left to add what nobody asked for.
     """
 
-    def __init__(self, req: NarrationRequest, on_token: Callable[[str], None] | None) -> None:
+    def __init__(self, req: NarrationRequest, on_token: Callable[[str], None] | None, *,
+                 ready: Callable[[str], bool] | None = None, strict: bool = False,
+                 enough: Callable[[str], bool] | None = None) -> None:
         self.req, self.on_token = req, on_token
+        self.ready, self.strict, self.enough = ready, strict, enough
+        self.released = ready is None
         self.buffer = ""
         self.kept: list[str] = []
         self.causes: list[str] = []
@@ -501,6 +516,8 @@ class _Gate:
         invented = strangers(clean, self.known)
         if invented:
             return f"named {', '.join(invented[:2])}, who is nowhere in the scene"
+        if self.planned and (things := new_things(clean, self.known)):
+            return f"brought in {', '.join(things[:2])}, which the scene does not hold"
         if req.decision == "roll" and contradicts(clean, req.success) and not (self.planned and req.plan.kind == "nothing"):
             return "contradicted the dice"
         if req.recall and req.success is False and not (_REFUSES.search(clean) or _FAIL.search(clean)):
@@ -558,15 +575,27 @@ class _Gate:
         cause = self._verdict(sentence)
         if cause is not None:
             self.causes.append(cause)
+            if self.strict and not self.released:
+                raise _Stop(cause)
             return
         sentence = _LABEL.sub("", sentence).strip()
         if any(is_echo(sentence, [k], overlap=0.8) for k in self.kept) or len(self.kept) >= MAX_SENTENCES:
             return  # a small model loops; a GM says it once, and briefly
         self.kept.append(sentence)
+        if self.released:
+            self.show(sentence)
+        elif self.ready is not None and self.ready(" ".join(self.kept)):
+            self.released = True
+            self.show(" ".join(self.kept))
+        if self.released and self.enough is not None and self.enough(" ".join(self.kept)):
+            raise _Stop("said all it must")
+
+    def show(self, words: str) -> None:
+        """Pass ``words`` on to the listener, after a space when something is on screen already."""
         if self.on_token is not None:
             if self.first_token_at is None:
                 self.first_token_at = time.perf_counter()
-            self.on_token((" " if self.shown else "") + sentence)
+            self.on_token((" " if self.shown else "") + words)
             self.shown = True
 
     def feed(self, delta: str) -> None:
@@ -588,23 +617,46 @@ class _Gate:
         return " ".join(self.kept)
 
 
-async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[str], None] | None, started: float) -> Narration:
-    """One call to word the chosen answer, checked whole before anyone sees it (it is short): kept when
-    it passes the guards, carries the answer and, for an NPC, has them speak; else the answer as it stands."""
-    answer, gate, usage, cause = req.answer, _Gate(req, None), None, ""
+async def _worded(model: Any, req: NarrationRequest, messages: list[dict[str, str]], max_tokens: int, gate: "_Gate") -> tuple[str, Any, str]:
+    """Stream one wording through ``gate``: the kept text, the usage and why nothing could be kept
+    ("" when the gate released words). Ended early by the gate, the stream's usage is unknown."""
+    usage, cause = None, ""
     try:
-        reply = await stream_complete(model, answer_messages(req), gate.feed, step="narrate", max_tokens=min(req.max_tokens, 56), temperature=0.3)
-        usage, text = reply.usage, gate.close()
+        reply = await stream_complete(model, messages, gate.feed, step="narrate", max_tokens=max_tokens, temperature=0.3)
+        usage = reply.usage
+        gate.close()
+    except _Stop:
+        pass
     except ModelError as exc:
-        text, cause = "", f"did not come ({exc})"
-    ok = (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer) or tells(text, answer.content, 0.5))
-          and (not answer.quote or (voiced if req.lang == "en" else language.voiced)(text, answer.speaker)) and not gate.causes)
-    cause = cause or (gate.causes[-1] if gate.causes else "left the answer out")
-    final = text if ok else answer.spoken() if req.lang == "en" else language.spoken(answer, req.lang)
-    if on_token is not None:
-        on_token(final)
-    notes = [] if ok else [f"narration said the answer plainly (the model's words {cause})"]
-    return Narration(text=final, notes=notes, first_token_s=time.perf_counter() - started, usage=usage, attempts=1, fell_back=not ok)
+        cause = f"did not come ({exc})"
+    text = " ".join(gate.kept) if gate.released else ""
+    if not gate.released and not cause:
+        cause = gate.causes[-1] if gate.causes else ""
+    return text, usage, cause
+
+
+async def _word_answer(model: Any, req: NarrationRequest, on_token: Callable[[str], None] | None, started: float) -> Narration:
+    """One call to word the chosen answer. Its sentences are shown as they pass the guards, once
+    those kept carry the answer (and, for an NPC, have them speak); a sentence cut before that
+    stops the model and the answer is said as it stands, a later one is left out."""
+    answer = req.answer
+
+    def carried(text: str) -> bool:
+        return (len(_words(text)) >= 3 and (not answer.keys or carries(text, answer) or tells(text, answer.content, 0.5))
+                and (not answer.quote or (voiced if req.lang == "en" else language.voiced)(text, answer.speaker)))
+
+    gate = _Gate(req, on_token, ready=carried, strict=True)
+    text, usage, cause = await _worded(model, req, answer_messages(req), min(req.max_tokens, 56), gate)
+    notes = [f"narration: cut a sentence that {c}" for c in dict.fromkeys(gate.causes)] if text else []
+    if not text:
+        text = answer.spoken() if req.lang == "en" else language.spoken(answer, req.lang)
+        gate.show(text)
+        notes = [f"narration said the answer plainly (the model's words {cause or 'left the answer out'})"]
+    return Narration(text=text, notes=notes, first_token_s=_since(gate, started), usage=usage, attempts=1, fell_back=not gate.released)
+
+
+def _since(gate: "_Gate", started: float) -> float:
+    return (gate.first_token_at or time.perf_counter()) - started
 
 
 # --- an act's planned outcome, worded -------------------------------------------------------
@@ -710,23 +762,29 @@ def plan_messages(req: NarrationRequest) -> list[dict[str, str]]:
 
 
 async def _word_plan(model: Any, req: NarrationRequest, on_token: Callable[[str], None] | None, started: float) -> Narration:
-    """One call to word the planned outcome, checked whole (it is short): kept when every sentence
-    passes the guards, it carries the plan and brings in no thing the scene lacks; else the plan as it stands."""
-    plan, gate, usage, cause = req.plan, _Gate(req, None), None, ""
-    try:
-        reply = await stream_complete(model, plan_messages(req), gate.feed, step="narrate", max_tokens=min(req.max_tokens, 64), temperature=0.3)
-        usage, text = reply.usage, gate.close()
-    except ModelError as exc:
-        text, cause = "", f"did not come ({exc})"
-    invented = new_things(text, gate.known | known_words(*_world_words(req.world), *req.recent)) if text else []
-    ok = bool(text) and not gate.causes and not invented and carries_plan(text, plan)
-    cause = cause or (gate.causes[-1] if gate.causes else f"brought in {', '.join(invented[:2])}, which the scene does not hold"
-                      if invented else "left the outcome out" if text else "was empty")
-    final = text if ok else plan.said()
-    if on_token is not None:
-        on_token(final)
-    notes = [f"narration worded the planned outcome ({plan.kind})"] if ok else [f"narration said the planned outcome plainly (the model's words {cause})"]
-    return Narration(text=final, notes=notes, first_token_s=time.perf_counter() - started, usage=usage, attempts=1, fell_back=not ok)
+    """One call to word the planned outcome. The first words are shown once the kept sentences tell
+    the outcome itself (the plan's first sentence: what the act did, a failure as a failure); later
+    ones follow as each passes the guards, and the model is stopped once all the plan is told. A
+    sentence cut before anything is shown (a guard, a thing the scene lacks) means the plan is said
+    as it stands; what was found and the reply left out is added word for word."""
+    plan = req.plan
+    head = ActPlan(facts=plan.facts[:1], kind=plan.kind, success=plan.success, why=plan.why)
+    told = len(split_sentences(plan.said()))
+    gate = _Gate(req, on_token, ready=lambda text: carries_plan(text, head), strict=True,
+                 enough=lambda text: carries_plan(text, plan) and len(gate.kept) >= told)
+    text, usage, cause = await _worded(model, req, plan_messages(req), min(req.max_tokens, 64), gate)
+    notes = [f"narration: cut a sentence that {c}" for c in dict.fromkeys(gate.causes)] if text else []
+    if text and plan.found and not tells(text, plan.found, 0.6):
+        text = f"{text} {plan.found}"
+        gate.show(plan.found)
+        notes.append("narration: added what was found, which the reply left out")
+    if text:
+        notes.insert(0, f"narration worded the planned outcome ({plan.kind})")
+    else:
+        text = plan.said()
+        gate.show(text)
+        notes = [f"narration said the planned outcome plainly (the model's words {cause or 'left the outcome out'})"]
+    return Narration(text=text, notes=notes, first_token_s=_since(gate, started), usage=usage, attempts=1, fell_back=not gate.released)
 
 
 async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str], None] | None = None,
