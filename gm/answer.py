@@ -123,7 +123,7 @@ def content_keys(text: str, limit: int = 4, asked: str = "") -> list[str]:
     numbers = [w for w in words if w[0].isdigit()]
     numbers += [w for w in words if w.lower() in _NUMBER_WORDS]
     names = [w for i, w in enumerate(words) if w[0].isupper() and i > 0 and w.lower() not in _STOP]
-    rare = sorted({w.lower() for w in words if w.lower() not in _STOP and len(w) >= 5}, key=len, reverse=True)
+    rare = sorted(dict.fromkeys(w.lower() for w in words if w.lower() not in _STOP and len(w) >= 5), key=len, reverse=True)  # ties: first said
     out: list[str] = []
     for w in [*numbers, *names, *rare]:
         if w.lower() not in {o.lower() for o in out}:
@@ -148,7 +148,7 @@ def _asked_span(text: str, asked: str) -> str:
         if question.pattern.startswith(r"\bhow many"):
             found = list(_COUNTED.finditer(text)) + [m for m in re.finditer(_HAS_NUMBER, text)]
         if not found:
-            return ""
+            continue  # "how many steps up?" is no span asked: the next kind that fits
         words = _content_words(asked)
         best = max(found, key=lambda m: (len(words & _content_words(text[max(0, m.start() - 30):m.end() + 30])), -m.start()))
         # a unit takes the number before it: "feet" → "60 feet"
@@ -176,6 +176,12 @@ _NUMBER_WORDS = set("""one two three four five six seven eight nine ten eleven t
 def is_recall(line: str) -> bool:
     """A question about what happened at this table before ("what did we find earlier?")."""
     return bool(_RECALL.search(line))
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Two content words said one after the other: "next door", "lighthouse keeper", "Devil Reef"."""
+    words = [w for w in re.findall(r"[a-z0-9']+", text.lower())]
+    return {(a, b) for a, b in zip(words, words[1:]) if a not in _STOP and b not in _STOP and len(a) > 2 and len(b) > 2}
 
 
 def _content_words(text: str) -> set[str]:
@@ -215,8 +221,10 @@ def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Seque
     else:
         vectors = embed([question, *texts])
         scores = vectors[1:] @ vectors[0]
-    asked = _content_words(question)
-    bonus = np.array([0.05 * min(2, len(asked & _content_words(t))) for t in texts]) + (np.array(extra) if len(extra) else 0.0)
+    asked, pairs = _content_words(question), _pairs(question)
+    # a little for each word shared, more for two said together ("next door", "lighthouse keeper")
+    bonus = np.array([0.05 * min(2, len(asked & _content_words(t))) + (0.08 if pairs & _pairs(t) else 0.0) for t in texts]) + (
+        np.array(extra) if len(extra) else 0.0)
     total = scores + bonus
     best = int(total.argmax())
     return best, float(total[best])
@@ -651,6 +659,8 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
                 and (count is None or count.search(f))]
     if not numbered and count is not None:  # "how many guards?" of "six crossbowmen": a count of things, by meaning
         numbered = [i for i, f in enumerate(facts) if _COUNTED.search(f)]
+    if not numbered and re.search(r"\bhow much\b", text, re.I):  # "how much is the reward?" of "offers 25 gold pieces": a sum
+        numbered = [i for i, f in enumerate(facts) if re.search(rf"(?:{_NUMBER_RE})\s+(?:[a-z]+\s+)?(?:{_MONEY.pattern})|\$\d", f, re.I)]
     dimension = next((said for asked, said in _DIMENSION if asked.search(text)), None)
     if not numbered and dimension is not None:
         numbered = [i for i, f in enumerate(facts) if any(dimension.search(f[m.end():m.end() + 12]) for m in re.finditer(_SPAN, f))]

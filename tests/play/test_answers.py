@@ -258,6 +258,8 @@ def test_the_dead_and_the_gone_are_said_so_with_what_the_scene_says_of_them():
     ("How far off are the campfires?", "On the far ridge, five campfires burn half a mile off across the bog.", "half"),
     ("How many windows are boarded up?", "Of the twelve windows facing the street, seven are boarded over.", "seven"),
     ("Sheriff, how long till the next stage?", "The stage runs twice a week and the next one is due Thursday at noon.", "Thursday"),
+    ("How much is the reward on that notice?", "A notice board by the door offers 25 gold pieces for news of the ferryman.", "25"),
+    ("How many steps up to the roof?", "A stair of twelve stone steps climbs to the broken roof.", "twelve"),
 ])
 def test_the_words_a_reply_must_carry_are_the_kind_of_thing_asked_for(line, fact, key):
     world = World(npcs=[Npc(name="Hilda Brandt"), Npc(name="Sheriff Tull")], facts=[Fact(text=fact)])
