@@ -501,7 +501,7 @@ class _Gate:
             return "echoed the player's line" if is_echo(clean, [req.line]) else "repeated the prompt"
         if _CAST_LINE.match(clean):
             return "recited the cast list"  # "Ruth Quist: the keeper's grown daughter, frightened..."
-        if not (self.answering or self.planned and tells(clean, req.plan.said(), 0.5)) and len(_content(clean)) >= 4 \
+        if not (self.answering or self.planned and any(tells(clean, f, 0.5) for f in [req.plan.said(), *req.plan.facts])) and len(_content(clean)) >= 4 \
                 and is_echo(clean, self.heard, overlap=0.9):
             return "repeated earlier lines"
         if repeats_itself(clean):
@@ -766,7 +766,7 @@ async def _word_plan(model: Any, req: NarrationRequest, on_token: Callable[[str]
     the outcome itself (the plan's first sentence: what the act did, a failure as a failure); later
     ones follow as each passes the guards, and the model is stopped once all the plan is told. A
     sentence cut before anything is shown (a guard, a thing the scene lacks) means the plan is said
-    as it stands; what was found and the reply left out is added word for word."""
+    as it stands; a find the reply left out or had cut is added word for word."""
     plan = req.plan
     head = ActPlan(facts=plan.facts[:1], kind=plan.kind, success=plan.success, why=plan.why)
     told = len(split_sentences(plan.said()))
@@ -774,7 +774,7 @@ async def _word_plan(model: Any, req: NarrationRequest, on_token: Callable[[str]
                  enough=lambda text: carries_plan(text, plan) and len(gate.kept) >= told)
     text, usage, cause = await _worded(model, req, plan_messages(req), min(req.max_tokens, 64), gate)
     notes = [f"narration: cut a sentence that {c}" for c in dict.fromkeys(gate.causes)] if text else []
-    if text and plan.found and not tells(text, plan.found, 0.6):
+    if text and plan.found and not tells(text, plan.found, 0.6):  # the find must reach the table: word for word, if lost
         text = f"{text} {plan.found}"
         gate.show(plan.found)
         notes.append("narration: added what was found, which the reply left out")

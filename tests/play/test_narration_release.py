@@ -51,10 +51,19 @@ def test_streamed_from_a_server_the_first_sentence_is_shown_on_its_own_before_th
 
 def test_a_later_sentence_that_tells_of_a_death_is_dropped_and_the_first_stays():
     first = "Eddie turns the cottage over from stove to table, but there is no key to the padlock anywhere."
-    text, shown, notes = told(ScriptedModel(by_step={"narrate": [f"{first} Ruth Quist lies dead by the cold stove."]}),
+    worse = "It could hardly have gone worse."
+    text, shown, notes = told(ScriptedModel(by_step={"narrate": [f"{first} Ruth Quist lies dead by the cold stove. {worse}"]}),
                               act(verdict="Eddie's Locksmith roll: fumble."))
-    assert text == first and shown == [first]
+    assert text == f"{first} {worse}" and shown == [first, " " + worse]
     assert any("cut a sentence that told of a death" in n for n in notes)
+
+
+def test_the_scene_the_plan_sets_the_act_in_is_worded_and_not_cut_as_a_repeat_of_the_scene():
+    first = "Eddie turns the cottage over from stove to table, but there is no key to the padlock anywhere."
+    scene = "The keeper's cottage is dark and smells of lamp oil."
+    req = act(scene=f"{scene} The lighthouse door is chained from the inside.", scene_line=scene)
+    text, shown, notes = told(ScriptedModel(by_step={"narrate": [f"{first} {scene}"]}), req)
+    assert text == f"{first} {scene}" and shown == [first, " " + scene] and not any("cut" in n for n in notes)
 
 
 def test_a_bad_first_sentence_means_the_plan_is_said_plainly_and_nothing_after_it_is_shown():
