@@ -165,18 +165,14 @@ class GameMaster(PlayerRolls, SessionSetup):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
             secret = reaching_for(self.scenario, intent, self.session.revealed)
-        elif answer is not None and answer.kind == "ooc":  # a request for hidden facts out of character: no roll, no secret weighed
-            intent, secret, decision, checks = text, None, "no_roll", []
-            turn.notes.append("out of character: answered at the table")
         else:
-            # the decision pipeline weighs the secret the act reaches for (its rule answers talk instead)
+            # the decision pipeline weighs the secret the act reaches for (its rule answers talk
+            # instead) and whether the world's answer to a question makes dice needless
             intent, secret = text, reaching_for(self.scenario, text, self.session.revealed)
-            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret)
+            outright = answer.kind if answer is not None and answers_without_dice(answer, reading) else ""
+            decision, checks = await self._decide(Turn(speaker=sheet.name, text=text), turn, secret, world_answers=outright)
         if decision == "impossible":
             answer = None  # the refusal is the reply
-        elif answer is not None and decision == "roll" and answers_without_dice(answer, reading):
-            turn.notes.append(f"no roll: the world answers the question ({answer.kind})")  # nobody to persuade; nothing to find
-            decision, checks = "no_roll", []
         decided = time.perf_counter()
         self._hear(Turn(speaker=sheet.name, text=text))
         turn.checks = checks
@@ -406,7 +402,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         names = [f"{s.name}|{'|'.join(n for n in s.names()[1:])}".rstrip("|") for s in ordered]
         return MoeInstance(id=f"{self.session.id}-{len(self.session.log)}", ruleset=self.ruleset.name, context=context, characters=names)
 
-    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None) -> tuple[str, list[Check]]:
+    async def _decide(self, said: Turn, turn: TurnRecord, secret: Secret | None, world_answers: str = "") -> tuple[str, list[Check]]:
         """Run the decision pipeline: every judgement of the line (secrets, the sheet's Lore, talk,
         impossible acts) is made there, one place, and each rule that fired comes back as a note.
         A failure or an answer the table cannot use means no roll, said plainly."""
@@ -419,6 +415,7 @@ class GameMaster(PlayerRolls, SessionSetup):
                                          powers={s.name: {"spells": list(s.spells), "has": " ".join([s.concept, s.notes, *s.spells, *_carried(s)])}
                                                  for s in self.sheets if s.spells or not s.works_magic(self.ruleset)},
                                          blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)],
+                                         world_answers=world_answers,
                                          **({"lang": self.session.lang} if self.session.lang != "en" else {}))
         turn.steps += [_step_cost(s.name, s.usage) for s in result.steps]
         turn.notes += [s.error for s in result.steps if s.error]

@@ -29,8 +29,8 @@ DEFAULT_RULES = (
     "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_power", "impossible_era",
     "impossible_learned",
     "named_act", "secret_within_reach", "own_lore", "own_skill", "plain_social_kind",
-    "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "routine_upkeep",
-    "implausible",
+    "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "world_answers",
+    "routine_upkeep", "implausible",
 )
 
 
@@ -213,6 +213,28 @@ def question_to_gm(ctx: Context) -> Verdict | None:
     if ctx.decision == ROLL and asks_the_gm(ctx.line):
         return Verdict(NO_ROLL, reason="a question to the GM for plain facts")
     return None
+
+
+@rule("world_answers", "settle")
+def world_answers(ctx: Context) -> Verdict | None:
+    """A question the GM's world answers outright needs no roll: what the table was told, who is
+    gone, a request out of character, and what an NPC tells anyone or a number the scene states.
+    The last two keep a roll the line makes to sway or read someone or to recall what the character
+    knows ("Is she telling us everything?", "Do I know whose banner it is?"): the world's answer is
+    not what that roll is for. The GM reads its world and passes the kind as ``world_answers``."""
+    kind = ctx.options.get("world_answers")
+    if ctx.decision != ROLL or not kind:
+        return None
+    if kind in ("npc", "fact"):
+        # a fact is kept from a knowledge roll; an NPC from words that sway, or (when the line is not
+        # said to them) from watching them: "Mr. Vane, what's the game tonight?" is just answered
+        concepts = [*CUE_CONCEPTS["recall"]] if kind == "fact" else \
+            ["persuade", "deceive", "intimidate", *([] if addressed(ctx.line) or speaks(ctx.line) else ["read_people"])]
+        kept = {c for concept in concepts for c in ctx.concepts.get(concept, [])}
+        known = {f for f, d in (getattr(ctx.pack, "families", {}) or {}).items() if getattr(d, "kind", "") == "skill"}  # named Lores
+        if ctx.check in kept or str(ctx.check).split(":")[0] in known:
+            return None
+    return Verdict(NO_ROLL, reason=f"the world answers the question ({kind})")
 
 
 @rule("routine_upkeep", "settle")

@@ -176,8 +176,9 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         drop_names: the vote hears the line without the table's names (who acts is not what they do).
 
     Options read from the run: ``scene``, ``hint_checks`` (a secret's checks the act reaches for),
-    ``without_magic``, ``blind_in_dark``, ``own_checks`` ({character: check keys}), ``party``.
-    The step's record keeps ``p_roll``, ``threshold``, ``ranked``, every rule that fired
+    ``without_magic``, ``blind_in_dark``, ``own_checks`` ({character: check keys}), ``party``,
+    ``powers`` ({character: spells and what the sheet grants}), ``world_answers`` (the kind of answer
+    the GM's world holds for a question it answers outright). The step's record keeps ``p_roll``, ``threshold``, ``ranked``, every rule that fired
     (``fired``: id, stage, from, to, reason) and the final ``choice``.
     """
     if mode not in ("learned", "hybrid", "model"):

@@ -93,6 +93,35 @@ def test_each_rule_can_be_switched_off_in_a_spec(rule_id, line, scene):
     assert changed
 
 
+def test_a_question_the_world_answers_outright_is_settled_without_dice_by_its_own_rule():
+    """The GM passes the kind of answer its world holds; the decision to drop the roll is the
+    pipeline's, recorded with its reason, and deleting the rule's spec line brings the roll back."""
+    line = "I try to pick the lock on the door."
+    on = run_line(line, list(DEFAULT_RULES), HALL, world_answers="npc")
+    off = run_line(line, [r for r in DEFAULT_RULES if r != "world_answers"], HALL, world_answers="npc")
+    plain = run_line(line, list(DEFAULT_RULES), HALL)
+    assert on["decision"] == NO_ROLL
+    assert [f["reason"] for f in on["record"]["fired"] if f["rule"] == "world_answers"] == ["the world answers the question (npc)"]
+    assert off["decision"] == plain["decision"] == ROLL
+
+
+@pytest.mark.parametrize("kind,check,line,settled", [
+    ("recall", "investigation", "What did we find in the chest?", True), ("ooc", "arcana", "OOC, what is the hum?", True),
+    ("npc_gone", "deception", "I ask Oakes about the ledger.", True), ("npc", "survival", "Wren, which way did the cart go?", True),
+    ("fact", "perception", "How many coffins are there?", True), ("npc", "insight", "Mr. Vane, what's the game tonight?", True),
+    ("npc", "persuasion", "I gently ask the sheriff what weighs on him.", False),
+    ("npc", "insight", "I watch her hands. Is she telling us everything?", False),
+    ("fact", "history", "Do I know whose banner that is?", False),
+])
+def test_the_world_answer_drops_a_finding_roll_but_not_one_that_sways_reads_or_recalls(kind, check, line, settled):
+    """"Wren, which way did the cart go?" needs no Survival roll when Wren tells anyone; "Is she telling
+    us everything?" keeps its Insight roll though the world holds something she says."""
+    c = Context(line=line, act=line, scene="", speaker="Brisa", who="Brisa", pack=DND,
+                decision=ROLL, check=check, ranked=[check], options={"world_answers": kind})
+    out = apply_rules(c, ["world_answers"])
+    assert (out.decision == NO_ROLL) is settled
+
+
 def test_the_step_records_a_calibrated_probability_and_a_ranking():
     out = run_line("I try to pick the lock on the door.", None)["record"]
     assert 0.0 <= out["p_roll"] <= 1.0 and out["threshold"] > 0
