@@ -136,8 +136,9 @@ class GameMaster(PlayerRolls, SessionSetup):
             turn.why = str(exc)
             return await self._finish(turn, [], "impossible", on_token, started, {})
         if cast:
-            self._hear(Turn(speaker=sheet.name, text=text))  # a spell on the sheet, cast by its rules (gm.party), not a skill check
-            return await self._finish(turn, [], "roll", on_token, started, {}, None, cast)
+            # a spell on the sheet, cast by its rules (gm.party): its own dice, no check the GM calls
+            self._hear(Turn(speaker=sheet.name, text=text))
+            return await self._finish(turn, [], "no_roll", on_token, started, {}, None, cast)
         try:  # "I give the potion to Brisa", "I drink my healing potion": by what each carries (gm.party), no roll
             handed = None if opened or (low.startswith("/") and not low.startswith("/rest")) else item_between_turns(
                 self.session, self.ruleset, self.sheets, self.world, sheet.name, text, self._rng) or rest_between_fights(

@@ -60,7 +60,7 @@ def test_the_gm_casts_the_spell_instead_of_calling_a_medicine_check(tmp_path):
     gm = GameMaster(None, None, get_model(f"scripted:{script}"), memory="hashing", seed=2, session_path=tmp_path / "table.json")
     try:
         reply = gm.step("Oskar", "I cast Cure Wounds on Brisa")
-        assert not reply.rolls and not reply.checks  # no Medicine check
+        assert not reply.rolls and not reply.checks and reply.decision == "no_roll"  # no Medicine check, none called
         assert reply.fight[0] == "Oskar Venn casts Cure Wounds with a 1st-level slot (3 left)"
         assert gm.session.party["Oskar Venn"]["slots"] == {"1": 3, "2": 2}
         assert gm.undo() and gm.session.party is None  # an undo takes the spell back too
