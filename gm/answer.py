@@ -34,7 +34,7 @@ TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the c
 FACT_MATCH = 0.38
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
 _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+\s+){0,2}?(?:name|password|word|phrase|number|price|sum|amount|"
-                     r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade)|"
+                     r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade|have|hold|show|play|win|lose|draw|offer|want)|"
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
@@ -59,6 +59,15 @@ _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|t
 _WHEN = re.compile(r"\b\d{1,2}[:.]\d{2}\b|o'clock|quarter (?:to|past)|half past|\b(?:dawn|dusk|sunrise|sunset|sunup|midnight|noon|"
                    r"morning|evening|tonight|tomorrow|yesterday|first light|daybreak|nightfall|monday|tuesday|wednesday|thursday|"
                    r"friday|saturday|sunday)\b", re.I)
+# "when can I have it back?", "when will the coach come?": a time ahead, not one gone by
+_WILL = re.compile(r"\bwhen (?:can|will|would|shall|should|is|are|does|do)\b|\bwhen'(?:s|ll)\b", re.I)
+_AHEAD = re.compile(r"\b\d{1,2}[:.]\d{2}\b|o'clock|quarter (?:to|past)|half past|\b(?:dawn|dusk|sunrise|sunset|sundown|sunup|midnight|noon|"
+                    r"morning|evening|tonight|tomorrow|today|first light|daybreak|nightfall|monday|tuesday|wednesday|thursday|friday|"
+                    r"saturday|sunday|next (?:week|month|year))\b|\bin (?:\d+|an?|one|two|three|four|five|six|seven|a few|several)\s+"
+                    r"(?:minutes?|hours?|days?|weeks?)\b", re.I)
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _MONEY = re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?|pounds?)\b|\$\d[\d,]*", re.I)
 _COUNT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|a pair|both|a few|several)\b", re.I)
 # a number of things (not a unit): "six crossbowmen", "two rooms", "eleven pine coffins"
@@ -71,8 +80,11 @@ _MEASURES = (  # (what the question asks, what a text that answers it states): t
     (re.compile(r"\bhow (?:high|tall|deep|far|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
     (re.compile(r"\bwhat time\b", re.I), _WHEN),
     (re.compile(r"\bwhat year\b|\bwhich year\b", re.I), re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")),
-    (re.compile(r"\bhow much\b|\b(?:charge|cost|costs|price|fare|pay|toll|buy-in|fee|wage|reward|bounty)\b", re.I), _MONEY),
+    (re.compile(r"\bwhat (?:is|was|'s) the (?:\w+\s+)?(?:number|phone number|address|room number|combination)\b|\bwhich number\b", re.I),
+     re.compile(r"\b\d{2,}(?:[-:]\d+)?\b")),  # "what was the number on that matchbook?": digits
+    (re.compile(r"\bhow much\b|\b(?:charge|cost|costs|price|fare|pay|toll|buy-in|fee|wage|reward|bounty|offer|offered|worth)\b", re.I), _MONEY),
     (re.compile(r"\bhow many\b", re.I), _COUNT),
+    (re.compile(r"\b(?:what|which) date\b|\bdated\b|\bwhat day of\b", re.I), _DATE),
     (re.compile(r"\bwhen\b|\bsince when\b|\bwhat day\b", re.I), re.compile(f"{_WHEN.pattern}|{_DURATION.pattern}", re.I)),
     # "who gave the library this folio?": a sentence that names someone (a capitalised word past its first)
     (re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:is|was|'s) (?:the|his|her|their) (?:\w+\s+)?name\b|\bthe name\b", re.I), re.compile(r"(?<=\w[\s,'‘\"“])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?(?!(?:January|February|March|April|May|June|July|August|September|October|"
@@ -115,6 +127,8 @@ def content_keys(text: str, limit: int = 4, asked: str = "") -> list[str]:
     Given the question, what it asks for comes first and alone when the content states it: "how long has the
     river been high?" is carried by "six" (of "six days"), not by the river's width that shares the sentence."""
     typed = _asked_span(text, asked) if asked else ""
+    if typed and _WORDS_ASKED.search(asked) and _QUOTED.fullmatch(typed):  # the password's own words, each of them
+        return [w.strip("'’‘\"“”") for w in typed.split()][:limit]
     if typed and _HOLDS_ASKED.search(asked):
         return content_keys(typed, limit)  # what a thing holds: its names and rare words
     if typed and _span_keys(typed):
@@ -141,6 +155,8 @@ def _asked_span(text: str, asked: str) -> str:
     for question, stated in _MEASURES:
         if not question.search(asked):
             continue
+        if question.pattern.startswith(r"\bwhen") and _WILL.search(asked):
+            stated = _AHEAD  # "when can I have it back?" is told by "at sundown", not by "yesterday"
         if question.pattern.startswith(r"\bhow long") and _LASTS.search(asked):
             # "how long has it been?" asks for a time, not a length; "how long till the stage?" for when, if said
             stated = _WHEN if re.search(r"\b(?:till|until)\b", asked, re.I) and _WHEN.search(text) else _DURATION
@@ -154,6 +170,9 @@ def _asked_span(text: str, asked: str) -> str:
         # a unit takes the number before it: "feet" → "60 feet"
         head = re.search(rf"(?:{_NUMBER_RE})[\s-]+(?:[a-z]+\s+)?$", text[max(0, best.start() - 25):best.start()], re.I)
         return (head.group(0) if head else "") + best.group(0)
+    quoted = _QUOTED.search(text) if _WORDS_ASKED.search(asked) else None
+    if quoted:  # "what was the password?": the quoted words
+        return quoted.group(0)
     held = _HOLDS.search(text) if _HOLDS_ASKED.search(asked) else None
     return re.split(r"[;.]", text[held.end():])[0] if held else ""  # "what's in the barrel?": what it is full of
 
@@ -178,6 +197,23 @@ def is_recall(line: str) -> bool:
     return bool(_RECALL.search(line))
 
 
+def _whole_quotes(said: list[str]) -> list[str]:
+    """The table's sentences with a quote split across sentences made whole again, and joined to the sentence before it
+    that says who speaks ("Meska turns the scale and sniffs." + "\"Forty gold. Not a copper more.\""): a recalled offer
+    keeps who made it."""
+    out: list[str] = []
+    open_quote = False
+    for s in said:
+        starts = s.lstrip()[:1] in "\"“" and not _PLAYER_LINE.match(s)
+        if out and (open_quote or (starts and not _PLAYER_LINE.match(out[-1]) and out[-1].count('"') + out[-1].count("“") == 0)):
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+        marks = out[-1].count('"') + out[-1].count("“") + out[-1].count("”")
+        open_quote = marks % 2 == 1
+    return out
+
+
 def _pairs(text: str) -> set[tuple[str, str]]:
     """Two content words said one after the other: "next door", "lighthouse keeper", "Devil Reef"."""
     words = [w for w in re.findall(r"[a-z0-9']+", text.lower())]
@@ -191,19 +227,34 @@ def _content_words(text: str) -> set[str]:
 def _measure_bonus(question: str, texts: Sequence[str], npc: Any = None) -> list[float]:
     """A little for a text of the type of answer asked for: a span for "how high", a time for "when", a name for
     "who" (not the name of the one asked: "Armitage, who gave this?" is answered by someone else's name)."""
-    for asked, stated in _MEASURES:
-        if asked.search(question):
-            if npc is not None:
-                texts = [_without_name(t, npc) for t in texts]
-            return [0.15 if stated.search(t) else 0.0 for t in texts]
+    plain = [_without_name(t, npc) for t in texts] if npc is not None else list(texts)
+    fits = [[0.15 if (_AHEAD if _WILL.search(question) and asked.pattern.startswith(r"\bwhen") else stated).search(t) else 0.0 for t in plain]
+            for asked, stated in _MEASURES if asked.search(question)]
+    if fits:  # "How long have we got? When was the last train?": the first kind asked that some text states
+        return next((f for f in fits if any(f)), fits[0])
     if _HOLDS_ASKED.search(question):  # "what's in the open barrel?": a text that says what something holds
         return [0.15 if _HOLDS.search(t) else 0.0 for t in texts]
+    if _WORDS_ASKED.search(question):  # "what was the password?": the words someone said, in quotes
+        return [0.15 if _QUOTED.search(t) else 0.0 for t in texts]
+    if _READS_ASKED.search(question):  # "what does it say?" of writing: the words written
+        return [0.15 * bool(_WRITTEN.search(t)) + 0.05 * bool(_READS.search(t)) for t in texts]
+    if _HAPPENED_ASKED.search(question):  # "what happened to the bridge?": a text that tells a deed, not a measure
+        return [0.1 if _DEED.search(t) else 0.0 for t in texts]
     return [0.0] * len(texts)
 
 
+_WORDS_ASKED = re.compile(r"\b(?:password|pass ?word|watchword|countersign|the word|phrase|riddle|motto|code word|what (?:was|were) the words)\b", re.I)
+_QUOTED = re.compile(r"(?<![\w])['‘\"“][A-Za-z][^'’\"”]{1,40}['’\"”](?![\w])")
+_READS_ASKED = re.compile(r"\bwhat (?:does|did|do) (?:it|they|that|this|the \w+(?: \w+)?) (?:say|read)\b|\bwhat(?:'s| is) (?:written|carved|painted|"
+                          r"scratched|chalked)\b", re.I)
+_READS = re.compile(r"\b(?:reads?|inscription|inscribed|written|carved|painted|chalked|scrawled|letters|words)\b")
+_WRITTEN = re.compile(r"[\"“'][A-Z][^\"”']{3,}[\"”']|\b[A-Z]{3,}(?:\s+[A-Z]{2,}){1,}\b")  # the words themselves: quoted or in capitals
+_HAPPENED_ASKED = re.compile(r"\bwhat (?:happened|went on|went wrong|did (?:you|he|she|they) see)\b|\bwhat (?:did|do) you (?:see|hear|notice)\b", re.I)
+_DEED = re.compile(r"\b(?!(?:was|were|had|has|used|tired|red|bed|shed|need|seed|feed|speed|bleed)\b)[a-z]{2,}ed\b|\b(?:saw|cut|took|broke|fell|"
+                   r"burnt|burned|came|went|ran|rode|stole|left|threw|hit|shot|struck|drove|brought|caught|heard|found|lost|set|put|tore)\b", re.I)
 _HOLDS_ASKED = re.compile(r"\bwhat(?:'s|’s| is| was| are| were)? (?:in|inside|on|under|within)\b|\bwhat (?:does|did) (?:it|the \w+) (?:hold|contain)\b", re.I)
 _HOLDS = re.compile(r"\b(?:full of|filled with|packed with|stuffed with|heaped with|piled with|crammed with|holds?|holding|contains?|"
-                    r"containing|inside (?:is|are|lies|lie)|in it)\b", re.I)
+                    r"containing|inside (?:is|are|lies|lie)|in it)\b|\binside\s*:", re.I)
 
 
 def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Sequence[float] = ()) -> tuple[int, float]:
@@ -245,16 +296,45 @@ def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str]
 
 
 _GONE_WORDS = re.compile(r"\b(?:dead|died|killed|slain|murdered|drowned|buried|body|corpse|lies still|lifeless|left|gone|away|"
-                         r"missing|vanished|disappeared|rode|sailed|not (?:expected )?back|won't (?:be )?(?:back|return)|until|since)\b", re.I)
+                         r"missing|vanished|disappeared|rode|sailed|poled|not (?:be )?(?:expected )?back|won't (?:be )?(?:back|return)|until|since)\b", re.I)
 
 
 def _gone(said: str, npc: Any, world: Any) -> str:
-    """Why no answer comes, told from the scene: the first public sentence that names them and says they are dead or gone."""
-    for fact in getattr(world, "facts", []) or []:
-        text = getattr(fact, "text", "")
-        if getattr(fact, "public", True) and _names(text, npc) and _GONE_WORDS.search(text) and text not in said:
-            return f"{said} {text}"
+    """Why no answer comes, told from the scene: the first public sentence that names them (or the one after it, of
+    "he" or "she") and says they are dead or gone."""
+    facts = [f.text for f in getattr(world, "facts", []) or [] if getattr(f, "public", True) and getattr(f, "source", "") != "decided"]
+    for i, text in enumerate(facts):
+        if not _names(text, npc):
+            continue
+        after = facts[i + 1] if i + 1 < len(facts) and re.match(r"(?:he|she|his|her)\b", facts[i + 1], re.I) else ""
+        for told in (text, after):
+            if told and _GONE_WORDS.search(told) and told not in said:
+                return f"{said} {told}"
     return said
+
+
+_ASKED_OF = re.compile(r"^[^?]*?\b(?:asks?|asking|inquires?|wonders?|wants to know)\b\s+(?:[\w'’.-]+\s+){0,5}?"
+                       r"(?=(?:whether|if|what|what's|when|where|why|how|who|whom|whose|which|about)\b)", re.I)
+
+
+def _asks_the_gm(text: str, kind: str) -> bool:
+    """A line that does something and then asks what the world plainly says ("Tomás pops the glovebox. Whose name is on the
+    registration?"), or asks a question put to no one ("Pip squints at the writing. What does it say?")."""
+    plain = " ".join(re.sub(r"[\"“][^\"”]*[\"”]?", " ", text).split())  # a question in quotes is said to someone in the scene
+    asked = the_question(plain)
+    if not asked.rstrip(" \"”'").endswith("?") or (asked == plain and kind != "talk"):
+        return False
+    return kind == "talk" or is_recall(asked) or any(a.search(asked) for a, _ in _MEASURES) or bool(
+        _HOLDS_ASKED.search(asked) or _READS_ASKED.search(asked))
+
+
+def the_question(line: str) -> str:
+    """The words of a line that ask: past a narrated lead-in ("Marisol greets the old shrine keeper and asks whether
+    there's been trouble" → "whether there's been trouble"), and of several sentences the ones that end in "?"."""
+    asked = _ASKED_OF.sub("", line, count=1)
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", asked.strip()) if p]
+    questions = [p for p in parts if p.rstrip(" \"”'").endswith("?")]
+    return " ".join(questions) if questions and len(questions) < len(parts) else asked
 
 
 def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str]) -> Answer | None:
@@ -265,7 +345,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         # cards"), matched on their own so a long answer does not blur a plain topic
         keys = [" ".join([k.topic, *k.keywords]) for k in knows] + [k.answer for k in knows if k.free]
         owner = list(range(len(knows))) + [i for i, k in enumerate(knows) if k.free]
-        asked = _without_name(question, npc)
+        asked = _without_name(the_question(question), npc)
         at, score = _best(asked, keys, embed, _measure_bonus(asked, keys))
         at = owner[at] if at >= 0 else at
         if at >= 0 and score >= TOPIC_MATCH:
@@ -277,7 +357,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
             return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer, asked=asked))
     told = _facts(world, hidden)
-    asked = _without_name(question, npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
+    asked = _without_name(the_question(question), npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
     only = None
     if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
         numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if _measure_bonus(asked, [told[i].text])[0] > 0] or [
@@ -286,8 +366,12 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         only = told[0].text if len(numbered) == 1 else None  # the one sum of the kind asked the scene states is the answer
     facts = [f.text for f in told]
     measure = _measure_bonus(asked, facts, npc)
-    # their own description is rarely what is asked; what they saw, heard or know is what a witness is asked for
-    own = [0.1 if _witnessed(f, npc) else -0.08 if _names(f, npc) and not m else 0.0 for f, m in zip(facts, measure)]
+    # their own description is rarely what is asked; what they saw, heard or know is what a witness is asked for,
+    # and what the scene says they know most of all ("Clementine knows he is a Pinkerton")
+    own = [0.2 if _knows(f, npc) else 0.1 if _witnessed(f, npc) else -0.2 if _describes(f, npc) and not m else -0.08 if _names(f, npc) and not m else 0.0
+           for f, m in zip(facts, measure)]
+    if _MEASURES[-1][0].search(asked):  # "who's the man in the city suit?" is not answered by a sentence that names no one
+        own = [o - 0.15 if not m else o for o, m in zip(own, measure)]
     about = _named_things(asked, world, npc)  # "where the lighthouse keeper went", "the raid at Dry Fork": what it is of
     near = [0.08 if about and about & _named_things(f, world, npc) else 0.0 for f in facts]
     at, score = _best(asked, _keys(told), embed, [m + o + n for m, o, n in zip(measure, own, near)])
@@ -300,7 +384,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
 
 
 # a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed
-_SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
+_SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
                     r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b", re.I)
 
@@ -317,6 +401,12 @@ def _without_name(question: str, npc: Any) -> str:
 
 _PERCEIVED = (r"(?:saw|seen|sees|watched|watches|noticed|notices|heard|hears|spotted|spots|knows|knew|remembers|remembered|"
               r"recalls|recalled|keeps|kept|counted|found|shows|showed|says|said|swears|swore|overheard|witnessed|glimpsed|caught)")
+
+
+def _knows(text: str, npc: Any) -> bool:
+    """The scene says outright what the NPC knows or remembers ("He knows that wolves took two sheep")."""
+    names = "|".join(re.escape(w) for w in _npc_words(npc)) or "(?!)"
+    return bool(re.search(rf"\b(?:{names}|she|he)\s+(?:[a-z]+ly\s+)?(?:knows|knew|remembers|remembered|recalls)\b", text, re.I))
 
 
 def _witnessed(text: str, npc: Any) -> bool:
@@ -338,6 +428,9 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None) -> str:
     names = sorted({n for n in [npc.name, *getattr(npc, "aliases", []), " ".join(w for w in npc.name.split() if w.lower().rstrip(".") not in _TITLES)]
                     if n} | {w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES and w[0].isupper()}, key=len, reverse=True)
     text = sentence
+    for n in names:  # "The ferryman, Jeb Crowley, a one-eyed man in a bearskin coat, charges two bits" → "I charge two bits"
+        text = re.sub(rf"^(?:(?:the|an?|its|his|her|their)\s+[\w\s'’-]*?,\s+)?{re.escape(n)}(?:\s*,[^,;.]*?)*,\s+(?=[a-z]+(?:s|ed)\b)", "I ", text,
+                      count=1, flags=re.I)
     for n in names:
         text = re.sub(rf"(?:\b(?:the)\s+)?\b{re.escape(n)}['’]s\b", "my", text)
         text = re.sub(rf"(^|[,;:]\s+|\b(?:and|then|but|that|when|ago|night|morning|yesterday|today)\s+)(?:the\s+)?{re.escape(n)}\b(?=\s+[a-z])",
@@ -380,7 +473,7 @@ def _pronoun_of(npc: Any, world: Any) -> str:
 def _named_things(text: str, world: Any, npc: Any = None) -> set[str]:
     """The people, places and things of the world a text names (not the NPC who answers), and its proper names
     past the first word: what a question is about, and what a sentence is about."""
-    own = _npc_words(npc) if npc is not None else set()
+    own = _npc_words(npc) | set(re.findall(r"[a-z]{4,}", (getattr(npc, "role", "") or "").lower())) if npc is not None else set()
     low = f" {text.lower()} "
     out = set()
     for item in [*(getattr(world, "npcs", []) or []), *(getattr(world, "places", []) or []), *(getattr(world, "things", []) or [])]:
@@ -389,6 +482,12 @@ def _named_things(text: str, world: Any, npc: Any = None) -> set[str]:
         out |= {w for w in words if re.search(rf"\b{re.escape(w)}s?\b", low)}
     out |= {w.lower() for w in re.findall(r"(?<=\s)[A-Z][a-z][\w'’-]+", text) if w.lower() not in own | _TITLES | _STOP}
     return out
+
+
+def _describes(text: str, npc: Any) -> bool:
+    """The sentence introduces the NPC ("Bessa Quill, the boat's cook, stirs a pot"): no one says that of themselves."""
+    names = "|".join(re.escape(w) for w in sorted(_npc_words(npc), key=len, reverse=True)) or "(?!)"
+    return bool(re.search(rf"\b(?:{names})\b(?:\s+[A-Z][\w'’-]+)*\s*,\s+(?:an?\s|the\s|his\s|her\s|[a-z]+-[a-z]+|[a-z]+ly\b|[a-z]+ and [a-z]+,)", text, re.I))
 
 
 def _names(text: str, npc: Any) -> bool:
@@ -516,47 +615,66 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         return plain if told else Answer("ooc", OOC_REFUSAL, final=True)
     if kind == "talk" and getattr(intent, "npc", None):
         npc = world.npc(intent.npc) if world is not None else None
+        # "my blade" is the asker's: "Ilya's longsword ... will be ready at sundown"
+        mine = re.sub(r"\bmy\b", f"{first_name(asker)}'s", text) if asker and first_name(asker) else text
         if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?") or _ASKS.search(text)):
-            return _npc_answer(npc, text, world, found_checks, embed, hidden)
+            return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
-            return _npc_answer(npc, text, world, found_checks, embed, hidden)
+            return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         return None
+    if kind in ("act", "move", "use", "talk") and _asks_the_gm(text, kind):
+        kind = "ask"  # "Eddie sweeps his flashlight over the stack. How many crates are down here?": the question is answered
     if kind != "ask":
         return None
     # the scene's facts and what this table was told since, together: "what did Pip hand over?" needs no "earlier"
-    said = [s for s in table_said if s.strip()]
+    said = _whole_quotes([s for s in table_said if s.strip()])
     # what was said and done here; a player's own question ("Ilya: I ask Hilda what Tobin looks like") is no
     # answer to anything, and what the GM said comes a little before what a player did
     # the GM's retelling of what a player tried ("Tomás opens the cold stove") is the attempt, not what came of it
     retold = {x for i, x in enumerate(said) if not _PLAYER_LINE.match(x) and _retells(x, said[:i])}
     gm_said = [x for x in said if not _PLAYER_LINE.match(x) and x not in retold]
     done = [x for x in said if _PLAYER_LINE.match(x) and not (x.rstrip().endswith("?") or _ASKS.search(x.split(":", 1)[1]))]
+    # a player's own question is no answer, but what the GM said to it is ("We ask the innkeeper which room...")
+    put = [x for x in said if _PLAYER_LINE.match(x) and x not in done]
+    all_gm, whole = gm_said, text  # the recall below narrows both; what it does not answer is asked of everything
     if is_recall(text) and (gm_said or done):  # asked about the table's past: what it was told first
-        if asker and re.search(r"\b(?:did|do|have|had) i\b|\b(?:me|my)\b", text, re.I):
+        text = the_question(text)  # "Brisa creeps upstairs. Which door was the merchant's again?": what it asks
+        # "what did I give?", "what I won": the asker's own doings ("remind me", "tell me again" ask no such thing)
+        own_ask = re.sub(r"\b(?:remind|tell|show|give|let) me\b", "", the_question(text), flags=re.I)
+        if asker and re.search(r"\b(?:did|do|have|had) i\b|\bwhat i\b|\b(?:me|my)\b", own_ask, re.I):
             # "what did I give?" is about the asker's own doings: their lines, and what the GM told them of it
-            me = first_name(asker)
-            own = ([x for x in gm_said if re.search(rf"\b(?:{re.escape(me)}|you)\b", x, re.I)], [x for x in done if x.startswith(f"{asker}:")])
+            named = re.match(r"^\s*([A-Z][\w'’-]+)(?:\s+(?:asking|asks|says))?\s*:", text)  # "Lottie asking: what did I win?"
+            me = named.group(1) if named else first_name(asker)
+            mine = [x for x in done if x.startswith(f"{asker}:") or x.startswith(f"{me}")]
+            # what the GM said to them, or of them, or in answer to their own line ("Keth studies the mud" → "Three sets of prints")
+            heard = {x for i, x in enumerate(said) if not _PLAYER_LINE.match(x) and (re.search(rf"\b(?:{re.escape(me)}|you)\b", x, re.I)
+                                                                                   or _answers_to(said, i) in mine)}
+            own = ([x for x in gm_said if x in heard], mine)
             gm_said, done = own if any(own) else (gm_said, done)
             bar = 0.15 if any(own) else FACT_MATCH - 0.1  # among one's own doings the nearest is the answer
         else:
             bar = FACT_MATCH - 0.1
-        pool = gm_said + done
+        pool = gm_said + done + put
         # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
         told_of = 0.12 if _OUTCOME_ASKED.search(text) else 0.08
         verb = _verb_forms(text)
         # and the later word stands: what the GM said last of it outranks an earlier telling
-        late = {x: 0.04 * i / max(1, len(said) - 1) + _later_in_telling(said, i) for i, x in enumerate(said)}
+        late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if _content_words(text) & _content_words(x) else 0.0)
+                for i, x in enumerate(said)}
         typed = _measure_bonus(text, pool)  # "what was the bounty?" is answered by a sum, "what was his name?" by a name
         at, score = _best(text, pool, embed, [t + told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for t, x in zip(typed, gm_said)]
-                          + [t + late.get(x, 0.0) for t, x in zip(typed[len(gm_said):], done)])
+                          + [t + late.get(x, 0.0) for t, x in zip(typed[len(gm_said):], done + put)])
         if at >= 0 and score >= bar:
             picked = pool[at]
-            if picked in done and (_OUTCOME_ASKED.search(text) or not (verb and verb.search(picked.split(":", 1)[1]))):
+            if picked in put:
+                picked = _what_came_of(picked, said, text, embed) or picked
+            elif picked in done and (not _ASKS_DEED.search(text) or not (verb and verb.search(picked.split(":", 1)[1]))):
                 picked = _what_came_of(picked, said, text, embed) or picked  # what they tried → what the GM said came of it
             elif picked in gm_said and picked in said:
                 picked = _settled(picked, said, text, embed)
             told = _retold(picked)
             return Answer("recall", told, keys=content_keys(told, asked=text))
+    gm_said, text = all_gm, whole
     told = _facts(world, hidden) + _plain_notes(world, text, hidden) + _now_sentences(world, text)
     facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
@@ -570,10 +688,16 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     return None
 
 
+_ASKS_DEED = re.compile(r"\bwhat (?:did|do|was|were) (?:i|we|you) (?:do|doing|try|trying|say|ask)\b", re.I)  # the attempt itself
 _OUTCOME_ASKED = re.compile(r"\b(?:find|found|discover\w*|get|got|learn\w*|hear|heard|see|saw|seen|say|said|tell|told|"
                             r"answer\w*|reveal\w*|word|riddle|name)\b", re.I)
 _IRREGULAR = {"find": "found", "get": "got", "see": "saw|seen", "say": "said", "tell": "told", "hear": "heard", "give": "gave|given",
               "take": "took|taken", "buy": "bought", "pay": "paid", "sell": "sold", "hand": "handed", "leave": "left", "bring": "brought"}
+
+
+def _answers_to(said: Sequence[str], i: int) -> str:
+    """The player's line a GM sentence follows (the attempt it tells the outcome of), or ""."""
+    return next((said[j] for j in range(i - 1, -1, -1) if _PLAYER_LINE.match(said[j])), "")
 
 
 def _stems(text: str) -> set[str]:

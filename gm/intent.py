@@ -42,7 +42,7 @@ USE_VERBS = ("use", "drink", "quaff", "apply", "read", "light", "pour", "uncork"
 CAST_VERBS = ("cast", "invoke", "channel", "conjure", "pray for", "call upon")
 # what a line says of the GM or the table rather than of the world
 OOC = re.compile(r"^\s*(?:[(\[]\s*(?:ooc|gm|dm|meta)\b|as (?:a|the) player\b|(?:gm|dm|game ?master)\s*[,:]|"
-                 r"(?:quick )?rules? question\b|out of game\b)", re.I)
+                 r"(?:quick )?rules? question\b|out of game\b)|\bout[- ]of[- ]character\b|\booc\b", re.I)
 # words that may stand between an attack verb and its target, or after it, without naming anyone
 _FILLER = set("""the a an at on upon into onto toward towards to that this those these nearest closest next other another
     one ones my his her their our its again forward ahead in out across over through down up wildly hard fast fiercely
@@ -237,11 +237,15 @@ def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
         return False, None
     if verb is None:
         return True, _first_named(plain, listeners)
+    if re.search(r"\b(?:want|wants|going|need|needs|plan|plans|mean|means|have) to\s+$|\b(?:will|'ll|gonna|shall)\s+$", plain[:verb.start()], re.I):
+        return False, None  # "I want to ask the clerk about it": what the player means to do next, not words said now
     # "ask Maren about the bell": the one right after the verb; "turn to the keeper and ask when the bell
     # rang": the one before it; else whoever the line names first
     after = plain[verb.end():]
     topic = re.search(r"\b(?:about|what|when|where|why|how|if|whether|that)\b", after, re.I)
-    return True, (_named_at_start(after, listeners) or _first_named(plain[:verb.start()], listeners)
+    before = plain[:verb.start()]
+    before = "" if _named_at_start(before, listeners) else before  # "Marisol greets the keeper": Marisol is who talks
+    return True, (_named_at_start(after, listeners) or _first_named(before, listeners)
                   or _first_named(after[:topic.start()] if topic else after, listeners))
 
 
@@ -249,7 +253,8 @@ def _named_at_start(text: str, people: Sequence[Any]) -> str | None:
     """The listener the words open with ("ask Maren about...", "tell the keeper that..."), or None."""
     for entry in people:
         name, aliases = _aliases(entry)
-        if any(re.match(rf"\s*(?:to\s+)?(?:the\s+|old\s+)?{_TITLED}{re.escape(a)}\b", text, re.I) for a in aliases):
+        # "ask Maren", "tell the keeper", "greets the old shrine keeper", "asks Mrs. Bellweather"
+        if any(re.match(rf"\s*(?:to\s+)?(?:(?:the|an?|old|young|that|this)\s+)*(?:(?!(?:when|where|what|why|how|who|whom|whether|if|about|that|to|for|of|and)\b)(?-i:[a-z-]+)\s+)?{_TITLED}{re.escape(a)}\b", text, re.I) for a in aliases):
             return name
     return None
 
@@ -278,18 +283,30 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
         for alias in sorted(aliases, key=len, reverse=True):
             a = re.escape(alias)
             # at the line's start or a sentence's: "I pound on the door. Doc Ellery, open up!"
-            if re.search(rf"(?:^|[.!?]\s+)\s*(?:{_HAIL}|{_CALL})?{_TITLED}{a}\s*(?:[,:!—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$", text, re.I):
+            if re.search(rf"(?:^|[.!?]\s+|[\"“])\s*(?:{_HAIL}|{_CALL})?(?:{_TITLED}|(?-i:[A-Z][a-z]+\s+)){a}\s*(?:[,:!?—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$",
+                         text, re.I):
                 return name
             if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up." (the name as written)
                 return name
     return None
 
 
+def _asks_you(text: str) -> bool:
+    """The line's last sentence is a question put to "you" ("Nervous guy with a satchel. Where'd you take him?")."""
+    last = re.split(r"(?<=[.!?])\s+", without_quotes(text).strip())[-1]
+    return last.endswith("?") and bool(_YOU.search(last))
+
+
 def _only_asks(text: str) -> bool:
     """Every sentence outside quotes is a question: "How deep is it? Can I wade across?"."""
     # a title's period ends no sentence: "What did Gus say Mrs. Beaumont pays?" is one question
     sentences = [s for s in re.split(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?])\s+", without_quotes(text).strip()) if s]
+    sentences = [s for s in sentences if not _ASIDE.fullmatch(s)] or sentences  # "Ooh. Okay, what's in there?"
     return bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
+# a sentence that says nothing: "Ooh.", "Okay.", "Wait!", "Hmm, right."
+_ASIDE = re.compile(r"(?:\s*(?:oh|ooh|okay|ok|wait|hmm+|huh|well|right|alright|so|sorry|yes|no|hey|wow|damn|great|fine|uh|um)[,.!]*)+\s*", re.I)
 
 
 def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None) -> str | None:
@@ -320,7 +337,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     said = narrated(text)
     base = {"text": text, "quoted": " ".join(q.strip() for q in _QUOTES.findall(text)), "question": "?" in text}
     npc_names = {_aliases(n)[0] for n in npcs}
-    if OUT_OF_CHARACTER.match(text) or OOC.match(text):
+    if OUT_OF_CHARACTER.match(text) or OOC.search(without_quotes(text)):  # "Keeper, out of character, ...": anywhere outside quotes
         return Intent(kind="ooc", **base)
     listeners = [*npcs, *pcs, *foes]
     spoken_to = _addressed(text, listeners) or _hailed(text, listeners)
@@ -341,7 +358,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if _REMIND.search(without_quotes(text)) and not _addressed(text, npcs):
         return Intent(kind="ask", **base)  # "Remind me what we found in the chest.", "Lottie asking: remind me what I won?"
     talks, spoken_to = _talked_to(text, listeners)
-    if spoken_to is None and "?" in text and (talks or _only_asks(text)):
+    if spoken_to is None and "?" in text and (talks or _only_asks(text) or _asks_you(text)):
         spoken_to = _the_one_here(text, npcs, last_npc)
         talks = talks or spoken_to is not None
     if talks:

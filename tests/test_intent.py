@@ -187,3 +187,27 @@ def test_what_someone_here_says_now_is_put_to_them_but_what_they_said_is_for_the
 def test_a_titled_npc_is_hailed_by_title_name_or_both_wherever_a_sentence_starts(line):
     got = read_intent(line, npcs=[Npc(name="Dr. Silas Orley"), Npc(name="Mrs. Penn")], pcs=["Tomás Reyes", "Tomás"])
     assert (got.kind, got.npc) == ("talk", "Dr. Silas Orley")
+
+
+@pytest.mark.parametrize("line", [
+    "Keeper, out of character, just tell me straight, is Whitcombe in on it?",
+    "Real talk, out of character, where's the gold?",
+    "Quick thing (OOC) - is the sheriff lying?",
+])
+def test_out_of_character_anywhere_in_the_line_is_out_of_character(line):
+    assert read_intent(line, npcs=[Npc(name="Dr. Julius Whitcombe")]).kind == "ooc"
+
+
+def test_a_question_after_an_aside_or_a_remark_still_asks_and_a_talk_planned_for_later_is_not_talk_now():
+    assert read_intent("Ooh. Okay, what's in there, is it just coin?").kind == "ask"
+    alone = [Npc(name="Sal Ruggiero", role="cab driver")]
+    assert read_intent("You drove a professor last Tuesday, right? Nervous guy. Where'd you take him?", npcs=alone).npc == "Sal Ruggiero"
+    clerk = [Npc(name="the clerk", role="clerk")]
+    assert read_intent("What was the name of that ship? I want to ask the clerk about it.", npcs=clerk).kind != "talk"
+
+
+def test_someone_greeted_by_trade_with_words_before_it_is_talked_to_not_the_one_greeting():
+    npcs = [Npc(name="Brother Oten Marsh", role="keeper")]
+    got = read_intent("Marisol greets the old shrine keeper and asks whether there's been any trouble.", npcs=npcs,
+                      pcs=["Marisol Ardent", "Marisol"])
+    assert (got.kind, got.npc) == ("talk", "Brother Oten Marsh")

@@ -43,8 +43,10 @@ _KIN = set("""husband wife son daughter father mother brother sister nephew niec
 grandson granddaughter widow widower child friend lover fiance fiancee partner servant master mistress apprentice maid
 butler captain keeper merchant gambler sheriff deputy priest priestess doctor innkeeper landlord landlady smith blacksmith
 guard soldier sergeant mayor lord lady king queen prince princess knight chief boss leader rival employer clerk owner""".split())
-_PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
-                     rf"(?P<role>[a-z-]+),?\s+(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof|Rev|Capt|Sgt|St)\.\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
+_PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|its|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
+                     rf"(?P<role>[a-z-]+),?\s+(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof|Rev|Capt|Sgt|St)\.\s+|(?:Brother|Sister|Father|Mother|Captain|Sheriff|"
+                     r"Deputy|Doctor|Doc|Professor|Sergeant|Mayor|Reverend|Judge|Marshal|Master|Mistress|Widow|Lady|Lord|Sir)\s+)?"
+                     r"[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
 _UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the))\s+(?:late|dead)\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
 _DEAD = re.compile(r"\b(?:late|dead|died|killed|slain|murdered|drowned|buried|deceased|passed away|ghost of|body of|remains of)\b", re.I)
 _ABSENT = re.compile(r"\b(?:missing|vanished|disappeared|absent|gone|away|not been seen|lost at sea|fled|left (?:town|the \w+))\b", re.I)
@@ -157,13 +159,18 @@ _TITLE = (r"(?:Captain|Capt\.|Brother|Sister|Father|Mother|Sheriff|Deputy|Doctor
           r"Old|Lady|Lord|Sir|Sergeant|Sgt\.|Mayor|Reverend|Rev\.|Judge|Marshal|Master|Mistress|Widow|Granny|Uncle|Aunt)")
 _GONE_AFTER = re.compile(r"^\W{0,3}(?:\w+\s+){0,3}?(?:left|went (?:down|off|away|out|across|over|up|into|to|for)|"
                          r"has(?:n't| not) (?:returned|come back|been seen)|never came back|is (?:away|out|gone|missing)|"
-                         r"(?:has|had|have) gone|(?:has|had) been (?:away|gone|missing)|(?:is|are) not (?:expected )?back|(?:won't|will not|isn't|is not) (?:be )?(?:back|return)|"
+                         r"(?:has|had|have) gone|(?:has|had) been (?:away|gone|missing)|(?:herself|himself) is (?:away|gone|out)|poled (?:across|away|off)|(?:is|are) not (?:expected )?back|(?:won't|will not|isn't|is not) (?:be )?(?:back|return)|"
                          r"(?:was|is|went) missing|vanished|disappeared|set (?:out|off)|"
                          r"(?:rode|sailed|drove|walked|headed|travell?ed|flew|took the \w+) (?:out|off|away|for|to|into|down|up|"
                          r"north|south|east|west|upriver|downriver|inland|home))\b", re.I)
 _DEAD_AFTER = re.compile(r"^(?:['’]s\s+(?:grave|body|corpse|headstone|tomb|coffin|ghost)|\W{0,3}(?:\w+\s+){0,2}?"
                          r"(?:lies dead|is dead|was dead|died|was killed|was murdered|was slain|drowned|is buried|lies buried|"
-                         r"was buried|passed away|lies still|is long dead))\b", re.I)
+                         r"was buried|passed away|lies still|is long dead|lies (?:face ?down|face up) in the \w+|"
+                         r"(?:lies|sits|lay|is) (?:slumped|sprawled|crumpled)[^.;]{0,80}?\b(?:wound|blood|throat|knife|bolt|arrow|bullet)))\b", re.I)
+# the next sentence says it of them: "Mayor Penn sits slumped over his desk. He has been dead for hours."
+_DEAD_NEXT = re.compile(r"^[^.;!?]*[.;!?]\s+(?:he|she)\s+(?:has|had)\s+been\s+dead\b|^[^.;!?]*[.;!?]\s+(?:he|she)\s+(?:is|was)\s+(?:long\s+)?dead\b", re.I)
+# what the rest of their sentence says: "..., poled across at dawn and will not be back before tomorrow"
+_GONE_LATER = re.compile(r"^[^.;!?]*?\b(?:(?:will|would) not|won't|isn't|is not|not) (?:be )?(?:back|expected back|return(?:ing)?)\b", re.I)
 
 
 def person_named(text: str, word: str) -> Npc | None:
@@ -179,17 +186,20 @@ def person_named(text: str, word: str) -> Npc | None:
     words = first.split()
     while len(words) > 1 and not re.fullmatch(_TITLE, words[0]) and words[0] != word and words[0].lower() in _COMMON_OPENERS:
         words = words[1:]
-    if re.fullmatch(_TITLE, words[0]) and words[0] != word:  # "Doc Ellery's surgery ... The doc rode out": the title alone names them too
+    titled = re.fullmatch(_TITLE, words[0]) or (len(words) > 2 and re.search(rf"\b[Tt]he {re.escape(words[0].lower())}\b", text))
+    if titled and words[0] != word:  # "Doc Ellery's surgery ... The doc rode out", "the magister herself is away": the title names them
         mentions += list(re.finditer(rf"\bthe {re.escape(words[0].rstrip('.'))}\b(?!\s+(?-i:[A-Z]))", text, re.I))
     # past a clause about them (", who held the tower,"): what they do or what befell them
     after = [re.sub(r"^\s*,\s*(?:who|whose|whom|the|a|an|his|her|their|once)\b[^,;.]*,", "", text[m.end():m.end() + 140]) for m in mentions]
     before = [text[max(0, m.start() - 70):m.start()] for m in mentions]
-    dead = any(_DEAD_AFTER.search(a) for a in after) or any(_GRAVE_BEFORE.search(b) for b in before)
-    gone = any(_GONE_AFTER.search(a) for a in after)
+    dead = any(_DEAD_AFTER.search(a) or _DEAD_NEXT.search(text[m.end():m.end() + 260]) for a, m in zip(after, mentions)) or any(
+        _GRAVE_BEFORE.search(b) for b in before)
+    gone = any(_GONE_AFTER.search(a) or _GONE_LATER.search(a) for a in after)
     return Npc(name=" ".join(words), alive=not dead, present=not (dead or gone))
 
 
-_GRAVE_BEFORE = re.compile(r"\b(?:grave|tomb|headstone|gravestone|epitaph|memorial|cross|coffin|in memory of|here lies)\b[^.]*$", re.I)
+_GRAVE_BEFORE = re.compile(r"\b(?:grave|tomb|headstone|gravestone|epitaph|memorial|cross|coffin|in memory of|here lies|"
+                           r"(?:body|corpse|remains) of)\b[^.]*$", re.I)
 _COMMON_OPENERS = {"the", "a", "an", "his", "her", "their", "old", "young", "when", "then", "but", "and", "if", "as"}
 
 
@@ -256,8 +266,10 @@ def _named_people(text: str, known: World) -> list[Npc]:
     for sentence in sentences(text):
         for m in _CANDIDATE.finditer(sentence):
             words = re.sub(r"['’]s$", "", m.group(0)).split()  # "Mrs. Ida Bellweather's boarding house"
-            titled = re.fullmatch(_TITLE, words[0]) is not None
-            bare = [w for w in words if not re.fullmatch(_TITLE, w)]
+            # a title is one of the usual ones, or a word the scene also uses for them alone ("Magister Morrow ... the magister")
+            own_title = len(words) > 2 and re.search(rf"\b[Tt]he {re.escape(words[0].lower())}\b", text) is not None
+            titled = re.fullmatch(_TITLE, words[0]) is not None or own_title
+            bare = [w for w in words[1 if own_title else 0:] if not re.fullmatch(_TITLE, w)]
             if not bare or bare[-1].lower() in _PLACE_WORDS or set(words) & (_WEEKDAYS | set(_MONTHS.split("|"))):
                 continue
             if bare[0].lower() in _PRONOUNS:
@@ -275,8 +287,11 @@ def _named_people(text: str, known: World) -> list[Npc]:
             led = led if led and led.group("role").split()[-1].lower() not in _PLACE_WORDS and (
                 led.group("role").split()[-1].lower() in _TRADES or _PERSON_NOUN.search(led.group("role").lower())
                 or led.group("det").lower() in ("his", "her", "their")) and _ACTS_AFTER.match(after) else None  # "Her steward, Tamas, waits"
-            said = (titled or named or led or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after)
-                    or (len(bare) > 1 and _DOES_AFTER.match(after)))  # "Sal Marchetti tends bar", "Mags O'Rourke, red-haired, runs the bar"
+            trade = apposed is not None and apposed.group("role").split()[-1].lower() in _TRADES  # "Bessa Quill, the boat's cook,"
+            said = (titled or named or led or trade or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after)
+                    or (len(bare) > 1 and _DOES_AFTER.match(after))  # "Sal Marchetti tends bar", "Mags O'Rourke, red-haired, runs the bar"
+                    # "Abigail Crane's apartment. ... Abigail vanished": one name that acts, written whole elsewhere
+                    or (len(bare) == 1 and _DOES_AFTER.match(after) and re.search(rf"\b{re.escape(bare[0])}\s+{_PROPER}", text)))
             if not said and not apposed:
                 continue
             name = " ".join(words)
@@ -286,6 +301,8 @@ def _named_people(text: str, known: World) -> list[Npc]:
             met = person_named(text, bare[0] if len(bare) > 1 else bare[-1])
             if met is None:
                 continue
+            if len(bare) > 1 and (by_last := person_named(text, bare[-1])) is not None:  # "Doc Ambrose Pell ... Doc Pell rode out"
+                met.alive, met.present = met.alive and by_last.alive, met.present and by_last.present
             met = met.model_copy(update={"role": led.group("role") if led else apposed.group("role") if apposed else "",
                                          "name": re.sub(r"['’]s$", "", met.name)})
             if _LIFE_DATES.match(after):

@@ -286,3 +286,62 @@ def test_what_a_thing_holds_and_a_count_by_another_word_are_answered():
     held = choose_answer(read_intent("What's in the open barrel?"), world)
     assert "salted eels" in held.content and held.keys and set(held.keys) <= {"salted", "eels"}  # what it holds, not "three barrels"
     assert "Six crossbowmen" in choose_answer(read_intent("How many guards are on the wall?"), world).content
+
+
+def test_recall_keeps_a_quote_whole_with_who_said_it_and_answers_a_players_question_by_what_came_of_it():
+    said = ["Ilya Thorncastle: Ilya puts the wyvern scale on the counter. What'll you give for it?",
+            "Meska the fence turns the scale in the lamplight and sniffs.", '"Forty gold.', "Not a copper more.", 'Wyvern\'s not dragon."',
+            "Ilya Thorncastle: We step outside.", "Through the window you can see Meska wrapping the scale in a rag.",
+            "Brisa Tallowmere: We ask the innkeeper which room the silk merchant took.",
+            'Widow Pell counts your coins. "Master Corvane? Room five, end of the upstairs hall, on the left."',
+            "Brisa Tallowmere: We take our own rooms and wait.", "The common room empties."]
+    offer = ask("Remind me what the fence offered for the scale? I want to write it in my ledger.", table_said=said, asker="Ilya Thorncastle")
+    assert "Forty gold" in offer.content and "Meska" in offer.content
+    room = choose_answer(read_intent("Brisa creeps upstairs. Which door was the merchant's again?", **NAMES), WORLD, table_said=said)
+    assert "Room five" in room.content
+
+
+def test_what_i_saw_is_what_the_gm_said_after_my_line_and_a_named_asker_is_the_one_asking():
+    said = ["Keth Ashvein: Keth studies the mud at the bottom of the stairs.",
+            "Three sets of boot prints, all going the same way: along the ledge toward the north outflow.",
+            "Keth Ashvein: We go down the stairs carefully.", "The steps are slick.",
+            "Lottie Shaw: I sit down at the faro table and play a few hands.", "By midnight Lottie is up 42 dollars.",
+            "Dutch Calloway: I keep an eye on the door.", "Nobody comes in but the wind."]
+    prints = ask("How many sets of boot prints did I see, and which way were they going?", table_said=said, asker="Keth Ashvein")
+    assert "Three sets" in prints.content
+    won = ask("Lottie asking: remind me what I won at the card table?", table_said=said, asker="Dutch Calloway")
+    assert "42 dollars" in won.content
+
+
+def test_a_question_after_an_act_or_put_to_no_one_is_answered_from_the_scene():
+    world = World(facts=[Fact(text="In the glovebox are a road map and the registration card, made out to Dr. Lyman Greer of Arkham."),
+                         Fact(text="A green Packard sedan is parked crookedly at the edge of the quarry road."),
+                         Fact(text="The barrow's stone door is carved with a frieze of cranes in flight."),
+                         Fact(text="Above it, in plain letters worn by rain, runs the inscription ONLY THE UNBURDENED MAY PASS.")])
+    whose = choose_answer(read_intent("Tomás pops the glovebox. Whose name is on the registration?"), world)
+    assert "Lyman Greer" in whose.content and "Greer" in whose.keys
+    says = choose_answer(read_intent("Pip squints up at the writing over the door. What does it say?"), world)
+    assert "UNBURDENED" in says.content
+
+
+def test_an_npc_does_not_recite_their_own_description_and_tells_what_they_know_of_who_someone_is():
+    world = World(npcs=[Npc(name="Bessa Quill", role="the boat's cook"), Npc(name="Clementine Duvall", role="singer")], facts=[
+        Fact(text="Bessa Quill, the boat's cook, a stout woman with flour to the elbows, stirs a huge pot."),
+        Fact(text="Tonight's supper is eel and barley stew with leeks, a copper a bowl."),
+        Fact(text="In the corner sits a clean-shaven stranger in a city suit."),
+        Fact(text="Clementine knows he is a Pinkerton agent called Amos Reed who came in on Tuesday's stage.")])
+    names = dict(npcs=world.npcs, pcs=["Oskar Venn", "Oskar"])
+    stew = choose_answer(read_intent("Oskar leans on the counter and asks the cook what's in the pot tonight.", **names), world)
+    assert stew.speaker == "Bessa Quill" and "eel and barley" in stew.quote
+    who = choose_answer(read_intent("Miss Clementine, who's the dude in the city suit over in the corner?", **names), world)
+    assert "Amos Reed" in who.quote
+
+
+def test_when_a_thing_will_be_ready_is_a_time_ahead_and_my_thing_is_the_askers():
+    world = World(npcs=[Npc(name="Garrick Holloway", role="smith")], facts=[
+        Fact(text="Garrick Holloway, a bald smith, is hammering a wagon tyre on the anvil."),
+        Fact(text="Ilya's longsword, left here yesterday for a new edge, hangs on the rack behind him; Garrick has promised it "
+                  "will be ready at sundown today, for 3 silver.")])
+    answer = choose_answer(read_intent("Garrick! How's my blade coming along? When can I have it back?", npcs=world.npcs), world,
+                           asker="Ilya Thorncastle")
+    assert answer.kind == "npc" and "sundown" in answer.quote and answer.keys == ["sundown"]

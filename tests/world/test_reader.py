@@ -174,3 +174,22 @@ def test_a_title_alone_later_in_the_scene_still_names_its_bearer():
              "and won't be back before dark. A note is pinned to the door.")
     world = read_world(Scenario(id="t", ruleset="swade", title="Office", scene=scene, opening="Dust."))
     assert world.npc("Hartigan").present is False
+
+
+@pytest.mark.parametrize("scene, who", [
+    ("Mayor Aldous Penn sits slumped over his desk, a quill in his fingers. He has been dead for hours.", "Penn"),
+    ("Old Eli Tuck, the prospector, lies face down in the water, shot twice in the back.", "Eli"),
+    ("The attendant has slid out drawer six: the body of Professor Ezra Albright, pulled from the marsh.", "Albright"),
+])
+def test_the_dead_are_read_from_the_next_sentence_a_body_or_how_they_lie(scene, who):
+    assert read_world(Scenario(id="t", ruleset="coc7e", title="T", scene=scene, opening="Rain.")).npc(who).alive is False
+
+
+@pytest.mark.parametrize("scene, who", [
+    ("The round tower of Magister Elsabeth Morrow. The magister herself is away until the new moon.", "Morrow"),
+    ("Abigail Crane's third-floor apartment. The door was unlocked. Abigail vanished eight days ago.", "Abigail"),
+    ("The ferryman, Jory Teal, poled across at dawn to take his eels to market and will not be back before tomorrow.", "Jory"),
+])
+def test_the_absent_are_read_by_a_title_the_scene_uses_alone_a_first_name_or_the_rest_of_their_sentence(scene, who):
+    npc = read_world(Scenario(id="t", ruleset="pf2e", title="T", scene=scene, opening="Rain.")).npc(who)
+    assert npc is not None and npc.alive and npc.present is False
