@@ -349,6 +349,12 @@ def _trade_aliases(text: str, npcs: list[Npc]) -> None:
             new = [f"{obj}{end}" for end in _TRADE_SUFFIXES] + [f"{obj} {end}" for end in _TRADE_SUFFIXES[:2]]
             npc.aliases += [a for a in new if a not in npc.aliases]
             npc.role = npc.role or f"{obj}{'tender' if obj == 'bar' else 'keeper'}"
+        # a business under their name: "Moss & Son, Undertakers" → the undertaker
+        for m in re.finditer(rf"\b(?:{said})(?:['’]s)?(?:\s*&\s*Sons?)?,?\s+(?P<trade>[A-Z][a-z]+(?:ers|ors|smiths|wrights|makers))\b", text):
+            trade = m.group("trade").lower()[:-1]
+            if trade not in npc.aliases:
+                npc.aliases.append(trade)
+            npc.role = npc.role or trade
 
 
 _TRADES = _KIN | set("""bartender barkeep barmaid ferryman fisherman fisherwoman boatman porter stablehand groom cook

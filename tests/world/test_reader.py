@@ -145,11 +145,13 @@ def test_people_are_read_by_their_trade_their_nickname_an_apposition_or_what_oth
 
     scene = ("The Gilded Pike is a low taproom by the canal. Rosa Bellamy, grey-eyed and patient, tends bar under a "
              "row of copper pots. The lock-keeper, Anders Voll, smokes by the window. A stable girl, Pim, sits on the "
-             "step. A tinker everyone calls Magpie dozes in the corner. Captain \"Rook\" Hallam lies dead on the towpath.")
+             "step. A tinker everyone calls Magpie dozes in the corner. Captain \"Rook\" Hallam lies dead on the towpath. "
+             "Across the lane, at Quarles & Son, Chandlers, Edwin Quarles, stooped and grey, counts candles.")
     world = read_world(Scenario(id="t", ruleset="dnd5e", title="Taproom", scene=scene, opening="Rain."))
     names = dict(npcs=world.npcs)
     assert read_intent("I ask the bartender what's on tonight.", **names).npc == "Rosa Bellamy"
     assert read_intent("I ask the lock-keeper when the lock opens.", **names).npc == "Anders Voll"
+    assert read_intent("I ask the chandler what lamp oil costs.", **names).npc == "Edwin Quarles"
     assert world.npc("Pim").present and world.npc("Magpie").present
     rook = world.npc("Rook")
     assert rook is not None and not rook.alive and rook.name == "Captain Hallam"
