@@ -321,19 +321,22 @@ def _asks_the_gm(text: str, kind: str) -> bool:
     """A line that does something and then asks what the world plainly says ("Tomás pops the glovebox. Whose name is on the
     registration?"), or asks a question put to no one ("Pip squints at the writing. What does it say?")."""
     plain = " ".join(re.sub(r"[\"“][^\"”]*[\"”]?", " ", text).split())  # a question in quotes is said to someone in the scene
-    asked = the_question(plain)
+    asked = the_question(plain, context=False)
     if not asked.rstrip(" \"”'").endswith("?") or (asked == plain and kind != "talk"):
         return False
     return kind == "talk" or is_recall(asked) or any(a.search(asked) for a, _ in _MEASURES) or bool(
         _HOLDS_ASKED.search(asked) or _READS_ASKED.search(asked))
 
 
-def the_question(line: str) -> str:
+def the_question(line: str, context: bool = True) -> str:
     """The words of a line that ask: past a narrated lead-in ("Marisol greets the old shrine keeper and asks whether
     there's been trouble" → "whether there's been trouble"), and of several sentences the ones that end in "?"."""
     asked = _ASKED_OF.sub("", line, count=1)
     parts = [p for p in re.split(r"(?<=[.!?])\s+", asked.strip()) if p]
     questions = [p for p in parts if p.rstrip(" \"”'").endswith("?")]
+    if context and questions and len(" ".join(questions).split()) <= 8 and re.search(r"\b(?:it|that|this|them|those|he|she|him|her)\b", " ".join(questions), re.I) \
+            and not re.search(r"\b(?:the|that|this|those)\s+(?!(?:was|is|were|are)\b)[a-z]{3,}", " ".join(questions), re.I):
+        return asked  # "Margaret sketches the symbol from memory. What did it look like?": "it" is named before
     return " ".join(questions) if questions and len(questions) < len(parts) else asked
 
 
@@ -661,7 +664,10 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         # and the later word stands: what the GM said last of it outranks an earlier telling
         late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if _content_words(text) & _content_words(x) else 0.0)
                 for i, x in enumerate(said)}
-        typed = _measure_bonus(text, pool)  # "what was the bounty?" is answered by a sum, "what was his name?" by a name
+        players = {w for x in said if _PLAYER_LINE.match(x) for w in x.split(":", 1)[0].split()}  # their names name no answer
+        typed = _measure_bonus(text, [" ".join(w for w in x.split() if w.strip(",.;:'’s") not in players) for x in pool])
+        # "what was the bounty?" is answered by a sum, "what was his name?" by a name
+        typed = [t or -0.1 for t in typed] if any(typed) else typed  # and not by a line that states none when one does
         at, score = _best(text, pool, embed, [t + told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for t, x in zip(typed, gm_said)]
                           + [t + late.get(x, 0.0) for t, x in zip(typed[len(gm_said):], done + put)])
         if at >= 0 and score >= bar:
@@ -733,7 +739,7 @@ def _settled(picked: str, said: Sequence[str], question: str, embed: Embed | Non
             later.append(x)
     if not later:
         return picked
-    bar = max(0.3, _best(question, [picked], embed)[1] - 0.2)
+    bar = max(0.25, _best(question, [picked], embed)[1] - 0.25)
     fits = [j for j, x in enumerate(later) if _best(question, [x], embed)[1] >= bar]
     return later[fits[-1]] if fits else picked
 
@@ -808,11 +814,14 @@ def _retold(said: str) -> str:
 
 def answers_without_dice(answer: Answer, intent: Any) -> bool:
     """A question the world answers outright needs no roll: what an NPC tells anyone (or never tells),
-    who is gone, what this table was told, and a number the scene states. An NPC who does not know
-    may still be talked round or lied to: that roll stands."""
+    who is gone, what this table was told, and a number, a name, what a thing holds or what writing says when the
+    scene states it. An NPC who does not know may still be talked round or lied to: that roll stands."""
     if answer.kind in ("npc", "npc_refuses", "npc_gone", "recall", "ooc"):
         return True
-    return answer.kind == "fact" and bool(_HOW_MUCH.search(getattr(intent, "text", "")) or any(a.search(getattr(intent, "text", "")) for a, _ in _MEASURES))
+    text = the_question(getattr(intent, "text", ""), context=False)
+    return answer.kind == "fact" and bool(_HOW_MUCH.search(text) or any(a.search(text) for a, _ in _MEASURES)
+                                          or (_HOLDS_ASKED.search(text) and _HOLDS.search(answer.content))
+                                          or (_READS_ASKED.search(text) and _WRITTEN.search(answer.content)))
 
 
 def remember_decided(world: Any, question: str, reply: str, turn: int) -> Any:

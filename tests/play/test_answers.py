@@ -345,3 +345,18 @@ def test_when_a_thing_will_be_ready_is_a_time_ahead_and_my_thing_is_the_askers()
     answer = choose_answer(read_intent("Garrick! How's my blade coming along? When can I have it back?", npcs=world.npcs), world,
                            asker="Ilya Thorncastle")
     assert answer.kind == "npc" and "sundown" in answer.quote and answer.keys == ["sundown"]
+
+
+def test_the_gms_later_word_on_a_question_stands_and_what_a_box_plainly_holds_needs_no_roll():
+    from gm.answer import answers_without_dice
+
+    said = ["Brisa Tallowmere: We ask the innkeeper which room the silk merchant took.",
+            "The innkeeper is a man with a silver watch, and he takes the silk merchant's silk.",
+            'Widow Pell counts your coins twice before she answers. "Master Corvane? Room five, end of the upstairs hall, on the left."',
+            "Brisa Tallowmere: We take our own rooms and wait until the inn goes quiet.", "The common room empties."]
+    room = choose_answer(read_intent("Brisa creeps upstairs. Which door was the merchant's again?", **NAMES), WORLD, table_said=said)
+    assert "Room five" in room.content
+    box = World(facts=[Fact(text="Inside lie 37 gold pieces, a silver locket and a folded chart of the coast.")])
+    line = read_intent("Ooh. Okay, what's in there, is it just coin?")
+    held = choose_answer(line, box)
+    assert "locket" in held.content and answers_without_dice(held, line)
