@@ -17,7 +17,7 @@ import re
 
 from pipelines.speech import first_name
 
-from .scene_facts import _NOT_AN_ACT, _SELF, KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
+from .scene_facts import _DETERMINERS, _NOT_AN_ACT, _SELF, KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
 
 __all__ = ["Reason", "impossible_act", "impossible_in_scene", "impossible_without_magic", "impossible_power", "impossible_in_era", "magic_act",
            "named_spell", "kinds_file"]
@@ -328,13 +328,16 @@ def impossible_in_era(line: str, scene: str, era_year: int | None = None, era: s
     year = max(years) if years else era_year
     if year is None:
         return None
-    kind = kinds("era")[0]
-    scene_words = words(scene or "")
+    kind, scene_words = kinds("era")[0], words(scene or "")
     for invention in kind["inventions"]:
         if invention["year"] <= year or any(find(scene_words, w) for w in invention["words"]):
             continue
-        for clause, i, _ in _acts(kind, line):
-            used = clause[i + 1:][: next((k for k, w in enumerate(clause[i + 1:]) if w.low in ("and", "then", "so")), None)]
-            if any(find(used, w) for w in invention["words"]):  # what this act uses ("calls X in Prescott on the telephone"), not the next act
-                return Reason(kind["reason"].format(what=invention["what"], when=year if years else era or year), "era")
+        # what this act uses ("calls X in Prescott on the telephone"), not the next act; or the thing
+        # as the act's own verb, said by its subject ("Lottie radios the depot", "I'll phone him")
+        used = [clause[i + 1:][: next((k for k, w in enumerate(clause[i + 1:]) if w.low in ("and", "then", "so")), None)] for clause, i, _ in _acts(kind, line)]
+        if any(find(u, w) for u in used for w in invention["words"]) or any(
+                k and (c[k - 1].low in _SELF or c[k].low.endswith(("s", "ed")) and c[k].low != w and (
+                    c[k - 1].low == "and" or c[k - 1].text[0].isupper() and c[k - 1].low not in _DETERMINERS))
+                and own_act(c, k, named=True) for c in clauses(line) for w in invention["words"] if " " not in w for k in find(c, w)):
+            return Reason(kind["reason"].format(what=invention["what"], when=year if years else era or year), "era")
     return None

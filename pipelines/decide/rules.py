@@ -186,7 +186,8 @@ def gatekeeper(ctx: Context) -> Verdict | None:
 @rule("condolence", "settle")
 def condolence(ctx: Context) -> Verdict | None:
     """Sympathy offered, asking nothing, needs no roll."""
-    if ctx.decision == ROLL and ctx.check in spoken_checks(ctx.pack) and consoles(ctx.line):
+    spoken = spoken_checks(ctx.pack)  # the words' check, or the leading one before a rule swapped it for the sheet's
+    if ctx.decision == ROLL and (ctx.check in spoken or ctx.ranked[:1] and ctx.ranked[0] in spoken) and consoles(ctx.line):
         return Verdict(NO_ROLL, reason="sympathy offered, asking nothing")
     return None
 

@@ -119,6 +119,8 @@ def test_magic_is_refused_only_to_those_without_it():
     ("I pull out my flashlight.", "", 1870, "electric torches"),
     ("I take a photo with my camera.", "Dodge City, 1830.", None, "cameras in 1830"),
     ("I use the computer to search the records.", "", 1925, "computers in the 1920s"),
+    ("Hosea climbs into the caboose and radios the depot for a relief engine.", "The winter of 1879, snowed in.", None, "no radio in 1879"),
+    ("I'll phone the marshal in Tucson.", "Tombstone, 1872.", None, "no telephones in 1872"),
 ])
 def test_things_the_era_does_not_have(line, scene, year, what):
     why = impossible_in_era(line, scene, year, "the 1920s" if year == 1925 else "the West")
@@ -131,6 +133,8 @@ def test_things_the_era_does_not_have(line, scene, year, what):
     ("Google reported a weird influx of searches.", "", 1500),           # table talk: no act uses it
     ("Check your Twitter.", "", 1500), ("Send your emails.", "", 1500),
     ("I didn't look at my phone.", "", 1500), ("Do you have a phone?", "", 1500),
+    ("The radio is dead.", "", 1879), ("My radio was stolen last week.", "", 1879),  # the thing named, not used
+    ("Hosea radios the depot for a relief engine.", "The winter of 1925.", None),   # the year has it
 ])
 def test_table_talk_and_things_the_scene_has_are_not_refused(line, scene, year):
     assert impossible_in_era(line, scene, year, "this world") is None
