@@ -136,7 +136,8 @@ def _normal(text: str) -> str:
 def carries(text: str, phrase: str) -> bool:
     """``phrase`` is in ``text`` as whole words ("Maren says" is in "Maren says, 'no'"; "ten" is not in "often")."""
     said = _normal(phrase).strip("'")
-    return bool(said) and re.search(rf"(?<![\w']){re.escape(said)}(?![\w])", _normal(text)) is not None
+    # after an opening quote ("the word is 'thistledown'") but not inside "don't" or "Maren's"
+    return bool(said) and re.search(rf"(?<!\w)(?<!\w'){re.escape(said)}(?!\w)", _normal(text)) is not None
 
 
 _SPEECH = re.compile(r"\"\s*[^\"]*?\w+\W+\w+[^\"]*?\"|(?<!\w)'\s*[^']*?\w+\W+\w+[^']*?'(?!\w)")

@@ -189,6 +189,8 @@ def test_the_summary_table_and_json_show_the_reply_metrics(tmp_path):
     ("It happens often.", "ten", False),
     ("The captain's log lies open.", "captain", True),
     ("Two thousand feet (2,000 feet) up.", "2,000 feet", True),
+    ("The password is 'thistledown'.", "thistledown", True),      # a word in single quotes is said
+    ("Don't touch Maren's lamp.", "t", False), ("Maren's lamp", "s lamp", False),  # not a piece of a word
 ])
 def test_phrases_match_whole_words_whatever_the_quotes_and_dashes(text, phrase, hit):
     assert carries(text, phrase) is hit
