@@ -577,7 +577,8 @@ def _map_sentences(world: Any) -> list[tuple[str, str]]:
     for thing in getattr(world, "things", []) or []:
         if "hidden" in thing.states or not (thing.description or thing.where):
             continue
-        where = f" ({thing.where})" if thing.where else ""
+        # a sentence, not the world file's shape: "The lamp is in the lamp room: the great lamp, unlit for four nights."
+        where = f" is in {thing.where}" if thing.where else ""
         out.append((thing.name, f"{_cap(thing.name)}{where}: {thing.description or ', '.join(thing.states) or 'there'}."))
     return out
 

@@ -360,3 +360,12 @@ def test_the_gms_later_word_on_a_question_stands_and_what_a_box_plainly_holds_ne
     line = read_intent("Ooh. Okay, what's in there, is it just coin?")
     held = choose_answer(line, box)
     assert "locket" in held.content and answers_without_dice(held, line)
+
+
+def test_a_thing_in_view_is_told_as_a_sentence_not_in_the_world_files_shape():
+    """"What does the logbook say about the lamp?" was answered "The lamp (the lamp room): the great lamp,
+    unlit for four nights." at the table: the thing's place is said in words."""
+    world = World(things=[Thing(name="the lamp", where="the lamp room", description="the great lamp, unlit for four nights")])
+    answer = choose_answer(read_intent("Where is the lamp?"), world)
+    assert answer is not None and "(" not in answer.content
+    assert answer.content.startswith("The lamp is in the lamp room") and "unlit for four nights" in answer.content
