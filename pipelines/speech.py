@@ -31,13 +31,15 @@ _TAGS = set("""i he she they we you it me him her them us my his their our your 
     nod nods smile smiles grin grins wave waves bow bows wink winks shrug shrugs chuckle chuckles lean leans turn turns
     growl growls snap snaps speak speaks talk talks offer offers go goes on ooc""".split())
 _QUOTED = re.compile(r"[\"“”].*?[\"“”]|(?<!\w)'.+?'(?!\w)", re.S)
-_VOCATIVE = re.compile(r"^\s*((?:(?:Mr|Mrs|Ms|Dr|St)\.\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s*,")  # "Mr. Vane," too
+# Titles written with a full stop that ends no sentence ("Mr. Vane", "Dr. Hale").
+_ABBREVIATED = ("Mr", "Mrs", "Ms", "Dr", "St")
+_VOCATIVE = re.compile(rf"^\s*((?:(?:{'|'.join(_ABBREVIATED)})\.\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s*,")  # "Mr. Vane," too
 # Words that open a line with a comma like a name does, but address no one ("Oh, what? ...", "Ja, I can").
 _INTERJECTIONS = set("""oh ah ahh aw uh um hm hmm er well so okay ok alright right yes yeah yep no nope nah ja sure fine
     wait now look listen hey hi hello man dude god gods wow whoa sorry please thanks thank cool great huh also and but
     then actually honestly really""".split())
 # A statement inside the line: ". " or "! " (not after a title such as "Mr." or "Dr.").
-_STATEMENT = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)[.!](?=\s|$)")
+_STATEMENT = re.compile("".join(rf"(?<!\b{a})" for a in _ABBREVIATED) + r"[.!](?=\s|$)")
 
 
 def _addressed(line: str) -> re.Match | None:

@@ -230,7 +230,7 @@ def world_answers(ctx: Context) -> Verdict | None:
         # a fact is kept from a knowledge roll; an NPC from words that sway, or (when the line is not
         # said to them) from watching them: "Mr. Vane, what's the game tonight?" is just answered
         concepts = [*CUE_CONCEPTS["recall"]] if kind == "fact" else \
-            ["persuade", "deceive", "intimidate", *([] if addressed(ctx.line) or speaks(ctx.line) else ["read_people"])]
+            ["persuade", "deceive", "intimidate", *([] if speaks(ctx.line) else ["read_people"])]
         kept = {c for concept in concepts for c in ctx.concepts.get(concept, [])}
         known = {f for f, d in (getattr(ctx.pack, "families", {}) or {}).items() if getattr(d, "kind", "") == "skill"}  # named Lores
         if ctx.check in kept or str(ctx.check).split(":")[0] in known:
