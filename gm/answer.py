@@ -577,9 +577,12 @@ def _map_sentences(world: Any) -> list[tuple[str, str]]:
     for thing in getattr(world, "things", []) or []:
         if "hidden" in thing.states or not (thing.description or thing.where):
             continue
-        # a sentence, not the world file's shape: "The lamp is in the lamp room: the great lamp, unlit for four nights."
-        where = f" is in {thing.where}" if thing.where else ""
-        out.append((thing.name, f"{_cap(thing.name)}{where}: {thing.description or ', '.join(thing.states) or 'there'}."))
+        # a sentence, not the world file's shape: "The lamp is in the lamp room: the great lamp, unlit for four nights.";
+        # a thing an NPC holds is theirs ("Sheriff Tull has Tull's whiskey."), not in them
+        holder = world.npc(thing.where) if thing.where and hasattr(world, "npc") else None
+        told = thing.description or ", ".join(thing.states)
+        head = f"{holder.name} has {thing.name}" if holder else f"{_cap(thing.name)}{f' is in {thing.where}' if thing.where else ''}"
+        out.append((thing.name, f"{head}{f': {told}' if told else ''}."))
     return out
 
 

@@ -369,3 +369,6 @@ def test_a_thing_in_view_is_told_as_a_sentence_not_in_the_world_files_shape():
     answer = choose_answer(read_intent("Where is the lamp?"), world)
     assert answer is not None and "(" not in answer.content
     assert answer.content.startswith("The lamp is in the lamp room") and "unlit for four nights" in answer.content
+    held = World(npcs=[Npc(name="Sheriff Tull", role="the sheriff")], things=[Thing(name="Tull's whiskey", where="Sheriff Tull")])
+    said = choose_answer(read_intent("Where is Tull's whiskey?"), held)
+    assert said is not None and said.content == "Sheriff Tull has Tull's whiskey."  # held, not "in Sheriff Tull: there"
