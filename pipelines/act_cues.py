@@ -29,6 +29,9 @@ _PLACES = (r"(?:river|rivers|stretch|country|land|lands|coast|woods|forest|hills
 _SEEKS_TRACKS = (r"\b(?:search|searches|searching|hunt|hunts|hunting|look|looks|looking|cast|casts|casting)\b[^.!?]{0,40}?\b(?:for|after)\s+"
                  r"(?:the\s+|any\s+|a\s+|some\s+)?(?:[\w'’-]+\s+){0,2}?(?:tracks|prints|footprints|hoofprints|pawprints|ruts|spoor|drag marks)\b")
 CUES: dict[str, str] = {
+    # looking for a quarry's traces (finding them, not yet following them): Track where a game
+    # reads it so, Spot Hidden in Call of Cthulhu (the pack's ``find_tracks`` concept)
+    "find_tracks": _SEEKS_TRACKS,
     "shoot": r"\b(?:shoot|shoots|shooting)\b(?!\s+(?:(?:him|her|them|me|you|us)\s+)?(?:a\s+)?(?:\w+\s+)?(?:look|glance|smile|grin|question|wink))"
              r"|\b(?:fire|fires|firing)\s+(?:at|on|a shot|a round|both barrels)\b|\btakes?\s+a\s+shot\b",
     # a dive into water, not "dives into the cab" or "dives for cover"
@@ -111,7 +114,6 @@ CUES: dict[str, str] = {
     "track": r"\b(?:follow|follows|following|trail|trails|trailing)\s+(?:the\s+|its\s+|his\s+|her\s+|their\s+)?(?:[\w'’-]+\s+){0,2}?"
              r"(?:tracks|track|trail|prints|footprints|hoofprints|pawprints|ruts|spoor|blood|bloodstains|drag marks|droppings|sign)\b"
              r"|\b(?:track|tracks|tracking)\s+(?:it|him|her|them|the)\b"
-             r"|" + _SEEKS_TRACKS +
              r"|\b(?:for|find|finds|see|sees)\s+(?:where|which way)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,5}?(?:went|headed|ran|fled|rode|gone|led)\b"
              # living off the land: "scouts the washes for any sign of water" is wilderness lore, not a search
              r"|\b(?:scout|scouts|scouting|search|searches|searching|look|looks|looking|hunt|hunts|hunting|forage|forages|foraging|find|finds)\s+"
@@ -145,6 +147,8 @@ CUE_CONCEPTS: dict[str, tuple[str, ...]] = {
     "recall": ("history", "nature", "religion", "arcane"),
     "trace": ("search", "look"),
 }
+# a concept a pack may leave out, and the one that stands for it then
+CONCEPT_FALLBACK: dict[str, str] = {"find_tracks": "track"}
 # cues that name their kind only where the going is hard, by the line's or the scene's words
 HARDSHIP = re.compile(r"\b(?:heat|hot|sun|sunstroke|noon|desert|dust|drought|thirst|thirsty|no water|water(?:skins?)? (?:is|are|ran|run) (?:out|dry|low)|"
                       r"cold|freezing|frozen|snow|snowdrift|blizzard|ice|icy|sleet|gale|storm|rain|mud|swamp|exhausted|exhaustion|"
@@ -176,7 +180,7 @@ def cued_checks(line: str, pack: Any, scene: str = "") -> list[str]:
         if cue == "sneak" and _CUES_BY_NAME["palm"].search(act):
             continue  # lifting a key "without him noticing" is the hand's work, not the feet's
         for concept in CUE_CONCEPTS.get(cue, (cue,)):
-            found += concepts.get(concept, [])
+            found += concepts.get(concept) or concepts.get(CONCEPT_FALLBACK.get(concept, concept), [])
     return list(dict.fromkeys(found))
 
 

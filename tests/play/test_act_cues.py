@@ -37,6 +37,9 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (COC, "Tomás creeps along the hedge without a sound.", ["stealth"]),
     (DND, "I follow the blood spatter and the churned snow into the trees after it.", ["survival"]),
     (COC, "Eddie tracks the dog across the dunes.", ["track"]),
+    # finding prints: Spot Hidden in Call of Cthulhu (its pack says so), the tracking skill where a pack says nothing
+    (COC, "Eddie crouches and looks for footprints in the mud.", ["spot_hidden"]),
+    (DND, "I search the riverbank for hoofprints.", ["survival"]),
     (SWADE, '"Hyah!" Dutch spurs his horse along the rim to cut the wagon off.', ["riding"]),
     (COC, "Eddie watches him talk, trying to figure out whether the story holds water.", ["psychology"]),
     (DND, "Oskar sizes him up across the table.", ["insight"]),
