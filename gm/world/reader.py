@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lemminflect import getAllLemmas
+
 from .model import Exit, Fact, Npc, Place, World
+from .parsed_people import parsed_people
 
 __all__ = ["person_named", "read_world", "read_world_with_model", "merge", "sentences", "measures", "exits_in", "era_of"]
 
@@ -333,6 +336,9 @@ def _nicknamed(text: str, known: World) -> list[Npc]:
 
 
 _TRADE_VERB = r"(?:tends|keeps|runs|minds|mans|works|watches|guards|drives|rows|poles|pilots|captains|owns)"
+_NOT_WORK = {"has", "was", "sits", "stands", "looks", "seems", "waits", "lies", "leans", "holds", "wears", "smells", "feels", "knows",
+             "says", "tells", "wants", "does", "goes", "gets", "takes", "needs", "hopes", "fears", "hates", "likes", "loves", "thinks"}
+_NOT_WORKED = {"through", "on", "at", "in", "for", "with", "over", "out", "off", "away", "around", "late", "hard", "alone", "here", "there"}
 _TRADE_SUFFIXES = ("keeper", "keep", "tender", "man", "woman", "master", "mistress", "er")
 
 
@@ -346,9 +352,20 @@ def _trade_aliases(text: str, npcs: list[Npc]) -> None:
         said = "|".join(re.escape(w) for w in words)
         for m in re.finditer(rf"\b(?:{said})\b(?:,[^,;.]{{1,40}},)?\s+(?:[a-z]+ly\s+)?{_TRADE_VERB}\s+(?:the\s+|a\s+)?(?P<obj>[a-z]{{3,}})\b", text):
             obj = m.group("obj")
+            if obj in _NOT_WORKED:
+                continue  # "works through a ham sandwich": a preposition, not the thing worked
             new = [f"{obj}{end}" for end in _TRADE_SUFFIXES] + [f"{obj} {end}" for end in _TRADE_SUFFIXES[:2]]
             npc.aliases += [a for a in new if a not in npc.aliases]
             npc.role = npc.role or f"{obj}{'tender' if obj == 'bar' else 'keeper'}"
+        # any other work they do to a thing: "Ruby Castellanos deals faro" → the faro dealer, the dealer
+        for m in re.finditer(rf"\b(?:{said})\b\s+(?P<verb>[a-z]{{3,}}s)\s+(?:the\s+|a\s+)?(?P<obj>[a-z]{{3,}})\b", text):
+            verb, obj = m.group("verb"), m.group("obj")
+            if re.fullmatch(_TRADE_VERB, verb) or obj in _NOT_WORKED or verb in _NOT_WORK:
+                continue
+            stem = verb[:-2] if re.search(r"(?:sh|ch|ss|x)es$", verb) else verb[:-1]
+            agent = stem + ("r" if stem.endswith("e") else "er")
+            obj = (getAllLemmas(obj, upos="NOUN").get("NOUN") or [obj])[0]  # "deals cards" → the card dealer
+            npc.aliases += [a for a in (f"{obj} {agent}", agent) if a not in npc.aliases]
         # a business under their name: "Moss & Son, Undertakers" → the undertaker
         for m in re.finditer(rf"\b(?:{said})(?:['’]s)?(?:\s*&\s*Sons?)?,?\s+(?P<trade>[A-Z][a-z]+(?:ers|ors|smiths|wrights|makers))\b", text):
             trade = m.group("trade").lower()[:-1]
@@ -404,6 +421,26 @@ def _people_by_meaning(phrases: list[str]) -> list[bool]:
     return [bool((people @ v).max() > (places @ v).max()) for v in said]
 
 
+def _parsed(text: str, known: World, found: list[Npc]) -> list[Npc]:
+    """People the parser finds that the patterns above missed, and the roles they left empty
+    ("the herbwife, old Sefa Underbough": ``parsed_people``). Only someone with a role that names
+    a person is added; dead or gone as the words after their name say (``person_named``)."""
+    out: list[Npc] = []
+    for name, role in parsed_people(text, _people_by_meaning):
+        last = name.split()[-1].lower()
+        same = [n for n in [*known.npcs, *found, *out] if last in {w.lower() for w in n.name.split()}]
+        if same:
+            for npc in same:
+                if not npc.role and role and npc in found:
+                    npc.role = role
+            continue
+        if not role or known.place(name):
+            continue
+        met = person_named(text, name.split()[-1]) or Npc(name=name)
+        out.append(met.model_copy(update={"name": name, "role": role}))
+    return out
+
+
 def _from_prose(scenario: Any, written: World) -> World:
     public = " ".join([scenario.scene or "", scenario.opening or ""])
     notes = " ".join(scenario.notes or [])
@@ -414,6 +451,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     world.npcs += _people(notes, merge(known, world), present=False)
     world.npcs += _nicknamed(public, merge(known, world))
     world.npcs += _named_people(public, merge(known, world))
+    world.npcs += _parsed(public, merge(known, world), world.npcs)
     world.npcs += _unnamed_people(public, merge(known, world))
     _trade_aliases(public, world.npcs)
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}

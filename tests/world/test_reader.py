@@ -195,3 +195,27 @@ def test_the_dead_are_read_from_the_next_sentence_a_body_or_how_they_lie(scene, 
 def test_the_absent_are_read_by_a_title_the_scene_uses_alone_a_first_name_or_the_rest_of_their_sentence(scene, who):
     npc = read_world(Scenario(id="t", ruleset="pf2e", title="T", scene=scene, opening="Rain.")).npc(who)
     assert npc is not None and npc.alive and npc.present is False
+
+
+@pytest.mark.parametrize("scene, name, role", [
+    ("Under a leaking awning sits the ropemaker, old Hild Varrow, twisting hemp.", "Hild Varrow", "ropemaker"),
+    ("Quenby Sparkwhistle, the clockmaker, has oil to his elbows and a loupe in one eye.", "Quenby Sparkwhistle", "clockmaker"),
+    ("Desk sergeant Arthur Penhallow, pale and yawning, sorts the room keys.", "Arthur Penhallow", "desk sergeant"),
+    ("Its keeper, the gnome astronomer Tilda Brassbell, is alone under the dome.", "Tilda Brassbell", "gnome astronomer"),
+    ("Marek Dunn, captain of the river watch, leans on his halberd.", "Marek Dunn", "captain of river watch"),
+])
+def test_the_parser_finds_people_the_patterns_miss_and_what_they_do(scene, name, role):
+    """A name with a noun set beside or before it (spaCy's parse) is someone, by that role; the
+    GM can then be asked "the clockmaker, ...?" and know who answers."""
+    world = read_world(Scenario(id="p", ruleset="dnd5e", title="Somewhere", scene=scene, opening=""))
+    npc = world.npc(name)
+    assert npc is not None and npc.role == role and npc.present and npc.alive
+
+
+def test_a_place_set_beside_its_name_is_no_one_and_a_preposition_is_no_trade():
+    world = read_world(Scenario(id="p", ruleset="dnd5e", title="Gorsedd", opening="", scene=(
+        "Gorsedd, a river town, sleeps under fog. Desk sergeant Oona Blake works through a plate of eggs. "
+        "Ruby Sollis deals cards at the back table.")))
+    assert world.npc("Gorsedd") is None
+    assert all("through" not in a for n in world.npcs for a in [n.role, *n.aliases])
+    assert {"card dealer", "dealer"} <= set(world.npc("Ruby Sollis").aliases)  # "I ask the card dealer ..." is put to her
