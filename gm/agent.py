@@ -151,7 +151,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if handed:
             self._hear(Turn(speaker=sheet.name, text=text))
             return await self._finish(turn, [], "no_roll", on_token, started, {}, None, handed)
-        reading = self._read(text)
+        reading = self._read(text, sheet.name)
         if fight is not None and not opened and reading.kind in ("talk", "ask", "ooc") and fight.current.name != sheet.name:
             fight = None  # a question or a word out of turn is answered; it takes no turn and leaves the fight as it is
         if fight is not None:
@@ -355,10 +355,11 @@ class GameMaster(PlayerRolls, SessionSetup):
 
     # ----- reading the line -----------------------------------------------------------------
 
-    def _read(self, text: str) -> Intent:
+    def _read(self, text: str, speaker: str = "") -> Intent:
         """The line's one typed reading: whom it talks to, whether it asks the GM, out of character.
-        Someone the scene's prose names but no NPC list does is met when first spoken to."""
-        pcs = [n for s in self.sheets for n in s.names()]
+        Someone the scene's prose names but no NPC list does is met when first spoken to. The
+        speaker is no listener: "Marisol turns to Sister Imara" is put to Imara."""
+        pcs = [n for s in self.sheets if s.name != speaker for n in s.names()]
         last = getattr(self, "_spoken_to", None)  # "and where were you?" goes on to whom the table spoke to last
         reading = read_intent(text, npcs=self.world.npcs, pcs=pcs, last_npc=last)
         called = addressed(text) if reading.npc is None and reading.kind in ("talk", "act", "ask") else None
@@ -415,6 +416,7 @@ class GameMaster(PlayerRolls, SessionSetup):
                                          without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)],
                                          powers={s.name: {"spells": list(s.spells), "has": " ".join([s.concept, s.notes, *s.spells, *_carried(s)])}
                                                  for s in self.sheets if s.spells or not s.works_magic(self.ruleset)},
+                                         game_spells=_game_spells(self.ruleset.name),
                                          blind_in_dark=[s.name for s in self.sheets if not s.sees_in_dark(self.ruleset)],
                                          world_answers=world_answers,
                                          **({"lang": self.session.lang} if self.session.lang != "en" else {}))
@@ -497,6 +499,17 @@ class GameMaster(PlayerRolls, SessionSetup):
         sentences = [s for s in sentences if s not in heard] or sentences
         vectors = embed_with("auto", [text, *sentences])  # a Chinese scene is read with the multilingual encoder
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
+
+
+def _game_spells(ruleset: str) -> list[str]:
+    """The game's own spells and powers by name, so "Dutch throws a Bolt" is known for a power his
+    sheet lacks; D&D's single-word spells ("Light", "Shield") are everyday words and stay out."""
+    from .combat.powers import power_book
+    from .combat.spells import spell_book
+
+    if ruleset == "dnd5e":
+        return [s.name for s in spell_book().spells.values() if " " in s.name]
+    return [p.name for p in (getattr(power_book(), ruleset, None) or {}).values()]
 
 
 def _carried(sheet: Any) -> list[str]:

@@ -110,7 +110,8 @@ def _aliases(entry: Any) -> tuple[str, list[str]]:
         name, extra = entry.name, [*getattr(entry, "aliases", []), getattr(entry, "role", "") or ""]
     base = re.sub(r"\s+#?\d+$", "", name)
     role = extra[-1] if extra else ""
-    head = re.findall(r"[a-z][\w-]+", role.lower())[-1:] if role and not isinstance(entry, str) else []  # "the chapel's elderly keeper" → keeper
+    # "the chapel's elderly keeper" → keeper, "captain of the town watch" → captain
+    head = re.findall(r"[a-z][\w-]+", role.lower().split(" of ")[0])[-1:] if role and not isinstance(entry, str) else []
     out = [name, base, first_name(base), *extra, *head, *(a[4:] for a in [name, *extra] if a.lower().startswith("the "))]
     out += [w for w in base.split()[1:] if len(w) > 2 and w[0].isupper()]
     head = base.split()[0] if base.split() else ""
@@ -232,9 +233,16 @@ def _talked_to(text: str, listeners: Sequence[Any]) -> tuple[bool, str | None]:
     opened_to = addressed(text)  # "Abner, come down!": words put to someone by name are talk, questions or not
     if opened_to and (who := named_in(opened_to, listeners)):
         return True, who
+    hailed = re.match(rf"^\s*(?:{_HAIL})?(?:(?:the|old|young)\s+)?([\w'’-]+)\s*,[^?]*\?", text, re.I)
+    called = opened_to or (hailed.group(1) if hailed else None)
+    if called and called.lower() not in _NOT_A_LISTENER | _INTERJECTION_WORDS and "?" in text:
+        return True, named_in(called, listeners)  # "oi granny, how much for the bloodmoss?": put to someone, by a word that is no one's name
     verb = _does(_TALK, plain)
-    if verb is None and not is_talk(text):
+    asked_aloud = any(q.rstrip().endswith("?") for q in _QUOTES.findall(text))  # flips the boy a coin: "Seen anybody, kid?"
+    if verb is None and not (is_talk(text) or asked_aloud):
         return False, None
+    if verb is not None and re.search(r"\b(?:he|she|they|it)(?:\s+(?:is|was|are|were)|['’]s)?\s+$", plain[:verb.start()], re.I):
+        return False, None  # "is he telling the truth?": someone else's words, asked about
     if verb is None:
         return True, _first_named(plain, listeners)
     if re.search(r"\b(?:want|wants|going|need|needs|plan|plans|mean|means|have) to\s+$|\b(?:will|'ll|gonna|shall)\s+$", plain[:verb.start()], re.I):
@@ -271,6 +279,13 @@ def _first_named(text: str, people: Sequence[Any]) -> str | None:
     return min(found)[2] if found else None
 
 
+_OF_THEM = re.compile(r"\b(?:is|was|does|did|has|can|will|would)\s+(?:he|she|they)\b[^.!]*\?", re.I)
+_ASKS_SOMETHING = re.compile(r"\b(?:asks?|asked|asking|inquires?|enquires?|wonders? aloud)\b", re.I)
+_INTERJECTION_WORDS = {"oh", "ah", "uh", "um", "hmm", "well", "yes", "yeah", "no", "wait", "hey", "hi", "hello", "sorry", "please", "right", "alright", "sure"}
+# words an opening address uses for the table or the GM, not for someone in the scene
+_NOT_A_LISTENER = {"gm", "dm", "keeper", "marshal", "narrator", "guys", "everyone", "everybody", "folks", "team", "all", "y'all", "okay", "ok", "so"}
+# a question's first words, after a name said without a comma: "zibzab how much for the fireworks?"
+_ASKING = r"(?:how|what|what's|where|where's|when|who|who's|why|which|is|are|was|were|do|does|did|can|could|would|will|have|has|got|any|anything|seen)\b"
 # a name put to someone: "Excuse me, Maren - ...", "Hey Maren, ...", "Maren: ...", "..., Maren?"
 _HAIL = r"(?:excuse me|pardon me|hey|hi|hello|oi|listen|look|please|sorry|good (?:morning|evening|day))[,!]?\s+"
 _CALL = r"[A-Za-z]{2,8}[,!]\s+"  # any one word called out before the name: "Psst, Snik", "Ahoy, Jeb"
@@ -287,6 +302,8 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
                          text, re.I):
                 return name
             if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up." (the name as written)
+                return name
+            if "?" in text and re.search(rf"^\s*(?:{_HAIL})?{a}\s+{_ASKING}", text, re.I):  # "zibzab how mcuh for the bag??"
                 return name
     return None
 
@@ -309,10 +326,10 @@ def _only_asks(text: str) -> bool:
 _ASIDE = re.compile(r"(?:\s*(?:oh|ooh|okay|ok|wait|hmm+|huh|well|right|alright|so|sorry|yes|no|hey|wow|damn|great|fine|uh|um)[,.!]*)+\s*", re.I)
 
 
-def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None) -> str | None:
-    """Whom a line says "you" to when it names no one: the only NPC in the scene, alive and there, or among
-    several the one this character spoke to last."""
-    if not _YOU.search(without_quotes(text)):
+def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None, anyone: bool = False) -> str | None:
+    """Whom a line says "you" to when it names no one (``anyone``: whom talk that names no one is put to):
+    the only NPC in the scene, alive and there, or among several the one this character spoke to last."""
+    if not anyone and not _YOU.search(without_quotes(text)):
         return None
     here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
     if len(here) == 1:
@@ -361,6 +378,9 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if spoken_to is None and "?" in text and (talks or _only_asks(text) or _asks_you(text)):
         spoken_to = _the_one_here(text, npcs, last_npc)
         talks = talks or spoken_to is not None
+    about_them = _OF_THEM.search(without_quotes(text))  # "watches her face - is she telling the truth?" asks of her, not her
+    if talks and spoken_to is None and not about_them and ("?" in text or _ASKS_SOMETHING.search(without_quotes(text))):
+        spoken_to = _the_one_here(text, npcs, last_npc, anyone=True)  # "finally asks how far it is to the ruins": the one here
     if talks:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     if _only_asks(text):

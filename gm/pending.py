@@ -58,5 +58,5 @@ class PlayerRolls:
             return GMReply(player=player, character=sheet.name, decision="pending", rolls=[rec], pending=list(self.session.pending))
         self.session.pending_turn = None
         reasons = [f"{r.character} — {r.check_name}: {r.target_label} ({r.difficulty_why})" for r in turn.rolls]
-        return await self._finish(turn, reasons, "roll", on_token, started, {}, reading=self._read(turn.text))
+        return await self._finish(turn, reasons, "roll", on_token, started, {}, reading=self._read(turn.text, turn.character))
 

@@ -211,3 +211,15 @@ def test_someone_greeted_by_trade_with_words_before_it_is_talked_to_not_the_one_
     got = read_intent("Marisol greets the old shrine keeper and asks whether there's been any trouble.", npcs=npcs,
                       pcs=["Marisol Ardent", "Marisol"])
     assert (got.kind, got.npc) == ("talk", "Brother Oten Marsh")
+
+
+def test_talk_that_names_no_one_present_goes_to_the_only_npc_here():
+    """Table chat: a name said without a comma, a hail by a word that is no one's name, a question
+    asked aloud while doing something else, a question reported: each is put to the one NPC there."""
+    here = [Npc(name="Wenna Tolly", role="herbwife"), Npc(name="Old Haskel", alive=False)]
+    for line in ("wenna how much for the feverfew??", "oi granny, how much for the feverfew?",
+                 'Brisa flips the kid a copper. "Seen anyone odd round the mill, kid?"',
+                 "Pip hums a tune, admires the bundles and finally asks how fresh the feverfew is."):
+        reading = read_intent(line, npcs=here)
+        assert (reading.kind, reading.npc) == ("talk", "Wenna Tolly"), line
+    assert read_intent("GM, how far is the mill?", npcs=here).npc is None
