@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..act_cues import CUE_CONCEPTS
-from ..gatekeepers import asks_in_words, consoles, informs_willing, keeper_in, said_kind, social_kind
+from ..gatekeepers import _SELF_CLAIM, _presses, asks_in_words, consoles, informs_willing, keeper_in, said_kind, social_kind
 from ..routine_acts import routine_only
 from ..speech import addressed, asks_in_report, asks_only, asks_the_gm, is_talk, narrated, speaks, spoken_checks, without_quotes
 from .scene_facts import is_question
@@ -66,7 +66,7 @@ def impossible_without_magic_rule(ctx: Context) -> Verdict | None:
 @rule("impossible_power", "refuse")
 def impossible_power_rule(ctx: Context) -> Verdict | None:
     """A spell the sheet does not list, or a power nothing on the sheet gives (flight, reading minds...)."""
-    why = impossible_power(ctx.line, ctx.who, ctx.options.get("powers", {}))
+    why = impossible_power(ctx.line, ctx.who, ctx.options.get("powers", {}), ctx.options.get("game_spells", ()))
     return Verdict(IMPOSSIBLE, reason=why) if why else None
 
 
@@ -222,15 +222,19 @@ def world_answers(ctx: Context) -> Verdict | None:
     gone, a request out of character, and what an NPC tells anyone or a number the scene states.
     The last two keep a roll the line makes to sway or read someone or to recall what the character
     knows ("Is she telling us everything?", "Do I know whose banner it is?"): the world's answer is
-    not what that roll is for. The GM reads its world and passes the kind as ``world_answers``."""
+    not what that roll is for. Words that only ask sway no one: "Amos, any wires come for me?" is
+    answered, whatever social check the ranking led with; a plea, a threat or a lie keeps its roll.
+    The GM reads its world and passes the kind as ``world_answers``."""
     kind = ctx.options.get("world_answers")
     if ctx.decision != ROLL or not kind:
         return None
     if kind in ("npc", "fact"):
         # a fact is kept from a knowledge roll; an NPC from words that sway, or (when the line is not
         # said to them) from watching them: "Mr. Vane, what's the game tonight?" is just answered
+        told = without_quotes(ctx.line)
+        sways = said_kind(ctx.line) is not None or _presses(ctx.line) or bool(_LIES.search(told) or _COAXING.search(told) or _SELF_CLAIM.search(ctx.line))
         concepts = [*CUE_CONCEPTS["recall"]] if kind == "fact" else \
-            ["persuade", "deceive", "intimidate", *([] if speaks(ctx.line) else ["read_people"])]
+            [*(["persuade", "deceive", "intimidate"] if sways else []), *([] if speaks(ctx.line) else ["read_people"])]
         kept = {c for concept in concepts for c in ctx.concepts.get(concept, [])}
         known = {f for f, d in (getattr(ctx.pack, "families", {}) or {}).items() if getattr(d, "kind", "") == "skill"}  # named Lores
         if ctx.check in kept or str(ctx.check).split(":")[0] in known:
@@ -264,6 +268,8 @@ def _talk(line: str) -> bool:
     return is_talk(line) or asks_the_gm(line) or asks_in_report(line)
 
 
+# a question put with care to win someone over: "I gently ask the sheriff what weighs on him"
+_COAXING = re.compile(r"\b(?:gently|softly|kindly|warmly|sweetly|tenderly|coaxingly|soothingly|sympathetically|earnestly)\b", re.I)
 _LIES = re.compile(r"\b(?:lies?|lying|claims?|pretends?|poses? as|bluffs?|passes (?:himself|herself|themselves) off)\b", re.I)
 
 

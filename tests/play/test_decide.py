@@ -110,6 +110,11 @@ def test_a_question_the_world_answers_outright_is_settled_without_dice_by_its_ow
     ("npc_gone", "deception", "I ask Oakes about the ledger.", True), ("npc", "survival", "Wren, which way did the cart go?", True),
     ("fact", "perception", "How many coffins are there?", True), ("npc", "insight", "Mr. Vane, what's the game tonight?", True),
     ("npc", "persuasion", "I gently ask the sheriff what weighs on him.", False),
+    # words that only ask sway no one, whatever social check the ranking led with; a plea or a lie keeps it
+    ("npc", "persuasion", "Amos, any letters come for me today?", True),
+    ("npc", "deception", '"Captain," Oskar says, folding his hands, "where was the smuggler last seen?"', True),
+    ("npc", "persuasion", "Please, Marta, I beg you, tell us where he went. The boy's life depends on it!", False),
+    ("npc", "deception", "I tell the clerk I'm the mayor's nephew and ask where the ledger is kept.", False),
     ("npc", "insight", "I watch her hands. Is she telling us everything?", False),
     ("fact", "history", "Do I know whose banner that is?", False),
 ])
