@@ -44,6 +44,7 @@ _SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|rea
                            r"cheat\w*|spoil\w*|answer|solution|solve|twist|culprit|killer|murderer|villain|traps?|trick|"
                            r"going on|up to|plan|plans|the roll|skip|straight|honest\w*|behind (?:it|this|that|all)|afraid|fear\w*|"
                            r"want|wants|motive|who did|whodunn?it|guilty|clue|clues)\b", re.I)
+_REMIND_ME = re.compile(r"\b(?:remind|tell|show|give|let|excuse|pardon)\s+me\b", re.I)  # "tell me" asks; it is not what is asked of
 _ASKS = re.compile(r"\b(?:ask|asks|asked|inquire|inquires|question|questions)\b", re.I)  # "I ask Ruth about her father"
 _PLAYER_LINE = re.compile(r"^(?:[A-Z][\w'’.-]*\s?){1,4}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
 _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|big|heavy|close|near)|what year|which year|how many)\b", re.I)
@@ -439,8 +440,8 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None) -> str:
         text = re.sub(rf"(^|[,;:]\s+|\b(?:and|then|but|that|when|ago|night|morning|yesterday|today)\s+)(?:the\s+)?{re.escape(n)}\b(?=\s+[a-z])",
                       lambda m: m.group(1) + "I", text)
     pronoun = _pronoun_of(npc, world)
-    if pronoun:
-        subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
+    subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
+    if pronoun and (text != sentence or re.match(rf"(?:{subject}|{possessive})\b", sentence, re.I)):  # "a man who signed himself": not them
         text = re.sub(rf"\b{subject}\b", "I", text, flags=re.I)
         text = re.sub(rf"\b{possessive}\b(?=\s+[a-z])(?!\s+(?:and|to|in|at|on|with|from|by|for|as|when|that|then)\b)", "my", text, flags=re.I)
         text = re.sub(rf"\b{'herself' if pronoun == 'she' else 'himself'}\b", "myself", text, flags=re.I)
@@ -622,8 +623,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         return plain if told else Answer("ooc", OOC_REFUSAL, final=True)
     if kind == "talk" and getattr(intent, "npc", None):
         npc = world.npc(intent.npc) if world is not None else None
-        # "my blade" is the asker's: "Ilya's longsword ... will be ready at sundown"
+        # "my blade" is the asker's: "Ilya's longsword ... will be ready at sundown"; "any wires for me?": for Dutch Calloway
         mine = re.sub(r"\bmy\b", f"{first_name(asker)}'s", text) if asker and first_name(asker) else text
+        mine = re.sub(r"\bme\b(?=[^\"“”]*$)", asker, mine) if asker and not _REMIND_ME.search(mine) else mine
         if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?") or _ASKS.search(text)):
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):

@@ -228,6 +228,9 @@ class SessionSetup:
         session (saved every turn, so ``--resume`` and undo bring back who holds what and what was decided)."""
         if getattr(self, "_world_of", None) is not self.session:
             self._world = World.model_validate(self.session.world) if self.session.world else read_world(self.scenario)
+            party = {n.lower() for s in getattr(self, "sheets", []) for n in s.names()}
+            # the prose may name the players' own characters ("Marisol waits with her shield lowered"): no NPC answers for them
+            self._world.npcs = [n for n in self._world.npcs if n.name.lower() not in party and n.name.split()[0].lower() not in party]
             self._world_of = self.session
         return self._world
 

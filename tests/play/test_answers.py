@@ -372,3 +372,33 @@ def test_a_thing_in_view_is_told_as_a_sentence_not_in_the_world_files_shape():
     held = World(npcs=[Npc(name="Sheriff Tull", role="the sheriff")], things=[Thing(name="Tull's whiskey", where="Sheriff Tull")])
     said = choose_answer(read_intent("Where is Tull's whiskey?"), held)
     assert said is not None and said.content == "Sheriff Tull has Tull's whiskey."  # held, not "in Sheriff Tull: there"
+
+
+def test_me_in_a_question_to_an_npc_is_the_one_asking():
+    """"Any wires come for me?" asks after the asker's own name: the clerk tells of the wire for them."""
+    office = World(npcs=[Npc(name="Amos Whitlock", role="operator")], facts=[
+        Fact(text="The stove ticks in the corner and the key clatters now and then."),
+        Fact(text="At noon a wire came for Dutch Calloway from the marshal in Tucson: GANG RIDING FOR YUMA.")])
+    reading = read_intent("Amos, any wires come for me?", npcs=office.npcs)
+    answer = choose_answer(reading, office, asker="Dutch Calloway")
+    assert answer is not None and answer.speaker == "Amos Whitlock" and "YUMA" in answer.quote
+
+
+def test_an_npc_tells_a_scene_sentence_about_someone_else_without_making_it_their_own():
+    """"a man who signed himself 'J. Carrow'" is not the archivist signing; an initial ends no sentence."""
+    archive = World(npcs=[Npc(name="Professor Ezra Whitcombe", role="archivist")], facts=[
+        Fact(text='The Pickering diary was taken out on March 3rd by a man who signed himself "J. Carrow" and gave no address.')])
+    reading = read_intent("Professor Whitcombe, who last borrowed the Pickering diary?", npcs=archive.npcs)
+    answer = choose_answer(reading, archive, asker="Eddie Kowalczyk")
+    assert answer is not None and answer.speaker == "Professor Ezra Whitcombe"
+    assert "signed himself" in answer.quote and "Carrow" in answer.quote
+
+
+def test_a_player_character_the_scene_names_is_no_npc(tmp_path):
+    """"Marisol waits with her shield lowered" names the player's own character: she answers no question."""
+    from gm.table import Scenario
+    scene = Scenario(id="warren", ruleset="pf2e", title="The Warren", opening="",
+                     scene="The mouth of the kobold warren. Marisol waits with her shield lowered beside Old Brannoc, a grizzled miner.")
+    gm = GameMaster("pf2e", scene, ScriptedModel(by_step={"narrate": ["The wind moans."]}, repeat_last=True),
+                    characters=["Marisol Ardent"], memory=False, seed=1, session_path=tmp_path / "w.json")
+    assert gm.world.npc("Marisol") is None and gm.world.npc("Brannoc") is not None
