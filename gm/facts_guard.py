@@ -13,15 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from pipelines.numbers import number_value
 from pipelines.speech import first_name
 
 __all__ = ["quantities", "contradicts_numbers", "speaks_for_the_silent"]
 
-# Hand-written: number words up to the hundreds are all a scene uses for sizes and spans, and the
-# libraries that parse them (word2number) are not among the project's dependencies for one map.
-_UNITS_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-                                           "fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
 _UNIT = {  # the unit's words → one name, so "ft", "foot" and "feet" compare
     "foot": "foot", "feet": "foot", "ft": "foot", "yard": "yard", "yards": "yard", "mile": "mile", "miles": "mile",
     "metre": "metre", "metres": "metre", "meter": "metre", "meters": "metre", "m": "metre", "inch": "inch", "inches": "inch",
@@ -40,32 +36,11 @@ _SPEECH = re.compile(r"\b(?:says?|said|answers?|answered|replies|replied|whisper
                      r"explains?|explained|speaks?|spoke|calls?|called|asks?|asked|nods?|nodded|shrugs?|shrugged|smiles?|smiled|laughs?|laughed)\b", re.I)
 
 
-def _value(words: str) -> float | None:
-    words = words.lower().replace("-", " ").split()
-    if not words:
-        return None
-    if words[0][0].isdigit():
-        return float(words[0].replace(",", ""))
-    total = 0
-    for w in words:
-        if w in ("a", "an"):
-            total += 1
-        elif w == "hundred":
-            total = max(total, 1) * 100
-        elif w in _TENS:
-            total += _TENS[w]
-        elif w in _UNITS_WORDS:
-            total += _UNITS_WORDS[w]
-        else:
-            return None
-    return float(total)
-
-
 def quantities(text: str) -> set[tuple[float, str]]:
     """The (value, unit) pairs a text states: "forty feet" → (40.0, "foot")."""
     out = set()
     for number, unit in _QUANTITY.findall(text):
-        value = _value(number)
+        value = number_value(number) or None
         if value is not None and not (number.lower() in ("a", "an") and unit.lower() in ("m",)):
             out.add((value, _UNIT[unit.lower()]))
     return out

@@ -5,16 +5,15 @@ holding a breath for hours, a jump across a gap the scene says is wider than any
 spell from one whose sheet gives no magic, a thing the era does not have yet... Each is a small
 vocabulary that one short matcher reads: a verb of the speaker's own act (not asked, denied,
 wished, or someone else's), the noun that is its object, and sometimes a number the scene states.
-Every refusal is a ``Reason``: a sentence the GM can say, with the ``kind`` that gave it.
-
-    impossible_act("I hoist the whole assay office onto my back")  # None: "office" is no kind's object
-    impossible_act("I lift the church over my head")               # "no one could move that"
-    impossible_act("Could I lift the church?")                     # None: asked, not done
+Every refusal is a ``Reason``: a sentence the GM can say, with the ``kind`` that gave it
+(``impossible_act("I lift the church over my head")``: "no one could move that"; asked, it is none).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from pipelines.numbers import NUMBER, number_value
 from pipelines.speech import first_name
 
 from .scene_facts import _DETERMINERS, _NOT_AN_ACT, _SELF, KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
@@ -99,32 +98,7 @@ _UNITS = {"foot": 1, "feet": 1, "ft": 1, "yard": 3, "yards": 3, "metre": 3.28, "
           "mile": 5280, "miles": 5280, "km": 3281, "ton": 2000, "tons": 2000, "tonne": 2205, "tonnes": 2205,
           "pound": 1, "pounds": 1, "lb": 1, "lbs": 1}
 _WEIGHTS = {"ton", "tons", "tonne", "tonnes", "pound", "pounds", "lb", "lbs"}
-_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-                                     "fifteen sixteen seventeen eighteen nineteen".split())}
-_SMALL.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90})
-_NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|a|an|half|and|hundred|thousand|" + "|".join(_SMALL) + r")"
-_QUANTITY = re.compile(rf"\b((?:{_NUMBER}[\s-]+)+)({'|'.join(_UNITS)})\b", re.I)
-
-
-def _value(number: str) -> float:
-    total, current = 0.0, 0.0
-    said = [w for w in re.split(r"[\s-]+", number.lower().replace(",", "").strip()) if w]
-    if set(said) - {"a", "an", "and", "half"}:  # "a 60-foot gap": the article is no number
-        said = [w for w in said if w not in ("a", "an")] if not set(said) & {"hundred", "thousand"} else said
-    for w in said:
-        if re.fullmatch(r"\d+(?:\.\d+)?", w):
-            current += float(w)
-        elif w in _SMALL:
-            current += _SMALL[w]
-        elif w == "hundred":
-            current = (current or 1) * 100
-        elif w == "thousand":
-            total, current = total + (current or 1) * 1000, 0.0
-        elif w in ("a", "an") and not current:
-            current = 1
-        elif w == "half":
-            current = 0.5
-    return total + current
+_QUANTITY = re.compile(rf"\b((?:{NUMBER}[\s-]+)+)({'|'.join(_UNITS)})\b", re.I)
 
 
 def _stated(scene: str, quantity: str, near: list[str]) -> list[float]:
@@ -136,7 +110,7 @@ def _stated(scene: str, quantity: str, near: list[str]) -> list[float]:
         for m in _QUANTITY.finditer(sentence):
             if re.match(r"[\s,]*(?:deep|down|high|tall|up|long|below|above|overhead)\b", sentence[m.end():], re.I):
                 continue  # a depth or a height is no width to cross or distance to shoot
-            if (m.group(2).lower() in _WEIGHTS) == (quantity == "weight") and (value := _value(m.group(1))) > 0:
+            if (m.group(2).lower() in _WEIGHTS) == (quantity == "weight") and (value := number_value(m.group(1))) > 0:
                 out.append(value * _UNITS[m.group(2).lower()])
     return out
 
@@ -149,8 +123,8 @@ def _amount(value: float, quantity: str) -> str:
 
 # ---- a journey the time the scene gives cannot hold: "sixty miles before dawn, on foot" ------------
 _HOURS = {"second": 1 / 3600, "minute": 1 / 60, "hour": 1}
-_IN_TIME = re.compile(rf"\bin\s+(?:about\s+|under\s+|only\s+|just\s+|less than\s+)?((?:{_NUMBER}[\s-]+)+)(second|minute|hour)s?\b", re.I)
-_TO_CLOCK = re.compile(rf"\b((?:{_NUMBER}[\s-]+)+)(minute|hour)s?\s+(?:to|before|till|until)\b", re.I)
+_IN_TIME = re.compile(rf"\bin\s+(?:about\s+|under\s+|only\s+|just\s+|less than\s+)?((?:{NUMBER}[\s-]+)+)(second|minute|hour)s?\b", re.I)
+_TO_CLOCK = re.compile(rf"\b((?:{NUMBER}[\s-]+)+)(minute|hour)s?\s+(?:to|before|till|until)\b", re.I)
 _NAMED = {"midnight": 0, "dawn": 6, "sunrise": 6, "daybreak": 6, "noon": 12, "midday": 12, "dusk": 18, "sunset": 18, "sundown": 18}
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b|\bat\s+(\w+)(?:\s+o'clock|\s+sharp)\b|\b(" + "|".join(_NAMED) + r")\b", re.I)
 
@@ -158,14 +132,14 @@ _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b|\bat\s+(\w+)(?:\s+o'clock|\s+shar
 def _hours_left(scene: str) -> float | None:
     """The time the scene gives: "in about a minute", "ten minutes to noon", or from one clock time
     it states to a later one ("8:50 ... sails at nine sharp", "past midnight ... at dawn")."""
-    spans = [_value(m[1]) * _HOURS[m[2].lower()] for m in (*_IN_TIME.finditer(scene), *_TO_CLOCK.finditer(scene))]
+    spans = [number_value(m[1]) * _HOURS[m[2].lower()] for m in (*_IN_TIME.finditer(scene), *_TO_CLOCK.finditer(scene))]
     if spans:
         return min(spans)
     times = []
     for m in _CLOCK.finditer(scene):
         if m[1]:
             times.append(int(m[1]) % 12 + int(m[2]) / 60)
-        elif m[3] and (hour := _value(m[3])):
+        elif m[3] and (hour := number_value(m[3])):
             times.append(hour % 12)
         elif m[4]:
             times.append(float(_NAMED[m[4].lower()]))
@@ -276,9 +250,12 @@ def _claimed(clause: tuple[Word, ...], i: int, actor: str, line: str) -> bool:
     if any(w.low in _UNSURE or w.low.endswith("n't") for w in clause[:i]):
         return False
     first = first_name(actor).lower()
-    for w in reversed(clause[:i]):
+    for k in range(i - 1, -1, -1):
+        w = clause[k]
         if w.low in _SELF or w.low in (first, "he", "she"):
             return True
+        if k and clause[k - 1].low in _PREPOSITIONS:
+            continue  # "kneels beside Tomás and casts": the one beside is no subject
         if w.low in _OTHERS or w.low == "it" or (w.text[0].isupper() and not w.low.endswith(("'s", "s'"))):
             return False
     opener = words(line)[:1]  # no subject in this clause: the line's own ("Brisa kneels beside him, lays ...")
@@ -288,9 +265,24 @@ def _claimed(clause: tuple[Word, ...], i: int, actor: str, line: str) -> bool:
 # unlike ``own_act``, "can" is a claim ("she can breathe underwater") and "him"/"her" are objects ("stares at him and reads")
 _UNSURE = _NOT_AN_ACT - {"can", "must", "be", "been", "being", "or", "may"}
 _OTHERS = {"you", "they", "someone", "somebody", "everyone", "people"}
+_PREPOSITIONS = {"beside", "to", "with", "at", "on", "near", "for", "over", "by", "behind", "past", "toward", "towards", "from", "under", "around"}
 
 
-def impossible_power(line: str, actor: str | None, sheets: dict[str, dict]) -> str | None:
+def _someone_elses_power(line: str, actor: str, sheets: dict[str, dict], known: Iterable[str] = ()) -> str | None:
+    """A spell or power of the game (``known``) or another sheet at the table, named as written
+    (capitalised: "throws a Bolt of holy fire"), worked as the actor's own act with whatever verb."""
+    mine = {s.lower() for s in sheets.get(actor, {}).get("spells", [])}
+    listed = [*known, *(s for name, sheet in sheets.items() if name != actor for s in sheet.get("spells", []))]
+    theirs = {s for s in listed if s.lower() not in mine}
+    for spell in sorted(theirs, key=len, reverse=True):
+        for clause in clauses(line):
+            at = [k for k in range(len(clause)) if " ".join(w.text for w in clause[k:k + len(spell.split())]) == spell]
+            if at and at[0] > 0 and _claimed(clause, at[0], actor, line):
+                return spell
+    return None
+
+
+def impossible_power(line: str, actor: str | None, sheets: dict[str, dict], known: Iterable[str] = ()) -> str | None:
     """Why the act cannot work: it casts a spell the actor's sheet does not list, or works a power
     (flight, invisibility, reading minds, breathing water, healing by prayer) that nothing on the
     sheet gives. ``sheets``: {name: {"spells": [...], "has": everything the sheet says}}."""
@@ -298,7 +290,7 @@ def impossible_power(line: str, actor: str | None, sheets: dict[str, dict]) -> s
     if sheet is None:
         return None
     first = first_name(actor)
-    spell = named_spell(line, actor)
+    spell = named_spell(line, actor) or _someone_elses_power(line, actor, sheets, known)
     if spell and spell.lower() not in {s.lower() for s in sheet["spells"]}:
         return Reason(f"{first}'s sheet has no {spell}" + (f" (spells: {', '.join(sheet['spells'])})" if sheet["spells"] else ""), "spell")
     has = " ".join(sheet["has"].lower().split())

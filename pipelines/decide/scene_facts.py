@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 from lemminflect import getAllLemmas, getLemma
 
+from pipelines.english import parse
 from pipelines.speech import first_name
 
 KINDS = Path(__file__).with_name("impossible_kinds.yaml")  # the kinds of impossible act, and the scene's ruin words, as data
@@ -31,7 +32,7 @@ __all__ = ["KINDS", "kinds_file", "Word", "words", "clauses", "lemmas", "find", 
 
 _DETERMINERS = {"the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "this", "that", "these", "those", "whole",
                 "entire", "some", "one", "two", "three", "every", "each", "both", "all", "another", "other", "same", "nearest"}
-_FUNCTION = {"and", "or", "but", "of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over",
+_FUNCTION = {"and", "or", "but", "of", "in", "on", "at", "to", "from", "by", "with", "for", "into", "onto", "across", "over", "about",
              "under", "through", "around", "near", "behind", "between", "along", "past", "up", "down", "off", "out", "above",
              "below", "against", "toward", "towards", "upon", "when", "as", "so", "than", "who", "which", "that", "it", "is",
              "are", "was", "were", "be", "been", "has", "have", "had", "not", "now", "then", "just", "back", "until", "while",
@@ -128,7 +129,7 @@ def names(head: str | None, thing: str) -> bool:
     """The line's word names the thing: the same noun lemma, or one ends the other's compound ("rowboat", "boat")."""
     if not head:
         return False
-    a, b = getLemma(head, upos="NOUN")[0], getLemma(thing, upos="NOUN")[0]
+    a, b = getLemma(head.lower(), upos="NOUN")[0], getLemma(thing.lower(), upos="NOUN")[0]
     short, long_ = sorted((a, b), key=len)
     return a == b or (len(short) >= 4 and long_.endswith(short))
 
@@ -202,8 +203,10 @@ def _statement(clause: tuple[Word, ...]) -> tuple[str, str] | None:
         said.append(low[j])
         j += 1
     for state in sorted(_vocab()["states"], key=len, reverse=True):
-        if j in find(clause, state, j) and (j + len(state.split()) >= len(low) or low[j + len(state.split())] != "up"):
-            return head, f"the {' '.join(said)} {state}"
+        k = j + len(state.split())
+        if j not in find(clause, state, j) or low[k:k + 1] == ["up"]:
+            continue
+        return head, f"the {' '.join(said)} {state}"
     return None
 
 
@@ -220,6 +223,11 @@ def gone_things(scene: str) -> dict[str, str]:
             starts = [0] + [k for k, w in enumerate(said) if k and w.low in _DETERMINERS]
             if (fact := next(filter(None, (_statement(said[k:]) for k in starts)), None)) is not None:
                 found.setdefault(*fact)
+    for verb in (t for t in (parse(scene) or ()) if t.pos_ == "VERB" and t.dep_ not in ("amod", "acl") and all(c.dep_ != "neg" for c in t.children)):
+        # what the scene says something did to it (not "haven't taken"), read from the parse: "last night's flood sank the barge"
+        state = next((s for s in [*_vocab()["states"], *_vocab()["kills"]] if " " not in s and getLemma(s, upos="VERB")[0] == getLemma(verb.lower_, upos="VERB")[0]), None)
+        for thing in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and state):
+            found.setdefault(thing.lower_, f"{'' if thing.pos_ == 'PROPN' else 'the '}{thing.text} was {state}")
     return found
 
 
@@ -249,7 +257,7 @@ def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
                     thing = next((t for t in things if names(head, t)), None)
                     if thing is None or not own_act(clause, i, actor):
                         continue
-                    dead = things[thing].endswith("dead")
+                    dead = things[thing].endswith(("dead", *_vocab()["kills"]))
                     away = dead or re.search(r"\b(?:gone|missing|left|rode)\b", things[thing])  # the dead and the departed do not answer
                     if (bool(away) if group == "speaks" else not dead) or (dead and verb in ("ride", "mount", "saddle")):
                         return vocab["reason"].format(fact=things[thing])

@@ -121,6 +121,7 @@ def test_magic_is_refused_only_to_those_without_it():
     ("I use the computer to search the records.", "", 1925, "computers in the 1920s"),
     ("Hosea climbs into the caboose and radios the depot for a relief engine.", "The winter of 1879, snowed in.", None, "no radio in 1879"),
     ("I'll phone the marshal in Tucson.", "Tombstone, 1872.", None, "no telephones in 1872"),
+    ("ok dutch jumps in a pickup truck n floors it after em", "1879, Arizona Territory.", None, "no motor cars in 1879"),
 ])
 def test_things_the_era_does_not_have(line, scene, year, what):
     why = impossible_in_era(line, scene, year, "the 1920s" if year == 1925 else "the West")
@@ -171,6 +172,9 @@ def test_what_the_numbers_allow_is_left_to_the_dice(line, scene):
     ("I cross the footbridge to the mill.", "Beyond the hedge the old footbridge has collapsed into the stream.", "footbridge has collapsed"),
     ("Tess draws a bucket of water from the cistern.", "The cistern under the courtyard ran dry in the summer.", "cistern ran dry"),
     ("I ask the ferryman to take us over.", "The ferryman rode off at first light and has not come back.", "ferryman rode off"),
+    # what the scene says something did to it (read from the parse): the act needs it whole, or them alive
+    ("we hop on the skiff and row out to the island", "The storm sank the skiff at its mooring; only its mast shows.", "the skiff was sunk"),
+    ("Tess goes to the chapel to ask Father Willem about the bells.", "The village buried Father Willem on Sunday.", "Willem was buried"),
 ])
 def test_a_thing_or_person_the_scene_says_is_gone(line, scene, said):
     why = impossible_in_scene(line, scene, "Tess Marrow")
@@ -201,6 +205,8 @@ SHEETS = {"Dr. Ada Quill": {"spells": ["Shrivelling"], "has": "occultist Shrivel
     ("Tess Marrow", "I turn invisible and walk past the guards.", "no way to turn invisible"),
     ("Tess Marrow", "Tess swims down to the wreck, she can breathe underwater anyway.", "no way to breathe underwater"),
     ("Tess Marrow", "Tess lays hands on the boy and prays to heal his wound.", "no healing magic"),
+    ("Tess Marrow", "Tess kneels beside Ada and casts Shrivelling at the cultist.", "Tess's sheet has no Shrivelling"),  # Ada is no subject
+    ("Tess Marrow", "Tess hurls a Shrivelling from her open palm at the cultist.", "Tess's sheet has no Shrivelling"),  # Ada's, whatever the verb
 ])
 def test_a_spell_or_power_the_sheet_does_not_give_is_refused(actor, line, said):
     why = impossible_power(line, actor, SHEETS)
