@@ -53,7 +53,7 @@ _PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|it
 _UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the))\s+(?:late|dead)\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
 _DEAD = re.compile(r"\b(?:late|dead|died|killed|slain|murdered|drowned|buried|deceased|passed away|ghost of|body of|remains of)\b", re.I)
 _ABSENT = re.compile(r"\b(?:missing|vanished|disappeared|absent|gone|away|not been seen|lost at sea|fled|left (?:town|the \w+))\b", re.I)
-_ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Mt|Capt|Sgt|Lt|Col|Gen|Prof|Rev|No|vs|etc)\.$")
+_ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Mt|Capt|Sgt|Lt|Col|Gen|Prof|Rev|No|vs|etc|[A-Z])\.$")  # "J. Carrow": an initial ends no sentence
 
 
 def sentences(text: str) -> list[str]:

@@ -219,3 +219,8 @@ def test_a_place_set_beside_its_name_is_no_one_and_a_preposition_is_no_trade():
     assert world.npc("Gorsedd") is None
     assert all("through" not in a for n in world.npcs for a in [n.role, *n.aliases])
     assert {"card dealer", "dealer"} <= set(world.npc("Ruby Sollis").aliases)  # "I ask the card dealer ..." is put to her
+
+
+def test_an_initial_does_not_end_a_sentence():
+    from gm.world.reader import sentences
+    assert sentences('It was signed by "J. Carrow" in March. Nobody saw him.') == ['It was signed by "J. Carrow" in March.', "Nobody saw him."]
