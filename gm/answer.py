@@ -359,7 +359,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
             if item.checks and not set(item.checks) & set(found_checks):
                 return Answer("npc_gated", f"{name} is not ready to tell that.", speaker=name,
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
-            return Answer("npc", item.answer, speaker=name, quote=item.answer, keys=content_keys(item.answer, asked=asked))
+            quote = _in_their_words(item.answer, npc, world, own=True)
+            return Answer("npc", item.answer, speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
     told = _facts(world, hidden)
     asked = _without_name(the_question(question), npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
     only = None
@@ -425,10 +426,12 @@ _SUBJECT_VERB = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": 
 _NOT_VERBS = {"always", "perhaps", "sometimes", "as", "this", "its", "thus", "plus", "less", "unless", "across", "us", "was"}
 
 
-def _in_their_words(sentence: str, npc: Any, world: Any = None) -> str:
+def _in_their_words(sentence: str, npc: Any, world: Any = None, own: bool = False) -> str:
     """A scene sentence about an NPC as they would say it: their name and their pronoun as its subject become "I",
     their possessive "my" ("Gull saw the keeper row out" → "I saw the keeper row out"; "Her ledger shows" → "My
-    ledger shows"). Pronouns are theirs only when the scene calls them so; objects ("hit him") are left alone."""
+    ledger shows"). Pronouns are theirs only when the scene calls them so, and in a scene sentence only when it names
+    them or opens with them (``own``: what they know, written of them: "she has no key" → "I have no key");
+    objects ("hit him") are left alone."""
     names = sorted({n for n in [npc.name, *getattr(npc, "aliases", []), " ".join(w for w in npc.name.split() if w.lower().rstrip(".") not in _TITLES)]
                     if n} | {w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES and w[0].isupper()}, key=len, reverse=True)
     text = sentence
@@ -441,7 +444,7 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None) -> str:
                       lambda m: m.group(1) + "I", text)
     pronoun = _pronoun_of(npc, world)
     subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
-    if pronoun and (text != sentence or re.match(rf"(?:{subject}|{possessive})\b", sentence, re.I)):  # "a man who signed himself": not them
+    if pronoun and (own or text != sentence or re.match(rf"(?:{subject}|{possessive})\b", sentence, re.I)):  # "a man who signed himself": not them
         text = re.sub(rf"\b{subject}\b", "I", text, flags=re.I)
         text = re.sub(rf"\b{possessive}\b(?=\s+[a-z])(?!\s+(?:and|to|in|at|on|with|from|by|for|as|when|that|then)\b)", "my", text, flags=re.I)
         text = re.sub(rf"\b{'herself' if pronoun == 'she' else 'himself'}\b", "myself", text, flags=re.I)
@@ -461,7 +464,13 @@ def _agree(m: re.Match) -> str:
 
 
 def _pronoun_of(npc: Any, world: Any) -> str:
-    """"she" or "he" as the scene first calls the NPC after naming them; "" when it does not say."""
+    """"she" or "he" as their role says (a daughter, a widow), else as the scene first calls the NPC after naming
+    them; "" when neither says."""
+    role = (getattr(npc, "role", "") or "").lower()
+    if re.search(r"(?:woman|wife|widow|girl|mother|sister|daughter|lady|ess|maid)\b", role):
+        return "she"
+    if re.search(r"\b(?:man|husband|boy|father|brother|son|lord|king|monk|priest)\b", role):
+        return "he"
     words = [w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES] or [npc.name]
     text = " ".join(f.text for f in getattr(world, "facts", []) or [] if getattr(f, "source", "") != "decided")
     for w in words:
@@ -470,8 +479,7 @@ def _pronoun_of(npc: Any, world: Any) -> str:
             found = re.search(r"\b(she|her|herself|he|his|him|himself)\b", text[at.end():at.end() + 200], re.I)
             if found:
                 return "she" if found.group(1).lower().startswith(("she", "her")) else "he"
-    role = (getattr(npc, "role", "") or "").lower()
-    return "she" if re.search(r"(?:woman|wife|widow|girl|mother|sister|daughter|lady|ess|maid)\b", role) else ""
+    return ""
 
 
 def _named_things(text: str, world: Any, npc: Any = None) -> set[str]:
@@ -509,7 +517,8 @@ def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
     told = {" ".join(f.text.lower().split()) for f in facts}
     derived = [_Said(text, [name], derived=True) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
     secret = [set(_content_words(h)) for h in hidden]  # the scene's own sentences are public as written; only what is derived is checked
-    derived = [f for f in derived if not any(len(set(_content_words(f.text)) & h) >= 2 for h in secret)]
+    # ("the lighthouse door is fifty yards away" shares two words with the wet prints that lead to it, and gives nothing away)
+    derived = [f for f in derived if not any(_gives_away(set(_content_words(f.text)), h) for h in secret)]
     # a long sentence's clauses stand alone too: "..., and someone has been digging under the assay office next door"
     # answers "what's next door?" better than the gambler and the sheriff it begins with
     parts = [_Said(c, list(getattr(f, "about", []) or []), derived=True) for f in facts for c in _clauses(f.text)]

@@ -223,11 +223,11 @@ def gone_things(scene: str) -> dict[str, str]:
             starts = [0] + [k for k, w in enumerate(said) if k and w.low in _DETERMINERS]
             if (fact := next(filter(None, (_statement(said[k:]) for k in starts)), None)) is not None:
                 found.setdefault(*fact)
-    for verb in (t for t in (parse(scene) or ()) if t.pos_ == "VERB" and t.dep_ not in ("amod", "acl") and all(c.dep_ != "neg" for c in t.children)):
-        # what the scene says something did to it (not "haven't taken"), read from the parse: "last night's flood sank the barge"
-        state = next((s for s in [*_vocab()["states"], *_vocab()["kills"]] if " " not in s and getLemma(s, upos="VERB")[0] == getLemma(verb.lower_, upos="VERB")[0]), None)
+    for verb in (t for t in (parse(scene) or ()) if t.tag_ == "VBD" and any(c.dep_ == "nsubj" for c in t.children) and all(c.dep_ != "neg" for c in t.children)):
+        # what the scene says was done to it (the parse): "the flood sank the barge"; only a verb that ends a thing, said as done
+        state = next((s for s in _vocab()["ended_by"] if getLemma(verb.lower_, upos="VERB")[0] == s), None)
         for thing in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and state):
-            found.setdefault(thing.lower_, f"{'' if thing.pos_ == 'PROPN' else 'the '}{thing.text} was {state}")
+            found.setdefault(thing.lower_, f"{'' if thing.pos_ == 'PROPN' else 'the '}{thing.text} was {_vocab()['ended_by'][state]}")
     return found
 
 
@@ -257,7 +257,7 @@ def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
                     thing = next((t for t in things if names(head, t)), None)
                     if thing is None or not own_act(clause, i, actor):
                         continue
-                    dead = things[thing].endswith(("dead", *_vocab()["kills"]))
+                    dead = things[thing].endswith(("dead", "buried", "killed", "slain", "murdered"))
                     away = dead or re.search(r"\b(?:gone|missing|left|rode)\b", things[thing])  # the dead and the departed do not answer
                     if (bool(away) if group == "speaks" else not dead) or (dead and verb in ("ride", "mount", "saddle")):
                         return vocab["reason"].format(fact=things[thing])
