@@ -44,6 +44,8 @@ _SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|rea
                            r"cheat\w*|spoil\w*|answer|solution|solve|twist|culprit|killer|murderer|villain|traps?|trick|"
                            r"going on|up to|plan|plans|the roll|skip|straight|honest\w*|behind (?:it|this|that|all)|afraid|fear\w*|"
                            r"want|wants|motive|who did|whodunn?it|guilty|clue|clues)\b", re.I)
+# "ask her to wait by the stove": a favour asked, not a question
+_ASKS_A_DEED = re.compile(r"\bask(?:s|ed)?\s+(?:[\w'’]+\s+){0,3}?to\s+(?!tell\b|say\b|explain\b|describe\b|show\b)[a-z]+", re.I)
 _REMIND_ME = re.compile(r"\b(?:remind|tell|show|give|let|excuse|pardon)\s+me\b", re.I)  # "tell me" asks; it is not what is asked of
 _ASKS = re.compile(r"\b(?:ask|asks|asked|inquire|inquires|question|questions)\b", re.I)  # "I ask Ruth about her father"
 _PLAYER_LINE = re.compile(r"^(?:[A-Z][\w'’.-]*\s?){1,4}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
@@ -635,7 +637,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         # "my blade" is the asker's: "Ilya's longsword ... will be ready at sundown"; "any wires for me?": for Dutch Calloway
         mine = re.sub(r"\bmy\b", f"{first_name(asker)}'s", text) if asker and first_name(asker) else text
         mine = re.sub(r"\bme\b(?=[^\"“”]*$)", asker, mine) if asker and not _REMIND_ME.search(mine) else mine
-        if npc is not None and (getattr(intent, "question", False) or text.rstrip().endswith("?") or _ASKS.search(text)):
+        asked = getattr(intent, "question", False) or text.rstrip().endswith("?") or (_ASKS.search(text) and not _ASKS_A_DEED.search(text))
+        if npc is not None and asked:
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)

@@ -402,3 +402,8 @@ def test_a_player_character_the_scene_names_is_no_npc(tmp_path):
     gm = GameMaster("pf2e", scene, ScriptedModel(by_step={"narrate": ["The wind moans."]}, repeat_last=True),
                     characters=["Marisol Ardent"], memory=False, seed=1, session_path=tmp_path / "w.json")
     assert gm.world.npc("Marisol") is None and gm.world.npc("Brannoc") is not None
+
+
+def test_a_favour_asked_of_an_npc_is_no_question_to_answer_from_what_they_know():
+    assert ask("I tell Ruth we'll find her father, and ask her to wait by the stove.") is None
+    assert ask("I ask Ruth to tell me when she last saw her father.").kind == "npc"
