@@ -244,3 +244,13 @@ def test_the_scene_tail_keeps_the_last_sentences():
     scene = " ".join(f"Sentence number {i} is here." for i in range(100))
     tail = scene_tail(scene)
     assert tail.endswith("Sentence number 99 is here.") and "number 1 is" not in tail
+
+
+def test_the_learned_vote_never_refuses_an_act_that_reaches_for_a_scenario_secret():
+    """The scenario says the broken stair can be climbed (a secret found by climbing it): the vote's doubt is no reason."""
+    line = "I climb the broken stair up into the bell tower."
+    def ctx(**options):
+        return Context(line=line, act=line, scene="", speaker="Brisa", who="Brisa", pack=DND, decision=ROLL,
+                       check="athletics", ranked=["athletics"], p_unworkable=0.9, options={"refuse_at": 0.5, **options})
+    assert apply_rules(ctx(), ["impossible_learned"]).decision == IMPOSSIBLE
+    assert apply_rules(ctx(hint_checks=["athletics", "acrobatics"]), ["impossible_learned"]).decision == ROLL
