@@ -328,7 +328,7 @@ class GameMaster(PlayerRolls, SessionSetup):
             request.struck = any(e.hit for e in mine) if mine else None  # the words must tell the hit or the miss the dice made
             request.struck_at = [e.target for e in mine if e.target]
         narration = await narrate(self.model, request, on_token=relay)
-        turn.narration = narration.text
+        turn.narration = _quotes_closed(narration.text)
         if request.answer is None and decision == "no_roll" and not events and reading is not None and reading.kind == "ask" and not narration.fell_back:
             remember_decided(self.world, turn.text, narration.text, len(self.session.turns))  # the same question, the same answer
         turn.notes += narration.notes
@@ -499,6 +499,12 @@ class GameMaster(PlayerRolls, SessionSetup):
         sentences = [s for s in sentences if s not in heard] or sentences
         vectors = embed_with("auto", [text, *sentences])  # a Chinese scene is read with the multilingual encoder
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
+
+
+def _quotes_closed(text: str) -> str:
+    """The words with a quote the model left open closed at their end: the log keeps whole quotes, so a later
+    recall of what was said never runs on into the turns after it."""
+    return f'{text}"' if (text.count('"') + text.count("“") + text.count("”")) % 2 else text
 
 
 def _game_spells(ruleset: str) -> list[str]:

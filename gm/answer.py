@@ -32,6 +32,7 @@ OOC_REFUSAL = "That's for your characters to find out in the game; ask or look i
 # cosine similarity (MiniLM) a knowledge topic or a fact must reach to answer the question
 TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
+KEYWORD_BONUS = 0.1  # a knowledge topic's own keyword said in the question
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
 _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+\s+){0,2}?(?:name|password|word|phrase|number|price|sum|amount|"
                      r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade|have|hold|show|play|win|lose|draw|offer|want)|"
@@ -205,13 +206,15 @@ def _whole_quotes(said: list[str]) -> list[str]:
     that says who speaks ("Meska turns the scale and sniffs." + "\"Forty gold. Not a copper more.\""): a recalled offer
     keeps who made it."""
     out: list[str] = []
-    open_quote = False
+    open_quote, joined = False, 0
     for s in said:
         starts = s.lstrip()[:1] in "\"“" and not _PLAYER_LINE.match(s)
-        if out and (open_quote or (starts and not _PLAYER_LINE.match(out[-1]) and out[-1].count('"') + out[-1].count("“") == 0)):
-            out[-1] = f"{out[-1]} {s}"
+        if out and joined < 3 and not _PLAYER_LINE.match(s) and (
+                open_quote or (starts and not _PLAYER_LINE.match(out[-1]) and out[-1].count('"') + out[-1].count("“") == 0)):
+            out[-1], joined = f"{out[-1]} {s}", joined + 1  # a quote left open never swallows the turns after it
         else:
             out.append(s)
+            joined = 0
         marks = out[-1].count('"') + out[-1].count("“") + out[-1].count("”")
         open_quote = marks % 2 == 1
     return out
@@ -352,7 +355,10 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         keys = [" ".join([k.topic, *k.keywords]) for k in knows] + [k.answer for k in knows if k.free]
         owner = list(range(len(knows))) + [i for i, k in enumerate(knows) if k.free]
         asked = _without_name(the_question(question), npc)
-        at, score = _best(asked, keys, embed, _measure_bonus(asked, keys))
+        # a keyword the scenario gives, said in the question, counts for its topic: "what are the stakes?" → the game
+        said = [KEYWORD_BONUS if any(re.search(rf"\b{re.escape(w)}\b", asked, re.I) for w in k.keywords) else 0.0 for k in knows]
+        said += [0.0] * (len(keys) - len(said))
+        at, score = _best(asked, keys, embed, [m + s for m, s in zip(_measure_bonus(asked, keys), said)])
         at = owner[at] if at >= 0 else at
         if at >= 0 and score >= TOPIC_MATCH:
             item = knows[at]

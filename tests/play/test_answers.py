@@ -407,3 +407,10 @@ def test_a_player_character_the_scene_names_is_no_npc(tmp_path):
 def test_a_favour_asked_of_an_npc_is_no_question_to_answer_from_what_they_know():
     assert ask("I tell Ruth we'll find her father, and ask her to wait by the stove.") is None
     assert ask("I ask Ruth to tell me when she last saw her father.").kind == "npc"
+
+
+def test_a_quote_left_open_never_swallows_the_turns_after_it():
+    from gm.answer import _whole_quotes
+    said = ['Sheriff Tull stares into his glass. "Someone has been digging next door.', "Dutch Calloway: I order a whiskey.",
+            "Dutch leans on the bar.", "Dutch Calloway: I bet ten dollars.", "The dealer turns a card."]
+    assert len(_whole_quotes(said)) == 5
