@@ -36,7 +36,7 @@ from . import language
 from .answer import Answer, answers_without_dice, choose_answer, remember_decided
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
-from .clues import fits, reaching_for
+from .clues import fits, meant, reaching_for
 from .combat import Combat, CombatError, CombatEvent
 from .dice import roll as roll_dice
 from .intent import Intent, read_intent
@@ -412,6 +412,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         result = await self.pipeline.run(instance, self.model, pack=self.ruleset, prompts_dir=str(PROMPTS),
                                          scene=self.scenario.public_scene(set(self.session.revealed)),
                                          hint_checks=list(secret.checks) if secret else [],
+                                         secret_meant=bool(secret) and meant(secret, said.text),
                                          own_checks={s.name: [k for keys in s.check_keys().values() for k in keys] for s in self.sheets},
                                          without_magic=[s.name for s in self.sheets if not s.works_magic(self.ruleset)],
                                          powers={s.name: {"spells": list(s.spells), "has": " ".join([s.concept, s.notes, *s.spells, *_carried(s)])}

@@ -21,6 +21,7 @@ from .table import Scenario, Secret
 __all__ = ["reaching_for", "fits", "is_talk", "MEANING", "MEANING_WITH_WORD"]
 
 MEANING = 0.55  # similarity to the trigger that is enough on its own
+THE_ACT = 0.7  # ... the trigger's very act (the stair climbed 0.91, "the stairs to the bell tower" 0.80; the altar hurled 0.57)
 MEANING_WITH_WORD = 0.3  # ... or with one of the secret's keywords in the line
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -59,6 +60,13 @@ def reaching_for(scenario: Scenario, line: str, revealed: set[str] | list[str] =
             if best is None or score > best[0]:
                 best = (score, secret)
     return best[1] if best else None
+
+
+def meant(secret: Secret, line: str, *, embed: Embed | None = None) -> bool:
+    """Whether the line is the very act the secret's trigger describes (on meaning alone, not a shared keyword):
+    "I climb the broken stair up into the bell tower" for "climbing the broken stair up into the bell tower"."""
+    vectors = (embed or _default_embed)([line, secret.trigger or " ".join(secret.keywords) or secret.text])
+    return float(vectors[1] @ vectors[0]) >= THE_ACT
 
 
 def fits(secret: Secret, check_id: str) -> bool:

@@ -84,9 +84,12 @@ def impossible_learned(ctx: Context) -> Verdict | None:
     past the bar that refuses at most 0.05% of held-out real turns. Words are never refused by it
     (a question, talk, a question told: "I ask Vane where he learned to play"): only deeds. Nor an act
     that reaches for one of the scenario's secrets: the scenario itself says it can be done ("I climb the
-    broken stair up into the bell tower" is how the reliquary is found)."""
+    broken stair up into the bell tower" is how the reliquary is found): the act the secret's trigger
+    describes, not one that shares a word with it ("I hurl the whole stone altar through the roof")."""
     at = ctx.options.get("refuse_at")
-    if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line) or ctx.options.get("hint_checks"):
+    if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line):
+        return None
+    if ctx.options.get("secret_meant"):
         return None
     return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
 

@@ -253,4 +253,5 @@ def test_the_learned_vote_never_refuses_an_act_that_reaches_for_a_scenario_secre
         return Context(line=line, act=line, scene="", speaker="Brisa", who="Brisa", pack=DND, decision=ROLL,
                        check="athletics", ranked=["athletics"], p_unworkable=0.9, options={"refuse_at": 0.5, **options})
     assert apply_rules(ctx(), ["impossible_learned"]).decision == IMPOSSIBLE
-    assert apply_rules(ctx(hint_checks=["athletics", "acrobatics"]), ["impossible_learned"]).decision == ROLL
+    assert apply_rules(ctx(hint_checks=["athletics"], secret_meant=True), ["impossible_learned"]).decision == ROLL
+    assert apply_rules(ctx(hint_checks=["athletics"]), ["impossible_learned"]).decision == IMPOSSIBLE  # a shared word is not the act

@@ -759,3 +759,13 @@ def test_a_question_put_to_the_one_turned_to_is_answered_by_them(line, told):
     from pipelines.speech import asks_in_report
 
     assert asks_in_report(line) is told
+
+
+def test_the_act_a_secret_describes_is_told_from_one_that_shares_its_words():
+    from gm.clues import meant, reaching_for
+    from gm.table import load_scenario
+    chapel = load_scenario("drowned_chapel")
+    stair = reaching_for(chapel, "I climb the broken stair up into the bell tower.")
+    altar = reaching_for(chapel, "I pick up the whole stone altar and hurl it up through the chapel roof.")
+    assert meant(stair, "I climb the broken stair up into the bell tower.")
+    assert altar is not None and not meant(altar, "I pick up the whole stone altar and hurl it up through the chapel roof.")
