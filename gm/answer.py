@@ -46,7 +46,7 @@ _SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|rea
                            r"going on|up to|plan|plans|the roll|skip|straight|honest\w*|behind (?:it|this|that|all)|afraid|fear\w*|"
                            r"want|wants|motive|who did|whodunn?it|guilty|clue|clues)\b", re.I)
 # "ask her to wait by the stove": a favour asked, not a question
-_ASKS_A_DEED = re.compile(r"\bask(?:s|ed)?\s+(?:[\w'’]+\s+){0,3}?to\s+(?!tell\b|say\b|explain\b|describe\b|show\b)[a-z]+", re.I)
+_ASKS_A_DEED = re.compile(r"\bask(?:s|ed)?\s+(?:him|her|them|(?:the\s+)?[\w'’]+(?:\s+[A-Z][\w'’]+)?)\s+to\s+(?!tell\b|say\b|explain\b|describe\b|show\b)[a-z]+", re.I)
 _REMIND_ME = re.compile(r"\b(?:remind|tell|show|give|let|excuse|pardon)\s+me\b", re.I)  # "tell me" asks; it is not what is asked of
 _ASKS = re.compile(r"\b(?:ask|asks|asked|inquire|inquires|question|questions)\b", re.I)  # "I ask Ruth about her father"
 _PLAYER_LINE = re.compile(r"^(?:[A-Z][\w'’.-]*\s?){1,4}: ")  # "Ilya Thorncastle: I look over the pews" (the table's record of a player's line)
@@ -209,9 +209,9 @@ def _whole_quotes(said: list[str]) -> list[str]:
     open_quote, joined = False, 0
     for s in said:
         starts = s.lstrip()[:1] in "\"“" and not _PLAYER_LINE.match(s)
-        if out and joined < 3 and not _PLAYER_LINE.match(s) and (
+        if out and joined < 8 and not _PLAYER_LINE.match(s) and (
                 open_quote or (starts and not _PLAYER_LINE.match(out[-1]) and out[-1].count('"') + out[-1].count("“") == 0)):
-            out[-1], joined = f"{out[-1]} {s}", joined + 1  # a quote left open never swallows the turns after it
+            out[-1], joined = f"{out[-1]} {s}", joined + 1  # a quote left open never swallows a player's turn or a whole scene
         else:
             out.append(s)
             joined = 0
@@ -452,7 +452,9 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None, own: bool = Fals
                       lambda m: m.group(1) + "I", text)
     pronoun = _pronoun_of(npc, world)
     subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
-    if pronoun and (own or text != sentence or re.match(rf"(?:{subject}|{possessive})\b", sentence, re.I)):  # "a man who signed himself": not them
+    # "two nights ago she saw" is the goatherd's own sight; "by a man who signed himself" is someone else's
+    other = re.search(r"\b(?:a|an|the|one|another|some)\s+(?:[a-z]+\s+)?(?:man|fellow|boy|gentleman|stranger|woman|girl|lady)\b", sentence, re.I)
+    if pronoun and (own or text != sentence or not other):
         text = re.sub(rf"\b{subject}\b", "I", text, flags=re.I)
         text = re.sub(rf"\b{possessive}\b(?=\s+[a-z])(?!\s+(?:and|to|in|at|on|with|from|by|for|as|when|that|then)\b)", "my", text, flags=re.I)
         text = re.sub(rf"\b{'herself' if pronoun == 'she' else 'himself'}\b", "myself", text, flags=re.I)
@@ -525,8 +527,13 @@ def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
     told = {" ".join(f.text.lower().split()) for f in facts}
     derived = [_Said(text, [name], derived=True) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
     secret = [set(_content_words(h)) for h in hidden]  # the scene's own sentences are public as written; only what is derived is checked
-    # ("the lighthouse door is fifty yards away" shares two words with the wet prints that lead to it, and gives nothing away)
-    derived = [f for f in derived if not any(_gives_away(set(_content_words(f.text)), h) for h in secret)]
+    # (two words shared with a secret hold it back, unless the scene says them openly: "the lighthouse door is fifty yards
+    # away" shares them with the wet prints that lead to it, but the scene itself speaks of the lighthouse door)
+    public = {w for f in facts for w in _content_words(f.text)}
+    def holds_back(words: set[str], secret_words: set[str]) -> bool:
+        shared = words & secret_words
+        return _gives_away(words, secret_words) or (len(shared) >= 2 and not shared <= public)
+    derived = [f for f in derived if not any(holds_back(set(_content_words(f.text)), h) for h in secret)]
     # a long sentence's clauses stand alone too: "..., and someone has been digging under the assay office next door"
     # answers "what's next door?" better than the gambler and the sheriff it begins with
     parts = [_Said(c, list(getattr(f, "about", []) or []), derived=True) for f in facts for c in _clauses(f.text)]

@@ -280,6 +280,7 @@ def _first_named(text: str, people: Sequence[Any]) -> str | None:
 
 
 _OF_THEM = re.compile(r"\b(?:is|was|does|did|has|can|will|would)\s+(?:he|she|they)\b[^.!]*\?", re.I)
+_OWN_PAST = re.compile(r"\b(?:was|were|did|am|are|should)\s+(?:i|we)\b", re.I)
 _ASKS_SOMETHING = re.compile(r"\b(?:asks?|asked|asking|inquires?|enquires?|wonders? aloud)\b", re.I)
 _INTERJECTION_WORDS = {"oh", "ah", "uh", "um", "hmm", "well", "yes", "yeah", "no", "wait", "hey", "hi", "hello", "sorry", "please", "right", "alright", "sure"}
 # words an opening address uses for the table or the GM, not for someone in the scene
@@ -378,7 +379,8 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if spoken_to is None and "?" in text and (talks or _only_asks(text) or _asks_you(text)):
         spoken_to = _the_one_here(text, npcs, last_npc)
         talks = talks or spoken_to is not None
-    about_them = _OF_THEM.search(without_quotes(text))  # "watches her face - is she telling the truth?" asks of her, not her
+    # "watches her face - is she telling the truth?" asks of her, not her; "who was I supposed to ask for?" asks the GM
+    about_them = _OF_THEM.search(without_quotes(text)) or _OWN_PAST.search(without_quotes(text))
     if talks and spoken_to is None and not about_them and ("?" in text or _ASKS_SOMETHING.search(without_quotes(text))):
         spoken_to = _the_one_here(text, npcs, last_npc, anyone=True)  # "finally asks how far it is to the ruins": the one here
     if talks:

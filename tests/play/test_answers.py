@@ -414,3 +414,7 @@ def test_a_quote_left_open_never_swallows_the_turns_after_it():
     said = ['Sheriff Tull stares into his glass. "Someone has been digging next door.', "Dutch Calloway: I order a whiskey.",
             "Dutch leans on the bar.", "Dutch Calloway: I bet ten dollars.", "The dealer turns a card."]
     assert len(_whole_quotes(said)) == 5
+
+
+def test_a_question_reported_with_to_in_it_is_still_a_question():
+    assert ask("I ask Ruth what happened to her father.").kind == "npc"
