@@ -21,6 +21,7 @@ import asyncio
 import random
 import time
 import zlib
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -508,15 +509,16 @@ def _quotes_closed(text: str) -> str:
     return f'{text}"' if (text.count('"') + text.count("“") + text.count("”")) % 2 else text
 
 
-def _game_spells(ruleset: str) -> list[str]:
+@lru_cache(maxsize=8)
+def _game_spells(ruleset: str) -> tuple[str, ...]:
     """The game's own spells and powers by name, so "Dutch throws a Bolt" is known for a power his
     sheet lacks; D&D's single-word spells ("Light", "Shield") are everyday words and stay out."""
     from .combat.powers import power_book
     from .combat.spells import spell_book
 
     if ruleset == "dnd5e":
-        return [s.name for s in spell_book().spells.values() if " " in s.name]
-    return [p.name for p in (getattr(power_book(), ruleset, None) or {}).values()]
+        return tuple(s.name for s in spell_book().spells.values() if " " in s.name)
+    return tuple(p.name for p in (getattr(power_book(), ruleset, None) or {}).values())
 
 
 def _carried(sheet: Any) -> list[str]:

@@ -225,9 +225,9 @@ def gone_things(scene: str) -> dict[str, str]:
                 found.setdefault(*fact)
     for verb in (t for t in (parse(scene) or ()) if t.tag_ == "VBD" and any(c.dep_ == "nsubj" for c in t.children) and all(c.dep_ != "neg" for c in t.children)):
         # what the scene says was done to it (the parse): "the flood sank the barge"; only a verb that ends a thing, said as done
-        state = next((s for s in _vocab()["ended_by"] if getLemma(verb.lower_, upos="VERB")[0] == s), None)
-        for thing in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and state):
-            found.setdefault(thing.lower_, f"{'' if thing.pos_ == 'PROPN' else 'the '}{thing.text} was {_vocab()['ended_by'][state]}")
+        done = _vocab()["ended_by"].get(getLemma(verb.lower_, upos="VERB")[0])
+        for thing in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and done):
+            found.setdefault(thing.lower_, f"{'' if thing.pos_ == 'PROPN' else 'the '}{thing.text} was {done}")
     return found
 
 
