@@ -1,4 +1,4 @@
-"""Routine acts: a line that only looks after gear, passes idle time or walks somewhere plain.
+"""Routine acts: a line that only looks after gear, passes idle time, walks somewhere plain or offers a courtesy.
 
 "I load the revolver, holster it and lock the office door behind me", "Keth waxes his bowstring
 and checks his arrows", "Pip tunes his lute and hums": no game rolls for these when nothing
@@ -8,7 +8,9 @@ open with such a verb, and neither the line nor the scene may speak of haste or 
 gun with the posse riding in, or tuning a lute for the duke's court, is left to the vote.
 
 On CRD3's 56,135 player turns (the DM's last twelve turns as the scene) it holds for 17 ("I pocket
-it.", "We'll set up a proper camp.", "I go to the bar."), and the DM called a roll after none.
+it.", "We'll set up a proper camp.", "I go to the bar."), and the DM called a roll after none. The
+courtesies ("I tip my hat to the goblins", "bows to the queen") hold for one more ("He smiles at you."),
+no roll called either.
 
     routine_only("Keth waxes his bowstring and checks his arrows", "camp in a dry hollow")  # True
     routine_only("I load the rifle and fire at the wolf", "")                               # False
@@ -33,6 +35,8 @@ _GEAR = (r"(?:revolver|pistol|rifle|gun|shotgun|carbine|colt|winchester|musket|c
 # what the rest of the party does meanwhile, when that is idle
 _IDLE_OTHERS = (r"(?:stretch|stretches|rest|rests|eat|eats|sleep|sleeps|wait|waits|sit|sits|chat|chats|talk|talks|doze|dozes|smoke|smokes|"
                 r"make camp|makes camp|set up camp|sets up camp|catch their breath|catches (?:his|her) breath)")
+# whom a courtesy is for, in a few words that ask nothing ("the goblins", "old Mother Kell", not "the guard so he lets me pass")
+_WHOM = r"(?!.*\b(?:so|until|till|hoping|because|while|unless|if|to get|to make|in order)\b)(?:[\w'’-]+\s*){1,6}"
 # each kind of routine clause, by its opening verb
 ROUTINE: dict[str, str] = {
     "gear": r"(?:load|loads|loading|unload|unloads|holster|holsters|sheathe|sheathes|sheath|sheaths|clean|cleans|oil|oils|wax|waxes|"
@@ -55,6 +59,12 @@ ROUTINE: dict[str, str] = {
           r"(?:(?:my|his|her|their|our)\s+way\s+)?(?:through|into|in|out|down|up|along|across|over to|over|to|back to|inside|outside)\s+"
           r"(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:door|doors|doorway|room|hall|street|road|track|lane|path|village|town|saloon|inn|tavern|"
           r"shop|store|bar|stairs|corridor|yard|square|market|kitchen|parlou?r|lobby|office|station|platform|church|chapel|camp|house)\b",
+    # a courtesy with nothing asked: "I tip my hat to the goblins", "bows to the queen", "salutes the captain"
+    "greet": r"(?:(?:tip|tips|doff|doffs|touch|touches|lift|lifts|raise|raises)\s+(?:my|his|her|their)\s+(?:\w+\s+)?"
+             r"(?:hat|cap|bonnet|helm|helmet|glass|mug|tankard|cup|stein)(?:\s+(?:to|at|toward|towards)\s+" + _WHOM + r")?"
+             r"|(?:bow|bows|curtsy|curtsies|curtsey|curtseys|nod|nods|wave|waves|wink|winks|smile|smiles|grin|grins)"
+             r"(?:\s+(?:deeply|politely|low|slightly|back|briefly|warmly))?\s+(?:back\s+)?(?:to|at|toward|towards|before)\s+" + _WHOM + r""
+             r"|(?:salute|salutes|greet|greets)\s+" + _WHOM + r"(?:\s+(?:warmly|politely|back))?)$",
     "idle": r"(?:hum|hums|humming|whistle|whistles|whistling|rest|rests|sit|sits|settle|settles|stretch|stretches|doze|dozes|"
             r"yawn|yawns|practise|practises|practice|practices|rehearse|rehearses|sip|sips|eat|eats|smoke|smokes|puff|puffs|"
             r"wash|washes|shave|shaves|kneel|kneels|splash|splashes)\b"

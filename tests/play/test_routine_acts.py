@@ -20,6 +20,9 @@ from tests.play.test_gm_turn import ROLLS, adjudicate, bag_of_words, instance
     ("She sharpens her sword, then sheathes it.", "A quiet inn."),
     ("I load a fresh plate holder into the camera and check the flash powder.", "A quiet side street; nothing to do but wait."),
     ("While the others stretch their legs, Lottie leads the mules down to the spring to drink.", "A clear spring in the afternoon sun."),
+    ("I tip my hat to the goblins.", "A band of goblins guard a gate of barrels on the bridge."),   # a courtesy asks nothing
+    ("Marisol bows deeply to old Mother Kell.", "A reed hut on stilts."),
+    ("I salute the captain.", "The guard captain inspects the caravan."),
 ])
 def test_routine_upkeep_with_nothing_pressing_is_routine(line, scene):
     assert routine_only(line, scene)
@@ -35,6 +38,8 @@ def test_routine_upkeep_with_nothing_pressing_is_routine(line, scene):
     ("I read the ancient runes on the door.", "A crypt."),                                       # reading a script may need a check
     ("While the guard dozes, I lead the horses out to the road.", "The stable yard at night."),     # timed past a watcher
     ("I lead the mules down to the river.", "Riders are closing in from the ridge."),               # danger in the scene
+    ("I smile at the guard so he lets me pass.", "A guard at the gate."),                          # a courtesy that asks
+    ("I wave my torch at the wolves.", "Wolves circle the fire."),                                  # a torch waved is no greeting
 ])
 def test_acts_with_a_chance_to_fail_or_a_reason_to_hurry_are_not_routine(line, scene):
     assert not routine_only(line, scene)
