@@ -120,8 +120,8 @@ def secret_within_reach(ctx: Context) -> Verdict | None:
         if not any(c in hints for c in ctx.ranked[:3]) and not any(c in hints for c in ctx.cued):
             return None
         return Verdict(ROLL, _hinted_check(ctx, hints), "the act reaches for something hidden here")
-    if ctx.check in hints:
-        return None
+    if ctx.check in hints or ctx.check in ctx.cued:
+        return None  # the line names its own act: searching the cottage for the padlock's key is no lock picked
     # only a check the example lines back at least half as well as the leading one: reading a
     # logbook may become Library Use, picking a lock never becomes a search
     shares = getattr(ctx.vote, "scores", {}) or {}
