@@ -690,7 +690,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             bar = FACT_MATCH - 0.1
         pool = gm_said + done + put
         # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
-        told_of = 0.12 if _OUTCOME_ASKED.search(text) else 0.08
+        told_of = 0.0 if _ASKS_DEED.search(text) else 0.12 if _OUTCOME_ASKED.search(text) else 0.08  # "what did I give?": the deed
         verb = _verb_forms(text)
         # and the later word stands: what the GM said last of it outranks an earlier telling
         late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if _content_words(text) & _content_words(x) else 0.0)
@@ -705,7 +705,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             picked = pool[at]
             if picked in put:
                 picked = _what_came_of(picked, said, text, embed) or picked
-            elif picked in done and (not _ASKS_DEED.search(text) or not (verb and verb.search(picked.split(":", 1)[1]))):
+            elif picked in done and not _ASKS_DEED.search(text):
                 picked = _what_came_of(picked, said, text, embed) or picked  # what they tried → what the GM said came of it
             elif picked in gm_said and picked in said:
                 picked = _settled(picked, said, text, embed)
@@ -725,7 +725,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     return None
 
 
-_ASKS_DEED = re.compile(r"\bwhat (?:did|do|was|were) (?:i|we|you) (?:do|doing|try|trying|say|ask)\b", re.I)  # the attempt itself
+# the attempt itself answers: what was done, said, or handed over ("what did I give the chief?" is the button in my own line)
+_ASKS_DEED = re.compile(r"\bwhat (?:did|do|was|were) (?:i|we|you) (?:do|doing|try|trying|say|ask|give|giving|hand|handing|offer|"
+                        r"offering|pay|paying|trade|trading|show|showing|promise|promising|leave|leaving|bring|bringing)\b", re.I)
 _OUTCOME_ASKED = re.compile(r"\b(?:find|found|discover\w*|get|got|learn\w*|hear|heard|see|saw|seen|say|said|tell|told|"
                             r"answer\w*|reveal\w*|word|riddle|name)\b", re.I)
 _IRREGULAR = {"find": "found", "get": "got", "see": "saw|seen", "say": "said", "tell": "told", "hear": "heard", "give": "gave|given",
