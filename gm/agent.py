@@ -350,6 +350,24 @@ class GameMaster(PlayerRolls, SessionSetup):
         self._say(" ".join(str(text).split()))
         self.save()
 
+    def reword(self, text: str) -> bool:
+        """The GM's last reply said in other words (an eval case's own GM line for an earlier turn): the
+        log and the turn's record carry them, and a fact the old words decided is forgotten, so nothing
+        recalls what was never said. False when there is no reply to reword; saved."""
+        text = " ".join(str(text).split())
+        turn = self.session.turns[-1] if self.session.turns and text else None
+        at = next((i for i in range(len(self.session.log) - 1, -1, -1) if turn is not None and is_gm(self.session.log[i].speaker)
+                   and self.session.log[i].text == turn.narration), None)
+        if at is None:
+            return False
+        self.session.log[at] = Turn(speaker="GM", text=text)
+        self._remember(at, self.session.log[at])
+        decided = len(self.session.turns) - 1
+        self.world.facts = [f for f in self.world.facts if not (f.source == "decided" and f.turn == decided)]
+        turn.narration = text
+        self.save()
+        return True
+
     def _say(self, text: str) -> None:
         self.session.log.append(Turn(speaker="GM", text=text))
         self._remember(len(self.session.log) - 1, self.session.log[-1])

@@ -13,12 +13,12 @@ A case file is YAML, either a list of cases or a mapping with ``cases:`` (and an
 
 ``scene`` (inline text) or ``scenario`` (a shipped id, see ``vgm play --list``) — exactly one.
 ``history`` (optional) lists earlier turns, played through the same GM in order before ``line``:
-``{speaker, text}`` where ``speaker`` is a ready character (played as a turn) or ``GM`` (a GM line
-put in the log as said, not played); without a speaker, or with a name an inline scene gives its
-own hero, it is the case's character. ``expect.reply`` judges the words the player sees:
-``any`` (one of these phrases must appear), ``none`` (none may: a contradiction), ``voice`` (an NPC
-who must speak in quotes). With ``expect.reply`` the ``roll`` key is optional; a case without it
-counts in the reply metrics only.
+``{speaker, text}`` where ``speaker`` is a ready character (played as a turn; when the next item is a
+GM line, that line is the turn's reply) or ``GM`` (a GM line put in the log as said, not played);
+without a speaker, or with a name an inline scene gives its own hero, it is the case's character.
+``expect.reply`` judges the words the player sees: ``any`` (one of these phrases must appear),
+``none`` (none may: a contradiction), ``voice`` (an NPC who must speak in quotes). With
+``expect.reply`` the ``roll`` key is optional; a case without it counts in the reply metrics only.
 ``expect.checks`` lists every check a reasonable GM might call (any alias the pack knows; they
 are resolved to ids on load). ``expect.impossible: true`` marks an act no roll can make succeed;
 it implies ``roll: false``. Every mistake is one line naming the file, the case id and the key.

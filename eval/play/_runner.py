@@ -75,15 +75,23 @@ def _tell(gm: Any, text: str) -> None:
 
 
 def play_history(case: PlayCase, gm: Any) -> list[dict[str, Any]]:
-    """Play the case's earlier turns on ``gm`` in order: a character's line as a turn, a GM line into the log."""
-    played = []
-    for said in case.history:
+    """Play the case's earlier turns on ``gm`` in order: a character's line as a turn, a GM line into the log.
+    A character's line the case answers with a GM line gets that line as its reply (``GameMaster.reword``):
+    the reply the GM made up would be words the table never heard, and a recall could find them."""
+    played, skip = [], set()
+    for at, said in enumerate(case.history):
+        if at in skip:
+            continue
         if said.speaker == "GM":
             _tell(gm, said.text)
             played.append({"speaker": "GM", "text": said.text})
             continue
         reply = gm.step(said.speaker, said.text)
         played.append({"speaker": said.speaker, "text": said.text, "reply": getattr(reply, "narration", "") or ""})
+        given = case.history[at + 1] if at + 1 < len(case.history) else None
+        if given is not None and given.speaker == "GM" and getattr(gm, "reword", None) is not None and gm.reword(given.text):
+            played.append({"speaker": "GM", "text": given.text, "reworded": True})
+            skip.add(at + 1)
     return played
 
 

@@ -103,6 +103,30 @@ def test_the_real_gm_plays_the_history_over_a_scripted_model(tmp_path):
     assert summary.grounded == 1.0 and summary.voice == 1.0 and summary.recall == 1.0 and summary.secret_leaks == 0
 
 
+def test_a_history_turn_the_case_answers_has_the_case_s_gm_line_as_its_reply(tmp_path):
+    """The model's own reply to an earlier question ("twenty feet") is replaced by the case's GM line
+    ("120 feet"): a recall finds what the table was told, and the made-up words are nowhere in the log."""
+    model = ScriptedModel(responder=lambda step, messages: "The rope bridge is about twenty feet long." if step == "narrate"
+                          else json.dumps({"choice": "no_roll"}))
+    [case] = parse_cases([{"id": "bridge", "ruleset": "dnd5e", "character": "Oskar Venn",
+                           "scene": "The Gorge of Whispers, late afternoon. A rope bridge crosses to the far cliff.",
+                           "history": [{"speaker": "Oskar Venn", "text": "How long is the rope bridge?"},
+                                       {"speaker": "GM", "text": "It spans 120 feet of empty air, sagging in the middle."}],
+                           "line": "How long did you say the bridge was?", "expect": {"reply": {"any": ["120 feet"], "none": ["twenty"]}}}])
+    made = []
+
+    def make(case, model, seed):
+        made.append(_default_gm(case, model, seed))
+        return made[-1]
+
+    summary = run_cases([case], model, tmp_path / "run", make_gm=make)
+    [record] = read_decisions(tmp_path / "run" / "decisions.jsonl")
+    assert "120 feet" in record["reply"]
+    assert not any("twenty" in t.text for t in made[0].session.log)
+    assert made[0].session.turns[0].narration == "It spans 120 feet of empty air, sagging in the middle."
+    assert summary.recall == 1.0 and summary.contradictions == 0
+
+
 def test_a_gm_that_cannot_take_a_gm_line_is_an_error_for_that_case(tmp_path):
     class Mute(ScriptGM):
         say = None
