@@ -59,7 +59,7 @@ class Secret(BaseModel):
     id: str
     text: str
     checks: list[str]
-    difficulty: int | str
+    difficulty: int | str | None = None  # None: the scene's usual difficulty (a note the prose marked for the GM)
     keywords: list[str] = Field(default_factory=list)
     trigger: str = ""
     on_fail: str = ""
@@ -170,7 +170,9 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
                     item["checks"] = [ruleset.resolve(c) for c in item.get("checks") or []]
                 except UnknownName as exc:
                     raise ScenarioError(f"{path}: world.npcs[{i}] ({npc['name']}).knows[{j}] ({item['topic']}): key 'checks': {exc}") from None
-    return scenario
+    from .gm_only import keep_gm_only  # here, not at the top: gm_only builds on this module's models
+
+    return keep_gm_only(scenario, ruleset)  # "(GM only: ...)" in the prose is a secret, not the players' scene
 
 
 def list_scenarios(ruleset: str | None = None) -> list[Scenario]:

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 import rulesets
 from gm.characters import CharacterError, find_character, ready_characters
 from gm.table import Scenario, ScenarioError, load_scenario
+from gm.gm_only import keep_gm_only
 from rulesets import FileProblem, UnknownName, VgmError, parse_yaml, read_text
 
 __all__ = [
@@ -121,8 +122,8 @@ class PlayCase(BaseModel):
                 self._scene = load_scenario(self.scenario, rulesets.load(self.ruleset))
             else:
                 text = " ".join((self.scene or "").split())
-                self._scene = Scenario(id=f"case_{self.id}", ruleset=self.ruleset, title=f"Eval case {self.id}",
-                                       scene=text, opening=text)
+                self._scene = keep_gm_only(Scenario(id=f"case_{self.id}", ruleset=self.ruleset, title=f"Eval case {self.id}",
+                                                    scene=text, opening=text), rulesets.load(self.ruleset))
         return self._scene
 
 

@@ -76,7 +76,8 @@ def read_cues(check_id: str, text: str, scenario: Scenario | None = None, reveal
     """Everything the scene and the words say about ``check_id`` for the action ``text``."""
     secret = matching_secret(scenario, check_id, text, revealed or set())
     shift, shift_why = step(text)
-    base = secret.difficulty if secret else (scenario.difficulty if scenario and scenario.difficulty is not None else None)
+    usual = scenario.difficulty if scenario and scenario.difficulty is not None else None
+    base = secret.difficulty if secret and secret.difficulty is not None else usual
     source = "the scene sets it" if secret else ("the scene's usual difficulty" if base is not None else "")
     return Cues(secret=secret, base=base, source=source, shift=shift, shift_why=shift_why, edge=edge(text),
                 party_level=scenario.level if scenario else 1)
