@@ -25,11 +25,17 @@ _PARTAKES = {"nsubj", "nsubjpass", "appos", "dobj", "conj", "poss", "attr", "ROO
 
 def _name_run(root: Any) -> list[Any]:
     """The proper-noun tokens that make up the name whose last word is ``root`` ("Sefa Underbough")."""
-    run = [root]
+    run, doc = [root], root.doc
     i = root.i - 1
-    while i >= 0 and root.doc[i].pos_ == "PROPN" and root.doc[i].head.i in {t.i for t in run}:
-        run.insert(0, root.doc[i])
-        i -= 1
+    while i >= 0:
+        if doc[i].text in "-‑" and not doc[i].whitespace_ and i > 0 and not doc[i - 1].whitespace_ and doc[i - 1].pos_ == "PROPN":
+            run[:0] = [doc[i - 1], doc[i]]  # "Moreau-Kline": one surname, cut in three by the tokenizer
+            i -= 2
+        elif doc[i].pos_ == "PROPN" and doc[i].head.i in {t.i for t in run}:
+            run.insert(0, doc[i])
+            i -= 1
+        else:
+            break
     return run
 
 
@@ -78,7 +84,7 @@ def parsed_people(text: str, is_person: Callable[[list[str]], list[bool]]) -> li
             continue  # "the Fenward road", "in Tucson": a place or a thing's name
         if all(t.text.isupper() for t in run):
             continue  # "THRAIN OCHREBEARD" cut in stone, "WANTED": lettering, not someone met
-        name = " ".join(t.text for t in run).removesuffix("'s").removesuffix("’s")
+        name = "".join(t.text_with_ws for t in run).strip().removesuffix("'s").removesuffix("’s")
         role = _role(token, run)
         tagged_person = any(t.i in tagged for t in run) and token.dep_ in _PARTAKES
         if role or tagged_person:

@@ -48,8 +48,8 @@ butler captain keeper merchant gambler sheriff deputy priest priestess doctor in
 guard soldier sergeant mayor lord lady king queen prince princess knight chief boss leader rival employer clerk owner""".split())
 _PERSON = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|its|the|a|an|our|my))\s+(?P<late>late\s+)?(?:[a-z-]+\s+){0,2}?"
                      rf"(?P<role>[a-z-]+),?\s+(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof|Rev|Capt|Sgt|St)\.\s+|(?:Brother|Sister|Father|Mother|Captain|Sheriff|"
-                     r"Deputy|Doctor|Doc|Professor|Sergeant|Mayor|Reverend|Judge|Marshal|Master|Mistress|Widow|Lady|Lord|Sir)\s+)?"
-                     r"[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
+                     r"Deputy|Doctor|Doc|Professor|Sergeant|Mayor|Reverend|Judge|Marshal|Master|Mistress|Miss|Madam|Madame|Widow|Lady|Lord|Sir|"
+                     r"Auntie|Aunt|Uncle|Granny|Old)\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)")
 _UNNAMED_DEAD = re.compile(r"(?:\b(?P<owner>[A-Z][\w-]+)['’]s|\b(?i:his|her|their|the))\s+(?:late|dead)\s+(?P<role>[a-z-]+)\b(?!,?\s+[A-Z])")
 _DEAD = re.compile(r"\b(?:late|dead|died|killed|slain|murdered|drowned|buried|deceased|passed away|ghost of|body of|remains of)\b", re.I)
 _ABSENT = re.compile(r"\b(?:missing|vanished|disappeared|absent|gone|away|not been seen|lost at sea|fled|left (?:town|the \w+))\b", re.I)
@@ -164,6 +164,8 @@ _GONE_AFTER = re.compile(r"^\W{0,3}(?:\w+\s+){0,3}?(?:left|went (?:down|off|away
                          r"has(?:n't| not) (?:returned|come back|been seen)|never came back|is (?:away|out|gone|missing)|"
                          r"(?:has|had|have) gone|(?:has|had) been (?:away|gone|missing)|(?:herself|himself) is (?:away|gone|out)|poled (?:across|away|off)|(?:is|are) not (?:expected )?back|(?:won't|will not|isn't|is not) (?:be )?(?:back|return)|"
                          r"(?:was|is|went) missing|vanished|disappeared|set (?:out|off)|"
+                         r"(?:was|were|has been|had been) (?:abducted|kidnapped|taken|carried off|dragged off|hauled off|arrested|"
+                         r"snatched|spirited away|led away|sent away|called away)|"
                          r"(?:rode|sailed|drove|walked|headed|travell?ed|flew|took the \w+) (?:out|off|away|for|to|into|down|up|"
                          r"north|south|east|west|upriver|downriver|inland|home))\b", re.I)
 _DEAD_AFTER = re.compile(r"^(?:['’]s\s+(?:grave|body|corpse|headstone|tomb|coffin|ghost)|\W{0,3}(?:\w+\s+){0,2}?"
@@ -248,10 +250,11 @@ _PLACE_WORDS = set("""river hill hills street road lane library university colle
     market square gate gates abbey monastery farm ranch fort camp coast cove creek falls office bank hotel museum hospital
     mill quarry pier wharf quay well barn stable stables yard ridge reef mesa gorge canyon lighthouse cemetery graveyard""".split())
 _WEEKDAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
-_PROPER = r"[A-Z](?:[a-z]{0,2}['’]?[A-Z])?[a-z'’-]+"  # Wren, O'Rourke, McAllister
+_PROPER = r"[A-Z](?:[a-z]{0,2}['’]?[A-Z])?[a-z'’-]+(?:-[A-Z][a-z'’]+)*"  # Wren, O'Rourke, McAllister, Moreau-Kline
 _CANDIDATE = re.compile(rf"(?:\b{_TITLE}\s+)?\b{_PROPER}(?:\s+{_PROPER}){{0,2}}")
 # "The harbourmaster, Ilse Korvath,", "A shepherd girl, Wren,": who someone is, said before their name
 _ROLE_BEFORE = re.compile(r"\b(?P<det>the|an?|his|her|their)\s+(?P<role>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*),\s*$", re.I)
+_ROLE_IS = re.compile(r"\b(?P<det>the|his|her|their)\s+(?P<role>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s+(?:is|was)\s*$", re.I)
 _PERSON_NOUN = re.compile(r"(?:master|mistress|keeper|keep|man|woman|er|or|ess|ist|ian|girl|boy|lad|lass|child|wife|widow)$")
 _ACTS_AFTER = re.compile(r"^\s*,\s+(?:[a-z]+ly\s+)?[a-z]{2,}(?:s|ed)\b|^\s*,\s+(?:an?|the)\s")
 # what after a name says it is someone: "Ysolde, a gnome with soot on her goggles", "Pike, who donated the folio",
@@ -281,7 +284,7 @@ def _named_people(text: str, known: World) -> list[Npc]:
                                                                     or not _DOES_AFTER.match(sentence[m.end():])):
                 continue  # "Last night he saw...": a sentence's first word is a name only when it acts ("Cadoc tips his cap")
             before = sentence[:m.start()].rstrip()
-            if re.search(r"\b(?:in|at|to|from|near|of the|the|into|across|toward|towards)$", before, re.I) and not titled:
+            if re.search(r"\b(?:in|at|to|from|near|of the|the|into|across|toward|towards|an?)$", before, re.I) and not titled:
                 continue
             after = sentence[m.end():]
             apposed = _APPOSITIVE.match(after)
@@ -291,6 +294,10 @@ def _named_people(text: str, known: World) -> list[Npc]:
                 led.group("role").split()[-1].lower() in _TRADES or _PERSON_NOUN.search(led.group("role").lower())
                 or led.group("det").lower() in ("his", "her", "their")) and _ACTS_AFTER.match(after) else None  # "Her steward, Tamas, waits"
             trade = apposed is not None and apposed.group("role").split()[-1].lower() in _TRADES  # "Bessa Quill, the boat's cook,"
+            named_as = _ROLE_IS.search(before)  # "The barkeep is Cornelius Blaine", "The toll keeper is Hrolda Ironwhistle"
+            named_as = named_as if named_as and (named_as.group("role").split()[-1].lower() in _TRADES
+                                                 or _PERSON_NOUN.search(named_as.group("role").lower())) else None
+            led = led or named_as
             said = (titled or named or led or trade or _PERSON_AFTER.search(after[:90]) or _GRAVE_BEFORE.search(before) or _LIFE_DATES.match(after)
                     or (len(bare) > 1 and _DOES_AFTER.match(after))  # "Sal Marchetti tends bar", "Mags O'Rourke, red-haired, runs the bar"
                     # "Abigail Crane's apartment. ... Abigail vanished": one name that acts, written whole elsewhere
@@ -335,10 +342,33 @@ def _nicknamed(text: str, known: World) -> list[Npc]:
     return out
 
 
+_QUOTED_NAME = re.compile(r"[\"“](?P<nick>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})[\"”]")
+_CALLED_BEFORE = re.compile(r"(?:\b(?:known as|called|calls?|nicknamed|dubbed|goes by|answers to|(?:known|called) to \w+ as)|,)\s*$", re.I)
+_CALLED_AFTER = re.compile(r"^\s+to\s+(?:the|his|her|their|everyone|everybody|all|friends|most)\b", re.I)
+
+
+def _called_by(text: str, npcs: list[Npc]) -> None:
+    """A nickname the prose gives after the name: 'Miss Harriet Lowe, known as "Hattie"', 'Hrolda Ironwhistle,
+    whom every bargeman calls "Auntie Whistle"', 'Cornelius Blaine, "Corky" to the regulars': called by it too."""
+    for sentence in sentences(text or ""):
+        for m in _QUOTED_NAME.finditer(sentence):
+            before, after = sentence[:m.start()], sentence[m.end():]
+            if not (_CALLED_BEFORE.search(before) or _CALLED_AFTER.match(after)):
+                continue
+            named = [(before.rfind(w), n) for n in npcs for w in n.name.split() if len(w) > 2 and w[0].isupper() and
+                     re.search(rf"\b{re.escape(w)}\b", before)]
+            if named:
+                npc = max(named, key=lambda x: x[0])[1]  # the nearest name before the quote
+                nick = m.group("nick").rstrip(".")
+                if nick not in npc.aliases and nick != npc.name:
+                    npc.aliases.append(nick)
+
+
 _TRADE_VERB = r"(?:tends|keeps|runs|minds|mans|works|watches|guards|drives|rows|poles|pilots|captains|owns)"
 _NOT_WORK = {"has", "was", "sits", "stands", "looks", "seems", "waits", "lies", "leans", "holds", "wears", "smells", "feels", "knows",
              "says", "tells", "wants", "does", "goes", "gets", "takes", "needs", "hopes", "fears", "hates", "likes", "loves", "thinks"}
-_NOT_WORKED = {"through", "on", "at", "in", "for", "with", "over", "out", "off", "away", "around", "late", "hard", "alone", "here", "there"}
+_NOT_WORKED = {"through", "on", "at", "in", "for", "with", "over", "out", "off", "away", "around", "late", "hard", "alone", "here", "there",
+               "you", "him", "her", "them", "everyone", "everybody", "anyone", "nobody", "people", "passersby"}  # "watches you": no trade
 _TRADE_SUFFIXES = ("keeper", "keep", "tender", "man", "woman", "master", "mistress", "er")
 
 
@@ -454,6 +484,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     world.npcs += _parsed(public, merge(known, world), world.npcs)
     world.npcs += _unnamed_people(public, merge(known, world))
     _trade_aliases(public, world.npcs)
+    _called_by(public, world.npcs)
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]
