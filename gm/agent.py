@@ -386,6 +386,8 @@ class GameMaster(PlayerRolls, SessionSetup):
         if met is not None and self.world.npc(met.name) is None:
             self.world.npcs.append(met)
             reading = read_intent(text, npcs=self.world.npcs, pcs=pcs, last_npc=last)
+        if reading.kind == "talk" and reading.npc is None and (meant := self.world.described(text)):
+            reading = reading.model_copy(update={"npc": meant})  # "asks the old guy mending nets how...": by what the scene says of him
         self._spoken_to = reading.npc if reading.kind == "talk" and reading.npc else last
         return reading
 

@@ -286,7 +286,8 @@ _INTERJECTION_WORDS = {"oh", "ah", "uh", "um", "hmm", "well", "yes", "yeah", "no
 # words an opening address uses for the table or the GM, not for someone in the scene
 _NOT_A_LISTENER = {"gm", "dm", "keeper", "marshal", "narrator", "guys", "everyone", "everybody", "folks", "team", "all", "y'all", "okay", "ok", "so"}
 # a question's first words, after a name said without a comma: "zibzab how much for the fireworks?"
-_ASKING = r"(?:how|what|what's|where|where's|when|who|who's|why|which|is|are|was|were|do|does|did|can|could|would|will|have|has|got|any|anything|seen)\b"
+_ASKING = (r"(?:how|hows|what|what's|whats|where|where's|wheres|when|whens|who|who's|whos|why|whys|which|is|are|was|were|do|does|did|"
+           r"can|could|would|will|have|has|got|any|anything|seen)\b")  # typed fast, the apostrophe goes: "whens", "wheres"
 # a name put to someone: "Excuse me, Maren - ...", "Hey Maren, ...", "Maren: ...", "..., Maren?"
 _HAIL = r"(?:excuse me|pardon me|hey|hi|hello|oi|listen|look|please|sorry|good (?:morning|evening|day))[,!]?\s+"
 _CALL = r"[A-Za-z]{2,8}[,!]\s+"  # any one word called out before the name: "Psst, Snik", "Ahoy, Jeb"
@@ -299,12 +300,14 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
         for alias in sorted(aliases, key=len, reverse=True):
             a = re.escape(alias)
             # at the line's start or a sentence's: "I pound on the door. Doc Ellery, open up!"
-            if re.search(rf"(?:^|[.!?]\s+|[\"“])\s*(?:{_HAIL}|{_CALL})?(?:{_TITLED}|(?-i:[A-Z][a-z]+\s+)){a}\s*(?:[,:!?—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*$",
+            if re.search(rf"(?:^|[.!?]\s+|[\"“])\s*(?:{_HAIL}|{_CALL})?(?:{_TITLED}|(?-i:[A-Z][a-z]+\s+)){a}\s*(?:[,:!?—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*[\"”]?\s*$",
                          text, re.I):
                 return name
             if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up." (the name as written)
                 return name
             if "?" in text and re.search(rf"^\s*(?:{_HAIL})?{a}\s+{_ASKING}", text, re.I):  # "zibzab how mcuh for the bag??"
+                return name
+            if re.search(rf"^\s*{_HAIL}{a}\s+{_ASKING}", text, re.I):  # "hey corky whens the stage due in": hailed, asked, no "?"
                 return name
     return None
 
@@ -335,6 +338,9 @@ def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None, a
     here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
     if len(here) == 1:
         return here[0].name
+    people = [n for n in npcs if not isinstance(n, str)]
+    if not here and len(people) == 1 and _YOU.search(" ".join(_QUOTES.findall(text))):
+        return people[0].name  # "Where'd you hide the key, old man?" over the coffin: put to the one dead man, who cannot answer
     return last_npc if last_npc in {n.name for n in here} else None
 
 
@@ -353,7 +359,9 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     """
     text = str(text or "")
     said = narrated(text)
-    base = {"text": text, "quoted": " ".join(q.strip() for q in _QUOTES.findall(text)), "question": "?" in text}
+    # "hey corky whens the stage due in": a hail, a name and a question word ask, "?" or not
+    asks = "?" in text or re.search(rf"^\s*{_HAIL}(?:[\w'’-]+\s+){{1,2}}{_ASKING}", text, re.I) is not None
+    base = {"text": text, "quoted": " ".join(q.strip() for q in _QUOTES.findall(text)), "question": asks}
     npc_names = {_aliases(n)[0] for n in npcs}
     if OUT_OF_CHARACTER.match(text) or OOC.search(without_quotes(text)):  # "Keeper, out of character, ...": anywhere outside quotes
         return Intent(kind="ooc", **base)

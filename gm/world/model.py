@@ -164,6 +164,20 @@ class World(_Strict):
     def npcs_present(self) -> list[Npc]:
         return [n for n in self.npcs if n.present and n.alive]
 
+    def described(self, text: str) -> str | None:
+        """The NPC here a line points at by what the scene says of them, not by name: "asks the old guy mending
+        nets" is Jonah ("mending nets alone, sits Jonah Whitlock"), "the woman with the clipboard" the supervisor.
+        The one whose sentences (and role) share the most of the line's telling words, when no other ties."""
+        here = self.npcs_present()
+        if len(here) < 2:
+            return None
+        told = {n.name: _telling(" ".join([n.role, *(f.text for f in self.facts if n.name in f.about)])) for n in here}
+        common = set.intersection(*told.values()) if told else set()
+        words = _telling(text)
+        shared = sorted(((len((told[n] - common) & words), n) for n in told), reverse=True)
+        best, runner = shared[0], shared[1]
+        return best[1] if best[0] > runner[0] else None
+
     def public_facts(self) -> list[Fact]:
         return [f for f in self.facts if f.public]
 
@@ -201,3 +215,15 @@ def world_problem(data: Any) -> str | None:
                 break
         what = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         return f"{where}: key {key!r}: {what}" if key else f"{where}: {what}"
+
+
+_PLAIN = set("""the and that this with from into onto over under about what when where which while their there them they then
+than your yours have has had was were been being just also some more most very much many other others here asks ask asked
+tell tells told says said look looks looking goes down walks wanders guy man woman lady fellow bloke chap person folk people
+girl boy kid sits sitting stands standing old young""".split())
+
+
+def _telling(text: str) -> set[str]:
+    """A text's words that can tell one person from another: four letters or more, not plain, a plural as its singular."""
+    words = re.findall(r"[a-z]{4,}", text.lower())
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words if w not in _PLAIN}
