@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
 __all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "is_recall"]
@@ -53,8 +54,8 @@ _PLAYER_LINE = re.compile(r"^(?:[A-Z][\w'’.-]*\s?){1,4}: ")  # "Ilya Thorncast
 _HOW_MUCH = re.compile(r"\b(?:how (?:far|high|tall|deep|long|wide|many|much|old|big|heavy|close|near)|what year|which year|how many)\b", re.I)
 # what a "how far is the lighthouse" asks about: the noun after the verb
 _SUBJECT = re.compile(r"\bhow \w+(?: away| off| down| up)? (?:is|are|was|were|does|do|did)\s+(?:the|a|an|that|this|those|these|it|we|i)?\s*(\w+)", re.I)
-_HAS_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-                         r"sixty|seventy|eighty|ninety|hundred|thousand|dozen|half|quarter|a few|several|"
+_WORDS = "|".join(w for w in SMALL if w != "zero")  # one, two ... nineteen, twenty ... ninety (pipelines.numbers)
+_HAS_NUMBER = re.compile(rf"\d|\b(?:{_WORDS}|hundred|thousand|dozen|half|quarter|a few|several|"
                          r"(?:ankle|knee|waist|chest|shoulder|neck|head|man)[- ](?:deep|high|tall))\b", re.I)  # "knee-deep" answers "how deep"
 _SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?|(?:ankle|knee|waist|chest|shoulder|neck|head)[- ](?:deep|high))\b", re.I)
 _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|a couple of|an?)\s+"
@@ -73,9 +74,9 @@ _MONTH = r"(?:January|February|March|April|May|June|July|August|September|Octobe
 _DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _MONEY = re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?|pounds?)\b|\$\d[\d,]*", re.I)
-_COUNT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|a pair|both|a few|several)\b", re.I)
+_COUNT = re.compile(rf"\d|\b(?:{_WORDS}|dozen|hundred|a pair|both|a few|several)\b", re.I)
 # a number of things (not a unit): "six crossbowmen", "two rooms", "eleven pine coffins"
-_COUNTED = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+_COUNTED = re.compile(rf"\b(?:\d+|{_WORDS}|"
                       r"a dozen|dozens|a hundred|a few|several|a pair of|both)\s+(?:[a-z-]+\s+){0,2}?(?!(?:feet|foot|ft|yards?|miles?|"
                       r"metres?|meters?|paces|fathoms?|leagues?|inches|seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|"
                       r"times|degrees|percent|o'clock)\b)[a-z-]{2,}(?:s|men|people|folk|children|sheep|deer|cattle|geese|mice)\b", re.I)
@@ -381,8 +382,12 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     measure = _measure_bonus(asked, facts, npc)
     # their own description is rarely what is asked; what they saw, heard or know is what a witness is asked for,
     # and what the scene says they know most of all ("Clementine knows he is a Pinkerton")
-    own = [0.2 if _knows(f, npc) else 0.1 if _witnessed(f, npc) else -0.2 if _describes(f, npc) and not m else -0.08 if _names(f, npc) and not m else 0.0
-           for f, m in zip(facts, measure)]
+    # ... unless the question asks of what that description holds ("how his brother died" of "who lost his younger
+    # brother on Cutter's Reef")
+    asked_words = _content_words(asked) - _npc_words(npc)
+    plain = [not m and not asked_words & _content_words(f) for f, m in zip(facts, measure)]
+    own = [0.2 if _knows(f, npc) else 0.1 if _witnessed(f, npc) else -0.2 if _describes(f, npc) and p
+           else -0.08 if _names(f, npc) and p else 0.0 for f, p in zip(facts, plain)]
     if _MEASURES[-1][0].search(asked):  # "who's the man in the city suit?" is not answered by a sentence that names no one
         own = [o - 0.15 if not m else o for o, m in zip(own, measure)]
     about = _named_things(asked, world, npc)  # "where the lighthouse keeper went", "the raid at Dry Fork": what it is of
@@ -443,6 +448,11 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None, own: bool = Fals
     names = sorted({n for n in [npc.name, *getattr(npc, "aliases", []), " ".join(w for w in npc.name.split() if w.lower().rstrip(".") not in _TITLES)]
                     if n} | {w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES and w[0].isupper()}, key=len, reverse=True)
     text = sentence
+    for n in names:  # "..., sits Jonah Whitlock, a weathered man of sixty who lost his brother on the reef" → "I lost my brother..."
+        told = re.search(rf"\b{re.escape(n)},\s+(?:an?|the)\s+[^,;]*?\bwho\s+(?P<rest>[a-z][^;]+)$", text)
+        if told:
+            text = "I " + told.group("rest")
+            break
     for n in names:  # "The ferryman, Jeb Crowley, a one-eyed man in a bearskin coat, charges two bits" → "I charge two bits"
         text = re.sub(rf"^(?:(?:the|an?|its|his|her|their)\s+[\w\s'’-]*?,\s+)?{re.escape(n)}(?:\s*,[^,;.]*?)*,\s+(?=[a-z]+(?:s|ed)\b)", "I ", text,
                       count=1, flags=re.I)
