@@ -36,7 +36,7 @@ FACT_MATCH = 0.38
 KEYWORD_BONUS = 0.1  # a knowledge topic's own keyword said in the question
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
 _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+\s+){0,2}?(?:name|password|word|phrase|number|price|sum|amount|"
-                     r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|did (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade|have|hold|show|play|win|lose|draw|offer|want)|"
+                     r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|(?:did|['’]d) (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade|have|hold|show|play|win|lose|draw|offer|want|leave|put|tie|stash|hide|park|stable|lock|bury)|"
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
@@ -701,6 +701,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         pool = gm_said + done + put
         # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
         told_of = 0.0 if _ASKS_DEED.search(text) else 0.12 if _OUTCOME_ASKED.search(text) else 0.08  # "what did I give?": the deed
+        deed = 0.1 if _ASKS_DEED.search(text) else 0.0  # ... as the player said it ("where'd we leave the horses?")
         verb = _verb_forms(text)
         # and the later word stands: what the GM said last of it outranks an earlier telling
         late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if _content_words(text) & _content_words(x) else 0.0)
@@ -709,8 +710,12 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         typed = _measure_bonus(text, [" ".join(w for w in x.split() if w.strip(",.;:'’s") not in players) for x in pool])
         # "what was the bounty?" is answered by a sum, "what was his name?" by a name
         typed = [t or -0.1 for t in typed] if any(typed) else typed  # and not by a line that states none when one does
-        at, score = _best(text, pool, embed, [t + told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for t, x in zip(typed, gm_said)]
-                          + [t + late.get(x, 0.0) for t, x in zip(typed[len(gm_said):], done + put)])
+        # a reply is matched with the question a player put to get it: "The Gull's Reckoning? Berth nine." answers
+        # "what was the barge called?" because it answered "has the smugglers' barge come in?"
+        asked_for = {x: _answers_to(said, said.index(x)) for x in gm_said if x in said}
+        keys = [f"{asked_for[x].split(':', 1)[1].strip()} {x}" if asked_for.get(x) in put else x for x in gm_said] + done + put
+        at, score = _best(text, keys, embed, [t + told_of + (0.05 if verb and verb.search(x) else 0.0) + late.get(x, 0.0) for t, x in zip(typed, gm_said)]
+                          + [t + late.get(x, 0.0) + (deed if x in done else 0.0) for t, x in zip(typed[len(gm_said):], done + put)])
         if at >= 0 and score >= bar:
             picked = pool[at]
             if picked in put:
@@ -736,8 +741,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
 
 
 # the attempt itself answers: what was done, said, or handed over ("what did I give the chief?" is the button in my own line)
-_ASKS_DEED = re.compile(r"\bwhat (?:did|do|was|were) (?:i|we|you) (?:do|doing|try|trying|say|ask|give|giving|hand|handing|offer|"
-                        r"offering|pay|paying|trade|trading|show|showing|promise|promising|leave|leaving|bring|bringing)\b", re.I)
+_ASKS_DEED = re.compile(r"\b(?:what|where|which)\s*(?:['’]d|\s(?:did|do|was|were|had))\s+(?:i|we|you)\s+(?:do|doing|try|trying|say|ask|"
+                        r"give|giving|hand|handing|offer|offering|pay|paying|trade|trading|show|showing|promise|promising|leave|leaving|"
+                        r"left|bring|bringing|put|putting|tie|tied|stash|stashed|hide|hid|park|parked|stable|stabled)\b", re.I)
 _OUTCOME_ASKED = re.compile(r"\b(?:find|found|discover\w*|get|got|learn\w*|hear|heard|see|saw|seen|say|said|tell|told|"
                             r"answer\w*|reveal\w*|word|riddle|name)\b", re.I)
 _IRREGULAR = {"find": "found", "get": "got", "see": "saw|seen", "say": "said", "tell": "told", "hear": "heard", "give": "gave|given",

@@ -323,7 +323,13 @@ def _only_asks(text: str) -> bool:
     # a title's period ends no sentence: "What did Gus say Mrs. Beaumont pays?" is one question
     sentences = [s for s in re.split(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?])\s+", without_quotes(text).strip()) if s]
     sentences = [s for s in sentences if not _ASIDE.fullmatch(s)] or sentences  # "Ooh. Okay, what's in there?"
-    return bool(sentences) and all(s.endswith("?") for s in sentences)
+    return bool(sentences) and all(s.endswith("?") or _ASKS_PLAINLY.match(s) for s in sentences)
+
+
+# a question typed without its "?": "ok what room was the guy in again", "wiat how much was the mayor paying us"
+_ASKS_PLAINLY = re.compile(r"^(?:(?:ok|okay|so|wait|wiat|hmm+|um+|uh+|hey|and|but|sorry|right|alright|oh|guys|gm|dm)[,.]?\s+)*"
+                           r"(?:what|how|where|when|who|which|why|whats|wheres|hows|whens)\b(?!\s+(?:a|an)\b)(?:\s+[\w'’]+){0,3}?\s+"
+                           r"(?:is|was|were|are|did|does|do|had|has|can|could|should|would|will)\b[^!.]*$", re.I)
 
 
 # a sentence that says nothing: "Ooh.", "Okay.", "Wait!", "Hmm, right."
@@ -360,7 +366,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     text = str(text or "")
     said = narrated(text)
     # "hey corky whens the stage due in": a hail, a name and a question word ask, "?" or not
-    asks = "?" in text or re.search(rf"^\s*{_HAIL}(?:[\w'’-]+\s+){{1,2}}{_ASKING}", text, re.I) is not None
+    asks = "?" in text or re.search(rf"^\s*{_HAIL}(?:[\w'’-]+\s+){{1,2}}{_ASKING}", text, re.I) is not None or _ASKS_PLAINLY.match(text.strip()) is not None
     base = {"text": text, "quoted": " ".join(q.strip() for q in _QUOTES.findall(text)), "question": asks}
     npc_names = {_aliases(n)[0] for n in npcs}
     if OUT_OF_CHARACTER.match(text) or OOC.search(without_quotes(text)):  # "Keeper, out of character, ...": anywhere outside quotes

@@ -223,3 +223,16 @@ def test_talk_that_names_no_one_present_goes_to_the_only_npc_here():
         reading = read_intent(line, npcs=here)
         assert (reading.kind, reading.npc) == ("talk", "Wenna Tolly"), line
     assert read_intent("GM, how far is the mill?", npcs=here).npc is None
+
+
+def test_a_question_typed_without_its_question_mark_still_asks():
+    for line in ("ok what room was the guy in again", "wait how much was the mayor paying us", "hey orla whens the ferry due"):
+        assert read(line).question, line
+    assert read("hey orla whens the ferry due").npc == "Orla Venn"
+    assert not read("What a night it was.").question and read("What a night it was.").kind == "act"
+
+
+def test_words_to_the_dead_go_to_them_and_a_name_closing_a_quote_is_who_is_spoken_to():
+    dead = [Npc(name="Silas Marr", alive=False, present=False)]
+    assert read_intent('I lean over the coffin. "Where did you hide it, old man?"', npcs=dead).npc == "Silas Marr"
+    assert read_intent('Dutch crouches by the body. "Where is the gold, Silas?"', npcs=dead).npc == "Silas Marr"

@@ -362,6 +362,7 @@ def _called_by(text: str, npcs: list[Npc]) -> None:
                 nick = m.group("nick").rstrip(".")
                 if nick not in npc.aliases and nick != npc.name:
                     npc.aliases.append(nick)
+                npcs[:] = [n for n in npcs if n is npc or n.name != nick]  # "Uncle Bert", read as a name of its own, is them
 
 
 _TRADE_VERB = r"(?:tends|keeps|runs|minds|mans|works|watches|guards|drives|rows|poles|pilots|captains|owns)"

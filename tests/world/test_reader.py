@@ -224,3 +224,37 @@ def test_a_place_set_beside_its_name_is_no_one_and_a_preposition_is_no_trade():
 def test_an_initial_does_not_end_a_sentence():
     from gm.world.reader import sentences
     assert sentences('It was signed by "J. Carrow" in March. Nobody saw him.') == ['It was signed by "J. Carrow" in March.', "Nobody saw him."]
+
+
+@pytest.mark.parametrize("scene, name, nick", [
+    ('The archivist, Miss Odile Varga, known as "Dilly" to the staff, guards the ledger.', "Miss Odile Varga", "Dilly"),
+    ('The lock keeper is Bertram Shale, whom every boatman calls "Uncle Bert".', "Bertram Shale", "Uncle Bert"),
+    ('The cook is Ansel Brine, "Pots" to the crew, a wiry man with burn scars.', "Ansel Brine", "Pots"),
+])
+def test_a_nickname_given_after_the_name_calls_them_too(scene, name, nick):
+    world = read_world(Scenario(id="n", ruleset="dnd5e", title="N", scene=scene, opening=scene))
+    npc = world.npc(name)
+    assert npc is not None and nick in npc.aliases and world.npc(nick) is npc
+
+
+def test_a_hyphenated_surname_is_one_name_and_an_article_makes_no_one_of_a_book():
+    scene = ("In the corner, signing a manifest, is the night supervisor, Juno Abara-Lind. The dead abbot lies with his "
+             "hands folded over a Bible.")
+    names = [n.name for n in read_world(Scenario(id="h", ruleset="swade", title="H", scene=scene, opening=scene)).npcs]
+    assert "Juno Abara-Lind" in names and "Lind" not in names and "Bible" not in names
+
+
+def test_someone_taken_away_is_not_here_and_watching_you_is_no_trade():
+    scene = ("Professor Aldo Kessler was kidnapped from his study last night; his valet, Rupert Crail, sweeps up the glass. "
+             "A tailor named Fenwick watches you from his doorway.")
+    world = read_world(Scenario(id="k", ruleset="coc7e", title="K", scene=scene, opening=scene))
+    assert world.npc("Professor Aldo Kessler").present is False and world.npc("Rupert Crail").present is True
+    assert not any(a.startswith("you") for a in world.npc("Fenwick").aliases)
+
+
+def test_an_npc_is_found_by_what_the_scene_says_of_them():
+    scene = ("A grocer named Pelham sweeps his step. Out on the pier, mending nets alone, sits Ezra Coombe, who lost "
+             "his boat in the storm.")
+    world = read_world(Scenario(id="d", ruleset="coc7e", title="D", scene=scene, opening=scene))
+    assert world.described("I walk out and ask the old guy mending nets how the storm took his boat") == "Ezra Coombe"
+    assert world.described("I ask someone about the weather") is None
