@@ -386,7 +386,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     # brother on Cutter's Reef")
     asked_words = _content_words(asked) - _npc_words(npc)
     plain = [not m and not asked_words & _content_words(f) for f, m in zip(facts, measure)]
-    own = [0.2 if _knows(f, npc) else 0.1 if _witnessed(f, npc) else -0.2 if _describes(f, npc) and p
+    own = [0.3 if _knows(f, npc) else 0.1 if _witnessed(f, npc) else -0.2 if _describes(f, npc) and p
            else -0.08 if _names(f, npc) and p else 0.0 for f, p in zip(facts, plain)]
     if _MEASURES[-1][0].search(asked):  # "who's the man in the city suit?" is not answered by a sentence that names no one
         own = [o - 0.15 if not m else o for o, m in zip(own, measure)]

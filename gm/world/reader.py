@@ -67,6 +67,23 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def _shouted(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 4 and sum(c.isupper() for c in letters) >= 0.6 * len(letters)
+
+
+def _signs_joined(said: list[str]) -> list[str]:
+    """A sign's lettering stays one fact with the sentence that shows it: "... a wanted poster: WANTED - VARRICK THE
+    GULL, SMUGGLER." and "300 GP ALIVE, 100 GP DEAD." (its second line, cut off by the full stop) say the reward together."""
+    out: list[str] = []
+    for sentence in said:
+        if out and _shouted(sentence) and _shouted(" ".join(out[-1].split()[-3:])):
+            out[-1] += " " + sentence
+        else:
+            out.append(sentence)
+    return out
+
+
 def measures(text: str) -> list[str]:
     """Numbers with units and clock times: ``thirty feet``, ``12 feet high``, ``two miles downstream``, ``11:40``."""
     return [m.group(0) for m in _MEASURE.finditer(text)] + _CLOCK.findall(text)
@@ -365,6 +382,33 @@ def _called_by(text: str, npcs: list[Npc]) -> None:
                 npcs[:] = [n for n in npcs if n is npc or n.name != nick]  # "Uncle Bert", read as a name of its own, is them
 
 
+# a note left on a door: "GONE TO DUNMERE FOR THE FAIR. BACK IN A TENDAY. - H.", "Gone to the coast until Firstday. - O.T."
+_AWAY_NOTE = re.compile(r"\b(?:gone|away|out of town|back (?:in|on|at|by|before|after|soon)|closed|until|returning|return)\b"
+                        r"[^\n]{0,160}?\s[-–—]\s*(?P<sig>(?:[A-Z]\.\s*){1,3}|[A-Z][a-z]+\b)", re.I)
+
+
+def _away_by_note(text: str, npcs: list[Npc]) -> list[Npc]:
+    """Whoever signed a note saying they are gone is not here: the one whose initials (or first name) the
+    signature gives; someone the prose names only so ("The smithy of Hrolf Ironmantle") is met by it."""
+    new: list[Npc] = []
+    for m in _AWAY_NOTE.finditer(text or ""):
+        sig = m.group("sig")
+        letters = re.findall(r"[A-Z]", sig) if "." in sig or len(sig) == 1 else None
+
+        def signed(name: str) -> bool:
+            words = [w for w in name.split() if not re.fullmatch(_TITLE, w)]
+            return [w[0] for w in words[:len(letters)]] == letters if letters else sig in words
+
+        found = [n for n in [*npcs, *new] if signed(n.name)]
+        if not found:
+            named = [c.group(0) for c in re.finditer(rf"\b{_PROPER}(?:\s+{_PROPER}){{1,2}}", text) if signed(c.group(0))]
+            found = [Npc(name=named[0])] if named else []
+            new += found
+        for npc in found[:1]:
+            npc.present = False
+    return new
+
+
 _TRADE_VERB = r"(?:tends|keeps|runs|minds|mans|works|watches|guards|drives|rows|poles|pilots|captains|owns)"
 _NOT_WORK = {"has", "was", "sits", "stands", "looks", "seems", "waits", "lies", "leans", "holds", "wears", "smells", "feels", "knows",
              "says", "tells", "wants", "does", "goes", "gets", "takes", "needs", "hopes", "fears", "hates", "likes", "loves", "thinks"}
@@ -486,6 +530,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     world.npcs += _unnamed_people(public, merge(known, world))
     _trade_aliases(public, world.npcs)
     _called_by(public, world.npcs)
+    world.npcs += _away_by_note(public, world.npcs)
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]
@@ -493,7 +538,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     world.here = "" if written.places else here.name
     seen = merge(written, world)
     for text, public_ in ((scenario.scene, True), (scenario.opening, True), (notes, False)):
-        for sentence in (s for s in sentences(text) if len(s.split()) > 3):
+        for sentence in (s for s in _signs_joined(sentences(text)) if len(s.split()) > 3):
             world.facts.append(Fact(text=sentence, about=_about(sentence, seen), source="reader", public=public_))
     return world
 

@@ -258,3 +258,18 @@ def test_an_npc_is_found_by_what_the_scene_says_of_them():
     world = read_world(Scenario(id="d", ruleset="coc7e", title="D", scene=scene, opening=scene))
     assert world.described("I walk out and ask the old guy mending nets how the storm took his boat") == "Ezra Coombe"
     assert world.described("I ask someone about the weather") is None
+
+
+@pytest.mark.parametrize("scene, who", [
+    ("The cooperage of Tobias Venn is dark. Chalked on the door: GONE TO MARKET AT KELLSBY. BACK FRIDAY. - T.V.", "Tobias Venn"),
+    ('Mother Agathe Roux keeps the herb shop. A card in the window reads "Out gathering until the new moon. - Agathe"', "Mother Agathe Roux"),
+])
+def test_whoever_signs_a_note_saying_they_are_gone_is_not_here(scene, who):
+    world = read_world(Scenario(id="a", ruleset="dnd5e", title="A", scene=scene, opening=scene))
+    assert world.npc(who) is not None and world.npc(who).present is False
+
+
+def test_a_sign_s_lettering_cut_by_a_full_stop_stays_one_fact():
+    scene = "A notice on the gate: REWARD FOR THE WOLF. 40 SILVER FOR ITS PELT. The gate is shut."
+    texts = [f.text for f in read_world(Scenario(id="s", ruleset="dnd5e", title="S", scene=scene, opening=scene)).facts]
+    assert "A notice on the gate: REWARD FOR THE WOLF. 40 SILVER FOR ITS PELT." in texts
