@@ -23,6 +23,15 @@ _AGENT = re.compile(r"(?:[^aeiou]er|or|ist|ian|man|woman|wife|smith|keeper|herd|
 _PARTAKES = {"nsubj", "nsubjpass", "appos", "dobj", "conj", "poss", "attr", "ROOT", "dative", "npadvmod"}
 
 
+_KIN = {"son", "daughter", "wife", "husband", "widow", "mother", "father", "brother", "sister", "child", "heir", "friend", "servant",
+        "niece", "nephew", "cousin", "uncle", "aunt", "apprentice", "ward", "bride", "mistress", "lover", "companion"}
+
+
+def _kin_or_agent(noun: str) -> bool:
+    """Whether "the <noun> of Ruth" names Ruth as someone: kin, or one who does something for them."""
+    return noun in _KIN or bool(_AGENT.search(noun))
+
+
 def _name_run(root: Any) -> list[Any]:
     """The proper-noun tokens that make up the name whose last word is ``root`` ("Sefa Underbough")."""
     run, doc = [root], root.doc
@@ -82,6 +91,8 @@ def parsed_people(text: str, is_person: Callable[[list[str]], list[bool]]) -> li
         run = _name_run(token)
         if token.dep_ == "compound" and token.head.pos_ == "NOUN" or token.dep_ == "pobj" and token.head.lower_ in _LOCATIVE:
             continue  # "the Fenward road", "in Tucson": a place or a thing's name
+        if token.dep_ == "pobj" and token.head.lower_ == "of" and not _kin_or_agent(token.head.head.lower_):
+            continue  # "the customs post of Vellisk": a place's name ("the daughter of Ruth" is someone)
         if all(t.text.isupper() for t in run):
             continue  # "THRAIN OCHREBEARD" cut in stone, "WANTED": lettering, not someone met
         name = "".join(t.text_with_ws for t in run).strip().removesuffix("'s").removesuffix("’s")
