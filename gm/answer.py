@@ -698,6 +698,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             bar = 0.15 if any(own) else FACT_MATCH - 0.1  # among one's own doings the nearest is the answer
         else:
             bar = FACT_MATCH - 0.1
+        # a question put is no deed done: "what did I give the chief?" is not "what is the riddle?", though both name him
+        put = [] if _ASKS_DEED.search(text) and not re.search(r"\b(?:say|ask)\b", text, re.I) else put
         pool = gm_said + done + put
         # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
         told_of = 0.0 if _ASKS_DEED.search(text) else 0.12 if _OUTCOME_ASKED.search(text) else 0.08  # "what did I give?": the deed

@@ -95,14 +95,18 @@ def routine_only(line: str, scene: str = "") -> bool:
     door shut, idle time), with no haste or danger in the line or the scene. A line that speaks is
     never routine here: talk has its own rules."""
     act = " ".join(narrated(line).split())
-    if act != " ".join(line.split()) or _PRESSURE.search(act) or _PRESSURE.search(scene):
+    if act != " ".join(line.split()) or _PRESSURE.search(act):
         return False
     clauses = _clauses(act)
     if not clauses:
         return False
+    kinds = set()
     for clause in clauses:
         body = _ADVERB.sub("", _SUBJECT.sub("", clause.strip()))
         named = _ADVERB.sub("", _NAME.sub("", body))  # "Keth waxes his bowstring"; "Load the gun" stays whole first
-        if not any(pattern.match(body) or pattern.match(named) for pattern in _ROUTINE):
+        kind = next((k for k, pattern in zip(ROUTINE, _ROUTINE) if pattern.match(body) or pattern.match(named)), None)
+        if kind is None:
             return False
-    return True
+        kinds.add(kind)
+    # a scene in a hurry makes upkeep a race; a hat tipped is a courtesy even by a fast river
+    return kinds == {"greet"} or not _PRESSURE.search(scene)

@@ -177,6 +177,18 @@ def test_what_i_did_is_recalled_in_the_third_person_with_how_the_roll_went():
     assert "Investigation roll was a failure" in searched.content
 
 
+def test_what_was_done_is_recalled_from_the_deed_not_from_a_question_that_names_the_same_one():
+    said = ["Pip Quillon: Chief Nettlejaw, what is the riddle?",
+            'Chief Nettlejaw says, "What runs but never walks, has a mouth but never talks?"',
+            "Pip Quillon: I hand Nettlejaw a polished button as my shiny thing.", "They look around.",
+            "Keth Ashvein: We tie the horses at the shrine below the ridge and go up on foot.",
+            "The horses crop the grass as you start up the slope."]
+    gave = choose_answer(read_intent("What did I give the chief?"), WORLD, table_said=said, asker="Pip Quillon")
+    assert gave.kind == "recall" and "button" in gave.content
+    left = choose_answer(read_intent("Where'd we leave the horses?"), WORLD, table_said=said, asker="Keth Ashvein")
+    assert left.kind == "recall" and "shrine" in left.content
+
+
 def test_an_npc_speaks_when_named_outside_the_quote_not_when_the_quote_describes_them():
     from gm.narration import voiced
 

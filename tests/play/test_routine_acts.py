@@ -20,7 +20,7 @@ from tests.play.test_gm_turn import ROLLS, adjudicate, bag_of_words, instance
     ("She sharpens her sword, then sheathes it.", "A quiet inn."),
     ("I load a fresh plate holder into the camera and check the flash powder.", "A quiet side street; nothing to do but wait."),
     ("While the others stretch their legs, Lottie leads the mules down to the spring to drink.", "A clear spring in the afternoon sun."),
-    ("I tip my hat to the goblins.", "A band of goblins guard a gate of barrels on the bridge."),   # a courtesy asks nothing
+    ("I tip my hat to the goblins.", "Goblins guard a gate on the bridge; the river below runs fast and high."),  # a courtesy asks nothing
     ("Marisol bows deeply to old Mother Kell.", "A reed hut on stilts."),
     ("I salute the captain.", "The guard captain inspects the caravan."),
 ])
