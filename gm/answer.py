@@ -398,7 +398,28 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
     if not _SEEKS.search(question):
         return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
+    own = _told_of_them(npc, asked, world, embed)
+    if own is not None:
+        return own
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
+
+
+def _told_of_them(npc: Any, asked: str, world: Any, embed: Embed | None) -> Answer | None:
+    """What others freely tell of this NPC, they know of themselves: the sheriff's "Vane rode in three weeks back"
+    answers "Mr. Vane, how long you been in town?" in Vane's own words ("I rode in three weeks back")."""
+    mine = _npc_words(npc)
+    items = [k for other in getattr(world, "npcs", []) or [] if other is not npc for k in getattr(other, "knows", []) or []
+             if k.free and mine & {w.lower() for w in [*k.keywords, *re.findall(r"[A-Za-z][\w'’-]+", k.topic)]}]
+    if not items:
+        return None
+    answers = [k.answer for k in items]
+    typed = _measure_bonus(asked, answers, npc)
+    at, score = _best(asked, answers, embed, typed)
+    only = [i for i, t in enumerate(typed) if t > 0]  # "how long?" and the one length of time told of them
+    if at < 0 or (score < NPC_FACT_MATCH and only != [at]):
+        return None
+    quote = _in_their_words(answers[at], npc, world, own=True)
+    return Answer("npc", answers[at], speaker=npc.name, quote=quote, keys=content_keys(quote, asked=asked))
 
 
 # a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed

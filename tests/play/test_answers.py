@@ -430,3 +430,11 @@ def test_a_quote_left_open_never_swallows_the_turns_after_it():
 
 def test_a_question_reported_with_to_in_it_is_still_a_question():
     assert ask("I ask Ruth what happened to her father.").kind == "npc"
+
+
+def test_what_others_freely_tell_of_an_npc_the_npc_knows_of_themselves():
+    world = World(npcs=[Npc(name="Silas Vane", role="gambler"),
+                        Npc(name="Sheriff Tull", knows=[Knowledge(topic="the gambler", keywords=["vane", "gambler"],
+                                                                  answer="Vane rode in three weeks back and wins every night")])])
+    answer = choose_answer(read_intent("Mr. Vane, how long you been in town?", npcs=world.npcs), world)
+    assert answer.kind == "npc" and answer.speaker == "Silas Vane" and answer.quote.startswith("I rode in three weeks back")
