@@ -350,6 +350,10 @@ def the_question(line: str, context: bool = True) -> str:
 def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str]) -> Answer | None:
     name = npc.name
     knows = list(getattr(npc, "knows", []) or [])
+    held = [k for k in knows if k.checks and not set(k.checks) & set(found_checks)]
+    if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
+        return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
+                      gated_checks=list(held[0].checks))
     if knows:
         # the topic says what it is about; a free answer's own words say it too ("what's the game?" → "a good memory for
         # cards"), matched on their own so a long answer does not blur a plain topic
@@ -422,6 +426,10 @@ def _told_of_them(npc: Any, asked: str, world: Any, embed: Embed | None) -> Answ
     return Answer("npc", answers[at], speaker=npc.name, quote=quote, keys=content_keys(quote, asked=asked))
 
 
+# pressing for what is kept back: "anything you haven't told us?", "what aren't you saying?", "are you hiding something?"
+_PRESSED = re.compile(r"\b(?:haven['’]t|have not|aren['’]t|are not|not been|weren['’]t)\s+(?:you\s+|y'all\s+)?(?:told|telling|said|saying|been honest)\b|"
+                      r"\bhiding\s+(?:something|anything)\b|\bholding\s+(?:something\s+|anything\s+)?back\b|"
+                      r"\bkeeping\s+(?:something|anything)\s+from\b", re.I)
 # a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed
 _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"

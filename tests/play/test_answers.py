@@ -438,3 +438,12 @@ def test_what_others_freely_tell_of_an_npc_the_npc_knows_of_themselves():
                                                                   answer="Vane rode in three weeks back and wins every night")])])
     answer = choose_answer(read_intent("Mr. Vane, how long you been in town?", npcs=world.npcs), world)
     assert answer.kind == "npc" and answer.speaker == "Silas Vane" and answer.quote.startswith("I rode in three weeks back")
+
+
+@pytest.mark.parametrize("line", ["Ruth, is there anything you haven't told us?", "Ruth, are you hiding something?",
+                                  "What aren't you telling us, Ruth?"])
+def test_pressing_one_who_holds_something_back_gets_an_evasion_that_a_check_may_open(line):
+    answer = choose_answer(read_intent(line, **NAMES), WORLD)
+    assert answer.kind == "npc_gated" and answer.gated_checks == ["psychology", "persuade"] and "singing" not in answer.quote
+    opened = choose_answer(read_intent(line, **NAMES), WORLD, found_checks=["persuade"])
+    assert opened is None or opened.kind != "npc_gated"
