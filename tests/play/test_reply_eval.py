@@ -76,6 +76,19 @@ def test_history_is_played_in_order_before_the_line_and_kept_in_the_record(tmp_p
     assert record["revealed_before"] == ["stair_climb"]
 
 
+def _played_by_the_real_gm(case, model, tmp_path):
+    """Run one case on the real GameMaster: the GMs made, the summary and the case's record."""
+    made = []
+
+    def make(case, model, seed):
+        made.append(_default_gm(case, model, seed))
+        return made[-1]
+
+    summary = run_cases([case], model, tmp_path / "run", make_gm=make)
+    [record] = read_decisions(tmp_path / "run" / "decisions.jsonl")
+    return made, summary, record
+
+
 def test_the_real_gm_plays_the_history_over_a_scripted_model(tmp_path):
     """Ilya's line is a turn of its own (its narration is the first the model writes), and the table's
     log has Ilya's line, then the GM line, then the case's line."""
@@ -85,14 +98,7 @@ def test_the_real_gm_plays_the_history_over_a_scripted_model(tmp_path):
         {"speaker": "Ilya Thorncastle", "text": "I wade over to the floating pews and sit down."},
         {"speaker": "GM", "text": "A hymnal drifts past with a silver key in its spine."},
     ], expect={"reply": {"any": ["three nights"], "voice": "Maren"}})])
-    made = []
-
-    def make(case, model, seed):
-        made.append(_default_gm(case, model, seed))
-        return made[-1]
-
-    summary = run_cases([case], model, tmp_path / "run", make_gm=make)
-    [record] = read_decisions(tmp_path / "run" / "decisions.jsonl")
+    made, summary, record = _played_by_the_real_gm(case, model, tmp_path)
     assert record["history_played"][0]["reply"] == CALM
     assert [s.name for s in made[0].sheets] == ["Brisa Tallowmere", "Ilya Thorncastle"]
     log = [(t.speaker, t.text) for t in made[0].session.log]
@@ -113,14 +119,7 @@ def test_a_history_turn_the_case_answers_has_the_case_s_gm_line_as_its_reply(tmp
                            "history": [{"speaker": "Oskar Venn", "text": "How long is the rope bridge?"},
                                        {"speaker": "GM", "text": "It spans 120 feet of empty air, sagging in the middle."}],
                            "line": "How long did you say the bridge was?", "expect": {"reply": {"any": ["120 feet"], "none": ["twenty"]}}}])
-    made = []
-
-    def make(case, model, seed):
-        made.append(_default_gm(case, model, seed))
-        return made[-1]
-
-    summary = run_cases([case], model, tmp_path / "run", make_gm=make)
-    [record] = read_decisions(tmp_path / "run" / "decisions.jsonl")
+    made, summary, record = _played_by_the_real_gm(case, model, tmp_path)
     assert "120 feet" in record["reply"]
     assert not any("twenty" in t.text for t in made[0].session.log)
     assert made[0].session.turns[0].narration == "It spans 120 feet of empty air, sagging in the middle."
