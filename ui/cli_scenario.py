@@ -62,6 +62,8 @@ def check(
     for table in _tables(world):
         if table.row_count:
             console.print(table)
+    for secret in (s for s in loaded.secrets if s.id.startswith("gm_only")):  # what the prose marked for the GM (gm.gm_only)
+        console.print(f"[dim]kept from the players (the prose marks it for the GM):[/] {escape(secret.text)}", highlight=False)
     for line in warnings:
         console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
     console.print(f"[green]ok[/]: {loaded.id} is playable" + (f" ({len(warnings)} warning(s))" if warnings else ""), highlight=False)

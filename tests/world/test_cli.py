@@ -25,6 +25,17 @@ def test_check_a_prose_only_file_warns_what_the_gm_could_not_find(tmp_path):
     assert out["warnings"] == ["Nell knows nothing the GM can tell; add world.npcs[].knows so a question gets the same answer every time"]
 
 
+def test_check_says_what_the_prose_marked_for_the_gm_and_keeps_it_out_of_the_facts(tmp_path):
+    path = tmp_path / "road.yaml"
+    path.write_text("ruleset: pf2e\ntitle: Road\nscene: A milestone reads HOLLIN 4. (GM only: six bandits wait past the bend.)\n"
+                    "opening: Birdsong.\n")
+    result = CliRunner().invoke(app, ["scenario", "check", str(path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "kept from the players" in result.output and "six bandits wait past the bend." in result.output
+    facts = result.output.split("kept from the players")[0]
+    assert "bandits" not in facts
+
+
 def test_check_a_bad_file_is_one_line(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("ruleset: dnd5e\ntitle: Bad\nscene: A.\nopening: B.\nworld:\n  npcs:\n    - {name: Bo, knows: [{topic: x}]}\n")
