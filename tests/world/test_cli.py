@@ -27,7 +27,7 @@ def test_check_a_prose_only_file_warns_what_the_gm_could_not_find(tmp_path):
 
 def test_check_says_what_the_prose_marked_for_the_gm_and_keeps_it_out_of_the_facts(tmp_path):
     path = tmp_path / "road.yaml"
-    path.write_text("ruleset: pf2e\ntitle: Road\nscene: A milestone reads HOLLIN 4. (GM only: six bandits wait past the bend.)\n"
+    path.write_text("ruleset: pf2e\ntitle: Road\nscene: 'A milestone reads HOLLIN 4. (GM only: six bandits wait past the bend.)'\n"
                     "opening: Birdsong.\n")
     result = CliRunner().invoke(app, ["scenario", "check", str(path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
