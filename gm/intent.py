@@ -326,8 +326,9 @@ def _only_asks(text: str) -> bool:
     return bool(sentences) and all(s.endswith("?") or _ASKS_PLAINLY.match(s) for s in sentences)
 
 
-# a question typed without its "?": "ok what room was the guy in again", "wiat how much was the mayor paying us"
-_ASKS_PLAINLY = re.compile(r"^(?:(?:ok|okay|so|wait|wiat|hmm+|um+|uh+|hey|and|but|sorry|right|alright|oh|guys|gm|dm)[,.]?\s+)*"
+# a question typed without its "?": "ok what room was the guy in again", "wait how much was the mayor paying us"
+# (a word or two before it that is no one acting: "ok", "wait", "guys", typos and all; "I wonder what time it is" says)
+_ASKS_PLAINLY = re.compile(r"^(?:(?!(?:i|we|you|he|she|they|it)\b)[a-z']{1,6}[,.]?\s+){0,2}"
                            r"(?:what|how|where|when|who|which|why|whats|wheres|hows|whens)\b(?!\s+(?:a|an)\b)(?:\s+[\w'’]+){0,3}?\s+"
                            r"(?:is|was|were|are|did|does|do|had|has|can|could|should|would|will)\b[^!.]*$", re.I)
 
