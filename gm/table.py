@@ -14,12 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gm.gm_only import FINDING, split_gm_only
 from gm.world.model import world_problem
 from pipelines.records import Check, Turn
 from rulesets import FileProblem, UnknownName, VgmError, read_json, read_yaml, write_atomic
 
 __all__ = [
-    "ScenarioError", "SessionError", "NPC", "Secret", "Scenario", "load_scenario", "list_scenarios",
+    "ScenarioError", "SessionError", "NPC", "Secret", "Scenario", "load_scenario", "list_scenarios", "keep_gm_only",
     "RollRecord", "PendingCheck", "TurnRecord", "Session", "SCENARIOS",
 ]
 
@@ -170,9 +171,33 @@ def load_scenario(name_or_path: str | Path, ruleset=None) -> Scenario:
                     item["checks"] = [ruleset.resolve(c) for c in item.get("checks") or []]
                 except UnknownName as exc:
                     raise ScenarioError(f"{path}: world.npcs[{i}] ({npc['name']}).knows[{j}] ({item['topic']}): key 'checks': {exc}") from None
-    from .gm_only import keep_gm_only  # here, not at the top: gm_only builds on this module's models
-
     return keep_gm_only(scenario, ruleset)  # "(GM only: ...)" in the prose is a secret, not the players' scene
+
+
+def keep_gm_only(scenario: Scenario, pack: Any = None) -> Scenario:
+    """The scenario with its scene's and opening's GM-only parts moved into secrets: found, like any
+    secret, by an act that reaches for it and a check of the pack's searching and noticing kind."""
+    scene, from_scene = split_gm_only(scenario.scene)
+    opening, from_opening = split_gm_only(scenario.opening)
+    notes = list(dict.fromkeys([*from_scene, *from_opening]))
+    if not notes:
+        return scenario
+    concepts = getattr(pack, "concepts", None) or {}
+    checks = list(dict.fromkeys(c for kind in FINDING for c in concepts.get(kind, [])))
+    taken = {s.id for s in scenario.secrets}
+    secrets = [Secret(id=_free_id(f"gm_only_{i}", taken), text=note, checks=checks, difficulty=None, trigger=note)
+               for i, note in enumerate(notes, 1)]
+    return scenario.model_copy(update={"scene": scene, "opening": opening or scene,
+                                       "secrets": [*scenario.secrets, *secrets]})
+
+
+def _free_id(wanted: str, taken: set[str]) -> str:
+    at = 2
+    found = wanted
+    while found in taken:
+        found, at = f"{wanted}_{at}", at + 1
+    taken.add(found)
+    return found
 
 
 def list_scenarios(ruleset: str | None = None) -> list[Scenario]:

@@ -39,8 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 import rulesets
 from gm.characters import CharacterError, find_character, ready_characters
-from gm.table import Scenario, ScenarioError, load_scenario
-from gm.gm_only import keep_gm_only
+from gm.table import Scenario, ScenarioError, keep_gm_only, load_scenario
 from rulesets import FileProblem, UnknownName, VgmError, parse_yaml, read_text
 
 __all__ = [

@@ -8,8 +8,8 @@ import pytest
 import rulesets
 from eval.play import parse_cases
 from eval.play._runner import _default_gm
-from gm.gm_only import keep_gm_only, split_gm_only
-from gm.table import Scenario
+from gm.gm_only import split_gm_only
+from gm.table import Scenario, keep_gm_only
 from pipelines.llm import ScriptedModel
 
 ROAD = ("The forest road out of Hollin climbs through mixed woods. A milestone reads HOLLIN 4. "
