@@ -1,6 +1,6 @@
 """Ten turns in each game, as a new player would type them: prints the transcript and turn times.
 
-    python bench/play_transcripts.py [-m local:small] [--out docs/play_transcripts.md]
+    python bench/play_transcripts.py [-m local:small] [--lines first|new] [--out docs/play_transcripts.md]
 
 The lines were written before any reply was seen (questions to NPCs and to the GM, acts that need
 a check, trivial acts, a recall, an out-of-character request, an attack). Whether a reply is one a
@@ -72,18 +72,72 @@ SESSIONS = {
     ],
 }
 
+# forty more lines, written 2026-12-07 before any reply to them was seen (`--lines new`); once read,
+# they too are lines the GM was fixed on, and a later round needs new ones again
+NEW_SESSIONS = {
+    ("drowned_chapel", "Brisa"): [
+        "Maren, what's your nephew's name?",
+        "Is there a way up to the bell tower?",
+        "I check the floating pews for anything caught between them.",
+        "Maren, where did you last see the reliquary?",
+        "I light a second candle and set it on the altar.",
+        "What did Maren say about the bell?",
+        "OOC: does the bell do anything if I lie near it?",
+        "I kick the cracked bell as hard as I can.",
+        "Maren, do you want to leave before the tide comes in?",
+        "I wade back to the door and look outside.",
+    ],
+    ("broken_bridge", "Pip"): [
+        "Snik, are you hungry?",
+        "How far is it to the far bank?",
+        "I tell Nettlejaw the answer to the riddle is a river.",
+        "Chief, where did you get that hat?",
+        "I study how the gate is held together.",
+        "What was the toll again?",
+        "I play a jaunty tune on my lute for the goblins.",
+        "Nettlejaw, is something downstream frightening you?",
+        "OOC: how many hit points do goblins have?",
+        "I sit on the parapet and eat an apple.",
+    ],
+    ("lantern_house", "Eddie"): [
+        "Ruth, does your father keep a logbook?",
+        "How far is the lighthouse from the cottage?",
+        "I open the cellar hatch and shine my flashlight down.",
+        "Ruth, has anyone else come by since he vanished?",
+        "I listen at the lighthouse door.",
+        "What did Ruth tell me about her father?",
+        "I try to pick the padlock with my lockpicks.",
+        "OOC: is Abner still alive?",
+        "I ask Ruth to make some coffee while I look around.",
+        "I light the stove to warm the cottage.",
+    ],
+    ("copper_flats", "Dutch"): [
+        "Sheriff Tull, how long have you worn that badge?",
+        "How many people are in the saloon?",
+        "I sit down at Vane's table and buy in.",
+        "Vane, where'd you learn to deal like that?",
+        "I keep an eye on the door while I drink.",
+        "What did Vane say about his winning streak?",
+        "I go down to the saloon cellar and look around.",
+        "Sheriff, why do you look the other way?",
+        "OOC: what's my Notice die again?",
+        "I tip my hat to the barkeep and head out.",
+    ],
+}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--lines", choices=("first", "new"), default="first", help="the first forty lines, or the forty new ones")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in SESSIONS.items():
+    for (scenario, who), lines in (SESSIONS if args.lines == "first" else NEW_SESSIONS).items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:
