@@ -402,9 +402,9 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
     if not _SEEKS.search(question):
         return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
-    own = _told_of_them(npc, asked, world, embed)
-    if own is not None:
-        return own
+    theirs = _told_of_them(npc, asked, world, embed)
+    if theirs is not None:
+        return theirs
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
 
 
