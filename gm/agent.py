@@ -51,6 +51,7 @@ from .party import carry_found, cast_between_fights, item_between_turns, party_f
 from .pending import PlayerRolls
 from .reply import GMReply
 from .session_setup import SessionSetup
+from .sheet_view import own_check_told
 from .table import RollRecord, Secret, TurnRecord, list_scenarios
 from .undo import taken_back
 
@@ -163,6 +164,8 @@ class GameMaster(PlayerRolls, SessionSetup):
                 return await self._finish(turn, [], "roll", on_token, started, {}, fight, opened + player_acts(fight, sheet.name, action))
         answer = None if low.startswith("/check") else choose_answer(
             reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)), asker=sheet.name)
+        told = own_check_told(text, sheet, self.ruleset) if reading is not None and reading.kind == "ooc" else None
+        answer = Answer("ooc", told, final=True) if told else answer  # "OOC: what's my Notice die?" is the player's own business
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name

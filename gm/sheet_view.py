@@ -5,12 +5,16 @@ for a check (``sheet.plan``), so the readable sheet is that, for the checks the 
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .characters import Sheet
 from .combat.inventory import things_line
 
-__all__ = ["sheet_rows", "sheet_text"]
+__all__ = ["sheet_rows", "sheet_text", "own_check_told"]
+
+# a player asking after their own sheet: "what's my Notice die?", "(OOC) how good is my Shooting?"
+_OWN = re.compile(r"\b(?:my|do i|am i|have i|i have|i've got)\b", re.I)
 
 
 def sheet_rows(sheet: Sheet, pack: Any) -> list[tuple[str, str, str]]:
@@ -37,3 +41,17 @@ def sheet_text(sheet: Sheet, pack: Any, carries: dict[str, int] | None = None) -
     width = max((len(name) for name, _, _ in sheet_rows(sheet, pack)), default=0)
     lines += [f"  {name:<{width}}  {rolled:<12} {why}" for name, rolled, why in sheet_rows(sheet, pack)]
     return "\n".join(lines)
+
+
+def own_check_told(text: str, sheet: Sheet, pack: Any) -> str | None:
+    """The answer to an out-of-character question about one's own check ("OOC: what's my Notice die
+    again?" → "Dutch Calloway's Notice: d8 ..."), or None when the line asks after no check of the pack."""
+    if not _OWN.search(text):
+        return None
+    for cid, check in pack.checks.items():
+        names = [n for n in [check.name, *getattr(check, "aliases", [])] if n and len(n) > 2]
+        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.I) for n in names):
+            plan = sheet.plan(pack, cid)
+            rolled = f"{plan.value}%" if plan.value is not None else plan.expression()
+            return f"{sheet.name}'s {plan.check_name}: {rolled}" + (f" ({plan.why})." if plan.why else ".")
+    return None

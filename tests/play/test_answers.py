@@ -447,3 +447,12 @@ def test_pressing_one_who_holds_something_back_gets_an_evasion_that_a_check_may_
     assert answer.kind == "npc_gated" and answer.gated_checks == ["psychology", "persuade"] and "singing" not in answer.quote
     opened = choose_answer(read_intent(line, **NAMES), WORLD, found_checks=["persuade"])
     assert opened is None or opened.kind != "npc_gated"
+
+
+@pytest.mark.parametrize("line, said", [("OOC: what's my Spot Hidden again?", "Eddie Kowalczyk's Spot Hidden: 50%"),
+                                        ("(ooc) how good is my Library Use?", "Eddie Kowalczyk's Library Use:")])
+def test_out_of_character_a_player_asking_after_their_own_check_is_told_it_from_the_sheet(tmp_path, line, said):
+    gm = _gm(tmp_path, ["The fog is thick tonight."])
+    reply = gm.step("", line)
+    assert reply.decision == "no_roll" and not reply.rolls and reply.narration.startswith(said)
+    assert gm.step("", "OOC: is Abner still alive?").narration == OOC_REFUSAL  # the world's hidden side stays hidden
