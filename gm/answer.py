@@ -427,9 +427,12 @@ def _told_of_them(npc: Any, asked: str, world: Any, embed: Embed | None) -> Answ
 
 
 # pressing for what is kept back: "anything you haven't told us?", "what aren't you saying?", "are you hiding something?"
-_PRESSED = re.compile(r"\b(?:haven['’]t|have not|aren['’]t|are not|not been|weren['’]t)\s+(?:you\s+|y'all\s+)?(?:told|telling|said|saying|been honest)\b|"
-                      r"\bhiding\s+(?:something|anything)\b|\bholding\s+(?:something\s+|anything\s+)?back\b|"
-                      r"\bkeeping\s+(?:something|anything)\s+from\b", re.I)
+# (said of "you": "we haven't said too much" presses no one)
+_KEPT = r"(?:told|telling|said|saying|been honest)"
+_PRESSED = re.compile(rf"\b(?:you|y'all)\s+(?:haven['’]t|have not|aren['’]t|are not|weren['’]t)\s+{_KEPT}\b|"
+                      rf"\b(?:haven['’]t|aren['’]t|weren['’]t)\s+(?:you|y'all)\s+{_KEPT}\b|"
+                      r"\b(?:you|you['’]re|you are|are you|you['’]ve been|have you been)\s+(?:hiding\s+(?:something|anything)|holding\s+(?:something\s+|anything\s+)?back|"
+                      r"keeping\s+(?:something|anything)\s+from)\b", re.I)
 # a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed
 _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
@@ -727,12 +730,13 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             bar = 0.15 if any(own) else FACT_MATCH - 0.1  # among one's own doings the nearest is the answer
         else:
             bar = FACT_MATCH - 0.1
+        asks_deed = _ASKS_DEED.search(text) is not None
         # a question put is no deed done: "what did I give the chief?" is not "what is the riddle?", though both name him
-        put = [] if _ASKS_DEED.search(text) and not re.search(r"\b(?:say|ask)\b", text, re.I) else put
+        put = [] if asks_deed and not re.search(r"\b(?:say|ask)\b", text, re.I) else put
         pool = gm_said + done + put
         # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
-        told_of = 0.0 if _ASKS_DEED.search(text) else 0.12 if _OUTCOME_ASKED.search(text) else 0.08  # "what did I give?": the deed
-        deed = 0.1 if _ASKS_DEED.search(text) else 0.0  # ... as the player said it ("where'd we leave the horses?")
+        told_of = 0.0 if asks_deed else 0.12 if _OUTCOME_ASKED.search(text) else 0.08  # "what did I give?": the deed
+        deed = 0.1 if asks_deed else 0.0  # ... as the player said it ("where'd we leave the horses?")
         verb = _verb_forms(text)
         # and the later word stands: what the GM said last of it outranks an earlier telling
         late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if _content_words(text) & _content_words(x) else 0.0)
@@ -751,7 +755,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             picked = pool[at]
             if picked in put:
                 picked = _what_came_of(picked, said, text, embed) or picked
-            elif picked in done and not _ASKS_DEED.search(text):
+            elif picked in done and not asks_deed:
                 picked = _what_came_of(picked, said, text, embed) or picked  # what they tried → what the GM said came of it
             elif picked in gm_said and picked in said:
                 picked = _settled(picked, said, text, embed)

@@ -17,6 +17,11 @@ __all__ = ["sheet_rows", "sheet_text", "own_check_told"]
 _OWN = re.compile(r"\b(?:my|do i|am i|have i|i have|i've got)\b", re.I)
 
 
+def _rolled(plan: Any) -> str:
+    """What a check rolls, as a player reads it: "50%" (percentile) or "1d20+5"."""
+    return f"{plan.value}%" if plan.value is not None else plan.expression()
+
+
 def sheet_rows(sheet: Sheet, pack: Any) -> list[tuple[str, str, str]]:
     """(check name, what is rolled, why) for the character's own checks, then the pack's common ones."""
     own = [cid for keys in sheet.check_keys().values() for cid in keys]
@@ -24,8 +29,7 @@ def sheet_rows(sheet: Sheet, pack: Any) -> list[tuple[str, str, str]]:
     rows = []
     for cid in dict.fromkeys([*own, *common]):
         plan = sheet.plan(pack, cid)
-        rolled = f"{plan.value}%" if plan.value is not None else plan.expression()
-        rows.append((plan.check_name, rolled, plan.why))
+        rows.append((plan.check_name, _rolled(plan), plan.why))
     return rows
 
 
@@ -52,6 +56,5 @@ def own_check_told(text: str, sheet: Sheet, pack: Any) -> str | None:
         names = [n for n in [check.name, *getattr(check, "aliases", [])] if n and len(n) > 2]
         if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.I) for n in names):
             plan = sheet.plan(pack, cid)
-            rolled = f"{plan.value}%" if plan.value is not None else plan.expression()
-            return f"{sheet.name}'s {plan.check_name}: {rolled}" + (f" ({plan.why})." if plan.why else ".")
+            return f"{sheet.name}'s {plan.check_name}: {_rolled(plan)}" + (f" ({plan.why})." if plan.why else ".")
     return None
