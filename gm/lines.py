@@ -14,6 +14,8 @@ class EmptyInput(VgmError):
     """The player pressed Enter without saying anything."""
 
 
+# what opens a line said to the table, not a character's name ("OOC: ...", "GM: ...")
+_TO_THE_TABLE = {"ooc", "gm", "dm", "keeper", "meta", "out of character", "rules question", "question"}
 _NAME_LIKE = re.compile(r"^[A-Z][\w'.-]*( [A-Z][\w'.-]*){0,2}$")
 
 
@@ -24,6 +26,8 @@ def split_speaker(line: str, names: list[str]) -> tuple[str | None, str]:
     name becomes an "unknown character" error rather than words spoken by someone else.
     """
     m = re.match(r"^\s*([^:]{1,40}?)\s*:\s*(.*)$", line, re.S)
+    if m and m.group(1).strip().lower() in _TO_THE_TABLE and m.group(1).strip().lower() not in {n.lower() for n in names}:
+        return None, line.strip()  # "OOC: what's my Notice die?" is said to the table, by whoever is playing
     if m and (m.group(1).strip().lower() in {n.lower() for n in names} or _NAME_LIKE.match(m.group(1).strip())):
         return m.group(1).strip(), m.group(2).strip()
     return None, line.strip()

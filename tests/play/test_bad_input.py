@@ -137,3 +137,5 @@ def test_hot_seat_lines():
     assert split_speaker("brisa:I hide", names) == ("brisa", "I hide")
     assert split_speaker("I say: hello", names) == (None, "I say: hello")
     assert split_speaker("Zed: I dance", names) == ("Zed", "I dance")  # then: unknown character
+    assert split_speaker("OOC: what's my Notice die?", names) == (None, "OOC: what's my Notice die?")  # said to the table
+    assert split_speaker("GM: how far is the mill?", names) == (None, "GM: how far is the mill?")
