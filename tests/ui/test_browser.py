@@ -86,6 +86,14 @@ def test_owner_sees_every_tab_render(live_study, browser, tmp_path):
     board.get_by_text("tbs_gm").first.wait_for(timeout=20000)
     assert "template_gm" in board.inner_text()
     page.locator("#compare-diff").get_by_text("demo-0001").first.wait_for(timeout=20000)
+    detail = page.locator("#compare-detail-a")
+    detail.get_by_text("checks").wait_for(timeout=20000)
+    first_detail = detail.inner_text()
+    page.locator("#compare-pick input").click()  # the owner picks another instance: its checks replace the first's
+    page.get_by_role("option").nth(1).click()
+    page.wait_for_function("t => !document.querySelector('#compare-detail-a').innerText.includes(t)",
+                           arg=first_detail, timeout=20000)
+    assert "checks" in detail.inner_text()
     page.screenshot(path=str(shots / "compare.png"), full_page=True)
 
     page.get_by_role("tab", name="Beliefs").click()

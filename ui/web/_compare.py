@@ -117,15 +117,17 @@ class CompareTab:
             self.pick = gr.Dropdown(label="Show one instance", choices=[], allow_custom_value=True, elem_id="compare-pick")
             self.context = gr.HTML()
             with gr.Row():
-                self.side_a = gr.Markdown()
+                self.side_a = gr.Markdown(elem_id="compare-detail-a")
                 self.side_b = gr.Markdown()
         self.load_outputs = [self.folder, self.note, self.table, self.chart, self.run_a, self.run_b, self.diff, self.pick,
                              self.context, self.side_a, self.side_b]
         self.load_btn.click(self._load, [self.token, self.folder], self.load_outputs, api_visibility="private")
         diff_out = [self.diff, self.pick, self.context, self.side_a, self.side_b]
-        for trigger in (self.run_a.change, self.run_b.change, self.only_diff.change):
+        # .input, not .change: _load sets both dropdowns and the diff itself; its programmatic value changes would
+        # fire one _diff per dropdown, and the one that saw run B still empty could land last and blank the table.
+        for trigger in (self.run_a.input, self.run_b.input, self.only_diff.input):
             trigger(self._diff, [self.token, self.run_a, self.run_b, self.only_diff], diff_out, api_visibility="private")
-        self.pick.change(self._detail, [self.token, self.run_a, self.run_b, self.pick],
+        self.pick.input(self._detail, [self.token, self.run_a, self.run_b, self.pick],
                          [self.context, self.side_a, self.side_b], api_visibility="private")
 
     def on_load(self, token) -> dict:
