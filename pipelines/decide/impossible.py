@@ -195,19 +195,21 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
 _SPELL_WORD = re.compile(r"[A-Z][\w'’-]*$")
 
 
-def named_spell(line: str, actor: str | None = None) -> str | None:
+def named_spell(line: str, actor: str | None = None, game_spells: Iterable[str] = ()) -> str | None:
     """The spell the line casts as the speaker's (or ``actor``'s) own act: a spell the kinds know
     ("fireball"), or a name written as one ("casts Mend the Flesh"); ``None`` for "cast my line".
 
         named_spell("Brisa kneels and casts Cure Wounds.", "Brisa Tallowmere")  # "Cure Wounds"
     """
-    known = kinds("magic")[0]["spells"]
+    known = [*kinds("magic")[0]["spells"], *(s.lower() for s in game_spells)]  # the game's own: pf2e's "casts heal"
     for clause in clauses(line):
         for i in find(clause, "cast"):
             j = i + 1
             while j < len(clause) and clause[j].low in ("a", "an", "the", "my", "his", "her", "their", "one", "some", "on"):
                 j += 1
             spell = next((s for s in sorted(known, key=len, reverse=True) if find(clause[j:j + len(s.split())], s)), None)
+            if spell is None and any("spell" in w.lemmas for w in clause[j + 1:j + 3]):
+                spell = "spell"  # "casts a healing spell", "cast a quick little spell"
             if spell is None and j < len(clause) and _SPELL_WORD.match(clause[j].text) and clause[j].low != "i":
                 k = j + 1  # a title-case run, with "of"/"the" inside: "Mend the Flesh", "Ray of Frost"
                 while k < len(clause) and (_SPELL_WORD.match(clause[k].text) or (clause[k].low in ("of", "the") and k + 1 < len(clause) and _SPELL_WORD.match(clause[k + 1].text))):
@@ -218,14 +220,14 @@ def named_spell(line: str, actor: str | None = None) -> str | None:
     return None
 
 
-def magic_act(line: str, actor: str | None = None) -> str | None:
+def magic_act(line: str, actor: str | None = None, game_spells: Iterable[str] = ()) -> str | None:
     """What magic the line works as the speaker's (or ``actor``'s) own act ("a spell", "telepathy"...), or ``None``.
 
         magic_act("I cast fireball into the middle of them")   # "a spell"
         magic_act("I cast my line into the river")               # None
         magic_act("Jester runs up and casts Cure Wounds.")       # None: Jester's act, not the speaker's
     """
-    if named_spell(line, actor):
+    if named_spell(line, actor, game_spells):
         return "a spell"
     for clause in clauses(line):
         for what, phrases in kinds("magic")[0]["phrases"].items():
@@ -234,12 +236,13 @@ def magic_act(line: str, actor: str | None = None) -> str | None:
     return None
 
 
-def impossible_without_magic(line: str, actor: str | None, without_magic: list[str] | tuple[str, ...]) -> str | None:
+def impossible_without_magic(line: str, actor: str | None, without_magic: list[str] | tuple[str, ...],
+                             game_spells: Iterable[str] = ()) -> str | None:
     """Why the act cannot work when ``actor`` is one of those whose sheets give no magic and the
-    line works magic as their own act."""
+    line works magic as their own act (a spell the kinds or the game know, named in any case)."""
     if not actor or actor not in without_magic:
         return None
-    what = magic_act(line, actor)
+    what = magic_act(line, actor, game_spells)
     return Reason(kinds("magic")[0]["reason"].format(actor=first_name(actor), what=what), "magic") if what else None
 
 

@@ -59,7 +59,7 @@ def impossible_scene(ctx: Context) -> Verdict | None:
 @rule("impossible_without_magic", "refuse")
 def impossible_without_magic_rule(ctx: Context) -> Verdict | None:
     """Magic worked by a character whose sheet gives none."""
-    why = impossible_without_magic(ctx.line, ctx.who, ctx.options.get("without_magic", ()))
+    why = impossible_without_magic(ctx.line, ctx.who, ctx.options.get("without_magic", ()), ctx.options.get("game_spells", ()))
     return Verdict(IMPOSSIBLE, reason=why) if why else None
 
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 from lemminflect import getAllLemmas, getLemma
@@ -28,7 +29,7 @@ from pipelines.speech import first_name
 
 KINDS = Path(__file__).with_name("impossible_kinds.yaml")  # the kinds of impossible act, and the scene's ruin words, as data
 
-__all__ = ["KINDS", "kinds_file", "Word", "words", "clauses", "lemmas", "find", "noun_phrase", "own_act", "is_question", "gone_things", "acts_on_gone"]
+__all__ = ["KINDS", "kinds_file", "Word", "words", "clauses", "lemmas", "find", "noun_phrase", "own_act", "is_question", "gone_things", "lost_things", "acts_on_gone"]
 
 _DETERMINERS = {"the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "this", "that", "these", "those", "whole",
                 "entire", "some", "one", "two", "three", "every", "each", "both", "all", "another", "other", "same", "nearest"}
@@ -210,6 +211,85 @@ def _statement(clause: tuple[Word, ...]) -> tuple[str, str] | None:
     return None
 
 
+_HEDGES = {"will", "would", "could", "might", "may", "can", "should", "must", "shall"}  # not done: only maybe, or later
+_NOT_YET = {"if", "unless", "before", "until", "till", "lest", "whether"}
+
+
+def _with_conjuncts(token: Any) -> list[Any]:
+    """The noun and those listed with it: "weapons and tools", "the pole and both paddles"."""
+    out, todo = [], [token]
+    while todo:
+        t = todo.pop()
+        if t.pos_ in ("NOUN", "PROPN"):
+            out.append(t)
+        todo += [c for c in t.children if c.dep_ == "conj"]
+    return out
+
+
+def _subjects(verb: Any, dep: str) -> list[Any]:
+    """The verb's subjects of ``dep``; a verb joined to an earlier one shares its subject ("fell ... and sank")."""
+    found = [c for c in verb.children if c.dep_ == dep]
+    while not found and verb.dep_ == "conj" and verb.head is not verb:
+        verb = verb.head
+        found = [c for c in verb.children if c.dep_ == dep]
+    return [n for s in found for n in _with_conjuncts(s) if _a_thing(n)]
+
+
+def _said_of(noun: Any, state: str, passive: bool) -> tuple[str, str]:
+    name = noun.text if noun.pos_ == "PROPN" else f"the {noun.text}"
+    return noun.lower_, f"{name} {('were' if noun.tag_ in ('NNS', 'NNPS') else 'was') + ' ' if passive else ''}{state}"
+
+
+def lost_things(scene: str) -> dict[str, str]:
+    """What the scene's sentences say was done to a thing, read from their parse, so lists and word
+    order do not hide it: "the porter took every visitor's weapons and tools" → tools were taken; "the
+    pole and both paddles went overboard and sank"; "fed the ledger into the stove" → burned. Only
+    what is said as done: not "will sink", "could burn", "before it sinks", nor "is sinking"."""
+    doc = parse(" ".join(scene.split())) if scene.strip() else None
+    if doc is None:
+        return {}
+    lost = _vocab().get("lost_by") or {}
+    done_to, by_itself, particles = lost.get("done_to", {}), lost.get("by_itself", {}), lost.get("with_particle", {})
+    found: dict[str, str] = {}
+    for t in doc:
+        if t.lower_ in lost.get("without", {}) and t.dep_ in ("amod", "compound", "acomp"):
+            found.setdefault(lost["without"][t.lower_], f"there is no {lost['without'][t.lower_]}")
+        if t.pos_ != "VERB" or t.tag_ not in ("VBD", "VBN"):
+            continue
+        kids = list(t.children)
+        if any(c.dep_ == "neg" or c.lower_ in _HEDGES or c.tag_ == "TO" or (c.dep_ == "mark" and c.lower_ in _NOT_YET) for c in kids):
+            continue
+        lemma = getLemma(t.lower_, upos="VERB")[0]
+        passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in kids)
+        objects = _subjects(t, "nsubjpass") if passive else [n for c in kids if c.dep_ == "dobj" for n in _with_conjuncts(c)]
+        if objects and not passive:  # the small parser hangs a list's later nouns on the verb: "took our swords and crossbows"
+            objects += [n for c in kids if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN") for n in _with_conjuncts(c)]
+        objects = [n for n in objects if _a_thing(n)]
+        if t.dep_ == "amod" and t.tag_ == "VBN" and t.head.pos_ in ("NOUN", "PROPN"):  # "the stolen horse"
+            objects, passive = [t.head], True
+        particle = next((f"{lemma} {c.lower_}" for c in kids if c.dep_ in ("prt", "advmod") and f"{lemma} {c.lower_}" in particles), None)
+        fire = next((c for c in kids if c.dep_ == "prep" and c.lower_ in ("into", "onto", "in")
+                     and any(w.lower_ in lost.get("fire", ()) for w in c.subtree)), None)
+        if fire is not None and lemma in lost.get("into_fire", ()):
+            said = [_said_of(n, "burned", True) for n in objects]
+        elif particle:
+            said = [_said_of(n, particles[particle], False) for n in _subjects(t, "nsubj")]
+        elif lemma in done_to and objects:
+            said = [_said_of(n, done_to[lemma], True) for n in objects]
+        elif lemma in by_itself and not passive and not any(c.dep_ == "dobj" for c in kids):
+            said = [_said_of(n, by_itself[lemma], False) for n in _subjects(t, "nsubj")]
+        else:
+            continue
+        for thing, fact in said:
+            found.setdefault(thing, fact)
+    return found
+
+
+def _a_thing(noun: Any) -> bool:
+    """A particular thing, not "a long rest", "a look" or "a breath" (what "took" says of a pause)."""
+    return not any(c.dep_ == "det" and c.lower_ in ("a", "an", "another", "some") for c in noun.children)
+
+
 @lru_cache(maxsize=2048)
 def gone_things(scene: str) -> dict[str, str]:
     """Each thing the scene plainly says is gone, destroyed, dead or absent → what the scene says.
@@ -228,6 +308,8 @@ def gone_things(scene: str) -> dict[str, str]:
         done = _vocab()["ended_by"].get(getLemma(verb.lower_, upos="VERB")[0])
         for thing in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and done):
             found.setdefault(thing.lower_, f"{'' if thing.pos_ == 'PROPN' else 'the '}{thing.text} was {done}")
+    for thing, fact in lost_things(scene).items():
+        found.setdefault(thing, fact)
     return found
 
 
@@ -250,6 +332,8 @@ def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
                     if preps:
                         if j >= len(clause) or clause[j].low not in preps:
                             continue
+                        while j + 1 < len(clause) and clause[j + 1].low in preps:  # "climbs up onto the wagon"
+                            j += 1
                         j += 1
                     head, _ = noun_phrase(clause, j)
                     if group == "uses" and verb in vocab["from_verbs"]:  # "draw a bucket of water from the well": the well is what it needs

@@ -269,3 +269,15 @@ def test_a_harmless_clause_never_makes_an_ordinary_act_impossible(line, tail):
 def test_any_text_gives_a_reason_or_none(line, scene):
     for why in (impossible_act(line), impossible_in_scene(line, scene, "Ilya", True), impossible_in_era(line, scene, 1925)):
         assert why is None or (isinstance(why, str) and why.kind)
+
+
+def test_a_spell_of_the_game_named_in_lower_case_is_still_magic():
+    """pf2e's "Heal" is a spell by its plain word: "casts heal on him" is magic a ranger without
+    spells cannot work; casting a glance or a fishing line is no spell."""
+    from pipelines.decide.impossible import impossible_without_magic
+
+    spells = ("Electric Arc", "Heal", "Soothe")
+    assert impossible_without_magic("Keth kneels by the carter and casts heal on him.", "Keth Ashvein", ["Keth Ashvein"], spells)
+    assert impossible_without_magic("Keth casts heal on him.", "Keth Ashvein", ["Keth Ashvein"]) is None  # a word the game does not name
+    for line in ("Keth casts a glance at the door.", "I cast my line into the river and wait."):
+        assert impossible_without_magic(line, "Keth Ashvein", ["Keth Ashvein"], spells) is None

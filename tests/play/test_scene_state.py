@@ -61,3 +61,53 @@ def test_other_acts_on_or_near_it_are_left_to_the_dice(line, scene):
 
 def test_a_question_is_not_an_act():
     assert is_question("Can I cross?") and is_question('"Is it gone?"') and not is_question("I cross.")
+
+
+@pytest.mark.parametrize("scene,things", [
+    # a list after the verb, and what the list's second verb did to all of it
+    ("At the toll gate the sergeant took our swords and crossbows and chained them in the guardhouse.", {"swords", "crossbows"}),
+    ("Overnight the oars and the boathook slid overboard and sank.", {"oars", "boathook"}),
+    ("The clerk threw the contract into the fireplace an hour ago.", set()),  # a fireplace is no fire word: left alone
+    ("The clerk threw the contract into the brazier an hour ago.", {"contract"}),
+    ("The ferry cast off at dawn and is now a speck on the lake.", {"ferry"}),
+    ("They lock you in a windowless storeroom.", {"window"}),
+    ("The mule was sold to a tinker last spring.", {"mule"}),
+])
+def test_what_was_done_to_a_thing_is_read_from_the_sentence_parse(scene, things):
+    from pipelines.decide.scene_facts import lost_things
+
+    assert set(lost_things(scene)) == things
+
+
+@pytest.mark.parametrize("scene", [
+    "If the guards take your swords, you will have to fight with your fists.",   # not done: only if
+    "The ferry will cast off at noon.",
+    "The rope bridge is sagging and might snap under any weight.",
+    "The sergeant didn't take your crossbows.",
+    "The barge is sinking fast.",                                                 # still there to climb aboard
+    "The thieves tried to steal the mule.",
+])
+def test_what_may_happen_or_did_not_is_no_loss(scene):
+    from pipelines.decide.scene_facts import lost_things
+
+    assert lost_things(scene) == {}
+
+
+@pytest.mark.parametrize("line,scene", [
+    ("I draw my crossbow and shoot the sergeant.", "At the toll gate the sergeant took our swords and crossbows and chained them in the guardhouse."),
+    ("I jump into the ferry before it leaves.", "The ferry cast off at dawn and is now a speck on the lake."),
+    ("I read the contract again.", "The clerk threw the contract into the brazier an hour ago."),
+    ("Margaret grabs the oars and pulls for the shore.", "Overnight the oars and the boathook slid overboard and sank."),
+    ("I clamber up onto the mule and ride for town.", "The mule was sold to a tinker last spring."),
+])
+def test_using_a_thing_the_scene_says_was_lost_is_refused_with_the_reason(line, scene):
+    why = impossible_in_scene(line, scene, "Margaret")
+    assert why is not None and why.kind == "scene_gone", why
+
+
+def test_taking_a_pause_is_no_thing_taken():
+    """Found on real play (CRD3): "You guys took a long rest." then "No, we took a long rest." was refused as acting on a rest taken away."""
+    from pipelines.decide.scene_facts import lost_things
+
+    assert lost_things("You guys took a long rest. Then he took a look around and took a deep breath.") == {}
+    assert acts_on_gone("No, we took a long rest.", "How is she out of spells? You guys took a long rest.", "Margaret") is None
