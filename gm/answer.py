@@ -80,6 +80,11 @@ _COUNTED = re.compile(rf"\b(?:\d+|{_WORDS}|"
                       r"a dozen|dozens|a hundred|a few|several|a pair of|both)\s+(?:[a-z-]+\s+){0,2}?(?!(?:feet|foot|ft|yards?|miles?|"
                       r"metres?|meters?|paces|fathoms?|leagues?|inches|seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|"
                       r"times|degrees|percent|o'clock)\b)[a-z-]{2,}(?:s|men|people|folk|children|sheep|deer|cattle|geese|mice)\b", re.I)
+# a cause or a purpose: "why did the miller close the sluice?" is answered by "...because the reeve's men were coming"
+_CAUSE = re.compile(r"\b(?:because|since|so that|so as to|in order to|for fear|ever since|owing to|due to|on account of|blames?|blamed|"
+                    r"the reason|afraid (?:of|that)|to keep|to stop|to hide|to protect|to pay)\b", re.I)
+_WHY_CAUSE = 0.35  # for a why, a text with a cause gains this and one without loses it: restating the question is near in words only
+
 _MEASURES = (  # (what the question asks, what a text that answers it states): the answer's type
     (re.compile(r"\bhow long\b", re.I), re.compile(f"{_SPAN.pattern}|{_DURATION.pattern}", re.I)),
     (re.compile(r"\bhow (?:high|tall|deep|far|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
@@ -91,6 +96,7 @@ _MEASURES = (  # (what the question asks, what a text that answers it states): t
     (re.compile(r"\bhow many\b", re.I), _COUNT),
     (re.compile(r"\b(?:what|which) date\b|\bdated\b|\bwhat day of\b", re.I), _DATE),
     (re.compile(r"\bwhen\b|\bsince when\b|\bwhat day\b", re.I), re.compile(f"{_WHEN.pattern}|{_DURATION.pattern}", re.I)),
+    (_WHY := re.compile(r"\bwhy\b|\bhow come\b|\bwhat for\b|\bwhat made (?:him|her|them|you|it)\b", re.I), _CAUSE),
     # "who gave the library this folio?": a sentence that names someone (a capitalised word past its first)
     (re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:is|was|'s) (?:the|his|her|their) (?:\w+\s+)?name\b|\bthe name\b", re.I), re.compile(r"(?<=\w[\s,'‘\"“])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?(?!(?:January|February|March|April|May|June|July|August|September|October|"
                                                  r"November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
@@ -235,10 +241,14 @@ def _measure_bonus(question: str, texts: Sequence[str], npc: Any = None) -> list
     """A little for a text of the type of answer asked for: a span for "how high", a time for "when", a name for
     "who" (not the name of the one asked: "Armitage, who gave this?" is answered by someone else's name)."""
     plain = [_without_name(t, npc) for t in texts] if npc is not None else list(texts)
-    fits = [[0.15 if (_AHEAD if _WILL.search(question) and asked.pattern.startswith(r"\bwhen") else stated).search(t) else 0.0 for t in plain]
-            for asked, stated in _MEASURES if asked.search(question)]
+    kinds = [(asked, stated) for asked, stated in _MEASURES if asked.search(question)]
+    fits = [[0.15 if (_AHEAD if _WILL.search(question) and asked.pattern.startswith(r"\bwhen") else stated).search(t) else 0.0
+             for t in plain] for asked, stated in kinds]
     if fits:  # "How long have we got? When was the last train?": the first kind asked that some text states
-        return next((f for f in fits if any(f)), fits[0])
+        k = next((i for i, f in enumerate(fits) if any(f)), 0)
+        if kinds[k][0] is _WHY and any(fits[k]):  # a why is not answered by the sentence that only restates what was asked
+            return [_WHY_CAUSE if f else -_WHY_CAUSE for f in fits[k]]
+        return fits[k]
     if _HOLDS_ASKED.search(question):  # "what's in the open barrel?": a text that says what something holds
         return [0.15 if _HOLDS.search(t) else 0.0 for t in texts]
     if _WORDS_ASKED.search(question):  # "what was the password?": the words someone said, in quotes

@@ -456,3 +456,14 @@ def test_out_of_character_a_player_asking_after_their_own_check_is_told_it_from_
     reply = gm.step("", line)
     assert reply.decision == "no_roll" and not reply.rolls and reply.narration.startswith(said)
     assert gm.step("", "OOC: is Abner still alive?").narration == OOC_REFUSAL  # the world's hidden side stays hidden
+
+
+def test_a_why_question_is_answered_by_the_cause_not_by_the_sentence_sharing_its_words():
+    """"Why did the miller shut the sluice?" was answered with what the sluice looks like: a text that
+    gives a reason (because, so that, for fear of) now weighs for a why."""
+    world = World(npcs=[Npc(name="Hobb Trask", role="miller")], facts=[
+        Fact(text="The miller shut the sluice gate at noon, and the great wheel stands still over a dry race."),
+        Fact(text="Hobb Trask closed it because the reeve's men were coming to count his sacks for the tithe."),
+    ])
+    answer = choose_answer(read_intent("Why did the miller shut the sluice gate?", npcs=world.npcs), world)
+    assert "reeve" in answer.content, answer.content
