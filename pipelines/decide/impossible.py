@@ -101,21 +101,54 @@ _WEIGHTS = {"ton", "tons", "tonne", "tonnes", "pound", "pounds", "lb", "lbs"}
 _QUANTITY = re.compile(rf"\b((?:{NUMBER}[\s-]+)+)({'|'.join(_UNITS)})\b", re.I)
 
 
-def _stated(scene: str, quantity: str, near: list[str]) -> list[float]:
-    """The distances (feet) or weights (pounds) the scene states in a sentence with one of ``near``."""
+# "many tons of wet grain", "hundreds of tons of masonry": no number, but well past any lift
+_MANY_TONS = 5001.0  # pounds: what "many tons" is taken to weigh at the least (said back as "many tons")
+_VAGUE_TONS = re.compile(r"\b(?:many|several|some|a few|hundreds of|thousands of)\s+(?:tons?|tonnes?)\b", re.I)
+
+
+def _stated(scene: str, quantity: str, near: list[str], of: Iterable[str] | None = None) -> list[float]:
+    """The distances (feet) or weights (pounds) the scene states in a sentence with one of ``near``
+    (a weight names itself: "a forty-ton locomotive"). With ``of`` (the things the line lifts), a
+    weight counts only in a sentence that names one of them, or when the scene names none of them
+    elsewhere: "I lift the crate" is not the forty-ton engine's weight; "lifts the engine" of a
+    "forty-ton locomotive" the scene calls nothing else is."""
     out = []
-    for sentence in re.findall(r"[^.!?;]+", scene):
-        if not any(find(words(sentence), w) for w in near):
+    sentences = re.findall(r"[^.!?;]+", scene)
+    named_elsewhere = bool(of) and any(_mentions(x, of) for x in sentences)
+    for sentence in sentences:
+        weighed = quantity == "weight" and (_VAGUE_TONS.search(sentence) or any(m.group(2).lower() in _WEIGHTS for m in _QUANTITY.finditer(sentence)))
+        if not weighed and not any(find(words(sentence), w) for w in near):
+            continue
+        if of and named_elsewhere and not _mentions(sentence, of):
             continue
         for m in _QUANTITY.finditer(sentence):
             if re.match(r"[\s,]*(?:deep|down|high|tall|up|long|below|above|overhead)\b", sentence[m.end():], re.I):
                 continue  # a depth or a height is no width to cross or distance to shoot
             if (m.group(2).lower() in _WEIGHTS) == (quantity == "weight") and (value := number_value(m.group(1))) > 0:
                 out.append(value * _UNITS[m.group(2).lower()])
+        if quantity == "weight" and _VAGUE_TONS.search(sentence):
+            out.append(_MANY_TONS)
     return out
 
 
+def _mentions(sentence: str, things: Iterable[str]) -> bool:
+    said = words(sentence)
+    return any(find(said, t) for t in things)
+
+
+_STAND_INS = {"it", "them", "this", "that", "thing", "whole", "one", "lot"}  # "lift it", "the whole loaded thing": the scene's heavy thing
+
+
+def _lifted(kind: dict, line: str, actor: str | None) -> list[str] | None:
+    """The things the line lifts, by name (``None`` when it lifts only "it" or "the whole thing")."""
+    heads = [noun_phrase(clause, i + 1)[0] for clause, i, _ in _acts(kind, line, actor)]
+    named = [h for h in heads if h and h not in _STAND_INS]
+    return named or None
+
+
 def _amount(value: float, quantity: str) -> str:
+    if quantity == "weight" and value == _MANY_TONS:
+        return "many tons"
     if quantity == "weight":
         return f"{value / 2000:g} tons" if value >= 2000 else f"{value:,.0f} pounds"
     return f"{value / 5280:g} miles" if value >= 5280 * 1.5 else "a mile" if value >= 5280 else f"{value:,.0f} feet"
@@ -174,7 +207,7 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     for kind in kinds("measure"):
         if not _acts(kind, line, actor) or (kind.get("with") and not _says(line, kind["with"])):
             continue
-        stated = _stated(scene, kind["quantity"], kind["scene_words"])
+        stated = _stated(scene, kind["quantity"], kind["scene_words"], _lifted(kind, line, actor) if kind["quantity"] == "weight" else None)
         named = [v for k, v in (kind.get("limits") or {}).items() if _says(line, [k])]
         limit = min(named) if named else kind["limit"]
         if stated and min(stated) > limit:

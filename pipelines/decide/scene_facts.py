@@ -147,12 +147,19 @@ def own_act(clause: tuple[Word, ...], i: int, actor: str | None = None, named: b
         w = before[k]
         if w.low in _SELF or w.low == first:
             return True
-        if w.low in _OTHERS:
+        if k and before[k - 1].low in _OBJECT_OF:
+            continue  # "braces her back against it and lifts": what a preposition governs is no subject
+        if w.low in _OTHERS and w.low not in _ONLY_OBJECTS:
             return False
         # a name: "Jester runs up and casts", "Keth draws water"
         if w.text[0].isupper() and (k > 0 or not getAllLemmas(w.low) or (k + 1 < len(clause) and clause[k + 1].low.endswith("s"))):
             return named or w.low == first
     return True
+
+
+_ONLY_OBJECTS = {"him", "her", "them"}  # "braces her back", "grabs him and runs": never the one who acts
+_OBJECT_OF = {"against", "at", "to", "with", "on", "onto", "into", "from", "for", "over", "under", "behind", "beside", "near",
+              "by", "about", "toward", "towards", "past", "through", "around", "of", "in", "off"}
 
 
 # ---- the scene side -----------------------------------------------------------------------------

@@ -111,3 +111,25 @@ def test_taking_a_pause_is_no_thing_taken():
 
     assert lost_things("You guys took a long rest. Then he took a look around and took a deep breath.") == {}
     assert acts_on_gone("No, we took a long rest.", "How is she out of spells? You guys took a long rest.", "Margaret") is None
+
+
+@pytest.mark.parametrize("line,scene,said", [
+    # the weight names itself ("a thirty-ton"), the thing goes by another name ("the engine"), the lifter's own
+    # body is no one else ("braces her back against it")
+    ("Ada braces her back against it and lifts the engine off the rails.", "A thirty-ton locomotive lies across the siding.", "30 tons"),
+    ("I just lift it up and toss it in the river.", "The toppled statue, many tons of granite, blocks the lane.", "many tons"),
+    ("Ada heaves the cannon onto the wagon by herself.", "The bronze cannon weighs three tons.", "3 tons"),
+])
+def test_lifting_what_the_scene_says_weighs_tons_is_refused(line, scene, said):
+    why = impossible_in_scene(line, scene, "Ada Quill")
+    assert why is not None and why.kind == "lift_tons" and said in why, why
+
+
+@pytest.mark.parametrize("line,scene", [
+    ("I lift the crate onto the cart.", "A thirty-ton locomotive lies across the siding. A crate of tools sits by the track."),
+    ("We all lift the engine together with the crane.", "A thirty-ton locomotive lies across the siding."),
+    ("Could I lift the engine?", "A thirty-ton locomotive lies across the siding."),
+    ("He lifts the engine.", "A thirty-ton locomotive lies across the siding."),
+])
+def test_lifting_something_else_or_with_help_or_asked_is_not_refused(line, scene):
+    assert impossible_in_scene(line, scene, "Ada Quill") is None
