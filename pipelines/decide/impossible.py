@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from pipelines.numbers import NUMBER, number_value
 from pipelines.speech import first_name
 
-from .scene_facts import _DETERMINERS, _NOT_AN_ACT, _SELF, KINDS, Word, acts_on_gone, clauses, find, kinds_file, noun_phrase, own_act, words
+from .scene_facts import _DETERMINERS, _NOT_AN_ACT, _SELF, Word, clauses, find, is_question, kinds_file, names, noun_phrase, own_act, words
+from .scene_state import gone_things, vocab
 
 __all__ = ["Reason", "impossible_act", "impossible_in_scene", "impossible_without_magic", "impossible_power", "impossible_in_era", "magic_act",
-           "named_spell", "kinds_file"]
+           "named_spell", "kinds_file", "acts_on_gone"]
 
 
 class Reason(str):
@@ -122,7 +123,7 @@ def _stated(scene: str, quantity: str, near: list[str], of: Iterable[str] | None
         if of and named_elsewhere and not _mentions(sentence, of):
             continue
         for m in _QUANTITY.finditer(sentence):
-            if re.match(r"[\s,]*(?:deep|down|high|tall|up|long|below|above|overhead)\b", sentence[m.end():], re.I):
+            if re.match(r"[\s,]*(?:deep|down(?!\s+(?:the|a|that|this)\b)|high|tall|up|long|below|above|overhead)\b", sentence[m.end():], re.I):
                 continue  # a depth or a height is no width to cross or distance to shoot
             if (m.group(2).lower() in _WEIGHTS) == (quantity == "weight") and (value := number_value(m.group(1))) > 0:
                 out.append(value * _UNITS[m.group(2).lower()])
@@ -158,31 +159,51 @@ def _amount(value: float, quantity: str) -> str:
 _HOURS = {"second": 1 / 3600, "minute": 1 / 60, "hour": 1}
 _IN_TIME = re.compile(rf"\bin\s+(?:about\s+|under\s+|only\s+|just\s+|less than\s+)?((?:{NUMBER}[\s-]+)+)(second|minute|hour)s?\b", re.I)
 _TO_CLOCK = re.compile(rf"\b((?:{NUMBER}[\s-]+)+)(minute|hour)s?\s+(?:to|before|till|until)\b", re.I)
-_NAMED = {"midnight": 0, "dawn": 6, "sunrise": 6, "daybreak": 6, "noon": 12, "midday": 12, "dusk": 18, "sunset": 18, "sundown": 18}
+_NAMED = {"midnight": 0, "dawn": 6, "sunrise": 6, "daybreak": 6, "noon": 12, "midday": 12, "dusk": 18, "sunset": 18, "sundown": 18,
+          "nightfall": 18, "mid-morning": 10, "mid-afternoon": 15, "late afternoon": 16.5}
+# "a ten-day ride away", "six days' hard ride to the north", "two weeks' sail"
+_JOURNEY = re.compile(rf"\b((?:{NUMBER}[\s-]+)+)(day|week)s?['’]?[\s-]+(?:hard\s+|long\s+|good\s+)?(?:ride|walk|journey|march|drive|sail|travel|trek)\b", re.I)
+_IN_TIME_SAID = re.compile(r"\b(?:before|by|tonight|today|in time|be back|get back|make it back)\b", re.I)  # the line claims a deadline
+# "sundown, three hours away", "the train leaves twenty minutes from now"
+_AWAY_TIME = re.compile(rf"\b((?:{NUMBER}[\s-]+)+)(second|minute|hour)s?\s+(?:away|off|from now|left|to go|hence)\b", re.I)
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\b|\bat\s+(\w+)(?:\s+o'clock|\s+sharp)\b|\b(" + "|".join(_NAMED) + r")\b", re.I)
 
 
-def _hours_left(scene: str) -> float | None:
+def _hours_left(scene: str, deadline: str = "") -> float | None:
     """The time the scene gives: "in about a minute", "ten minutes to noon", or from one clock time
     it states to a later one ("8:50 ... sails at nine sharp", "past midnight ... at dawn")."""
-    spans = [number_value(m[1]) * _HOURS[m[2].lower()] for m in (*_IN_TIME.finditer(scene), *_TO_CLOCK.finditer(scene))]
+    spans = [number_value(m[1]) * _HOURS[m[2].lower()] for m in (*_IN_TIME.finditer(scene), *_TO_CLOCK.finditer(scene), *_AWAY_TIME.finditer(scene))]
     if spans:
         return min(spans)
+    times = _clock_times(scene)
+    if len(times) == 1 and deadline:  # the scene says when it is, the line by when: "mid-afternoon" ... "before sundown"
+        times += _clock_times(deadline)[:1]
+    if len(times) < 2:
+        return None
+    named = all(t == int(t) and t in _NAMED.values() for t in times[:2])  # dawn to sundown is 12 hours, not 0
+    return ((times[1] - times[0]) % (24 if named else 12) or None)
+
+
+def _clock_times(text: str) -> list[float]:
     times = []
-    for m in _CLOCK.finditer(scene):
+    for m in _CLOCK.finditer(text):
         if m[1]:
             times.append(int(m[1]) % 12 + int(m[2]) / 60)
         elif m[3] and (hour := number_value(m[3])):
             times.append(hour % 12)
-        elif m[4]:
-            times.append(float(_NAMED[m[4].lower()]))
-    return ((times[1] - times[0]) % 12 or None) if len(times) >= 2 else None
+        elif named := m[4] or (m[3] if m[3] and m[3].lower() in _NAMED else None):  # "at midnight sharp"
+            times.append(float(_NAMED[named.lower()]))
+    return times
 
 
 def _too_far(kind: dict, line: str, scene: str, actor: str | None) -> str | None:
     """The travel kind's reason when the line's journey needs more speed than its way of going has."""
-    hours = _hours_left(scene) if _acts(kind, line, actor) else None
+    hours = _hours_left(scene, line) if _acts(kind, line, actor) else None
     miles = [d / 5280 for d in _stated(scene, "distance", kind["scene_words"]) if d >= 1320] if hours else []
+    days = [number_value(m[1]) * (7 if m[2].lower() == "week" else 1) for m in _JOURNEY.finditer(scene)] if hours else []
+    if not miles and days and hours and min(days) * 24 > 3 * hours and _IN_TIME_SAID.search(line):  # "a ten-day ride away", back by dawn
+        took = f"{hours * 60:.0f} minutes" if hours < 2 else f"{hours:g} hours"
+        return Reason(f"no one makes a journey of {min(days):g} days in {took}", kind["id"])
     if not miles:
         return None
     how = next((m for m in kind["speeds"] if _says(line, kind["speeds"][m]["words"])), "foot")
@@ -196,7 +217,7 @@ def _too_far(kind: dict, line: str, scene: str, actor: str | None) -> str | None
 def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_in_dark: bool = False) -> str | None:
     """Why the act cannot succeed in the scene as it stands: a number the scene states past any
     body (a gap too wide to jump, a target too far to shoot, a weight too great to lift), a thing
-    the scene plainly says is gone (``scene_facts``), or reading in a dark the scene says is total
+    the scene plainly says is gone (``scene_state``), or reading in a dark the scene says is total
     when ``blind_in_dark`` (the actor needs a light). ``None`` when the scene does not say.
 
         impossible_in_scene("I jump across", "The chasm is two hundred feet across.")  # "no one jumps 200 feet"
@@ -221,6 +242,42 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
         for kind in kinds("dark"):
             if _says(scene, kind["scene_phrases"]) and _acts(kind, line, actor):
                 return Reason(kind["reason"], kind["id"])
+    return None
+
+
+
+def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:
+    """Why the line cannot work: it acts on a thing the scene plainly says is gone, as the direct
+    object of a verb that needs the thing whole (or the place it moves across, or the dead it asks).
+
+        acts_on_gone("I walk across the rope bridge.", "The rope bridge snapped an hour ago.")
+        # "the scene says the bridge snapped"
+    """
+    things = gone_things(scene) if scene.strip() else {}
+    if not things or is_question(line):
+        return None
+    said = vocab()
+    for clause in clauses(line):
+        for group, preps in (("uses", ()), ("moves", said["move_preps"]), ("speaks", ())):
+            for verb in said[group]:
+                for i in find(clause, verb):
+                    j = i + len(verb.split())
+                    if preps:
+                        if j >= len(clause) or clause[j].low not in preps:
+                            continue
+                        while j + 1 < len(clause) and clause[j + 1].low in preps:  # "climbs up onto the wagon"
+                            j += 1
+                        j += 1
+                    head, _ = noun_phrase(clause, j)
+                    if group == "uses" and verb in said["from_verbs"]:  # "draw a bucket of water from the well": the well is what it needs
+                        head = next((noun_phrase(clause, k + 1)[0] for k in range(j, len(clause)) if clause[k].low == "from"), head)
+                    thing = next((t for t in things if names(head, t)), None)
+                    if thing is None or not own_act(clause, i, actor):
+                        continue
+                    dead = things[thing].endswith(("dead", "buried", "killed", "slain", "murdered"))
+                    away = dead or re.search(r"\b(?:gone|missing|left|rode)\b", things[thing])  # the dead and the departed do not answer
+                    if (bool(away) if group == "speaks" else not dead) or (dead and verb in ("ride", "mount", "saddle")):
+                        return said["reason"].format(fact=things[thing])
     return None
 
 

@@ -1,10 +1,11 @@
-"""What a scene plainly says is gone, and a line acting on that very thing (``pipelines.decide.scene_facts``)."""
+"""What a scene says became of a thing (``pipelines.decide.scene_state``), and a line acting on that very thing (``impossible.acts_on_gone``)."""
 from __future__ import annotations
 
 import pytest
 
-from pipelines.decide.impossible import impossible_in_scene
-from pipelines.decide.scene_facts import acts_on_gone, gone_things, is_question
+from pipelines.decide.impossible import acts_on_gone, impossible_in_scene
+from pipelines.decide.scene_facts import is_question
+from pipelines.decide.scene_state import gone_things
 
 
 @pytest.mark.parametrize("scene,thing,said", [
@@ -74,7 +75,7 @@ def test_a_question_is_not_an_act():
     ("The mule was sold to a tinker last spring.", {"mule"}),
 ])
 def test_what_was_done_to_a_thing_is_read_from_the_sentence_parse(scene, things):
-    from pipelines.decide.scene_facts import lost_things
+    from pipelines.decide.scene_state import lost_things
 
     assert set(lost_things(scene)) == things
 
@@ -88,7 +89,7 @@ def test_what_was_done_to_a_thing_is_read_from_the_sentence_parse(scene, things)
     "The thieves tried to steal the mule.",
 ])
 def test_what_may_happen_or_did_not_is_no_loss(scene):
-    from pipelines.decide.scene_facts import lost_things
+    from pipelines.decide.scene_state import lost_things
 
     assert lost_things(scene) == {}
 
@@ -107,7 +108,7 @@ def test_using_a_thing_the_scene_says_was_lost_is_refused_with_the_reason(line, 
 
 def test_taking_a_pause_is_no_thing_taken():
     """Found on real play (CRD3): "You guys took a long rest." then "No, we took a long rest." was refused as acting on a rest taken away."""
-    from pipelines.decide.scene_facts import lost_things
+    from pipelines.decide.scene_state import lost_things
 
     assert lost_things("You guys took a long rest. Then he took a look around and took a deep breath.") == {}
     assert acts_on_gone("No, we took a long rest.", "How is she out of spells? You guys took a long rest.", "Margaret") is None
@@ -133,3 +134,30 @@ def test_lifting_what_the_scene_says_weighs_tons_is_refused(line, scene, said):
 ])
 def test_lifting_something_else_or_with_help_or_asked_is_not_refused(line, scene):
     assert impossible_in_scene(line, scene, "Ada Quill") is None
+
+
+@pytest.mark.parametrize("line,scene,said", [
+    # the time left said as "N hours away"; the scene says when it is and the line by when; "miles down the road" is a distance
+    ("I ride to Harlow and bring the doctor back before sundown.", "Harlow lies ninety miles east, and sundown is two hours away.", "90 miles in 2 hours"),
+    ("Ada saddles up and rides to the fort, aiming to be there before nightfall.", "It is mid-afternoon at the ferry; the fort is two hundred miles upriver.", "200 miles in 3 hours"),
+    ("I run to the mill and warn them.", "The dam will burst in ten minutes, and the mill is fifteen miles down the valley road.", "15 miles in 10 minutes"),
+    ("I floor it to the pier.", "It is 11:40 p.m.; the boat sails at midnight sharp from the pier, thirty miles away.", "30 miles in 20 minutes"),
+])
+def test_a_journey_the_time_left_cannot_hold_is_refused(line, scene, said):
+    why = impossible_in_scene(line, scene, "Ada Quill")
+    assert why is not None and why.kind == "travel_time" and said in why, why
+
+
+@pytest.mark.parametrize("line,scene", [
+    ("I ride to Harlow before sundown.", "Harlow lies ten miles east, and sundown is two hours away."),
+    ("I climb down to the ledge.", "The ledge is forty feet down the cliff; sundown is an hour away."),
+])
+def test_a_journey_that_fits_is_left_to_the_dice(line, scene):
+    assert impossible_in_scene(line, scene, "Ada Quill") is None
+
+
+def test_a_journey_of_days_is_not_made_by_the_deadline_the_line_claims():
+    scene = "Dusk at the ford. The bishop's seat is an eight-day ride away, and the bridge court sits at dawn."
+    why = impossible_in_scene("I ride to the bishop tonight and get back before dawn.", scene, "Ada Quill")
+    assert why is not None and why.kind == "travel_time" and "8 days" in why, why
+    assert impossible_in_scene("I ride for the bishop's seat.", scene, "Ada Quill") is None  # no deadline claimed: the ride is just long
