@@ -85,9 +85,13 @@ def impossible_learned(ctx: Context) -> Verdict | None:
     (a question, talk, a question told: "I ask Vane where he learned to play"): only deeds. Nor an act
     that reaches for one of the scenario's secrets: the scenario itself says it can be done ("I climb the
     broken stair up into the bell tower" is how the reliquary is found): the act the secret's trigger
-    describes, not one that shares a word with it ("I hurl the whole stone altar through the roof")."""
+    describes, not one that shares a word with it ("I hurl the whole stone altar through the roof").
+    Nor an act that names its kind of challenge outright (swim, climb, ride, shoot: ``ctx.cued``): the
+    game has a check for that, and a vote over words and scene does not overrule it; only a stated
+    reason does (on the dev sets it refused 17 such possible acts, "swims for the far bank", for 6
+    impossible ones; those are rolled at the hardest difficulty instead)."""
     at = ctx.options.get("refuse_at")
-    if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line):
+    if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line) or ctx.cued:
         return None
     if ctx.options.get("secret_meant"):
         return None

@@ -255,3 +255,14 @@ def test_the_learned_vote_never_refuses_an_act_that_reaches_for_a_scenario_secre
     assert apply_rules(ctx(), ["impossible_learned"]).decision == IMPOSSIBLE
     assert apply_rules(ctx(hint_checks=["athletics"], secret_meant=True), ["impossible_learned"]).decision == ROLL
     assert apply_rules(ctx(hint_checks=["athletics"]), ["impossible_learned"]).decision == IMPOSSIBLE  # a shared word is not the act
+
+
+def test_the_learned_vote_never_refuses_an_act_that_names_its_kind_of_challenge():
+    """Swimming for a bank in flood is hard, not impossible: the line names a challenge the game has a
+    check for (``cued``), so the vote's doubt over words and scene is no reason to refuse it."""
+    line = "I wade in and swim hard for the far bank."
+    def ctx(cued):
+        return Context(line=line, act=line, scene="The river is in full flood.", speaker="Brisa", who="Brisa", pack=DND,
+                       decision=ROLL, check="athletics", ranked=["athletics"], p_unworkable=0.9, options={"refuse_at": 0.5}, cued=cued)
+    assert apply_rules(ctx(["athletics"]), ["impossible_learned"]).decision == ROLL
+    assert apply_rules(ctx([]), ["impossible_learned"]).decision == IMPOSSIBLE
