@@ -743,6 +743,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         asks_deed = _ASKS_DEED.search(text) is not None
         # a question put is no deed done: "what did I give the chief?" is not "what is the riddle?", though both name him
         put = [] if asks_deed and not re.search(r"\b(?:say|ask)\b", text, re.I) else put
+        if _TOLD_BY_ANOTHER.search(text):  # "what did the toll-keeper tell us?": what was said to the table, never a player's line
+            done, put = [], []
         pool = gm_said + done + put
         # what was found, seen, heard or said is what the GM told of it: a player's own line says only what they tried
         told_of = 0.0 if asks_deed else 0.12 if _OUTCOME_ASKED.search(text) else 0.08  # "what did I give?": the deed
@@ -784,6 +786,10 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         return Answer(kinds[at], facts[at], keys=content_keys(facts[at], asked=text))
     return None
 
+
+# "what did the toll-keeper tell us again?", "what'd Hilda say about the ford?": someone else's words, not the asker's own
+_TOLD_BY_ANOTHER = re.compile(r"\bwhat\s*(?:['’]d|\s(?:did|has|had))\s+(?!i\b|we\b|you\b)(?:[\w'’.-]+\s+){1,3}?"
+                              r"(?:tell|say|mention|tells|says|told|said)\b", re.I)
 
 # the attempt itself answers: what was done, said, or handed over ("what did I give the chief?" is the button in my own line)
 _ASKS_DEED = re.compile(r"\b(?:what|where|which)\s*(?:['’]d|\s(?:did|do|was|were|had))\s+(?:i|we|you)\s+(?:do|doing|try|trying|say|ask|"

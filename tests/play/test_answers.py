@@ -467,3 +467,20 @@ def test_a_why_question_is_answered_by_the_cause_not_by_the_sentence_sharing_its
     ])
     answer = choose_answer(read_intent("Why did the miller shut the sluice gate?", npcs=world.npcs), world)
     assert "reeve" in answer.content, answer.content
+
+
+def test_what_an_npc_told_us_is_never_answered_with_a_players_own_line():
+    """Asked "what did the toll-keeper tell us again?", the GM answered with the player's own earlier
+    line, which only named the toll-keeper (tmux play, 2026-12-07): what someone said is what the
+    table was told, never what a player did."""
+    said = ["Keth Ashvein: Keth kneels by the wounded toll-keeper and binds his arm.",
+            'The toll-keeper winces. "The smugglers crossed at the old ford, three nights back."',
+            "Keth Ashvein: I look across the gorge."]
+    answer = choose_answer(read_intent("what did the toll-keeper tell us again?", **NAMES), WORLD, table_said=said)
+    assert answer is None or "old ford" in answer.content, answer
+    only_mine = ["Keth Ashvein: Keth kneels by the wounded toll-keeper and binds his arm.", "Keth Ashvein: I look across the gorge."]
+    mine = choose_answer(read_intent("what did the toll-keeper tell us again?", **NAMES), WORLD, table_said=only_mine)
+    assert mine is None or "binds his arm" not in mine.content, mine
+    what_i_did = choose_answer(read_intent("what did I do for the toll-keeper again?", **NAMES), WORLD, table_said=only_mine,
+                               asker="Keth Ashvein")
+    assert what_i_did is not None and "binds his arm" in what_i_did.content  # one's own deed is still recalled
