@@ -13,6 +13,7 @@ check of the pack succeeds.
 from __future__ import annotations
 
 import re
+
 __all__ = ["split_gm_only", "FINDING"]
 
 # the words that open a part meant for the GM: "GM only", "DM's note", "Keeper only", "Secret", "Hidden"

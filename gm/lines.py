@@ -26,10 +26,13 @@ def split_speaker(line: str, names: list[str]) -> tuple[str | None, str]:
     name becomes an "unknown character" error rather than words spoken by someone else.
     """
     m = re.match(r"^\s*([^:]{1,40}?)\s*:\s*(.*)$", line, re.S)
-    if m and m.group(1).strip().lower() in _TO_THE_TABLE and m.group(1).strip().lower() not in {n.lower() for n in names}:
+    if not m:
+        return None, line.strip()
+    who, known = m.group(1).strip(), {n.lower() for n in names}
+    if who.lower() in _TO_THE_TABLE and who.lower() not in known:
         return None, line.strip()  # "OOC: what's my Notice die?" is said to the table, by whoever is playing
-    if m and (m.group(1).strip().lower() in {n.lower() for n in names} or _NAME_LIKE.match(m.group(1).strip())):
-        return m.group(1).strip(), m.group(2).strip()
+    if who.lower() in known or _NAME_LIKE.match(who):
+        return who, m.group(2).strip()
     return None, line.strip()
 
 

@@ -38,7 +38,7 @@ def kinds(of_type: str | None = None) -> list[dict]:
     return [k for k in kinds_file()["kinds"] if of_type is None or k["type"] == of_type]
 
 
-def _says(line: str, phrases: list[str]) -> bool:
+def _says(line: str, phrases: Iterable[str]) -> bool:
     every = words(line)
     return any(find(every, p) for p in phrases)
 
@@ -115,34 +115,30 @@ def _stated(scene: str, quantity: str, near: list[str], of: Iterable[str] | None
     "forty-ton locomotive" the scene calls nothing else is."""
     out = []
     sentences = re.findall(r"[^.!?;]+", scene)
-    named_elsewhere = bool(of) and any(_mentions(x, of) for x in sentences)
+    named_elsewhere = bool(of) and any(_says(x, of) for x in sentences)
     for sentence in sentences:
-        weighed = quantity == "weight" and (_VAGUE_TONS.search(sentence) or any(m.group(2).lower() in _WEIGHTS for m in _QUANTITY.finditer(sentence)))
+        vague = quantity == "weight" and _VAGUE_TONS.search(sentence)
+        weighed = vague or (quantity == "weight" and any(m.group(2).lower() in _WEIGHTS for m in _QUANTITY.finditer(sentence)))
         if not weighed and not any(find(words(sentence), w) for w in near):
             continue
-        if of and named_elsewhere and not _mentions(sentence, of):
+        if of and named_elsewhere and not _says(sentence, of):
             continue
         for m in _QUANTITY.finditer(sentence):
             if re.match(r"[\s,]*(?:deep|down(?!\s+(?:the|a|that|this)\b)|high|tall|up|long|below|above|overhead)\b", sentence[m.end():], re.I):
                 continue  # a depth or a height is no width to cross or distance to shoot
             if (m.group(2).lower() in _WEIGHTS) == (quantity == "weight") and (value := number_value(m.group(1))) > 0:
                 out.append(value * _UNITS[m.group(2).lower()])
-        if quantity == "weight" and _VAGUE_TONS.search(sentence):
+        if vague:
             out.append(_MANY_TONS)
     return out
-
-
-def _mentions(sentence: str, things: Iterable[str]) -> bool:
-    said = words(sentence)
-    return any(find(said, t) for t in things)
 
 
 _STAND_INS = {"it", "them", "this", "that", "thing", "whole", "one", "lot"}  # "lift it", "the whole loaded thing": the scene's heavy thing
 
 
-def _lifted(kind: dict, line: str, actor: str | None) -> list[str] | None:
-    """The things the line lifts, by name (``None`` when it lifts only "it" or "the whole thing")."""
-    heads = [noun_phrase(clause, i + 1)[0] for clause, i, _ in _acts(kind, line, actor)]
+def _lifted(acts: list[tuple[tuple[Word, ...], int, int]]) -> list[str] | None:
+    """The things the acts (``_acts``) lift, by name (``None`` when they lift only "it" or "the whole thing")."""
+    heads = [noun_phrase(clause, i + 1)[0] for clause, i, _ in acts]
     named = [h for h in heads if h and h not in _STAND_INS]
     return named or None
 
@@ -202,16 +198,18 @@ def _too_far(kind: dict, line: str, scene: str, actor: str | None) -> str | None
     miles = [d / 5280 for d in _stated(scene, "distance", kind["scene_words"]) if d >= 1320] if hours else []
     days = [number_value(m[1]) * (7 if m[2].lower() == "week" else 1) for m in _JOURNEY.finditer(scene)] if hours else []
     if not miles and days and hours and min(days) * 24 > 3 * hours and _IN_TIME_SAID.search(line):  # "a ten-day ride away", back by dawn
-        took = f"{hours * 60:.0f} minutes" if hours < 2 else f"{hours:g} hours"
-        return Reason(f"no one makes a journey of {min(days):g} days in {took}", kind["id"])
+        return Reason(f"no one makes a journey of {min(days):g} days in {_time_said(hours)}", kind["id"])
     if not miles:
         return None
     how = next((m for m in kind["speeds"] if _says(line, kind["speeds"][m]["words"])), "foot")
     mph = next(v for up_to, v in kind["speeds"][how]["mph"] if hours <= up_to)
     if min(miles) / hours <= mph:
         return None
-    took = re.sub(r"^1 minutes", "1 minute", f"{hours * 60:.0f} minutes" if hours < 2 else f"{hours:g} hours")
-    return Reason(kind["reason"].format(amount=_amount(min(miles) * 5280, "distance"), time=took, how=kind["speeds"][how]["said"]), kind["id"])
+    return Reason(kind["reason"].format(amount=_amount(min(miles) * 5280, "distance"), time=_time_said(hours), how=kind["speeds"][how]["said"]), kind["id"])
+
+
+def _time_said(hours: float) -> str:
+    return re.sub(r"^1 minutes", "1 minute", f"{hours * 60:.0f} minutes" if hours < 2 else f"{hours:g} hours")
 
 
 def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_in_dark: bool = False) -> str | None:
@@ -226,9 +224,10 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
     if not scene:
         return None
     for kind in kinds("measure"):
-        if not _acts(kind, line, actor) or (kind.get("with") and not _says(line, kind["with"])):
+        acts = _acts(kind, line, actor)
+        if not acts or (kind.get("with") and not _says(line, kind["with"])):
             continue
-        stated = _stated(scene, kind["quantity"], kind["scene_words"], _lifted(kind, line, actor) if kind["quantity"] == "weight" else None)
+        stated = _stated(scene, kind["quantity"], kind["scene_words"], _lifted(acts) if kind["quantity"] == "weight" else None)
         named = [v for k, v in (kind.get("limits") or {}).items() if _says(line, [k])]
         limit = min(named) if named else kind["limit"]
         if stated and min(stated) > limit:
@@ -243,7 +242,6 @@ def impossible_in_scene(line: str, scene: str, actor: str | None = None, blind_i
             if _says(scene, kind["scene_phrases"]) and _acts(kind, line, actor):
                 return Reason(kind["reason"], kind["id"])
     return None
-
 
 
 def acts_on_gone(line: str, scene: str, actor: str | None = None) -> str | None:

@@ -154,8 +154,9 @@ def gone_things(scene: str) -> dict[str, str]:
 
         gone_things("The rope bridge across the gorge snapped an hour ago.")  # {"bridge": "the bridge snapped"}
     """
+    scene = " ".join(scene.split())  # one text, so this and ``lost_things`` share one parse (``parse`` is memoised)
     found: dict[str, str] = {}
-    for sentence in re.findall(r"[^.!?;]+", " ".join(scene.split())):
+    for sentence in re.findall(r"[^.!?;]+", scene):
         for part in re.split(r",\s*(?:and\s+)?|\s+(?:and|but)\s+(?=(?:the|his|her|their|its|there)\b)", sentence, flags=re.I):
             said = words(part)  # the thing may follow an opening phrase: "At the lip of the gorge the bridge is gone"
             starts = [0] + [k for k, w in enumerate(said) if k and w.low in _DETERMINERS]
