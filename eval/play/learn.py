@@ -17,6 +17,7 @@ small JSON file (``pipelines/decide/model/decision.json``).
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -36,9 +37,10 @@ from ._logistic import episode_folds, logistic
 from .learn_checks import learn_checks
 from .learn_impossible import learn_impossible
 from .learn_style import style_gate, worded_roll
+from .learn_written import learn_written
 from .real import RealTurn, real_turns
 
-__all__ = ["learn", "turn_features", "read_split", "SPLIT_FILE"]
+__all__ = ["learn", "learn_written_only", "turn_features", "read_split", "SPLIT_FILE"]
 
 SPLIT_FILE = Path(__file__).resolve().parents[2] / "bench" / "real_split.yaml"
 IMPLAUSIBLE_SHARE = 0.005  # the packs' pooled impossible-act direction rolls at the hardest difficulty at most this share of real training lines
@@ -74,6 +76,26 @@ def turn_features(turns: list[RealTurn], pack: Any, index: CheckIndex | None = N
     votes = np.array([vote_features(index, q, s) for q, s in zip(lines, said)], dtype=np.float32)
     marks = np.array([surface(t.line, t.scene) for t in turns], dtype=np.float32)
     return LineFeatures(line=lines, scene=scenes, previous=previous, vote=votes, surface=marks)
+
+
+def learn_written_only(model_file: str | Path = MODEL_FILE, out: str | Path | None = None, source: str | Path | None = None,
+                       split: str | Path = SPLIT_FILE, ruleset: str = "dnd5e",
+                       on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Refit the written-line vote alone (``learn_written``) into a built model file: the real-play
+    parts stay as they are. With ``source`` (CRD3-format episodes) its weight in play is chosen on
+    the training episodes' turns; without, it keeps ``learn_written.POWER``."""
+    LearnedDecision.load(model_file)  # one clear line for a file that is not a decision model
+    model = json.loads(Path(model_file).read_text(encoding="utf-8"))
+    real = None
+    if source is not None:
+        turns = list(real_turns(source, ruleset=ruleset, episodes=set(read_split(split)["train"])))
+        if not turns:
+            raise VgmError(f"{source}: none of the training episodes in {split} are there")
+        real = (turn_features(turns, rulesets.load(ruleset), on_progress=on_progress), np.array([t.positive for t in turns], dtype=int))
+    written, measured = learn_written(model, on_progress, real=real)
+    meta = {k: v for k, v in model.get("meta", {}).items() if not k.startswith("written_")}
+    dump({**model, "written": written, "meta": {**meta, **measured, "written_built": date.today().isoformat()}}, out or model_file)
+    return measured
 
 
 def _held_out_scores(x: np.ndarray, y: np.ndarray, episodes: np.ndarray, strength: float, folds: int) -> np.ndarray:
@@ -139,6 +161,9 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
                                           packs, example_style, p, turn_style, 1.0 - features.vote[:, 1], y, say)
     checks, check_measured = learn_checks(turns, features, pack, turn_style, example_style, folds, say)
 
+    model = {"ruleset": ruleset, "blocks": list(blocks), "roll": {**roll_section, "worded": worded},
+             "impossible": bars, "checks": checks, "style": style}
+    written, written_measured = learn_written(model, say, real=(features, y))
     measured = {
         "turns": len(turns), "positives": int(y.sum()), "episodes": sorted(episodes & set(eps)),
         "blocks": list(blocks), "strength": strength, "held_out_roc_auc": round(tried[(blocks, strength)][0], 4),
@@ -147,13 +172,10 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
         "held_out_recall": round(float((p[y == 1] >= threshold).mean()), 4),
         "style_real_turns_mean": round(float(turn_style.mean()), 4),
         "style_example_lines_mean": round(float(np.mean(list(example_style.values()))), 4),
-        **worded_measured, **check_measured, **impossible_measured,
+        **worded_measured, **check_measured, **impossible_measured, **written_measured,
     }
     dump({
-        "ruleset": ruleset, "blocks": list(blocks),
-        "roll": {**roll_section, "worded": worded},
-        "impossible": bars,
-        "checks": checks, "style": style,
+        **model, "written": written,
         "meta": {**measured, "built": date.today().isoformat(), "source": "CRD3 (CC-BY-SA-4.0), training episodes only",
                  "target_recall": target_recall, "script": "vgm play learn (eval/play/learn.py)"},
     }, out)

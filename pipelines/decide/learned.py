@@ -31,7 +31,8 @@ import numpy as np
 
 from rulesets import FileProblem, VgmError, read_json
 
-__all__ = ["LearnedDecision", "MIX_NAMES", "MODEL_FILE", "ModelFileError", "candidate_features", "impossible_features"]
+__all__ = ["LearnedDecision", "MIX_NAMES", "MODEL_FILE", "ModelFileError", "WRITTEN_CLASSES", "candidate_features",
+           "impossible_features", "written_features"]
 
 MODEL_FILE = Path(__file__).parent / "model" / "decision.json"
 
@@ -75,6 +76,13 @@ class LearnedDecision:
             self.refuse_at = float(bars["refuse_at"]) if "refuse_at" in bars else None
             self.impossible_w = np.asarray(bars["weights"], dtype=np.float32) if "weights" in bars else None
             self.impossible_b = float(bars.get("bias", 0.0))
+            written = data.get("written") or {}
+            self.written_w = np.asarray(written["weights"], dtype=np.float32) if "weights" in written else None
+            self.written_b = np.asarray(written.get("bias", [0.0] * len(WRITTEN_CLASSES)), dtype=np.float32)
+            self.written_power = float(written.get("power", 1.0))
+            self.written_refuse_at = float(written["refuse_at"]) if "refuse_at" in written else None
+            if self.written_w is not None and self.written_w.shape[0] != len(WRITTEN_CLASSES):
+                raise ValueError(f"the written vote has {self.written_w.shape[0]} rows, not {len(WRITTEN_CLASSES)}")
             self.meta: dict[str, Any] = dict(data.get("meta", {}))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ModelFileError(f"{source or 'decision model'}: not a decision model file ({exc}); "
@@ -116,8 +124,7 @@ class LearnedDecision:
         (``style`` to the learned power): written lines are judged mostly by the examples written
         like them, real talk by the real DM's calls (weights chosen on training data)."""
         power, weight, bias = self.worded
-        logit = lambda q: math.log(min(max(q, 1e-4), 1 - 1e-4) / (1 - min(max(q, 1e-4), 1 - 1e-4)))  # noqa: E731
-        z = logit(p_roll) + style ** power * (weight * logit(not_no_roll) + bias)
+        z = _logit(p_roll) + style ** power * (weight * _logit(not_no_roll) + bias)
         return float(_sigmoid(np.asarray(z)))
 
     @property
@@ -131,6 +138,29 @@ class LearnedDecision:
         if self.impossible_w is None:
             return np.zeros(len(x))
         return _sigmoid(self._check_width(x, self.impossible_w.shape[0]) @ self.impossible_w + self.impossible_b)
+
+    def p_written(self, x: np.ndarray) -> np.ndarray | None:
+        """P(roll, no roll, impossible) per row by the vote learned from written case lines
+        (``written_features``); ``None`` for a model built without it or for features of another width."""
+        x = np.atleast_2d(np.asarray(x, dtype=np.float32))
+        if self.written_w is None or x.shape[1] != self.written_w.shape[1]:
+            return None
+        z = x @ self.written_w.T + self.written_b
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def weigh_written(self, p_play: float, threshold: float, probs: np.ndarray, style: float) -> tuple[float, float, bool]:
+        """``(p_roll, p_impossible, unlikely)``: the written vote moves the gate's ``p_play`` as far as
+        the line is worded like written lines (``style`` to the learned power: real table talk keeps
+        the real DM's call). "Impossible" counts against "no roll" there: an act that may not work is
+        rolled, never told as done without dice. ``p_impossible`` is the vote's share for impossible,
+        weighed the same way (what ``refuse_at`` reads); ``unlikely`` when that share outweighs both others."""
+        weight = style ** self.written_power
+        no_roll, roll, impossible = (float(v) for v in probs)
+        gate = _logit(p_play) - _logit(threshold)
+        vote = math.log(max(roll + impossible, 1e-9)) - math.log(max(no_roll, 1e-9))
+        moved = gate + weight * (vote - gate)
+        return float(_sigmoid(np.asarray(moved + _logit(threshold)))), weight * impossible, weight * impossible >= max(no_roll, roll)
 
     def style(self, lines: np.ndarray) -> np.ndarray:
         """P(the line is worded like the packs' example lines rather than like real table talk),
@@ -188,6 +218,23 @@ def impossible_features(lines: np.ndarray, scenes: np.ndarray) -> np.ndarray:
     lines = np.atleast_2d(np.asarray(lines, dtype=np.float32))
     scenes = np.atleast_2d(np.asarray(scenes, dtype=np.float32))
     return np.hstack([lines, scenes, 10.0 * lines * scenes])
+
+
+WRITTEN_CLASSES = ("no_roll", "roll", "impossible")  # the written vote's classes, in its rows' order
+
+
+def _logit(q: float) -> float:
+    q = min(max(q, 1e-4), 1 - 1e-4)
+    return math.log(q / (1 - q))
+
+
+def written_features(line: np.ndarray, scene: np.ndarray, p_play: float, threshold: float, p_real: float,
+                     style: float, not_no_roll: float) -> np.ndarray:
+    """The written vote's features: the line's and the scene's vectors and what the gate already
+    weighed (how far ``p_play`` is past the threshold, the real DM's probability, the line's style
+    and the example lines' share against "no roll"), as one row: one function, so the build and play read alike."""
+    gate = [_logit(p_play) - _logit(threshold), _logit(p_real), style, _logit(not_no_roll)]
+    return np.hstack([np.ravel(line), np.ravel(scene), np.asarray(gate, dtype=np.float32)])[None].astype(np.float32)
 
 
 @lru_cache(maxsize=4)

@@ -65,6 +65,8 @@ class Context:
     p_roll: float = 0.0
     p_impossible: float = 0.0      # the pooled impossible-act direction (``check_index.LineSense``)
     p_unworkable: float = 0.0      # the learned impossible-act vote on the line in its scene (``LearnedDecision.p_impossible``)
+    p_written: float = 0.0         # the written-line vote's share for impossible, weighed by the line's style (``LearnedDecision.weigh_written``)
+    unlikely: bool = False         # that share outweighs both "roll" and "no roll": rolled at the hardest difficulty
     ranked: list[str] = field(default_factory=list)
     cued: list[str] = field(default_factory=list)
     vote: Any = None               # the pack example lines' vote (pipelines.check_index.Vote)

@@ -27,7 +27,7 @@ OWN_SHARE = 0.5  # a check the sheet has replaces the leading one when the examp
 # the rules the shipped ``adjudicate`` spec runs, in order (pipelines/specs/adjudicate.yaml lists the same)
 DEFAULT_RULES = (
     "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_power", "impossible_era",
-    "impossible_learned",
+    "impossible_learned", "impossible_written",
     "named_act", "secret_within_reach", "own_lore", "own_skill", "plain_social_kind",
     "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "world_answers",
     "routine_upkeep", "implausible",
@@ -92,6 +92,21 @@ def impossible_learned(ctx: Context) -> Verdict | None:
     impossible ones; those are rolled at the hardest difficulty instead)."""
     at = ctx.options.get("refuse_at")
     if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line) or ctx.cued:
+        return None
+    if ctx.options.get("secret_meant"):
+        return None
+    return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
+
+
+@rule("impossible_written", "refuse")
+def impossible_written(ctx: Context) -> Verdict | None:
+    """An act the vote learned from written case lines (``eval/play/learn_written.py``) calls
+    impossible past its bar, weighed by how much the line is worded like them: the bar is chosen on
+    sets each held out from the fit, to refuse at most ``learn_written.REFUSE_SHARE`` of their
+    possible lines. The same lines are spared as by ``impossible_learned`` (words, a named kind of
+    challenge, an act the scenario's secret describes)."""
+    at = ctx.options.get("written_refuse_at")
+    if at is None or ctx.p_written < at or is_question(ctx.line) or _talk(ctx.line) or ctx.cued:
         return None
     if ctx.options.get("secret_meant"):
         return None
@@ -261,9 +276,11 @@ def routine_upkeep(ctx: Context) -> Verdict | None:
 
 @rule("implausible", "settle")
 def implausible(ctx: Context) -> Verdict | None:
-    """An act the impossible-act direction finds unlikely, with no rule to say why, is rolled at the hardest difficulty."""
+    """An act the impossible-act direction or the written vote (``ctx.unlikely``) finds unlikely,
+    with no rule to say why, is rolled at the hardest difficulty: never told as done without dice."""
     at = ctx.options.get("implausible_at")
-    if at is None or ctx.p_impossible < at or not (ctx.check or ctx.ranked) or is_question(ctx.line):
+    doubted = ctx.unlikely or (at is not None and ctx.p_impossible >= at)
+    if not doubted or not (ctx.check or ctx.ranked) or is_question(ctx.line):
         return None
     if any(f["to"] == NO_ROLL for f in ctx.fired):
         return None  # a rule answered it without dice (a question, upkeep): nothing is attempted

@@ -26,6 +26,7 @@ from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense,
 from ..act_cues import cued_checks
 from ..decide import DEFAULT_RULES, Context, LearnedDecision, LineFeatures, apply_rules, chosen, scene_tail, surface, vote_features
 from ..decide.features import previous_block
+from ..decide.learned import written_features
 from ..decide.registry import ROLL
 from ..llm.structured import extract_json
 from ..records import Check, MoeInstance
@@ -213,12 +214,18 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
                                 vote=vote_features(index, vectors[said], said)[None], surface=surface(line, scene)[None])
         features, for_checks = blocks.matrix(learned.blocks), blocks.matrix(learned.check_blocks)
         style = float(learned.style(vectors[said])[0])
+        cut = learned.threshold if threshold is None else threshold
+        p_written, unlikely = 0.0, False
         if mode == "model" and features.shape[1] != learned.width:
             p_real = p_roll = 0.5  # an index embedded otherwise (a test's): the model decides every line anyway
         else:
             p_real = float(learned.p_roll(features)[0])
-            p_roll = learned.p_play(p_real, style, 1.0 - float(blocks.vote[0, 1]))
-        cut = learned.threshold if threshold is None else threshold
+            not_no_roll = 1.0 - float(blocks.vote[0, 1])
+            p_roll = learned.p_play(p_real, style, not_no_roll)
+            written = None if always_roll else learned.p_written(
+                written_features(vectors[said], vectors[tail], p_roll, cut, p_real, style, not_no_roll))
+            if written is not None:
+                p_roll, p_written, unlikely = learned.weigh_written(p_roll, cut, written[0], style)
         knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]
         by_learning = dict(zip(learned.checks, learned.check_scores(for_checks)[0].tolist())) if knows else {}
         # the learned mix weighs the vote among checks only, as it was fitted (the whole vote also
@@ -227,17 +234,17 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         checks_vote = which.vote(act, k=k, exclude=set(DECISIONS), query=q_act) if mixed else vote
         fit = which.fit(checks_vote, "" if always_roll else scene, scene_weight)
         ranked = rank_checks(checks_vote, fit, by_learning, candidates, scene_floor, learned, style)[: max(candidates, 5)]
-        bars = {"implausible_at": learned.implausible_at, "refuse_at": learned.refuse_at}
+        bars = {"implausible_at": learned.implausible_at, "refuse_at": learned.refuse_at, "written_refuse_at": learned.written_refuse_at}
         ctx = Context(line=line, act=act, scene=scene, speaker=speaker, who=who, pack=pack, p_roll=p_roll, ranked=ranked,
                       p_impossible=0.0 if always_roll else _pooled_impossible(options, index, vectors, said),
                       p_unworkable=0.0 if always_roll or not _votes(learned, vectors[said]) else float(learned.p_impossible(vectors[said], vectors[tail])[0]),
                       options={**bars, **options, "party": list(roster(state.instance))}, vote=vote, fit=fit,
-                      cued=[] if always_roll else cued_checks(act, pack, scene))
+                      p_written=p_written, unlikely=unlikely, cued=[] if always_roll else cued_checks(act, pack, scene))
         ctx.decision = ROLL if always_roll or p_roll >= cut else NO_ROLL
         ctx.check = ranked[0] if ranked else None
         record.parsed = {
             "p_roll": round(p_roll, 4), "p_real": round(p_real, 4), "threshold": round(cut, 4), "ranked": ranked, "style": round(style, 3),
-            "p_impossible": round(ctx.p_impossible, 4), "p_unworkable": round(ctx.p_unworkable, 4),
+            "p_impossible": round(ctx.p_impossible, 4), "p_unworkable": round(ctx.p_unworkable, 4), "p_written": round(p_written, 4),
             "vote": {lab: round(s, 3) for lab, s in sorted(vote.scores.items(), key=lambda kv: -kv[1])[:5]},
             "nearest": [(n.label, n.text, round(n.similarity, 3)) for n in vote.neighbours[:3]],
         }
