@@ -25,11 +25,15 @@ import numpy as np
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "is_recall"]
+__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
 OOC_REFUSAL = "That's for your characters to find out in the game; ask or look in character."
+# the foes' numbers are the GM's side of the screen: "OOC: how many hit points do goblins have?"
+STATS_REFUSAL = "That stays behind the GM's screen; you'll see how tough they are when it comes to a fight."
+_STATS = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|saves?|saving throws?|stats?|stat block|challenge rating|cr|level|"
+                    r"modifiers?|bonus|resistances?|immunit(?:y|ies)|weakness(?:es)?|damage)\b", re.I)
 # cosine similarity (MiniLM) a knowledge topic or a fact must reach to answer the question
 TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
@@ -689,6 +693,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I)
         if own:
             return None
+        if _STATS.search(text):  # another's numbers, not the player's own: "how many hit points do goblins have?"
+            return Answer("ooc", STATS_REFUSAL, final=True)
         # "GM, how wide is the river?" is a plain question the public world answers; anything after what is hidden,
         # or that the world does not answer, is for the characters to find out
         typed = next((stated for asked, stated in _MEASURES[:-1] if asked.search(text)), None)
@@ -697,6 +703,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             hidden=hidden, embed=embed)
         told = plain is not None and plain.kind == "fact" and typed is not None and typed.search(plain.content)
         return plain if told else Answer("ooc", OOC_REFUSAL, final=True)
+    recalled = _their_words_before(text, world, table_said, embed) if kind in ("talk", "ask") else None
+    if recalled is not None:
+        return recalled
     if kind == "talk" and getattr(intent, "npc", None):
         npc = world.npc(intent.npc) if world is not None else None
         # "my blade" is the asker's: "Ilya's longsword ... will be ready at sundown"; "any wires for me?": for Dutch Calloway
@@ -785,6 +794,42 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if at >= 0 and score >= FACT_MATCH:
         return Answer(kinds[at], facts[at], keys=content_keys(facts[at], asked=text))
     return None
+
+
+SAID_MATCH = 0.35  # how near an NPC's earlier words must be to "what did they say about X" to be what they said of it
+_ABOUT = re.compile(r"\b(?:about|of|regarding|concerning)\s+(.+?)\s*(?:again|earlier|before)?\s*[?.!]*$", re.I)
+_QUOTE = re.compile(r"[\"“]([^\"”]{3,})[\"”]")
+
+
+def _their_words_before(question: str, world: Any, table_said: Sequence[str], embed: Embed | None) -> Answer | None:
+    """"What did Ruth tell us about her father?": what that NPC said at this table, word for word, or
+    plainly that they have said nothing of it yet. Never a fresh answer in their voice (that would
+    be news, not a memory) and never a scene sentence (the table heard no one say it). ``None`` when
+    the line asks no such thing or names no NPC of the scene."""
+    asked = _TOLD_BY_ANOTHER.search(question)
+    npc = next((n for n in getattr(world, "npcs", []) if _names(question[asked.start():], n)), None) if asked else None
+    if npc is None:
+        return None
+    names = "|".join(re.escape(w) for w in sorted(_npc_words(npc), key=len, reverse=True))
+    # each of their quotes, with the question put to get it: "does your father keep a logbook?" is what
+    # "four nights ago, at dusk" was said about
+    quotes, about_what = [], []
+    for i, line in enumerate(table_said):
+        if not _PLAYER_LINE.match(line) and re.search(rf"\b(?:{names})\b", line, re.I):
+            put = _answers_to(table_said, i).split(":", 1)[-1]
+            for q in _QUOTE.finditer(line):
+                quotes.append(q.group(1).strip())
+                about_what.append(f"{put} {q.group(1)}".strip())
+    topic = _ABOUT.search(question[asked.end():])
+    about = topic.group(1).strip() if topic else ""
+    if quotes and not about:
+        return Answer("recall", f'{npc.name} said, "{quotes[-1]}"', keys=content_keys(quotes[-1]), final=True)
+    if quotes:
+        at, score = _best(about, about_what, embed)
+        if score >= SAID_MATCH:
+            return Answer("recall", f'{npc.name} said, "{quotes[at]}"', keys=content_keys(quotes[at], asked=about), final=True)
+    of = f" about {about}" if about else ""
+    return Answer("recall", f"{npc.name} has not said anything{of} yet.", final=True)
 
 
 # "what did the toll-keeper tell us again?", "what'd Hilda say about the ford?": someone else's words, not the asker's own

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gm.agent import GameMaster
-from gm.answer import OOC_REFUSAL, choose_answer, content_keys, is_recall, remember_decided
+from gm.answer import OOC_REFUSAL, STATS_REFUSAL, choose_answer, content_keys, is_recall, remember_decided
 from gm.intent import read_intent
 from gm.world import Fact, Knowledge, Npc, Thing, World
 from pipelines.llm import ScriptedModel
@@ -65,6 +65,13 @@ def test_a_question_to_the_gm_is_answered_from_public_facts_only():
 def test_an_out_of_character_request_for_hidden_facts_is_turned_away_but_rules_questions_are_not():
     assert ask("OOC: just tell me what's under the floor").content == OOC_REFUSAL
     assert ask("(OOC) how many hit points do I have left?") is None
+
+
+@pytest.mark.parametrize("line", ["OOC: how many hit points do goblins have?", "(ooc) what's the cultist's AC?",
+                                  "OOC: does the ghoul have any resistances?"])
+def test_the_foes_numbers_stay_behind_the_screen_and_no_scene_count_answers_them(line):
+    answer = ask(line)
+    assert answer.kind == "ooc" and answer.final and answer.content == STATS_REFUSAL
 
 
 def test_recall_answers_from_what_the_table_was_told():
@@ -484,3 +491,21 @@ def test_what_an_npc_told_us_is_never_answered_with_a_players_own_line():
     what_i_did = choose_answer(read_intent("what did I do for the toll-keeper again?", **NAMES), WORLD, table_said=only_mine,
                                asker="Keth Ashvein")
     assert what_i_did is not None and "binds his arm" in what_i_did.content  # one's own deed is still recalled
+
+
+def test_what_an_npc_said_before_is_recalled_word_for_word_or_said_to_be_unsaid():
+    """"What did Ruth tell me about her father?" is a memory of this table: her own earlier words,
+    never a fresh answer in her voice nor a scene sentence; what she has not spoken of is said so."""
+    said = ["Eddie Kowalczyk: Ruth, does your father keep a logbook?",
+            'Ruth Quist says, "Four nights ago, at dusk, when he walked out to the lighthouse with his lantern."',
+            "Eddie Kowalczyk: I listen at the lighthouse door.",
+            "Eddie listens at the door but hears only the surf."]
+    father = ask("What did Ruth tell me about her father?", table_said=said)
+    assert father.kind == "recall" and father.final and "Four nights ago, at dusk" in father.content
+    assert father.content.startswith("Ruth Quist said")
+    boats = ask("What did Ruth say about the wrecked boats?", table_said=said)
+    assert boats.kind == "recall" and boats.content == "Ruth Quist has not said anything about the wrecked boats yet."
+    silent = ask("What did Ruth tell us?", table_said=["Eddie listens at the door but hears only the surf."])
+    assert silent.content == "Ruth Quist has not said anything yet."
+    assert ask("What did I find at the door?", table_said=said).kind != "recall" or "Ruth" not in ask(
+        "What did I find at the door?", table_said=said).content  # one's own doings are not her words
