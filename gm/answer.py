@@ -203,6 +203,8 @@ def _span_keys(span: str) -> list[str]:
     return numbers or [w for w in words if w.lower() not in _STOP] or words
 
 
+_SPAN_ASKED = re.compile(r"\bhow (?:long|far|deep|high|tall|wide|old)\b", re.I)  # a span is of something: a sum or a count may go by another name
+_MEASURE_WORDS = set("long far many much high tall deep wide old big heavy close near often soon away".split())
 _NUMBER_WORDS = set("""one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty
     hundred thousand dozen half""".split())
 
@@ -390,14 +392,18 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
             return Answer("npc", item.answer, speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
     told = _facts(world, hidden)
     asked = _without_name(the_question(question), npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
+    # a number or span answers "how long have you worn that badge?" only when it is of the badge: "won every
+    # hand for three nights" is a duration of something else
+    subject = _content_words(asked) - _npc_words(npc) - _TITLES - _MEASURE_WORDS if _SPAN_ASKED.search(asked) else set()
+    of_it = [not subject or bool(subject & _content_words(f.text)) for f in told]
     only = None
     if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
-        numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if _measure_bonus(asked, [told[i].text])[0] > 0] or [
-            i for i, f in enumerate(told) if _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]
+        numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if of_it[i] and _measure_bonus(asked, [told[i].text])[0] > 0] or [
+            i for i, f in enumerate(told) if of_it[i] and _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]
         told = [told[i] for i in numbered] or told
         only = told[0].text if len(numbered) == 1 else None  # the one sum of the kind asked the scene states is the answer
     facts = [f.text for f in told]
-    measure = _measure_bonus(asked, facts, npc)
+    measure = [m if not subject or subject & _content_words(f) else 0.0 for m, f in zip(_measure_bonus(asked, facts, npc), facts)]
     # their own description is rarely what is asked; what they saw, heard or know is what a witness is asked for,
     # and what the scene says they know most of all ("Clementine knows he is a Pinkerton")
     # ... unless the question asks of what that description holds ("how his brother died" of "who lost his younger

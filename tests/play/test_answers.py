@@ -509,3 +509,11 @@ def test_what_an_npc_said_before_is_recalled_word_for_word_or_said_to_be_unsaid(
     assert silent.content == "Ruth Quist has not said anything yet."
     assert ask("What did I find at the door?", table_said=said).kind != "recall" or "Ruth" not in ask(
         "What did I find at the door?", table_said=said).content  # one's own doings are not her words
+
+
+def test_a_span_of_something_else_is_no_answer_to_how_long_of_this():
+    """"How long have you worn that badge?" is not answered by "won every hand for three nights"."""
+    world = World(npcs=[Npc(name="Sheriff Tull", role="a tired lawman"), Npc(name="Silas Vane", role="gambler")], facts=[
+        Fact(text="Silas Vane has won every hand for three nights, and the sheriff looks the other way.")])
+    answer = choose_answer(read_intent("Sheriff Tull, how long have you worn that badge?", npcs=world.npcs, pcs=["Dutch"]), world)
+    assert answer is not None and "three nights" not in (answer.quote + answer.content)
