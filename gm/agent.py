@@ -510,9 +510,8 @@ class GameMaster(PlayerRolls, SessionSetup):
     def _scene_line(self, text: str, revealed: set[str], said: Sequence[str] = ()) -> str:
         """The public scene sentence nearest the act: what a fallback can truthfully say. The cast
         list's "Ruth Quist: the keeper, missing for four nights." is no sentence to narrate (and
-        says nothing of where she is), so only the scene and what was found count, and never a sentence
-        the table has already heard (the opening, an earlier narration): said again after an act it reads
-        as news ("Pip plays a tune. The old stone bridge has a new owner...")."""
+        says nothing of where she is), so only the scene and what was found count; a sentence the
+        table has already heard (the opening, an earlier narration) only when every one has been."""
         from pipelines.embeddings import embed_with
 
         from .narration import split_sentences
@@ -522,9 +521,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if not sentences:
             return ""
         heard = " ".join([self.scenario.opening, *said])
-        sentences = [s for s in sentences if s not in heard]
-        if not sentences:
-            return ""
+        sentences = [s for s in sentences if s not in heard] or sentences
         vectors = embed_with("auto", [text, *sentences])  # a Chinese scene is read with the multilingual encoder
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
 

@@ -752,12 +752,8 @@ def act_plan(req: NarrationRequest) -> ActPlan | None:
         return None
     plan = plan_act(req.name, req.line, req.decision, req.success, found=req.found, why=req.why, world=req.world,
                     recall=req.recall, implausible=req.implausible, degree=degree_of(req.verdict))
-    # the act retold alone parrots the player's line: the scene it happens in goes with it, when the
-    # sentence is about what the act touched ("plays a tune for the goblins" → "the old stone bridge has
-    # a new owner" is no place of the tune's)
-    if (plan is not None and len(plan.facts) == 1 and plan.kind in ("done", "failed") and req.scene_line and req.scene_line not in plan.facts[0]
-            and set(_content(req.scene_line)) & (set(_content(req.line)) - {w for n in req.pc_names for w in _words(n)})):
-        plan.facts.append(req.scene_line)
+    if plan is not None and len(plan.facts) == 1 and plan.kind != "refused" and req.scene_line and req.scene_line not in plan.facts[0]:
+        plan.facts.append(req.scene_line)  # the act retold alone parrots the player's line: the scene it happens in goes with it
     return plan
 
 

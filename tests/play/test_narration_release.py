@@ -7,7 +7,6 @@ import asyncio
 
 import rulesets
 
-from gm.agent import GameMaster
 from gm.answer import choose_answer
 from gm.intent import read_intent
 from gm.narration import NarrationRequest, narrate
@@ -113,21 +112,3 @@ def test_an_answer_that_starts_with_a_stranger_is_said_plainly_by_the_npc():
     assert text.startswith('Ruth Quist says, "Four nights ago') and shown == [text]
     assert any("said the answer plainly" in n and "named Jonah" in n for n in notes)
 
-
-def test_the_scene_sentence_goes_with_an_act_only_when_it_is_about_what_the_act_touched():
-    """"Pip plays a tune for the goblins. The old stone bridge has a new owner..." read as news; the
-    cottage a search turned over is where it happened."""
-    from gm.narration import act_plan
-
-    unrelated = act_plan(act(scene_line="Fog rolls in off the bay every evening."))
-    assert unrelated is not None and "Fog" not in unrelated.said()
-    cottage = act_plan(act(scene_line="The keeper's cottage is dark and smells of lamp oil."))
-    assert cottage.said().endswith("The keeper's cottage is dark and smells of lamp oil.")
-    refused = act_plan(act(decision="impossible", success=None, why="no one could", scene_line="The keeper's cottage is dark."))
-    assert "dark" not in refused.said()
-
-
-def test_the_scene_sentence_for_an_act_is_never_one_the_table_heard_in_the_opening():
-    g = GameMaster(rulesets.load("swade"), "copper_flats", ScriptedModel(replies=["x"]), memory=False, seed=4)
-    line = g._scene_line("I sit down at Vane's table and buy in.", set())
-    assert line == "" or line not in g.scenario.opening
