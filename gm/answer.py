@@ -803,7 +803,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
 
 
 SAID_MATCH = 0.35  # how near an NPC's earlier words must be to "what did they say about X" to be what they said of it
-_ABOUT = re.compile(r"\b(?:about|of|regarding|concerning)\s+(.+?)\s*(?:again|earlier|before)?\s*[?.!]*$", re.I)
+_ABOUT = re.compile(r"\b(?:about|of|regarding|concerning)\s+([^?.!]+?)\s*(?:again|earlier|before)?\s*(?:[?.!]|$)", re.I)
 _QUOTE = re.compile(r"[\"“]([^\"”]{3,})[\"”]")
 
 
@@ -819,19 +819,21 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
     names = "|".join(re.escape(w) for w in sorted(_npc_words(npc), key=len, reverse=True))
     # each of their quotes, with the question put to get it: "does your father keep a logbook?" is what
     # "four nights ago, at dusk" was said about
-    quotes, about_what = [], []
+    quotes, put_to_them = [], []
     for i, line in enumerate(table_said):
         if not _PLAYER_LINE.match(line) and re.search(rf"\b(?:{names})\b", line, re.I):
-            put = _answers_to(table_said, i).split(":", 1)[-1]
+            put = _answers_to(table_said, i).split(":", 1)[-1].strip()
             for q in _QUOTE.finditer(line):
                 quotes.append(q.group(1).strip())
-                about_what.append(f"{put} {q.group(1)}".strip())
+                put_to_them.append(put or q.group(1))
     topic = _ABOUT.search(question[asked.end():])
     about = topic.group(1).strip() if topic else ""
     if quotes and not about:
         return Answer("recall", f'{npc.name} said, "{quotes[-1]}"', keys=content_keys(quotes[-1]), final=True)
     if quotes:
-        at, score = _best(about, about_what, embed)
+        # the words themselves, or the question that got them, whichever is nearer
+        by_words, by_question = _best(about, quotes, embed), _best(about, put_to_them, embed)
+        at, score = max(by_words, by_question, key=lambda pick: pick[1])
         if score >= SAID_MATCH:
             return Answer("recall", f'{npc.name} said, "{quotes[at]}"', keys=content_keys(quotes[at], asked=about), final=True)
     of = f" about {about}" if about else ""

@@ -505,6 +505,8 @@ def test_what_an_npc_said_before_is_recalled_word_for_word_or_said_to_be_unsaid(
     assert father.content.startswith("Ruth Quist said")
     boats = ask("What did Ruth say about the wrecked boats?", table_said=said)
     assert boats.kind == "recall" and boats.content == "Ruth Quist has not said anything about the wrecked boats yet."
+    boats = ask("Wait, what did Ruth say about the wrecked boats? I want to check it against the logbook.", table_said=said)
+    assert boats.content == "Ruth Quist has not said anything about the wrecked boats yet."  # the topic ends with its question
     silent = ask("What did Ruth tell us?", table_said=["Eddie listens at the door but hears only the surf."])
     assert silent.content == "Ruth Quist has not said anything yet."
     assert ask("What did I find at the door?", table_said=said).kind != "recall" or "Ruth" not in ask(
