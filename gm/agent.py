@@ -324,6 +324,10 @@ class GameMaster(PlayerRolls, SessionSetup):
             settle(self.world, turn.text, turn.character or "", len(self.session.turns))  # the lantern taken is held; the door opened is open
         request = self._narration_request(turn, decision, " ".join(" ".join(f.split()) for f in found))
         request.answer = answer if decision == "no_roll" else None
+        if decision == "roll" and not found and answer is not None and reading is not None and reading.kind in ("ask", "talk"):
+            # a question the dice turned up nothing for ("what can I see in the cottage?", a failed Spot Hidden) is
+            # answered from the world as anyone there would see it, not narrated as a deed ("the lighthouse is lit")
+            request.answer, request.decision = answer, "no_roll"
         request.world = None if events else self.world  # an act's outcome is planned from the world, then worded (gm.outcome)
         if events:
             request.verdict, request.success = f"{request.verdict} In the fight: {story_of(events)}".strip(), None

@@ -32,8 +32,8 @@ Embed = Callable[[list[str]], np.ndarray]
 OOC_REFUSAL = "That's for your characters to find out in the game; ask or look in character."
 # the foes' numbers are the GM's side of the screen: "OOC: how many hit points do goblins have?"
 STATS_REFUSAL = "That stays behind the GM's screen; you'll see how tough they are when it comes to a fight."
-_STATS = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|saves?|saving throws?|stats?|stat block|challenge rating|cr|level|"
-                    r"modifiers?|bonus|resistances?|immunit(?:y|ies)|weakness(?:es)?|damage)\b", re.I)
+_STATS = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|saving throws?|stats|stat block|challenge rating|"
+                    r"resistances?|immunit(?:y|ies))\b", re.I)  # not "save me the roll", "level with me"
 # cosine similarity (MiniLM) a knowledge topic or a fact must reach to answer the question
 TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
@@ -811,7 +811,7 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
     """"What did Ruth tell us about her father?": what that NPC said at this table, word for word, or
     plainly that they have said nothing of it yet. Never a fresh answer in their voice (that would
     be news, not a memory) and never a scene sentence (the table heard no one say it). ``None`` when
-    the line asks no such thing or names no NPC of the scene."""
+    the line asks no such thing, names no NPC of the scene, or nothing of theirs was quoted."""
     asked = _TOLD_BY_ANOTHER.search(question)
     npc = next((n for n in getattr(world, "npcs", []) if _names(question[asked.start():], n)), None) if asked else None
     if npc is None:
@@ -828,7 +828,9 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
                 put_to_them.append(put or q.group(1))
     topic = _ABOUT.search(question[asked.end():])
     about = topic.group(1).strip() if topic else ""
-    if quotes and not about:
+    if not quotes:
+        return None  # nothing of theirs was quoted ("Hilda says Tobin is a wiry man"): the table's record is read as a whole
+    if not about:
         return Answer("recall", f'{npc.name} said, "{quotes[-1]}"', keys=content_keys(quotes[-1]), final=True)
     if quotes:
         # the words themselves, or the question that got them, whichever is nearer
@@ -836,8 +838,7 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
         at, score = max(by_words, by_question, key=lambda pick: pick[1])
         if score >= SAID_MATCH:
             return Answer("recall", f'{npc.name} said, "{quotes[at]}"', keys=content_keys(quotes[at], asked=about), final=True)
-    of = f" about {about}" if about else ""
-    return Answer("recall", f"{npc.name} has not said anything{of} yet.", final=True)
+    return Answer("recall", f"{npc.name} has not said anything about {about} yet.", final=True)
 
 
 # "what did the toll-keeper tell us again?", "what'd Hilda say about the ford?": someone else's words, not the asker's own

@@ -91,7 +91,7 @@ def impossible_learned(ctx: Context) -> Verdict | None:
     reason does (on the dev sets it refused 17 such possible acts, "swims for the far bank", for 6
     impossible ones; those are rolled at the hardest difficulty instead)."""
     at = ctx.options.get("refuse_at")
-    if at is None or ctx.p_unworkable < at or is_question(ctx.line) or _talk(ctx.line) or ctx.cued:
+    if at is None or ctx.p_unworkable < at or _words_only(ctx.line) or ctx.cued:
         return None
     if ctx.options.get("secret_meant"):
         return None
@@ -106,7 +106,7 @@ def impossible_written(ctx: Context) -> Verdict | None:
     possible lines. The same lines are spared as by ``impossible_learned`` (words, a named kind of
     challenge, an act the scenario's secret describes)."""
     at = ctx.options.get("written_refuse_at")
-    if at is None or ctx.p_written < at or is_question(ctx.line) or _talk(ctx.line) or ctx.cued:
+    if at is None or ctx.p_written < at or _words_only(ctx.line) or ctx.cued:
         return None
     if ctx.options.get("secret_meant"):
         return None
@@ -288,6 +288,16 @@ def implausible(ctx: Context) -> Verdict | None:
 
 
 # ---- helpers ------------------------------------------------------------------------------------------
+
+# speech told, not quoted: "Tomás flashes his press card and asks the nurse which room..."
+_SPEECH = re.compile(r"\b(?:asks?|asking|tells?|telling|says?|saying|begs?|pleads?|inquires?|explains?|warns?|promises?)\b", re.I)
+
+
+def _words_only(line: str) -> bool:
+    """A question, talk, or speech told ("Marisol asks the warden captain whether the convoy's wagons can
+    get across"): words, which a vote over line and scene never refuses (a reason stated by a rule still may)."""
+    return is_question(line) or _talk(line) or bool(_SPEECH.search(without_quotes(line)))
+
 
 def _talk(line: str) -> bool:
     """Talk, a question to the GM or a question told: answered by the one spoken to, not found by a roll."""

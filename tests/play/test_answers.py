@@ -74,6 +74,12 @@ def test_the_foes_numbers_stay_behind_the_screen_and_no_scene_count_answers_them
     assert answer.kind == "ooc" and answer.final and answer.content == STATS_REFUSAL
 
 
+@pytest.mark.parametrize("line", ["OOC: what do the last pages of the logbook say? Save me the roll.",
+                                  "(out of character) Level with me: is Ruth locked in the cellar?"])
+def test_a_request_for_hidden_facts_worded_with_rules_words_is_still_the_usual_refusal(line):
+    assert ask(line).content == OOC_REFUSAL
+
+
 def test_recall_answers_from_what_the_table_was_told():
     said = ["The goblin's pouch holds a brass token stamped with the Oil Guild's sign.", "Rain begins to fall."]
     assert is_recall("What did I find earlier?")
@@ -507,8 +513,8 @@ def test_what_an_npc_said_before_is_recalled_word_for_word_or_said_to_be_unsaid(
     assert boats.kind == "recall" and boats.content == "Ruth Quist has not said anything about the wrecked boats yet."
     boats = ask("Wait, what did Ruth say about the wrecked boats? I want to check it against the logbook.", table_said=said)
     assert boats.content == "Ruth Quist has not said anything about the wrecked boats yet."  # the topic ends with its question
-    silent = ask("What did Ruth tell us?", table_said=["Eddie listens at the door but hears only the surf."])
-    assert silent.content == "Ruth Quist has not said anything yet."
+    unquoted = ask("What did Ruth tell us?", table_said=["Ruth says her father walked out at dusk."])
+    assert unquoted is None or "has not said" not in unquoted.content  # her words, told without quotes, are read as a whole
     assert ask("What did I find at the door?", table_said=said).kind != "recall" or "Ruth" not in ask(
         "What did I find at the door?", table_said=said).content  # one's own doings are not her words
 

@@ -139,3 +139,13 @@ def test_hot_seat_lines():
     assert split_speaker("Zed: I dance", names) == ("Zed", "I dance")  # then: unknown character
     assert split_speaker("OOC: what's my Notice die?", names) == (None, "OOC: what's my Notice die?")  # said to the table
     assert split_speaker("GM: how far is the mill?", names) == (None, "GM: how far is the mill?")
+
+
+def test_a_rolled_question_that_finds_nothing_is_answered_from_the_world_not_narrated_as_a_deed():
+    """The pipeline rolls Perception on "how deep is the water?": whatever the dice, nothing hidden
+    is found, so the reply is the scene's answer (knee-deep), never the model's guess at a deed."""
+    model = tbs("Brisa Tallowmere", "perception", narrate=["Brisa dives to the bottom and finds a golden key."])
+    gm = gm_with(model)
+    reply = gm.step("Brisa", "How deep is the water in here?")
+    assert reply.rolls and reply.decision == "roll"
+    assert "knee" in reply.narration.lower() and "golden key" not in reply.narration

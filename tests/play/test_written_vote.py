@@ -122,3 +122,13 @@ def test_the_build_fits_one_vote_from_sets_each_held_out_in_turn(tmp_path, monke
     assert measured["written_cases"] == 18 and measured["written_sets"] == 3
     assert 0.5 <= section["refuse_at"] <= 1.01
     assert 0.0 <= measured["written_held_out_possible_refused"] <= build.REFUSE_SHARE
+
+
+@pytest.mark.parametrize("line", ["Tomás flashes his press card and asks the nurse which room the burned man is in.",
+                                  "Marisol asks the warden captain whether the wagons can get across."])
+def test_speech_told_without_quotes_is_never_refused_by_a_vote(line):
+    for rule in ("impossible_written", "impossible_learned"):
+        ctx = Context(
+            line=line, act=line, scene="", speaker="Tomás", who="Tomás", pack=DND, decision=ROLL, check="persuasion",
+            ranked=["persuasion"], p_written=0.99, p_unworkable=0.99, options={"written_refuse_at": 0.5, "refuse_at": 0.5})
+        assert apply_rules(ctx, [rule]).decision == ROLL
