@@ -126,18 +126,70 @@ NEW_SESSIONS = {
 }
 
 
+THIRD_SESSIONS = {  # written 2026-12-07 by someone shown only each game's opening scene, before any reply was seen
+    ('drowned_chapel', 'Brisa'): [
+        "How deep is the water near the altar? Is it still knee-deep or does it get deeper toward that end?",
+        "Maren, when did you last see the silver reliquary with your own eyes?",
+        "I wring out my cloak and give Maren a small bow. \"Sorry for dripping all over your chapel, keeper.\"",
+        "I ask Maren who else has a key to the lower chapel, or who's been down here since the rain started.",
+        "I wade along the walls and feel around under the water for anything that doesn't belong, like the reliquary or something dropped.",
+        "what's up there around the bell? is there a rope, a ladder, any way someone could get up to it?",
+        "Keeper, did anyone in Hollow Weir actually see who or what rang the bell those three nights?",
+        "I climb onto the altar to take a closer look at the crack in the bell.",
+        "Wait, what did Maren say about who else had a key? I want to check it against what we've found.",
+        "(OOC) Does Brisa have any proficiency that would help with holding her breath or swimming if I go under? And is there a hint you can give me about the bell?",
+    ],
+    ('broken_bridge', 'Pip'): [
+        "How wide is the river here, and how far is the drop from the bridge down to the water?",
+        "Chief Nettlejaw, sir! What counts as a \"shiny thing\" exactly? Will a brass button do?",
+        "I tip my hat to the goblins and hum a little walking tune while I wait my turn.",
+        "I ask Snik what he'd rather have, a honey cake or a strip of jerky, and whether the Chief ever sleeps.",
+        "I slip Snik the honey cake and try to talk him into telling me what riddle the Chief likes best.",
+        "what is the gate made of exactly? Could someone squeeze between the barrels on the edge?",
+        "Oi, Nettlejaw, where'd you get that fancy hat? Did the magistrate give it to you nicely?",
+        "While the Chief's busy bragging about the hat, I try to sneak along the edge of the gate behind the barrels.",
+        "What did Snik say about the Chief's favorite riddle again? I want to use it.",
+        "Out of character, quick rules question: can Pip use Deception to bluff the riddle, or does it have to be Society or something? And what's my modifier on Thievery?",
+    ],
+    ('lantern_house', 'Eddie'): [
+        "What can I see in the cottage with the door open? Is there any light at all in there, a window or something?",
+        "Miss Quist, when did you last speak with your father, and how did he seem?",
+        "I take off my cap and tell Ruth, \"We'll find him, miss. You stay close behind me.\"",
+        "I ask Ruth whether her father kept a logbook or a diary of the lamp.",
+        "I search the cottage, especially the desk and the kitchen, for that logbook or anything written by Abner.",
+        "How heavy is the chain on the lighthouse door? is it a padlock or just wrapped around?",
+        "Ruth, did anyone else have a reason to come out to the lighthouse these last few nights? Fishermen, anyone?",
+        "I try to work the chain loose through the gap in the door, or get the lock open somehow.",
+        "Hold on, what did I find in the cottage? Was there anything in the logbook about the last few nights?",
+        "(OOC) How much Sanity does Eddie have right now, and what's my Spot Hidden? Also can you drop a hint, I'm not sure where to go next.",
+    ],
+    ('copper_flats', 'Dutch'): [
+        "How many people are in the Silver Spur right now, and where's the door to the assay office from here?",
+        "I order a whiskey at the bar and lay two bits on the counter.",
+        "Mr. Vane, mind if I sit in for a hand? What's the buy-in at your table?",
+        "I watch Vane's hands close while he deals, looking for a card up the sleeve or a marked deck.",
+        "I ask Silas Vane where he was riding in from before he showed up in Copper Flats.",
+        "I walk down to the end of the bar and ask Sheriff Tull why he hasn't done anything about Vane's luck.",
+        "what's the ground like outside the assay office? Any fresh dirt, a hole, tracks?",
+        "I try to get the Sheriff talking about the payroll coach, when it comes in and who's riding guard.",
+        "What did I spot when I was watching Vane deal? Was there something up his sleeve or not?",
+        "OOC: does Dutch have the Gambling skill, and how do bennies work if I want to reroll a Notice check?",
+    ],
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--lines", choices=("first", "new"), default="first", help="the first forty lines, or the forty new ones")
+    parser.add_argument("--lines", choices=("first", "new", "third"), default="first", help="the first forty lines, the forty new ones, or the third forty")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in (SESSIONS if args.lines == "first" else NEW_SESSIONS).items():
+    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS}[args.lines].items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:
