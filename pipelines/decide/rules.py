@@ -90,12 +90,7 @@ def impossible_learned(ctx: Context) -> Verdict | None:
     game has a check for that, and a vote over words and scene does not overrule it; only a stated
     reason does (on the dev sets it refused 17 such possible acts, "swims for the far bank", for 6
     impossible ones; those are rolled at the hardest difficulty instead)."""
-    at = ctx.options.get("refuse_at")
-    if at is None or ctx.p_unworkable < at or _words_only(ctx.line) or ctx.cued:
-        return None
-    if ctx.options.get("secret_meant"):
-        return None
-    return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
+    return _voted_refusal(ctx, ctx.p_unworkable, ctx.options.get("refuse_at"))
 
 
 @rule("impossible_written", "refuse")
@@ -105,10 +100,12 @@ def impossible_written(ctx: Context) -> Verdict | None:
     sets each held out from the fit, to refuse at most ``learn_written.REFUSE_SHARE`` of their
     possible lines. The same lines are spared as by ``impossible_learned`` (words, a named kind of
     challenge, an act the scenario's secret describes)."""
-    at = ctx.options.get("written_refuse_at")
-    if at is None or ctx.p_written < at or _words_only(ctx.line) or ctx.cued:
-        return None
-    if ctx.options.get("secret_meant"):
+    return _voted_refusal(ctx, ctx.p_written, ctx.options.get("written_refuse_at"))
+
+
+def _voted_refusal(ctx: Context, p: float, at: float | None) -> Verdict | None:
+    """A learned vote's refusal past its bar, sparing words, a named kind of challenge and the act a secret describes."""
+    if at is None or p < at or _words_only(ctx.line) or ctx.cued or ctx.options.get("secret_meant"):
         return None
     return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
 
