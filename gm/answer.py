@@ -395,15 +395,18 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     # a number or span answers "how long have you worn that badge?" only when it is of the badge: "won every
     # hand for three nights" is a duration of something else
     subject = _content_words(asked) - _npc_words(npc) - _TITLES - _MEASURE_WORDS if _SPAN_ASKED.search(asked) else set()
-    of_it = [not subject or bool(subject & _content_words(f.text)) for f in told]
+
+    def of_it(text: str) -> bool:
+        return not subject or bool(subject & _content_words(text))
+
     only = None
     if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
-        numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if of_it[i] and _measure_bonus(asked, [told[i].text])[0] > 0] or [
-            i for i, f in enumerate(told) if of_it[i] and _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]
+        numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if of_it(told[i].text) and _measure_bonus(asked, [told[i].text])[0] > 0] or [
+            i for i, f in enumerate(told) if of_it(f.text) and _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]
         told = [told[i] for i in numbered] or told
         only = told[0].text if len(numbered) == 1 else None  # the one sum of the kind asked the scene states is the answer
     facts = [f.text for f in told]
-    measure = [m if not subject or subject & _content_words(f) else 0.0 for m, f in zip(_measure_bonus(asked, facts, npc), facts)]
+    measure = [m if of_it(f) else 0.0 for m, f in zip(_measure_bonus(asked, facts, npc), facts)]
     # their own description is rarely what is asked; what they saw, heard or know is what a witness is asked for,
     # and what the scene says they know most of all ("Clementine knows he is a Pinkerton")
     # ... unless the question asks of what that description holds ("how his brother died" of "who lost his younger
@@ -826,18 +829,17 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
             for q in _QUOTE.finditer(line):
                 quotes.append(q.group(1).strip())
                 put_to_them.append(put or q.group(1))
-    topic = _ABOUT.search(question[asked.end():])
-    about = topic.group(1).strip() if topic else ""
     if not quotes:
         return None  # nothing of theirs was quoted ("Hilda says Tobin is a wiry man"): the table's record is read as a whole
+    topic = _ABOUT.search(question[asked.end():])
+    about = topic.group(1).strip() if topic else ""
     if not about:
         return Answer("recall", f'{npc.name} said, "{quotes[-1]}"', keys=content_keys(quotes[-1]), final=True)
-    if quotes:
-        # the words themselves, or the question that got them, whichever is nearer
-        by_words, by_question = _best(about, quotes, embed), _best(about, put_to_them, embed)
-        at, score = max(by_words, by_question, key=lambda pick: pick[1])
-        if score >= SAID_MATCH:
-            return Answer("recall", f'{npc.name} said, "{quotes[at]}"', keys=content_keys(quotes[at], asked=about), final=True)
+    # the words themselves, or the question that got them, whichever is nearer
+    by_words, by_question = _best(about, quotes, embed), _best(about, put_to_them, embed)
+    at, score = max(by_words, by_question, key=lambda pick: pick[1])
+    if score >= SAID_MATCH:
+        return Answer("recall", f'{npc.name} said, "{quotes[at]}"', keys=content_keys(quotes[at], asked=about), final=True)
     return Answer("recall", f"{npc.name} has not said anything about {about} yet.", final=True)
 
 

@@ -111,4 +111,3 @@ def test_an_answer_that_starts_with_a_stranger_is_said_plainly_by_the_npc():
     text, shown, notes = told(ScriptedModel(by_step={"narrate": [reply]}), question())
     assert text.startswith('Ruth Quist says, "Four nights ago') and shown == [text]
     assert any("said the answer plainly" in n and "named Jonah" in n for n in notes)
-
