@@ -111,16 +111,27 @@ def asks_only(line: str) -> bool:
 _ASKED = r"(?:him|her|them|the\s+[\w'’-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
 _ASKS_REPORTED = re.compile(r"^(?:(?:i|we|[A-Z][\w'’]+)\s+)?(?:(?:gently|quietly|politely|softly|calmly|then|just)\s+)?"
                             r"(?:(?:ask|asks)\s+" + _ASKED + r"|(?:turn|turns)\s+to\s+" + _ASKED + r"\s+and\s+(?:ask|asks)(?:\s+" + _ASKED + r")?)\s+"
-                            r"(?:(?:gently|quietly|politely|softly|calmly|plainly|again)\s+)?(?:who|what|where|when|why|how|which|whose)\b[^,;:!?.]*"
-                            r"(?:,\s+(?:the\s+)?[\w'’-]+\s+or\s+(?:the\s+)?[\w'’-]+)?[.?]?$", re.I)
+                            r"(?:(?:gently|quietly|politely|softly|calmly|plainly|again)\s+)?(?:who|what|where|when|why|how|which|whose|whether|if)\b"
+                            r"[^;:!?.]*[.?]?$", re.I)
+_MORE_ASKED = re.compile(r"^\s*(?:(?:or|and)\s+)?(?:also\s+)?(?:who|who's|what|what's|where|when|why|how|which|whose|whether|if)\b", re.I)
+# what makes asking "whether" or "if" a read of the one asked: "I ask him whether he's lying"
+_READS_THEM = re.compile(r"\b(?:lie|lies|lying|lied|truth|truthful|honest|honestly|hiding|hides|hid|afraid|scared|nervous|bluffing|"
+                         r"sincere|serious|means it|trust|trusts|believe|believes)\b", re.I)
 
 
 def asks_in_report(line: str) -> bool:
-    """Whether the line only tells of asking someone for a fact, in one clause and nothing in
-    quotes ("I ask Ruth gently when she last saw her father"): like a quoted question for facts,
-    the one asked answers. Asking "whether" or "if" someone lies is a read of them, not this."""
+    """Whether the line only tells of asking someone for facts, in one sentence and nothing in
+    quotes ("I ask Ruth gently when she last saw her father", "I ask Snik whether the Chief ever
+    sleeps"): like a quoted question for facts, the one asked answers. Asking "whether" or "if"
+    someone lies is a read of them, not this."""
     text = " ".join(line.split())
-    return not _QUOTED.search(text) and bool(_ASKS_REPORTED.match(text))
+    if _QUOTED.search(text) or not _ASKS_REPORTED.match(text):
+        return False
+    # past a comma only more asking: "..., or who's been down here", "..., a honey cake or jerky, and whether ..."
+    # ("I ask the guard where the inn is, then slip past him" does something too)
+    if not all(_MORE_ASKED.match(part) or (" or " in f" {part} " and len(part.split()) <= 9) for part in text.split(",")[1:]):
+        return False
+    return not (re.search(r"\b(?:whether|if)\b", text, re.I) and _READS_THEM.search(text))
 
 
 # a question put to the GM, not in quotes: "How many goblins are behind the gate?", "What's the name on the boat?"

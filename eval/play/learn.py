@@ -91,7 +91,8 @@ def learn_written_only(model_file: str | Path = MODEL_FILE, out: str | Path | No
         turns = list(real_turns(source, ruleset=ruleset, episodes=set(read_split(split)["train"])))
         if not turns:
             raise VgmError(f"{source}: none of the training episodes in {split} are there")
-        real = (turn_features(turns, rulesets.load(ruleset), on_progress=on_progress), np.array([t.positive for t in turns], dtype=int))
+        real = (turn_features(turns, rulesets.load(ruleset), on_progress=on_progress), np.array([t.positive for t in turns], dtype=int),
+                [t.line for t in turns])
     written, measured = learn_written(model, on_progress, real=real)
     meta = {k: v for k, v in model.get("meta", {}).items() if not k.startswith("written_")}
     dump({**model, "written": written, "meta": {**meta, **measured, "written_built": date.today().isoformat()}}, out or model_file)
@@ -163,7 +164,7 @@ def learn(source: str | Path, *, out: str | Path = MODEL_FILE, split: str | Path
 
     model = {"ruleset": ruleset, "blocks": list(blocks), "roll": {**roll_section, "worded": worded},
              "impossible": bars, "checks": checks, "style": style}
-    written, written_measured = learn_written(model, say, real=(features, y))
+    written, written_measured = learn_written(model, say, real=(features, y, [t.line for t in turns]))
     measured = {
         "turns": len(turns), "positives": int(y.sum()), "episodes": sorted(episodes & set(eps)),
         "blocks": list(blocks), "strength": strength, "held_out_roc_auc": round(tried[(blocks, strength)][0], 4),

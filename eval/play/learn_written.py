@@ -26,6 +26,7 @@ import rulesets
 from pipelines.check_index import CheckIndex
 from pipelines.decide.features import LineFeatures, previous_block, scene_tail, surface, vote_features
 from pipelines.decide.learned import WRITTEN_CLASSES, LearnedDecision, written_features
+from pipelines.decide.rules import words_only
 from pipelines.vector_store import embed_cached
 
 from ._cases import CASES_DIR, load_cases, set_role
@@ -38,6 +39,10 @@ POWERS = (1.0, 2.0, 4.0, 8.0, 16.0)  # the vote's weight in play is style ** pow
 POWER = 4.0           # the power when no real turns are given to choose it
 REAL_SLACK = 0.0      # how much more of the real training turns' negatives the vote may roll (0.002 gave 0.1998 on the held-out test episodes, against a bar of 0.20)
 REFUSE_SHARE = 0.003  # the held-out sets' possible lines the vote alone may refuse
+DOUBT_POWERS = (1.0, 2.0, 4.0)  # the doubt's weight is style ** power, as the vote's own
+DOUBT_POWER = 2.0     # the doubt's power when no real turns are given to choose it
+DOUBT_SHARE = 0.005   # the held-out sets' no-roll acts the doubt may roll at the hardest difficulty
+DOUBT_REAL_SLACK = 0.001  # how much more of the real training turns' negatives the doubt may roll
 BARS = tuple(np.round(np.arange(0.5, 1.0, 0.02), 2))
 
 
@@ -116,11 +121,11 @@ _MINIMAL = {"roll": {"weights": [0.0], "bias": 0.0, "platt": [1.0, 0.0], "thresh
 
 
 def learn_written(model: dict[str, Any], on_progress: Callable[[str], None] | None = None,
-                  real: tuple[LineFeatures, np.ndarray] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                  real: tuple[LineFeatures, np.ndarray, list[str]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(section, measured)``: the model file's ``written`` section, fitted with ``model``'s gate, and
     what it scored on the ``dev`` sets each held out in turn. ``real``: the training episodes' turn
-    features and labels, on which the vote's weight in play (the power of style) is chosen; without
-    them it is ``POWER``."""
+    features, labels and lines, on which the vote's weight in play (the power of style) and the
+    doubt's are chosen; without them they are ``POWER`` and ``DOUBT_POWER``."""
     say = on_progress or (lambda _: None)
     learned = LearnedDecision(model)
     pairs = written_cases("dev")
@@ -134,10 +139,12 @@ def learn_written(model: dict[str, Any], on_progress: Callable[[str], None] | No
     say("fitting the written vote on every dev set")
     fit = logistic(STRENGTH, class_weight="balanced").fit(x, y)
     section = {"weights": fit.coef_.tolist(), "bias": fit.intercept_.tolist(), "power": POWER, "classes": list(WRITTEN_CLASSES)}
-    power, real_measured, real_weighed = POWER, {}, None
+    power, real_measured, real_weighed, real_doubt = POWER, {}, None, None
     if real is not None:
         say("choosing the vote's weight on the real training turns")
-        power, real_measured, real_weighed = _power(learned, section, *_real_rows(learned, real[0]), real[1])
+        rows, real_play = _real_rows(learned, real[0])
+        power, real_measured, real_weighed = _power(learned, section, rows, real_play, real[1])
+        real_doubt = _Leaning(learned, {**section, "power": power}, rows, real_play, real[1], real[2])
     say("the written vote, each dev set held out in turn")
     probs = _held_out(x, y, sets)
     style = x[:, -2]
@@ -147,7 +154,9 @@ def learn_written(model: dict[str, Any], on_progress: Callable[[str], None] | No
     weigh = LearnedDecision({**_MINIMAL, "written": {**section, "power": power}}).weigh_written
     moved = np.array([weigh(p, learned.threshold, row, s)[0] for p, row, s in zip(p_play, probs, style)])
     rolled = moved >= learned.threshold
+    doubt = _doubt(_Leaning(learned, {**section, "power": power}, x, p_play, y, [case.line for case in cases], probs), real_doubt)
     measured = {
+        **doubt[1],
         "written_cases": len(cases), "written_sets": len(set(sets.tolist())),
         "written_held_out_roll_recall": round(float(rolled[y == 1].mean()), 4),
         "written_held_out_no_roll_kept": round(float((~rolled[y == 0]).mean()), 4),
@@ -160,5 +169,50 @@ def learn_written(model: dict[str, Any], on_progress: Callable[[str], None] | No
         **real_measured,
         **({"written_real_refused": round(float((real_weighed >= refuse_at).mean()), 5)} if real_weighed is not None else {}),
     }
-    return {**section, "power": power, "refuse_at": refuse_at}, measured
+    return {**section, "power": power, "refuse_at": refuse_at, **doubt[0]}, measured
+
+
+class _Leaning:
+    """For lines the gate and vote leave unrolled, acts only (words are never doubted), how far the
+    vote leans to impossible over no roll before the style weight: what ``doubt_at`` reads."""
+
+    def __init__(self, learned: LearnedDecision, section: dict[str, Any], rows: np.ndarray, p_play: np.ndarray,
+                 y: np.ndarray, lines: list[str], probs: np.ndarray | None = None):
+        model = LearnedDecision({**_MINIMAL, "written": section})
+        probs = model.p_written(rows) if probs is None else probs
+        self.style = rows[:, -2]
+        moved = np.array([model.weigh_written(p, learned.threshold, row, s).p_roll for p, row, s in zip(p_play, probs, self.style)])
+        acts = np.array([not words_only(line) for line in lines])
+        self.open = (moved < learned.threshold) & acts
+        self.lean = probs[:, 2] / np.maximum(probs[:, 2] + probs[:, 0], 1e-9)
+        self.y = y
+
+    def flagged(self, power: float, bar: float) -> np.ndarray:
+        return self.open & (self.style ** power * self.lean >= bar)
+
+
+def _doubt(written: _Leaning, real: _Leaning | None) -> tuple[dict[str, float], dict[str, Any]]:
+    """``doubt_power`` and ``doubt_at``: of the pairs that roll at most ``DOUBT_SHARE`` of the held-out
+    sets' no-roll acts and at most ``DOUBT_REAL_SLACK`` more of the real training negatives, the one
+    that rolls the most held-out impossible acts the gate would have told as done."""
+    best, best_caught = None, -1
+    for power in DOUBT_POWERS if real is not None else (DOUBT_POWER,):
+        for bar in BARS:
+            flags = written.flagged(power, bar)
+            if flags[written.y == 0].mean() > DOUBT_SHARE:
+                continue
+            if real is not None and real.flagged(power, bar)[real.y == 0].mean() > DOUBT_REAL_SLACK:
+                continue
+            caught = int(flags[written.y == 2].sum())
+            if caught > best_caught:
+                best, best_caught = (power, float(bar)), caught
+    if best is None:
+        return {}, {"written_doubt": None}
+    power, bar = best
+    flags = written.flagged(power, bar)
+    told = written.open & (written.y == 2)
+    return {"doubt_power": power, "doubt_at": bar}, {
+        "written_doubt": {"power": power, "at": bar, "held_out_told_rolled": [int((flags & told).sum()), int(told.sum())],
+                          "held_out_no_roll_rolled": round(float(flags[written.y == 0].mean()), 4),
+                          **({"real_negatives_rolled": round(float(real.flagged(power, bar)[real.y == 0].mean()), 5)} if real else {})}}
 

@@ -25,16 +25,25 @@ import json
 import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from rulesets import FileProblem, VgmError, read_json
 
 __all__ = ["LearnedDecision", "MIX_NAMES", "MODEL_FILE", "ModelFileError", "WRITTEN_CLASSES", "candidate_features",
-           "impossible_features", "written_features"]
+           "impossible_features", "written_features", "Weighed"]
 
 MODEL_FILE = Path(__file__).parent / "model" / "decision.json"
+
+
+class Weighed(NamedTuple):
+    """What the written vote makes of a line (``LearnedDecision.weigh_written``)."""
+    p_roll: float        # the gate's P(roll), moved by the vote as far as the line is worded like written lines
+    p_impossible: float  # the vote's share for impossible, weighed the same way (what ``refuse_at`` reads)
+    unlikely: bool       # that share outweighs both "roll" and "no roll"
+    doubted: bool        # no roll, yet the vote leans to impossible over no roll past ``doubt_at``
+                         # (weighed by style to ``doubt_power``): rolled, never told as done
 
 
 class ModelFileError(VgmError):
@@ -81,6 +90,8 @@ class LearnedDecision:
             self.written_b = np.asarray(written.get("bias", [0.0] * len(WRITTEN_CLASSES)), dtype=np.float32)
             self.written_power = float(written.get("power", 1.0))
             self.written_refuse_at = float(written["refuse_at"]) if "refuse_at" in written else None
+            self.doubt_power = float(written.get("doubt_power", 1.0))
+            self.doubt_at = float(written["doubt_at"]) if "doubt_at" in written else None
             if self.written_w is not None and self.written_w.shape[0] != len(WRITTEN_CLASSES):
                 raise ValueError(f"the written vote has {self.written_w.shape[0]} rows, not {len(WRITTEN_CLASSES)}")
             self.meta: dict[str, Any] = dict(data.get("meta", {}))
@@ -149,18 +160,19 @@ class LearnedDecision:
         e = np.exp(z - z.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    def weigh_written(self, p_play: float, threshold: float, probs: np.ndarray, style: float) -> tuple[float, float, bool]:
-        """``(p_roll, p_impossible, unlikely)``: the written vote moves the gate's ``p_play`` as far as
-        the line is worded like written lines (``style`` to the learned power: real table talk keeps
-        the real DM's call). "Impossible" counts against "no roll" there: an act that may not work is
-        rolled, never told as done without dice. ``p_impossible`` is the vote's share for impossible,
-        weighed the same way (what ``refuse_at`` reads); ``unlikely`` when that share outweighs both others."""
+    def weigh_written(self, p_play: float, threshold: float, probs: np.ndarray, style: float) -> "Weighed":
+        """The written vote moves the gate's ``p_play`` as far as the line is worded like written lines
+        (``style`` to the learned power: real table talk keeps the real DM's call). "Impossible"
+        counts against "no roll" there: an act that may not work is rolled, never told as done
+        without dice. See ``Weighed`` for what it returns."""
         weight = style ** self.written_power
         no_roll, roll, impossible = (float(v) for v in probs)
         gate = _logit(p_play) - _logit(threshold)
         vote = math.log(max(roll + impossible, 1e-9)) - math.log(max(no_roll, 1e-9))
-        moved = gate + weight * (vote - gate)
-        return float(_sigmoid(np.asarray(moved + _logit(threshold)))), weight * impossible, weight * impossible >= max(no_roll, roll)
+        moved = float(_sigmoid(np.asarray(gate + weight * (vote - gate) + _logit(threshold))))
+        leaning = style ** self.doubt_power * impossible / max(impossible + no_roll, 1e-9)
+        doubted = self.doubt_at is not None and moved < threshold and leaning >= self.doubt_at
+        return Weighed(moved, weight * impossible, weight * impossible >= max(no_roll, roll), doubted)
 
     def style(self, lines: np.ndarray) -> np.ndarray:
         """P(the line is worded like the packs' example lines rather than like real table talk),

@@ -67,6 +67,7 @@ class Context:
     p_unworkable: float = 0.0      # the learned impossible-act vote on the line in its scene (``LearnedDecision.p_impossible``)
     p_written: float = 0.0         # the written-line vote's share for impossible, weighed by the line's style (``LearnedDecision.weigh_written``)
     unlikely: bool = False         # that share outweighs both "roll" and "no roll": rolled at the hardest difficulty
+    doubted: bool = False          # no roll, yet the written vote leans to impossible over no roll (``learned.Weighed``)
     ranked: list[str] = field(default_factory=list)
     cued: list[str] = field(default_factory=list)
     vote: Any = None               # the pack example lines' vote (pipelines.check_index.Vote)

@@ -17,7 +17,7 @@ from .scene_facts import is_question
 from .impossible import impossible_act, impossible_in_era, impossible_in_scene, impossible_power, impossible_without_magic
 from .registry import IMPOSSIBLE, NO_ROLL, ROLL, Context, Verdict, rule
 
-__all__ = ["OUT_OF_CHARACTER", "DEFAULT_RULES"]
+__all__ = ["OUT_OF_CHARACTER", "DEFAULT_RULES", "words_only"]
 
 # "Out of character: does her oath allow it?", "(OOC) how far is the town?": a player asks the GM, not the world
 OUT_OF_CHARACTER = re.compile(r"\s*[(\[]?\s*(?:ooc\b|out of character\b|out-of-character\b)", re.I)
@@ -29,8 +29,8 @@ DEFAULT_RULES = (
     "table_talk", "impossible_kind", "impossible_scene", "impossible_without_magic", "impossible_power", "impossible_era",
     "impossible_learned", "impossible_written",
     "named_act", "secret_within_reach", "own_lore", "own_skill", "plain_social_kind",
-    "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "world_answers",
-    "routine_upkeep", "implausible",
+    "gatekeeper", "condolence", "willing_listener", "question_for_facts", "question_to_gm", "question_attempts_nothing",
+    "world_answers", "routine_upkeep", "implausible",
 )
 
 
@@ -105,7 +105,7 @@ def impossible_written(ctx: Context) -> Verdict | None:
 
 def _voted_refusal(ctx: Context, p: float, at: float | None) -> Verdict | None:
     """A learned vote's refusal past its bar, sparing words, a named kind of challenge and the act a secret describes."""
-    if at is None or p < at or _words_only(ctx.line) or ctx.cued or ctx.options.get("secret_meant"):
+    if at is None or p < at or words_only(ctx.line) or ctx.cued or ctx.options.get("secret_meant"):
         return None
     return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
 
@@ -237,6 +237,39 @@ def question_to_gm(ctx: Context) -> Verdict | None:
     return None
 
 
+# what a question can roll for: noticing, knowing, reading someone, luck ("is there a ladder?" may
+# take a Perception roll; it never climbs)
+_ASKING_CONCEPTS = ("look", "listen", "search", "read_people", "track", "find_tracks", "nature", "history", "religion",
+                    "arcane", "research", "language", "wilds", "navigate", "chance")
+# how a question opens: a question word or a verb put first ("what's up there?", "is there a rope?", "any chance...?")
+_QUESTION_LEAD = re.compile(r"^\W*(?:(?:ok|okay|so|um|uh|wait|and|hm+|well|hey|oh|also|quick question)[,\s]+)*"
+                            r"(?:who|what|where|when|why|how|which|whose|is|are|was|were|do|does|did|can|could|will|would|should|"
+                            r"has|have|had|any|anything|anyone|anybody)\b", re.I)
+_ASKS_TO_ACT = re.compile(r"^\W*(?:(?:ok|okay|so|um|uh|wait|and|hm+|well)[,\s]+)*(?:can|could|may|might|shall|should|would|will)\s+(?:i|we)\b|"
+                          r"\b(?:i|we)\s+(?:want|wanna|try|attempt|will|'ll)\b|\b(?:i'll|we'll|i'm|lemme|let me|let's)\b", re.I)
+
+
+@rule("question_attempts_nothing", "settle")
+def question_attempts_nothing(ctx: Context) -> Verdict | None:
+    """A line that only asks ("what's up around the bell? is there a ladder?", "how heavy is the
+    chain?") attempts nothing: a roll it is given must be one to notice, know (a Lore too) or read
+    someone, or luck, else the world answers it. A question that asks to act ("can I climb up?",
+    "can Ilya blink through?") is an act, and so is a line that does something before it asks."""
+    if ctx.decision != ROLL or not ctx.check:
+        return None
+    sentences = [x.strip() for x in re.findall(r"[^.!?]+[.!?]*", without_quotes(OUT_OF_CHARACTER.sub("", ctx.line))) if x.strip(" ,")]
+    if not sentences or not all(x.endswith("?") and _QUESTION_LEAD.match(x) for x in sentences):
+        return None
+    names = {n.lower() for n in (ctx.speaker or "").split()[:1]}
+    if any(_ASKS_TO_ACT.search(x) or re.match(rf"^\W*(?:can|could)\s+{re.escape(n)}\b", x, re.I) for x in sentences for n in names or {"i"}):
+        return None
+    kept = {c for concept in _ASKING_CONCEPTS for c in ctx.concepts.get(concept, [])}
+    lores = {f for f, d in (getattr(ctx.pack, "families", {}) or {}).items() if getattr(d, "kind", "") == "skill"}  # named Lores
+    if ctx.check in kept or str(ctx.check).split(":")[0] in lores:
+        return None
+    return Verdict(NO_ROLL, reason=f"a question attempts nothing ({ctx.check} is not a roll to notice or know)")
+
+
 @rule("world_answers", "settle")
 def world_answers(ctx: Context) -> Verdict | None:
     """A question the GM's world answers outright needs no roll: what the table was told, who is
@@ -274,9 +307,10 @@ def routine_upkeep(ctx: Context) -> Verdict | None:
 @rule("implausible", "settle")
 def implausible(ctx: Context) -> Verdict | None:
     """An act the impossible-act direction or the written vote (``ctx.unlikely``) finds unlikely,
-    with no rule to say why, is rolled at the hardest difficulty: never told as done without dice."""
+    with no rule to say why, is rolled at the hardest difficulty: never told as done without dice.
+    So is an act the written vote doubts (``ctx.doubted``), unless the line is only words."""
     at = ctx.options.get("implausible_at")
-    doubted = ctx.unlikely or (at is not None and ctx.p_impossible >= at)
+    doubted = ctx.unlikely or (at is not None and ctx.p_impossible >= at) or (ctx.doubted and not words_only(ctx.line))
     if not doubted or not (ctx.check or ctx.ranked) or is_question(ctx.line):
         return None
     if any(f["to"] == NO_ROLL for f in ctx.fired):
@@ -290,7 +324,7 @@ def implausible(ctx: Context) -> Verdict | None:
 _SPEECH = re.compile(r"\b(?:asks?|asking|tells?|telling|says?|saying|begs?|pleads?|inquires?|explains?|warns?|promises?)\b", re.I)
 
 
-def _words_only(line: str) -> bool:
+def words_only(line: str) -> bool:
     """A question, talk, or speech told ("Marisol asks the warden captain whether the convoy's wagons can
     get across"): words, which a vote over line and scene never refuses (a reason stated by a rule still may)."""
     return is_question(line) or _talk(line) or bool(_SPEECH.search(without_quotes(line)))

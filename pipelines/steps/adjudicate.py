@@ -215,7 +215,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         features, for_checks = blocks.matrix(learned.blocks), blocks.matrix(learned.check_blocks)
         style = float(learned.style(vectors[said])[0])
         cut = learned.threshold if threshold is None else threshold
-        p_written, unlikely = 0.0, False
+        p_written, unlikely, doubted = 0.0, False, False
         if mode == "model" and features.shape[1] != learned.width:
             p_real = p_roll = 0.5  # an index embedded otherwise (a test's): the model decides every line anyway
         else:
@@ -225,7 +225,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
             written = None if always_roll else learned.p_written(
                 written_features(vectors[said], vectors[tail], p_roll, cut, p_real, style, not_no_roll))
             if written is not None:
-                p_roll, p_written, unlikely = learned.weigh_written(p_roll, cut, written[0], style)
+                p_roll, p_written, unlikely, doubted = learned.weigh_written(p_roll, cut, written[0], style)
         knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]
         by_learning = dict(zip(learned.checks, learned.check_scores(for_checks)[0].tolist())) if knows else {}
         # the learned mix weighs the vote among checks only, as it was fitted (the whole vote also
@@ -239,7 +239,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
                       p_impossible=0.0 if always_roll else _pooled_impossible(options, index, vectors, said),
                       p_unworkable=0.0 if always_roll or not _votes(learned, vectors[said]) else float(learned.p_impossible(vectors[said], vectors[tail])[0]),
                       options={**bars, **options, "party": list(roster(state.instance))}, vote=vote, fit=fit,
-                      p_written=p_written, unlikely=unlikely, cued=[] if always_roll else cued_checks(act, pack, scene))
+                      p_written=p_written, unlikely=unlikely, doubted=doubted, cued=[] if always_roll else cued_checks(act, pack, scene))
         ctx.decision = ROLL if always_roll or p_roll >= cut else NO_ROLL
         ctx.check = ranked[0] if ranked else None
         record.parsed = {

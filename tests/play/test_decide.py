@@ -266,3 +266,29 @@ def test_the_learned_vote_never_refuses_an_act_that_names_its_kind_of_challenge(
                        decision=ROLL, check="athletics", ranked=["athletics"], p_unworkable=0.9, options={"refuse_at": 0.5}, cued=cued)
     assert apply_rules(ctx(["athletics"]), ["impossible_learned"]).decision == ROLL
     assert apply_rules(ctx([]), ["impossible_learned"]).decision == IMPOSSIBLE
+
+
+@pytest.mark.parametrize("line, check, kept", [
+    ("what's up there around the bell? is there a rope, a ladder, any way someone could get up to it?", "athletics", False),
+    ("How heavy is the chain on the door? is it a padlock or just wrapped around?", "sleight_of_hand", False),
+    ("Is there anything odd about the altar?", "perception", True),          # a roll to notice stays
+    ("Do I know whose banner that is?", "history", True),                    # and one to know
+    ("Can I climb up to the bell?", "athletics", True),                       # asking to act is an act
+    ("I climb up to the bell. Is the rope still there?", "athletics", True),  # an act, then a question
+])
+def test_a_line_that_only_asks_attempts_nothing_but_may_roll_to_notice_or_know(line, check, kept):
+    c = apply_rules(ctx(line, check=check), ["question_attempts_nothing"])
+    assert (c.decision == ROLL) == kept
+    if not kept:
+        assert c.fired[0]["rule"] == "question_attempts_nothing"
+
+
+@pytest.mark.parametrize("line, answered", [
+    ("I ask Ruth whether her father kept a logbook.", True),
+    ("I ask Snik what he'd rather have, a honey cake or a strip of jerky, and whether the Chief ever sleeps.", True),
+    ("I ask him whether he is lying to us.", False),  # a read of him: the roll stays
+    ("I ask Ruth when she last saw him. Then I search the desk.", False),
+])
+def test_asking_someone_whether_something_is_so_is_answered_by_them_unless_it_reads_them(line, answered):
+    c = apply_rules(ctx(line, check="insight"), ["question_for_facts"])
+    assert (c.decision == NO_ROLL) == answered

@@ -31,11 +31,24 @@ def test_real_table_talk_keeps_the_gates_call_and_a_written_line_follows_the_vot
     decides, "impossible" counting against "no roll" (an act that may not work is rolled, not told)."""
     probs = np.asarray(probs) / sum(probs)
     model = _model({"weights": [[0.0]] * 3, "bias": [0.0] * 3})
-    talk, share, _ = model.weigh_written(p, 0.5, probs, style=0.0)
+    talk, share, _, _ = model.weigh_written(p, 0.5, probs, style=0.0)
     assert talk == pytest.approx(p, abs=1e-3) and share == 0.0
-    written, share, unlikely = model.weigh_written(p, 0.5, probs, style=1.0)
+    written, share, unlikely, _ = model.weigh_written(p, 0.5, probs, style=1.0)
     assert (written >= 0.5) == (probs[1] + probs[2] >= probs[0])
     assert share == pytest.approx(probs[2]) and unlikely == (probs[2] >= max(probs[0], probs[1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=st.floats(0.01, 0.99), probs=st.lists(st.floats(0.01, 1.0), min_size=3, max_size=3), style=st.floats(0.0, 1.0))
+def test_the_doubt_only_marks_lines_left_unrolled_that_lean_to_impossible(p, probs, style):
+    """A doubted line is one the gate and vote leave unrolled while the vote, weighed by style,
+    leans to "impossible" over "no roll" past ``doubt_at``; a model without the bar doubts nothing."""
+    probs = np.asarray(probs) / sum(probs)
+    section = {"weights": [[0.0]] * 3, "bias": [0.0] * 3, "power": 2.0}
+    assert not _model(section).weigh_written(p, 0.5, probs, style).doubted
+    weighed = _model({**section, "doubt_power": 1.0, "doubt_at": 0.6}).weigh_written(p, 0.5, probs, style)
+    lean = style * probs[2] / (probs[2] + probs[0])
+    assert weighed.doubted == (weighed.p_roll < 0.5 and lean >= 0.6)
 
 
 def test_a_model_without_the_vote_keeps_the_gate_and_a_damaged_vote_says_how_to_rebuild():
@@ -53,9 +66,10 @@ def test_the_features_are_the_vectors_then_what_the_gate_weighed():
     assert row.shape == (1, 10) and row[0, :3].tolist() == [1, 1, 1] and row[0, 6] == 0.0 and row[0, 8] == pytest.approx(0.7)
 
 
-def _ctx(line: str, p_written: float = 0.9, unlikely: bool = True, cued: list[str] | None = None, **options) -> Context:
+def _ctx(line: str, p_written: float = 0.9, unlikely: bool = True, cued: list[str] | None = None, doubted: bool = False,
+         **options) -> Context:
     return Context(line=line, act=line, scene="", speaker="Brisa", who="Brisa", pack=DND, decision=NO_ROLL, check="athletics",
-                   ranked=["athletics"], p_written=p_written, unlikely=unlikely, cued=cued or [],
+                   ranked=["athletics"], p_written=p_written, unlikely=unlikely, doubted=doubted, cued=cued or [],
                    options={"written_refuse_at": 0.8, **options})
 
 
@@ -75,6 +89,15 @@ def test_an_act_the_written_vote_doubts_below_its_bar_is_rolled_at_the_hardest()
     assert plain.decision == NO_ROLL and not plain.hardest
 
 
+def test_an_act_the_vote_only_doubts_is_rolled_at_the_hardest_but_words_never_are():
+    """Leaning to impossible over no roll, without outweighing both: the act is rolled, not told as done;
+    talk and questions are words, answered as usual."""
+    act = apply_rules(_ctx("Dutch saddles his horse and rides after them.", p_written=0.1, unlikely=False, doubted=True), ["implausible"])
+    assert (act.decision, act.hardest) == (ROLL, True)
+    for words in ("Dutch asks the stable boy whether any horse is left.", "Is there a horse left in town?"):
+        assert apply_rules(_ctx(words, p_written=0.1, unlikely=False, doubted=True), ["implausible"]).decision == NO_ROLL
+
+
 def test_the_shipped_vote_was_measured_on_held_out_sets_and_reads_play_features():
     model = LearnedDecision.shipped()
     meta = model.meta
@@ -82,6 +105,9 @@ def test_the_shipped_vote_was_measured_on_held_out_sets_and_reads_play_features(
     assert meta["written_held_out_possible_refused"] <= build.REFUSE_SHARE
     assert meta["written_held_out_roll_recall"] > meta["written_gate_roll_recall"]
     assert model.written_refuse_at == pytest.approx(meta["written_refuse_at"], abs=1e-4)
+    doubt = meta["written_doubt"]  # chosen so no more than its share of held-out no-roll acts, or real turns, is rolled
+    assert model.doubt_at == doubt["at"] and doubt["held_out_no_roll_rolled"] <= build.DOUBT_SHARE
+    assert doubt["real_negatives_rolled"] <= build.DOUBT_REAL_SLACK and doubt["held_out_told_rolled"][0] > 0
 
 
 SET = """role: dev
@@ -122,6 +148,7 @@ def test_the_build_fits_one_vote_from_sets_each_held_out_in_turn(tmp_path, monke
     assert measured["written_cases"] == 18 and measured["written_sets"] == 3
     assert 0.5 <= section["refuse_at"] <= 1.01
     assert 0.0 <= measured["written_held_out_possible_refused"] <= build.REFUSE_SHARE
+    assert measured["written_doubt"] is None or measured["written_doubt"]["held_out_no_roll_rolled"] <= build.DOUBT_SHARE
 
 
 @pytest.mark.parametrize("line", ["Tomás flashes his press card and asks the nurse which room the burned man is in.",
