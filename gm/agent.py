@@ -514,18 +514,26 @@ class GameMaster(PlayerRolls, SessionSetup):
     def _scene_line(self, text: str, revealed: set[str], said: Sequence[str] = ()) -> str:
         """The public scene sentence nearest the act: what a fallback can truthfully say. The cast
         list's "Ruth Quist: the keeper, missing for four nights." is no sentence to narrate (and
-        says nothing of where she is), so only the scene and what was found count; a sentence the
-        table has already heard (the opening, an earlier narration) only when every one has been."""
+        says nothing of where she is), so only the scene and what was found count. Only a sentence
+        that shares a word with the act, one the table has not heard yet (the opening, an earlier
+        narration), or for a question one heard before: an opening said again after every act reads as
+        a GM not listening."""
         from pipelines.embeddings import embed_with
 
+        from pipelines.decide.scene_facts import lemmas
+
+        from .answer import content_words
         from .narration import split_sentences
 
         found = [s.text.strip() for s in self.scenario.secrets if s.id in revealed]
-        sentences = split_sentences(" ".join([self.scenario.scene, *found])) or split_sentences(self.scenario.opening)
+        heard = " ".join([self.scenario.opening, *said])
+        asked = {lemma for word in content_words(text) for lemma in lemmas(word)}
+        sentences = [s for s in split_sentences(" ".join([self.scenario.scene, *found])) or split_sentences(self.scenario.opening)
+                     if asked & {lemma for word in content_words(s) for lemma in lemmas(word)}]
+        # a question may be answered by what the table heard before; an act is not retold with it again
+        sentences = [s for s in sentences if s not in heard] or (sentences if "?" in text else [])
         if not sentences:
             return ""
-        heard = " ".join([self.scenario.opening, *said])
-        sentences = [s for s in sentences if s not in heard] or sentences
         vectors = embed_with("auto", [text, *sentences])  # a Chinese scene is read with the multilingual encoder
         return sentences[int((vectors[1:] @ vectors[0]).argmax())]
 

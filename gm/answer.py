@@ -25,7 +25,7 @@ import numpy as np
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall"]
+__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -180,8 +180,8 @@ def _asked_span(text: str, asked: str) -> str:
             found = list(_COUNTED.finditer(text)) + [m for m in re.finditer(_HAS_NUMBER, text)]
         if not found:
             continue  # "how many steps up?" is no span asked: the next kind that fits
-        words = _content_words(asked)
-        best = max(found, key=lambda m: (len(words & _content_words(text[max(0, m.start() - 30):m.end() + 30])), -m.start()))
+        words = content_words(asked)
+        best = max(found, key=lambda m: (len(words & content_words(text[max(0, m.start() - 30):m.end() + 30])), -m.start()))
         # a unit takes the number before it: "feet" → "60 feet"
         head = re.search(rf"(?:{_NUMBER_RE})[\s-]+(?:[a-z]+\s+)?$", text[max(0, best.start() - 25):best.start()], re.I)
         return (head.group(0) if head else "") + best.group(0)
@@ -239,7 +239,8 @@ def _pairs(text: str) -> set[tuple[str, str]]:
     return {(a, b) for a, b in zip(words, words[1:]) if a not in _STOP and b not in _STOP and len(a) > 2 and len(b) > 2}
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """The words of a text that carry its content: no function words, none under three letters."""
     return {w for w in re.findall(r"[a-z0-9']+", text.lower()) if w not in _STOP and len(w) > 2}
 
 
@@ -295,13 +296,39 @@ def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Seque
     else:
         vectors = embed([question, *texts])
         scores = vectors[1:] @ vectors[0]
-    asked, pairs = _content_words(question), _pairs(question)
+    asked, pairs = content_words(question), _pairs(question)
     # a little for each word shared, more for two said together ("next door", "lighthouse keeper")
-    bonus = np.array([0.05 * min(2, len(asked & _content_words(t))) + (0.08 if pairs & _pairs(t) else 0.0) for t in texts]) + (
+    bonus = np.array([0.05 * min(2, len(asked & content_words(t))) + (0.08 if pairs & _pairs(t) else 0.0) for t in texts]) + (
         np.array(extra) if len(extra) else 0.0)
     total = scores + bonus
     best = int(total.argmax())
     return best, float(total[best])
+
+
+# courtesies an NPC answers in a word, whatever the scene: an apology, thanks, a greeting, a promise made to them
+_COURTESIES = (
+    (re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|pardon me|my fault)\b", re.I), "No harm done."),
+    (re.compile(r"\b(?:thank|thanks|thank you|much obliged|grateful)\b", re.I), "You're welcome."),
+    (re.compile(r"\b(?:we'll|we will|i'll|i will|i promise|we promise|don't worry|do not worry|stay close|stay behind|keep you safe)\b", re.I),
+     "I hope so."),
+    (re.compile(r"\b(?:hello|hi|hey|greetings|good (?:morning|evening|afternoon|day|night)|howdy|evening|well met|bows?|tips? (?:my|his|her) (?:hat|cap)|"
+                r"nods? to|waves? (?:to|at))\b", re.I), "Well met."),
+)
+
+
+_FAVOUR = re.compile(r"\b(?:asks?|tells?|begs?)\s+(?:him|her|them|[A-Z][\w'’-]+)\s+to\b|\b(?:please|could you|can you|would you|will you)\b")
+
+
+def _acknowledged(npc: Any, said: str) -> Answer | None:
+    """An NPC spoken to with no question answers a courtesy in a word ("Sorry for dripping on your
+    floor" → "No harm done."), so the player hears the one they spoke to rather than the scene again."""
+    if not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
+        return None
+    reply = next((words for pattern, words in _COURTESIES if pattern.search(said)), None)
+    if reply is None or _FAVOUR.search(said):  # a favour asked waits for what comes of it, not a word of thanks
+        return None
+    voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
+    return Answer("npc", f"{npc.name} answers: {reply}", speaker=npc.name, quote=reply, keys=content_keys(reply), voice=voice)
 
 
 def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str] = ()) -> Answer | None:
@@ -390,14 +417,17 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
                               quote="I'd rather not say. Not to strangers.", gated_checks=list(item.checks))
             quote = _in_their_words(item.answer, npc, world, own=True)
             return Answer("npc", item.answer, speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
-    told = _facts(world, hidden)
     asked = _without_name(the_question(question), npc)  # "Mira, what happened to the captain?" asks of the captain, not of Mira
+    # the map and the things said as a GM would ("Main Street: the dusty main street of Copper Flats.") are no one's
+    # words: an NPC says one only of the place or thing asked after
+    told = [f for f in _facts(world, hidden) if not (getattr(f, "derived", False) and ":" in f.text)
+            or any(re.search(rf"\b{re.escape(name)}\b", asked, re.I) for name in getattr(f, "about", []) or [])]
     # a number or span answers "how long have you worn that badge?" only when it is of the badge: "won every
     # hand for three nights" is a duration of something else
-    subject = _content_words(asked) - _npc_words(npc) - _TITLES - _MEASURE_WORDS if _SPAN_ASKED.search(asked) else set()
+    subject = content_words(asked) - _npc_words(npc) - _TITLES - _MEASURE_WORDS if _SPAN_ASKED.search(asked) else set()
 
     def of_it(text: str) -> bool:
-        return not subject or bool(subject & _content_words(text))
+        return not subject or bool(subject & content_words(text))
 
     only = None
     if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
@@ -411,8 +441,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     # and what the scene says they know most of all ("Clementine knows he is a Pinkerton")
     # ... unless the question asks of what that description holds ("how his brother died" of "who lost his younger
     # brother on Cutter's Reef")
-    asked_words = _content_words(asked) - _npc_words(npc)
-    plain = [not m and not asked_words & _content_words(f) for f, m in zip(facts, measure)]
+    asked_words = content_words(asked) - _npc_words(npc)
+    plain = [not m and not asked_words & content_words(f) for f, m in zip(facts, measure)]
     own = [0.3 if _knows(f, npc) else 0.1 if _witnessed(f, npc) else -0.2 if _describes(f, npc) and p
            else -0.08 if _names(f, npc) and p else 0.0 for f, p in zip(facts, plain)]
     if _MEASURES[-1][0].search(asked):  # "who's the man in the city suit?" is not answered by a sentence that names no one
@@ -591,14 +621,14 @@ def _facts(world: Any, hidden: Sequence[str] = ()) -> list[Any]:
     facts = [f for f in getattr(world, "facts", []) or [] if getattr(f, "text", "").strip() and getattr(f, "public", True)]
     told = {" ".join(f.text.lower().split()) for f in facts}
     derived = [_Said(text, [name], derived=True) for name, text in _map_sentences(world) if " ".join(text.lower().split()) not in told]
-    secret = [set(_content_words(h)) for h in hidden]  # the scene's own sentences are public as written; only what is derived is checked
+    secret = [set(content_words(h)) for h in hidden]  # the scene's own sentences are public as written; only what is derived is checked
     # (two words shared with a secret hold it back, unless the scene says them openly: "the lighthouse door is fifty yards
     # away" shares them with the wet prints that lead to it, but the scene itself speaks of the lighthouse door)
-    public = {w for f in facts for w in _content_words(f.text)}
+    public = {w for f in facts for w in content_words(f.text)}
     def holds_back(words: set[str], secret_words: set[str]) -> bool:
         shared = words & secret_words
         return _gives_away(words, secret_words) or (len(shared) >= 2 and not shared <= public)
-    derived = [f for f in derived if not any(holds_back(set(_content_words(f.text)), h) for h in secret)]
+    derived = [f for f in derived if not any(holds_back(set(content_words(f.text)), h) for h in secret)]
     # a long sentence's clauses stand alone too: "..., and someone has been digging under the assay office next door"
     # answers "what's next door?" better than the gambler and the sheriff it begins with
     parts = [_Said(c, list(getattr(f, "about", []) or []), derived=True) for f in facts for c in _clauses(f.text)]
@@ -611,13 +641,13 @@ def _plain_notes(world: Any, question: str, hidden: Sequence[str]) -> list[Any]:
     typed = next((stated for asked, stated in _MEASURES[:-1] if asked.search(question)), None)
     if typed is None:
         return []
-    asked = _content_words(question)
-    secret = [set(_content_words(h)) for h in hidden]
-    unseen = {w for t in getattr(world, "things", []) or [] if "hidden" in t.states for w in _content_words(t.name)}
+    asked = content_words(question)
+    secret = [set(content_words(h)) for h in hidden]
+    unseen = {w for t in getattr(world, "things", []) or [] if "hidden" in t.states for w in content_words(t.name)}
     return [_Said(f.text, list(getattr(f, "about", []) or [])) for f in getattr(world, "facts", []) or []
-            if not getattr(f, "public", True) and typed.search(f.text) and asked & _content_words(f.text)
-            and not _content_words(f.text) & unseen
-            and not any(_gives_away(_content_words(f.text), h) for h, t in zip(secret, hidden) if " ".join(t.split()) != " ".join(f.text.split()))]
+            if not getattr(f, "public", True) and typed.search(f.text) and asked & content_words(f.text)
+            and not content_words(f.text) & unseen
+            and not any(_gives_away(content_words(f.text), h) for h, t in zip(secret, hidden) if " ".join(t.split()) != " ".join(f.text.split()))]
 
 
 def _gives_away(words: set[str], secret: set[str]) -> bool:
@@ -725,7 +755,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)
-        return None
+        return _acknowledged(npc, text) if npc is not None else None
     if kind in ("act", "move", "use", "talk") and _asks_the_gm(text, kind):
         kind = "ask"  # "Eddie sweeps his flashlight over the stack. How many crates are down here?": the question is answered
     if kind != "ask":
@@ -769,7 +799,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         deed = 0.1 if asks_deed else 0.0  # ... as the player said it ("where'd we leave the horses?")
         verb = _verb_forms(text)
         # and the later word stands: what the GM said last of it outranks an earlier telling
-        late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if _content_words(text) & _content_words(x) else 0.0)
+        late = {x: 0.04 * i / max(1, len(said) - 1) + (_later_in_telling(said, i) if content_words(text) & content_words(x) else 0.0)
                 for i, x in enumerate(said)}
         players = {w for x in said if _PLAYER_LINE.match(x) for w in x.split(":", 1)[0].split()}  # their names name no answer
         typed = _measure_bonus(text, [" ".join(w for w in x.split() if w.strip(",.;:'’s") not in players) for x in pool])
@@ -863,7 +893,7 @@ def _answers_to(said: Sequence[str], i: int) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {re.sub(r"(?:es|s|ed|ing)$", "", w) for w in _content_words(text)}
+    return {re.sub(r"(?:es|s|ed|ing)$", "", w) for w in content_words(text)}
 
 
 def _retells(sentence: str, before: Sequence[str]) -> bool:
@@ -986,8 +1016,8 @@ def remember_decided(world: Any, question: str, reply: str, turn: int) -> Any:
     said = [x for x in re.split(r"(?<=[.!?])\s+", reply.strip()) if len(x.split()) >= 4]
     if _HOW_MUCH.search(question):
         said = [x for x in said if _HAS_NUMBER.search(x)]
-    asked = _content_words(question)
-    sentence = max(said, key=lambda x: len(asked & _content_words(x)), default="")
+    asked = content_words(question)
+    sentence = max(said, key=lambda x: len(asked & content_words(x)), default="")
     if sentence and world is not None and hasattr(world, "add_fact"):
         return world.add_fact(sentence, about=[question.strip()], source="decided", turn=turn)
     return None

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pipelines.act_cues import cued_checks
+
 from .characters import Sheet
 from .combat.inventory import things_line
 
@@ -48,13 +50,26 @@ def sheet_text(sheet: Sheet, pack: Any, carries: dict[str, int] | None = None) -
 
 
 def own_check_told(text: str, sheet: Sheet, pack: Any) -> str | None:
-    """The answer to an out-of-character question about one's own check ("OOC: what's my Notice die
-    again?" → "Dutch Calloway's Notice: d8 ..."), or None when the line asks after no check of the pack."""
-    if not _OWN.search(text):
+    """The answer to an out-of-character question about one's own checks ("OOC: what's my Notice die
+    again?" → "Dutch Calloway's Notice: d8 ..."; "does Dutch have Gambling, and what's my Shooting?"
+    → both; "any proficiency for swimming?" → the check swimming takes), or None when the line asks
+    after no check of the pack."""
+    first = sheet.name.split()[0]
+    if not (_OWN.search(text) or re.search(rf"\b(?:does|is|can|has)\s+{re.escape(first)}\b|\b{re.escape(first)}['’]s\b", text, re.I)):
         return None
+    named: list[tuple[int, str]] = []
     for cid, check in pack.checks.items():
         names = [n for n in [check.name, *getattr(check, "aliases", [])] if n and len(n) > 2]
-        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.I) for n in names):
-            plan = sheet.plan(pack, cid)
-            return f"{sheet.name}'s {plan.check_name}: {_rolled(plan)}" + (f" ({plan.why})." if plan.why else ".")
-    return None
+        at = min((m.start() for n in names for m in re.finditer(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.I)), default=None)
+        if at is not None:
+            named.append((at, cid))
+    checks = [cid for _, cid in sorted(named)] or cued_checks(text, pack)
+    told = []
+    for cid in list(dict.fromkeys(checks))[:4]:
+        plan = sheet.plan(pack, cid)
+        why = plan.why or ""
+        if why.startswith(plan.check_name):  # "Gambling unskilled d4-2" says "unskilled" past what is rolled
+            said = {w.lower() for w in plan.check_name.split()} | {"d", "from", "the", "sheet"}
+            why = " ".join(w for w in re.findall(r"[A-Za-z]+", why[len(plan.check_name):]) if w.lower() not in said)
+        told.append(f"{sheet.name}'s {plan.check_name}: {_rolled(plan)}" + (f" ({why})." if why else "."))
+    return " ".join(told) or None

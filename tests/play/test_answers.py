@@ -525,3 +525,27 @@ def test_a_span_of_something_else_is_no_answer_to_how_long_of_this():
         Fact(text="Silas Vane has won every hand for three nights, and the sheriff looks the other way.")])
     answer = choose_answer(read_intent("Sheriff Tull, how long have you worn that badge?", npcs=world.npcs, pcs=["Dutch"]), world)
     assert answer is not None and "three nights" not in (answer.quote + answer.content)
+
+
+@pytest.mark.parametrize("line, reply", [
+    ('I bow to Ruth. "Sorry for dripping on your floor, miss."', "No harm done."),
+    ('I take off my cap and tell Ruth, "We\'ll find him, miss. You stay close behind me."', "I hope so."),
+    ("Thank you, Ruth.", "You're welcome."),
+])
+def test_an_npc_spoken_to_without_a_question_answers_a_courtesy_in_a_word(line, reply):
+    answer = ask(line)
+    assert answer.kind == "npc" and answer.speaker == "Ruth Quist" and answer.quote == reply
+    assert answer.spoken() == f'Ruth Quist says, "{reply}"'
+
+
+def test_a_remark_that_is_no_courtesy_and_the_absent_get_no_made_up_answer():
+    assert ask("Ruth, the fog is coming in.") is None
+    assert ask("Abner, sorry to barge in.").kind == "npc_gone"
+
+
+def test_an_ooc_question_about_ones_own_checks_answers_each_check_named_or_the_one_the_act_takes(tmp_path):
+    gm = _gm(tmp_path, ["unused"])
+    both = gm.step("", "(OOC) How much Sanity does Eddie have right now, and what's my Spot Hidden?")
+    assert both.decision == "no_roll" and "Sanity: 45%" in both.narration and "Spot Hidden: 50%" in both.narration
+    swim = gm.step("", "(OOC) does Eddie have anything that would help with swimming?")
+    assert "Swim" in swim.narration and not swim.rolls

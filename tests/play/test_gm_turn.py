@@ -769,3 +769,11 @@ def test_the_act_a_secret_describes_is_told_from_one_that_shares_its_words():
     altar = reaching_for(chapel, "I pick up the whole stone altar and hurl it up through the chapel roof.")
     assert meant(stair, "I climb the broken stair up into the bell tower.")
     assert altar is not None and not meant(altar, "I pick up the whole stone altar and hurl it up through the chapel roof.")
+
+
+def test_the_fallbacks_scene_sentence_is_about_the_act_or_there_is_none():
+    """An act retold with an unrelated scene sentence after it ("...but is noticed. They have built a
+    ramshackle gate...") reads as a GM not listening: the sentence must share a word with the act."""
+    g = GameMaster(DND, "drowned_chapel", ScriptedModel(replies=["x"]), memory=False, seed=4)
+    assert "altar" in g._scene_line("I climb onto the altar", set()).lower()
+    assert g._scene_line("I wring out my cloak and hum a tune", set()) == ""
