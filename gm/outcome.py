@@ -117,19 +117,22 @@ def touched(line: str, world: Any) -> list[Any]:
 
 
 def _no(sought: str) -> str:
-    """``"a catch"`` → ``"no catch"``; ``"the key"`` → ``"no sign of the key"``; ``"footprints"`` → ``"no footprints"``."""
+    """``"a catch"`` → ``"no catch"``; ``"the key"`` → ``"no sign of the key"``; ``"footprints"`` → ``"no footprints"``;
+    ``"anything odd"`` → ``"nothing odd"``."""
     words = sought.split()
+    if words and words[0].lower() in ("anything", "something", "anyone", "someone", "anybody", "somebody"):
+        return ("nobody " if words[0].lower().endswith(("one", "body")) else "nothing ") + " ".join(words[1:])  # "anything that doesn't belong"
     if words and words[0].lower() in ("a", "an", "any", "some"):
         return "no " + " ".join(words[1:])
-    if words and words[0].lower() == "the":
+    if words and words[0].lower() in ("the", "that", "this", "those", "these", "his", "her", "their", "my", "our", "your"):
         return "no sign of " + sought
     return "no " + sought
 
 
 def _cut(action: str) -> str:
     """The act without its purpose or manner clause ("... if he lets them through", "... while he
-    deals", "..., testing each step")."""
-    action = re.split(r",?\s+(?:if|so that|so|while|until|because|in case|hoping|to see if)\s+|,\s+\w+ing\b", action)[0]
+    deals", "..., testing each step") or its examples ("..., like the reliquary")."""
+    action = re.split(r",?\s+(?:if|so that|so|while|until|because|in case|hoping|to see if)\s+|,\s+\w+ing\b|,\s+(?:like|such as|say)\s+", action)[0]
     return " ".join(action.split()).strip(" ,")
 
 

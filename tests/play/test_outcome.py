@@ -40,6 +40,9 @@ def plan(line: str, decision: str = "roll", success: bool | None = False, **kw) 
     ("I try to spot a way around the gate.", True, "Eddie spots a way around the gate."),
     ("I slip out to the assay office.", True, "Eddie slips out to the assay office. Eddie sees the assay office, a brick office with a vault."),
     ("I try to spot a way around the gate.", False, "Eddie looks for a way around the gate but finds none."),
+    ("I feel around under the water for anything that doesn't belong, like a key or something dropped.", False,
+     "Eddie feels around under the water but finds nothing that doesn't belong."),  # not "finds no anything", nor the examples
+    ("I search the cottage for that logbook.", False, "Eddie searches the cottage but finds no sign of that logbook."),
 ])
 def test_a_rolled_act_is_planned_as_what_its_outcome_means_at_the_table(line, success, says):
     assert plan(line, success=success) == says
@@ -79,7 +82,7 @@ _OBJECTS = ["the logbook", "the padlock", "the stove", "the goblins", "Ruth", "t
 _TEMPLATE = set(known_words("tries to but it does not work holds finds no none here there is carefully can make nothing of it is noticed "
                             "note not impressed swayed won over makes their case and the words land fall flat does make takes it seem to take it well "
                             "look for sign of nothing out of place notices more to find they see could hardly have gone worse better "
-                            "gets further than anyone expect but all way cannot here allows searches memory useful comes back themselves their"))
+                            "gets further than anyone expect but all way cannot here allows searches memory useful comes back themselves their nobody"))
 
 
 @settings(max_examples=60, deadline=None)
