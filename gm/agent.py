@@ -165,7 +165,9 @@ class GameMaster(PlayerRolls, SessionSetup):
         answer = None if low.startswith("/check") else choose_answer(
             reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)), asker=sheet.name)
         told = own_check_told(text, sheet, self.ruleset) if reading is not None and reading.kind == "ooc" else None
-        answer = Answer("ooc", told, final=True) if told else answer  # "OOC: what's my Notice die?" is the player's own business
+        # "OOC: what's my Notice die?" is the player's own business; a nudge asked with it follows it
+        nudge = f" {answer.content}" if told and answer is not None and answer.kind == "ooc" and answer.content.startswith("A nudge") else ""
+        answer = Answer("ooc", told + nudge, final=True) if told else answer
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name

@@ -25,7 +25,7 @@ import numpy as np
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words"]
+__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -134,6 +134,23 @@ class Answer:
             quote = quote if quote.endswith((".", "!", "?")) else quote + "."
             return f'{self.speaker} says, "{quote}"'
         return self.content
+
+
+_HINT = re.compile(r"\b(?:hints?|nudge|stuck|(?:where|what) (?:should|do|can) (?:i|we) (?:go|do|try|look)|what now|any ideas?)\b", re.I)
+
+
+def hint(world: Any, table_said: Sequence[str] = ()) -> str:
+    """A GM's nudge out of character: someone present who knows more than the table has asked, or a
+    thing in view nobody has touched; never a secret, its trigger, or what the thing holds."""
+    said = " ".join(table_said).lower()
+    for npc in getattr(world, "npcs", []) or []:
+        if getattr(npc, "alive", True) and getattr(npc, "present", True) and any(
+                k.answer.lower()[:40] not in said for k in getattr(npc, "knows", []) or [] if not k.never):
+            return f"A nudge: {npc.name} may know more than anyone has asked so far."
+    for thing in getattr(world, "things", []) or []:
+        if "hidden" not in thing.states and thing.name.lower() not in said:
+            return f"A nudge: nobody has looked closely at the {thing.name.removeprefix('the ')} yet."
+    return "A nudge: look around you, and ask the people here what they know."
 
 
 def content_keys(text: str, limit: int = 4, asked: str = "") -> list[str]:
@@ -728,6 +745,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         asker: the character asking: "what did I give?" is about their own lines first.
     """
     kind, text = getattr(intent, "kind", "act"), getattr(intent, "text", "")
+    if kind == "ooc" and _HINT.search(text):  # "can you drop a hint?": where to look next, never what is hidden there
+        return Answer("ooc", hint(world, table_said), final=True)
     if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual
         own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I)
         if own:

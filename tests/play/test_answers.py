@@ -549,3 +549,13 @@ def test_an_ooc_question_about_ones_own_checks_answers_each_check_named_or_the_o
     assert both.decision == "no_roll" and "Sanity: 45%" in both.narration and "Spot Hidden: 50%" in both.narration
     swim = gm.step("", "(OOC) does Eddie have anything that would help with swimming?")
     assert "Swim" in swim.narration and not swim.rolls
+
+
+def test_a_hint_asked_out_of_character_nudges_toward_someone_or_something_never_the_hidden_fact(tmp_path):
+    nudge = ask("OOC: I'm stuck, can you give me a hint?")
+    assert nudge.kind == "ooc" and nudge.final and "Ruth Quist" in nudge.content and "logbook" not in nudge.content
+    gm = _gm(tmp_path, ["unused"])
+    both = gm.step("", "(OOC) what's my Spot Hidden? Also can you drop a hint?")
+    assert "Spot Hidden: 50%" in both.narration and "nudge" in both.narration and not both.rolls
+    for secret in gm.scenario.secrets:
+        assert secret.text[:30] not in both.narration
