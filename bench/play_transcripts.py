@@ -1,6 +1,6 @@
 """Ten turns in each game, as a new player would type them: prints the transcript and turn times.
 
-    python bench/play_transcripts.py [-m local:small] [--lines first|new] [--out docs/play_transcripts.md]
+    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth] [--out docs/play_transcripts.md]
 
 The lines were written before any reply was seen (questions to NPCs and to the GM, acts that need
 a check, trivial acts, a recall, an out-of-character request, an attack). Whether a reply is one a
@@ -178,18 +178,70 @@ THIRD_SESSIONS = {  # written 2026-12-07 by someone shown only each game's openi
 }
 
 
+FOURTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's opening scene, before any reply was seen
+    ('drowned_chapel', 'Brisa'): [
+        "Hi! First time playing this. Before I do anything, can I get a sense of how big the room is and where the exits are?",
+        "I give Maren a little bow. \"Evening, ma'am. Sorry, I'm dripping all over your floor.\"",
+        "\"Maren, when did you last see the relic case, and who else has a key to this place?\"",
+        "i wade in slow and keep close to the wall. how deep is it for someone my height?",
+        "I climb onto the nearest floating bench and try to hop from one to the next all the way to the altar without falling in.",
+        "Search the altar carefully: scratches, loose stones, a hidden drawer, anything that looks like it was moved recently.",
+        "OOC: is that an Investigation check or Perception? and what's my Sleight of Hand bonus, I can't find it on my sheet",
+        "I light a candle and hold it up so I can get a look at the bell.",
+        "I ask Maren straight out whether she took it herself, and I keep my eyes on the bell while she answers.",
+        "wait, what did Maren say earlier about who comes up here at night?",
+    ],
+    ('broken_bridge', 'Pip'): [
+        "Pip strolls up to the barricade with a big grin and a wave. \"Good morning, gentlemen of the bridge!\"",
+        "what's the gate actually made of? is it tied down or could somebody just shove it over",
+        "\"Chief Nettlejaw! What a splendid hat. Did you win it in a duel?\"",
+        "I quietly toss Snik a bit of sausage from my pack and ask how many of his friends are hiding behind the barrels.",
+        "ok I hand the chief a polished brass button as my payment",
+        "\"Here's your riddle, Chief: what has a mouth but never eats, and a bed but never sleeps?\"",
+        "I strike up a silly jig on my lute to get the whole gang dancing so we can slip past. Performance check?",
+        "OOC question: how does Bon Mot work in 2e, is it one action? and do I even have it on my sheet",
+        "remind me what Snik told me about the chief?",
+        "If it goes sideways, can I look over the edge and see how far the drop to the water is?",
+    ],
+    ('lantern_house', 'Eddie'): [
+        "I tip my hat to Ruth. \"Miss Quist, name's Eddie. Don't you worry, we'll find your old man.\"",
+        "\"When did you last talk to him? Was he acting strange before the light went out?\"",
+        "i click on my flashlight and take a look around the cottage",
+        "Is there anything on the kitchen table or by the stove? Dirty dishes, a note, anything out of place?",
+        "I go through the desk for a logbook or letters and read the most recent entries.",
+        "OOC: do I need to roll Spot Hidden every time I search, or is some of it automatic? also how much Luck do I have left",
+        "I call through the gap in the tower door: \"Mr. Quist? Abner? It's all right, your daughter sent us.\"",
+        "I light a cigarette and stand still for a minute, just listening.",
+        "I jam a crowbar into the door frame and try to force it, or snap a link if I can get at one.",
+        "hang on, what did Ruth say about the last time she saw him?",
+    ],
+    ('copper_flats', 'Dutch'): [
+        "Dutch pushes through the doors, walks up to the bar and orders a whiskey.",
+        "\"Evenin'. Busy night,\" I tell the barkeep, sliding a coin across.",
+        "who's sitting at Vane's table right now, and how big is the pot?",
+        "I buy into a hand with Silas and watch his sleeves and the deck real close.",
+        "\"Mr. Vane, that's some kind of lucky streak. Mind if I cut?\"",
+        "I drift down to Sheriff Tull and ask him, quiet-like, why he ain't looked at that card table once all night.",
+        "OOC: how do bennies work again? can I spend one to reroll a Shooting roll?",
+        "i step out back and check the alley by the assayer's for fresh dirt or a hole",
+        "If there's a tunnel down there I go in after whoever's digging, gun drawn, trying to keep quiet. Stealth roll?",
+        "what did the sheriff say when I asked him about Vane?",
+    ],
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--lines", choices=("first", "new", "third"), default="first", help="the first forty lines, the forty new ones, or the third forty")
+    parser.add_argument("--lines", choices=("first", "new", "third", "fourth"), default="first", help="the first forty lines, the forty new ones, the third or the fourth forty")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS}[args.lines].items():
+    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS}[args.lines].items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:
