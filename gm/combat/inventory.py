@@ -186,6 +186,11 @@ def _who(rest: str, names: list[str], actor: str) -> tuple[str | None, str]:
     return None, rest
 
 
+# "I give Maren a little bow", "give him a nod": a courtesy, no thing handed over (not the shortbow)
+_GESTURE = re.compile(r"^(?:a|an)\s+(?:[\w'’-]+\s+){0,2}?(?:bow|nod|wave|smile|grin|wink|salute|curtsy|curtsey|shrug|look|glance|"
+                      r"stare|hug|kiss|pat|handshake|hand|thumbs[- ]up|tip of (?:the|my|his|her) hat)$", re.I)
+
+
 def read_item_act(text: str, actor: str, names: list[str]) -> ItemAct | None:
     """``"I give the potion to Brisa"`` → give "the potion" to Brisa; ``"I hand Maren the key"`` → give "the key"
     to Maren; ``"I drink my healing potion"`` → use it. ``names`` are the people who could take it
@@ -193,7 +198,7 @@ def read_item_act(text: str, actor: str, names: list[str]) -> ItemAct | None:
     if (m := _GIVE.search(text)) is not None:
         to, item = _who(m.group("rest"), names, actor)
         item = re.sub(r"^(?:over|back)\s+|\s+(?:over|back)$", "", _END.sub("", item).strip(), flags=re.I).strip()
-        if to is not None and item and not re.match(r"(?:it|them|him|her|up|in|out)$", item, re.I):
+        if to is not None and item and not re.match(r"(?:it|them|him|her|up|in|out)$", item, re.I) and not _GESTURE.match(re.sub(r"^(?:the|to)\s+", "", " ".join(item.split()), flags=re.I)):
             return ItemAct("give", item, to)
         return None
     if (m := _GATHER.search(text)) is not None:  # "I gather my arrows": what was shot or thrown, after the fight

@@ -100,3 +100,10 @@ def test_in_a_fight_drinking_the_potion_is_the_turns_action_and_is_counted():
     events = player_acts(fight, brisa.name, action)
     assert events[0].text == "Brisa Tallowmere uses a Potion of Healing (0 left)" and brisa.hp > 10
     assert "Potion of Healing" not in carried(brisa)
+
+
+@pytest.mark.parametrize("line", ['I give Maren a little bow. "Evening, ma\'am."', "I give the sheriff a nod.", "Brisa gives Snik a wink."])
+def test_a_courtesy_given_is_no_thing_handed_over(line):
+    """"give Maren a little bow" handed Brisa's shortbow to Maren."""
+    assert read_item_act(line, "Brisa", ["Maren", "Snik", "sheriff"]) is None
+    assert read_item_act("I give Maren my bow.", "Brisa", ["Maren"]).item == "my bow"
