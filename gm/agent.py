@@ -34,7 +34,7 @@ from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from . import language
-from .answer import Answer, answers_without_dice, choose_answer, remember_decided
+from .answer import Answer, answers_without_dice, choose_answer, own_business, remember_decided
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, meant, reaching_for
@@ -168,6 +168,8 @@ class GameMaster(PlayerRolls, SessionSetup):
         # "OOC: what's my Notice die?" is the player's own business; a nudge asked with it follows it
         nudge = f" {answer.content}" if told and answer is not None and answer.kind == "ooc" and answer.content.startswith("A nudge") else ""
         answer = Answer("ooc", told + nudge, final=True) if told else answer
+        if reading is not None and reading.kind == "ooc" and answer is None:  # a rules question: said plainly, not made up by the model
+            answer = Answer("ooc", own_business(text), final=True)
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name

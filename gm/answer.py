@@ -25,11 +25,20 @@ import numpy as np
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint"]
+__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "own_business"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
 OOC_REFUSAL = "That's for your characters to find out in the game; ask or look in character."
+# out of character, the player's own business the world cannot answer: how a rule works, a break at the table
+RULES_REPLY = "That's a rules question: /sheet shows what each of your checks rolls; how a rule works is as the game's rulebook has it."
+BREAK_REPLY = "Take your time; the game waits for you."
+_BREAK = re.compile(r"\b(?:break|snack|pizza|bathroom|brb|be right back|afk|coffee)\b", re.I)
+
+
+def own_business(text: str) -> str:
+    """The reply to an out-of-character line about the player's own game that no sheet line answers."""
+    return BREAK_REPLY if _BREAK.search(text) else RULES_REPLY
 # the foes' numbers are the GM's side of the screen: "OOC: how many hit points do goblins have?"
 STATS_REFUSAL = "That stays behind the GM's screen; you'll see how tough they are when it comes to a fight."
 _STATS = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|saving throws?|stats|stat block|challenge rating|"
@@ -745,6 +754,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         asker: the character asking: "what did I give?" is about their own lines first.
     """
     kind, text = getattr(intent, "kind", "act"), getattr(intent, "text", "")
+    if kind == "ooc" and _BREAK.search(text) and not _SEEKS_HIDDEN.search(text):  # "OOC: quick bathroom break"
+        return Answer("ooc", BREAK_REPLY, final=True)
     if kind == "ooc" and _HINT.search(text):  # "can you drop a hint?": where to look next, never what is hidden there
         return Answer("ooc", hint(world, table_said), final=True)
     if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual

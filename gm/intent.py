@@ -312,6 +312,23 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
     return None
 
 
+def _sharper(text: str, chosen: str | None, people: Sequence[Any]) -> str | None:
+    """Of two people a line could mean by a name they share ("Mr. Quist? Abner?" of Ruth and Abner
+    Quist), the one it also names by a name of their own."""
+    if chosen is None:
+        return None
+    said = lambda alias: re.search(rf"(?<![\w'’]){re.escape(alias)}(?![\w'’])", text, re.I) is not None  # noqa: E731
+    names = lambda entry: {a for a in _aliases(entry)[1] if a[:1].isupper()}  # noqa: E731 names, not roles ("daughter")
+    mine = next((names(p) for p in people if _aliases(p)[0] == chosen), set())
+    for entry in people:
+        name, aliases = _aliases(entry)[0], names(entry)
+        own = set(aliases) - mine
+        if name != chosen and any(said(a) for a in set(aliases) & mine) and any(said(a) for a in own if len(a) > 2):
+            if not any(said(a) for a in mine - set(aliases)):
+                return name
+    return chosen
+
+
 def _asks_you(text: str) -> bool:
     """The line's last sentence is a question put to "you" ("Nervous guy with a satchel. Where'd you take him?")."""
     last = re.split(r"(?<=[.!?])\s+", without_quotes(text).strip())[-1]
@@ -373,7 +390,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if OUT_OF_CHARACTER.match(text) or OOC.search(without_quotes(text)):  # "Keeper, out of character, ...": anywhere outside quotes
         return Intent(kind="ooc", **base)
     listeners = [*npcs, *pcs, *foes]
-    spoken_to = _addressed(text, listeners) or _hailed(text, listeners)
+    spoken_to = _sharper(text, _addressed(text, listeners) or _hailed(text, listeners), listeners)
     if spoken_to is not None:
         return Intent(kind="talk", npc=spoken_to if spoken_to in npc_names else None, **base)
     spell = _named(said, spells)

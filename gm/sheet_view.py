@@ -16,7 +16,7 @@ from .combat.inventory import things_line
 __all__ = ["sheet_rows", "sheet_text", "own_check_told"]
 
 # a player asking after their own sheet: "what's my Notice die?", "(OOC) how good is my Shooting?"
-_OWN = re.compile(r"\b(?:my|do i|am i|have i|i have|i've got)\b", re.I)
+_OWN = re.compile(r"\b(?:my|do i|am i|have i|i have|i've got|can i|could i)\b", re.I)
 
 
 def _rolled(plan: Any) -> str:

@@ -559,3 +559,26 @@ def test_a_hint_asked_out_of_character_nudges_toward_someone_or_something_never_
     assert "Spot Hidden: 50%" in both.narration and "nudge" in both.narration and not both.rolls
     for secret in gm.scenario.secrets:
         assert secret.text[:30] not in both.narration
+
+
+def test_an_ooc_rules_question_or_a_break_is_answered_plainly_not_made_up(tmp_path):
+    """The model made up "Bon Mot is a clever goblin..." for a rules question it cannot know."""
+    from gm.answer import BREAK_REPLY, RULES_REPLY
+
+    gm = _gm(tmp_path, ["Bon Mot is a clever goblin who tricks Bon Mot."])
+    rules = gm.step("", "OOC question: how does a pushed roll work, is it one try? and do I even have it on my sheet")
+    assert rules.narration == RULES_REPLY and not rules.rolls
+    assert gm.step("", "OOC: quick bathroom break, brb").narration == BREAK_REPLY
+    shooting = gm.step("", "OOC: can I reroll a Spot Hidden roll with Luck?")
+    assert "Spot Hidden: 50%" in shooting.narration
+
+
+@pytest.mark.parametrize("line, meant", [
+    ('I call through the door: "Mr. Quist? Abner? It\'s all right, your daughter sent us."', "Abner Quist"),
+    ('"Ruth, is Abner Quist your father?"', "Ruth Quist"),
+    ('"Miss Quist, when did you last see him?"', "Ruth Quist"),
+])
+def test_a_shared_surname_goes_to_the_one_the_line_also_names_by_their_own_name(line, meant):
+    npcs = [Npc(name="Ruth Quist", aliases=["Ruth", "Miss Quist", "Quist", "daughter"]),
+            Npc(name="Abner Quist", aliases=["Abner", "Quist", "the keeper"], present=False)]
+    assert read_intent(line, npcs=npcs, pcs=["Eddie Kowalczyk", "Eddie"]).npc == meant
