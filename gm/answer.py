@@ -478,6 +478,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     at, score = _best(asked, _keys(told), embed, [m + o + n for m, o, n in zip(measure, own, near)])
     if at >= 0 and (score >= NPC_FACT_MATCH or facts[at] == only):
         quote = _in_their_words(facts[at], npc, world)
+        if _names(quote.split(",")[0], npc):  # "Sheriff Tull, leaning on the bar, finds his whiskey very interesting": what they do, told
+            return Answer("npc", facts[at], speaker=name, keys=content_keys(facts[at], asked=asked))
         return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
     if not _SEEKS.search(question):
         return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
@@ -558,7 +560,10 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None, own: bool = Fals
     objects ("hit him") are left alone."""
     names = sorted({n for n in [npc.name, *getattr(npc, "aliases", []), " ".join(w for w in npc.name.split() if w.lower().rstrip(".") not in _TITLES)]
                     if n} | {w for w in npc.name.split() if len(w) > 2 and w.lower().rstrip(".") not in _TITLES and w[0].isupper()}, key=len, reverse=True)
-    text = sentence
+    # a report of their words ("she says she last saw it on the altar") is the words themselves, and says who they are
+    told_so = re.match(rf"^(?:(she|he)|{'|'.join(re.escape(n) for n in names)})\s+(?:says|said|claims|insists|swears|admits)\s+(?:that\s+)?",
+                       sentence, re.I)
+    text = re.sub(r",?\s+and that\s+", ", and ", sentence[told_so.end():]) if told_so else sentence  # "..., and that she cannot say"
     for n in names:  # "..., sits Jonah Whitlock, a weathered man of sixty who lost his brother on the reef" → "I lost my brother..."
         told = re.search(rf"\b{re.escape(n)},\s+(?:an?|the)\s+[^,;]*?\bwho\s+(?P<rest>[a-z][^;]+)$", text)
         if told:
@@ -571,11 +576,11 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None, own: bool = Fals
         text = re.sub(rf"(?:\b(?:the)\s+)?\b{re.escape(n)}['’]s\b", "my", text)
         text = re.sub(rf"(^|[,;:]\s+|\b(?:and|then|but|that|when|ago|night|morning|yesterday|today)\s+)(?:the\s+)?{re.escape(n)}\b(?=\s+[a-z])",
                       lambda m: m.group(1) + "I", text)
-    pronoun = _pronoun_of(npc, world)
+    pronoun = _pronoun_of(npc, world) or (told_so.group(1) or "").lower() if told_so else _pronoun_of(npc, world)
     subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
     # "two nights ago she saw" is the goatherd's own sight; "by a man who signed himself" is someone else's
     other = re.search(r"\b(?:a|an|the|one|another|some)\s+(?:[a-z]+\s+)?(?:man|fellow|boy|gentleman|stranger|woman|girl|lady)\b", sentence, re.I)
-    if pronoun and (own or text != sentence or not other):
+    if pronoun and (own or told_so or text != sentence or not other):
         text = re.sub(rf"\b{subject}\b", "I", text, flags=re.I)
         text = re.sub(rf"\b{possessive}\b(?=\s+[a-z])(?!\s+(?:and|to|in|at|on|with|from|by|for|as|when|that|then)\b)", "my", text, flags=re.I)
         text = re.sub(rf"\b{'herself' if pronoun == 'she' else 'himself'}\b", "myself", text, flags=re.I)

@@ -582,3 +582,21 @@ def test_a_shared_surname_goes_to_the_one_the_line_also_names_by_their_own_name(
     npcs = [Npc(name="Ruth Quist", aliases=["Ruth", "Miss Quist", "Quist", "daughter"]),
             Npc(name="Abner Quist", aliases=["Abner", "Quist", "the keeper"], present=False)]
     assert read_intent(line, npcs=npcs, pcs=["Eddie Kowalczyk", "Eddie"]).npc == meant
+
+
+def test_words_the_scene_reports_are_said_in_the_first_person():
+    """"she says she last saw it on the altar, and that she cannot say where it went" came out of
+    Maren's own mouth as "She says she last saw it"."""
+    from gm.answer import _in_their_words
+
+    maren = Npc(name="Maren", role="the chapel's elderly keeper")
+    said = _in_their_words("she says she last saw it on the altar before the rains, and that she cannot say where it went", maren, own=True)
+    assert said == "I last saw it on the altar before the rains, and I cannot say where it went"
+
+
+def test_what_the_scene_says_an_npc_does_is_told_not_put_in_their_mouth():
+    world = World(npcs=[Npc(name="Sheriff Tull", role="a tired lawman")],
+                  facts=[Fact(text="Sheriff Tull, leaning on the bar, suddenly finds his whiskey very interesting.")])
+    answer = choose_answer(read_intent("Sheriff Tull, why won't you look at the card table?", npcs=world.npcs), world)
+    assert answer.speaker == "Sheriff Tull" and not answer.quote
+    assert answer.spoken() == "Sheriff Tull, leaning on the bar, suddenly finds his whiskey very interesting."
