@@ -791,6 +791,10 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         return _acknowledged(npc, text) if npc is not None else None
+    if kind == "talk" and not getattr(intent, "npc", None) and not getattr(intent, "question", False) and not text.rstrip().endswith("?"):
+        here = [n for n in getattr(world, "npcs", []) or [] if getattr(n, "alive", True) and getattr(n, "present", True)]
+        if here:  # "Good morning, gentlemen of the bridge!": the first one here answers for the company
+            return _acknowledged(here[0], text)
     if kind in ("act", "move", "use", "talk") and _asks_the_gm(text, kind):
         kind = "ask"  # "Eddie sweeps his flashlight over the stack. How many crates are down here?": the question is answered
     if kind != "ask":

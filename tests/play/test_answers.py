@@ -600,3 +600,10 @@ def test_what_the_scene_says_an_npc_does_is_told_not_put_in_their_mouth():
     answer = choose_answer(read_intent("Sheriff Tull, why won't you look at the card table?", npcs=world.npcs), world)
     assert answer.speaker == "Sheriff Tull" and not answer.quote
     assert answer.spoken() == "Sheriff Tull, leaning on the bar, suddenly finds his whiskey very interesting."
+
+
+def test_a_greeting_to_the_company_is_answered_by_someone_there():
+    world = World(npcs=[Npc(name="Old Tam", role="a ferryman", alive=False), Npc(name="Ruth Quist", role="the keeper's daughter")])
+    answer = choose_answer(read_intent('"Good evening, everyone!"', npcs=world.npcs), world)
+    assert answer.speaker == "Ruth Quist" and answer.quote == "Well met."
+    assert choose_answer(read_intent('"Nice weather today."', npcs=world.npcs), world) is None
