@@ -34,7 +34,7 @@ from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from . import language
-from .answer import Answer, answers_without_dice, choose_answer, own_business, remember_decided
+from .answer import Answer, answers_without_dice, asks_hint, choose_answer, hint, own_business, remember_decided
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, meant, reaching_for
@@ -166,8 +166,8 @@ class GameMaster(PlayerRolls, SessionSetup):
             reading, self.world, table_said=self._table_said(), hidden=self.scenario.hidden_texts(set(self.session.revealed)), asker=sheet.name)
         told = own_check_told(text, sheet, self.ruleset) if reading is not None and reading.kind == "ooc" else None
         # "OOC: what's my Notice die?" is the player's own business; a nudge asked with it follows it
-        nudge = f" {answer.content}" if told and answer is not None and answer.kind == "ooc" and answer.content.startswith("A nudge") else ""
-        answer = Answer("ooc", told + nudge, final=True) if told else answer
+        if told:
+            answer = Answer("ooc", " ".join([told, *([hint(self.world, self._table_said())] if asks_hint(text) else [])]), final=True)
         if reading is not None and reading.kind == "ooc" and answer is None:  # a rules question: said plainly, not made up by the model
             answer = Answer("ooc", own_business(text), final=True)
         if low.startswith("/check"):

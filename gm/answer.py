@@ -25,7 +25,7 @@ import numpy as np
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "own_business"]
+__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -146,6 +146,11 @@ class Answer:
 
 
 _HINT = re.compile(r"\b(?:hints?|nudge|stuck|(?:where|what) (?:should|do|can) (?:i|we) (?:go|do|try|look)|what now|any ideas?)\b", re.I)
+
+
+def asks_hint(text: str) -> bool:
+    """Whether an out-of-character line asks for a nudge ("can you drop a hint?", "I'm stuck")."""
+    return _HINT.search(text) is not None
 
 
 def hint(world: Any, table_said: Sequence[str] = ()) -> str:

@@ -317,8 +317,12 @@ def _sharper(text: str, chosen: str | None, people: Sequence[Any]) -> str | None
     Quist), the one it also names by a name of their own."""
     if chosen is None:
         return None
-    said = lambda alias: re.search(rf"(?<![\w'’]){re.escape(alias)}(?![\w'’])", text, re.I) is not None  # noqa: E731
-    names = lambda entry: {a for a in _aliases(entry)[1] if a[:1].isupper()}  # noqa: E731 names, not roles ("daughter")
+    def said(alias: str) -> bool:
+        return re.search(rf"(?<![\w'’]){re.escape(alias)}(?![\w'’])", text, re.I) is not None
+
+    def names(entry: Any) -> set[str]:  # names, not roles ("daughter")
+        return {a for a in _aliases(entry)[1] if a[:1].isupper()}
+
     mine = next((names(p) for p in people if _aliases(p)[0] == chosen), set())
     for entry in people:
         name, aliases = _aliases(entry)[0], names(entry)
