@@ -126,7 +126,7 @@ class Answer:
     """What a reply must carry. ``content`` is a plain sentence (the fallback says it as is);
     ``quote`` the NPC's own words for it; ``final`` means no model: said exactly so."""
 
-    kind: str  # npc | npc_unknown | npc_refuses | npc_gated | npc_gone | fact | recall | ooc
+    kind: str  # npc | npc_ack | npc_unknown | npc_refuses | npc_gated | npc_gone | fact | recall | ooc
     content: str
     speaker: str = ""
     quote: str = ""
@@ -359,7 +359,8 @@ def _acknowledged(npc: Any, said: str) -> Answer | None:
     if reply is None or _FAVOUR.search(said):  # a favour asked waits for what comes of it, not a word of thanks
         return None
     voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
-    return Answer("npc", f"{npc.name} answers: {reply}", speaker=npc.name, quote=reply, keys=content_keys(reply), voice=voice)
+    # its own kind: a courtesy leaves the decision alone ("Evening! Her ladyship ordered two dozen tapers" is still a lie)
+    return Answer("npc_ack", f"{npc.name} answers: {reply}", speaker=npc.name, quote=reply, keys=content_keys(reply), voice=voice)
 
 
 def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str] = ()) -> Answer | None:

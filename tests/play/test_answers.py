@@ -534,7 +534,7 @@ def test_a_span_of_something_else_is_no_answer_to_how_long_of_this():
 ])
 def test_an_npc_spoken_to_without_a_question_answers_a_courtesy_in_a_word(line, reply):
     answer = ask(line)
-    assert answer.kind == "npc" and answer.speaker == "Ruth Quist" and answer.quote == reply
+    assert answer.kind == "npc_ack" and answer.speaker == "Ruth Quist" and answer.quote == reply
     assert answer.spoken() == f'Ruth Quist says, "{reply}"'
 
 
@@ -607,3 +607,13 @@ def test_a_greeting_to_the_company_is_answered_by_someone_there():
     answer = choose_answer(read_intent('"Good evening, everyone!"', npcs=world.npcs), world)
     assert answer.speaker == "Ruth Quist" and answer.quote == "Well met."
     assert choose_answer(read_intent('"Nice weather today."', npcs=world.npcs), world) is None
+
+
+def test_a_courtesy_inside_a_lie_or_a_plea_leaves_the_roll_to_the_decision(tmp_path):
+    """"Evening! Her ladyship ordered two dozen tapers" opens with a greeting, and is still a lie to roll for;
+    only when the decision rolls nothing does the NPC answer the courtesy."""
+    from gm.answer import answers_without_dice
+
+    line = '"Evening, miss! The sheriff sent me, and I\'ll need the lighthouse key."'
+    answer = ask(line)
+    assert answer is None or not answers_without_dice(answer, read_intent(line, **NAMES))
