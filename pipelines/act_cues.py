@@ -82,8 +82,7 @@ CUES: dict[str, str] = {
     # looking hard at something: "I look closely at the stranger's hands", "scans the ridge" ("squints at the
     # sigil" is left out: it mostly opens a question of lore)
     "look": r"\b(?:look|looks|looking|stare|stares|staring|gaze|gazes)\s+(?:closely|carefully|hard|long|intently)\s+(?:at|into|over)\b"
-            r"|\b(?:scan|scans|scanning)\s+(?:the|a|an|his|her|their)\b"
-            r"|\b(?:get|gets|take|takes|have|has|grab|grabs)\s+a\s+(?:closer\s+|good\s+|better\s+|quick\s+|proper\s+)?look\s+(?:at|around|over|into|inside)\b",
+            r"|\b(?:scan|scans|scanning)\s+(?:the|a|an|his|her|their)\b",
     # climbing: "starts up the pier, finding holds in the mossy stone"
     # ("climbs onto a water trough and speaks to the crowd": the climb is only the way to the act)
     "climb": r"\b(?:climb|climbs|climbing|scale|scales|scaling|clamber|clambers|clambering|shin|shins|shinny|shinnies)\s+(?:up|down|over|the|a|onto|to)\b"

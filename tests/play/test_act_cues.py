@@ -46,8 +46,6 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
     (PF2, "I study the goblin chief's face to see if he is afraid.", ["perception"]),
     (PF2, "Keth walks the bank slowly, searching the reeds for a boat pulled in out of sight.", ["perception"]),
     (DND, "I look closely at the stranger's hands.", ["perception"]),
-    (DND, "I light a candle and hold it up so I can get a look at the bell.", ["perception"]),
-    (COC, "i take a quick look around the cottage", ["spot_hidden"]),
     (SWADE, "I shade my eyes and scan the canyon rim for a glint.", ["notice"]),
     (DND, "I walk the rows before the frost goes, looking for where the goat and whoever led it went.", ["survival"]),
     (PF2, "Keth moves from crate to crate, trying to reach the warehouse door.", ["stealth"]),
