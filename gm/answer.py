@@ -350,6 +350,11 @@ _COURTESIES = (
 _FAVOUR = re.compile(r"\b(?:asks?|tells?|begs?)\s+(?:him|her|them|[A-Z][\w'’-]+)\s+to\b|\b(?:please|could you|can you|would you|will you)\b")
 
 
+def _voice(npc: Any) -> str:
+    """Who the NPC is and how they talk, for the model's words: their role, then their voice notes."""
+    return "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
+
+
 def _acknowledged(npc: Any, said: str) -> Answer | None:
     """An NPC spoken to with no question answers a courtesy in a word ("Sorry for dripping on your
     floor" → "No harm done."), so the player hears the one they spoke to rather than the scene again."""
@@ -358,7 +363,7 @@ def _acknowledged(npc: Any, said: str) -> Answer | None:
     reply = next((words for pattern, words in _COURTESIES if pattern.search(said)), None)
     if reply is None or _FAVOUR.search(said):  # a favour asked waits for what comes of it, not a word of thanks
         return None
-    voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
+    voice = _voice(npc)
     # its own kind: a courtesy leaves the decision alone ("Evening! Her ladyship ordered two dozen tapers" is still a lie)
     return Answer("npc_ack", f"{npc.name} answers: {reply}", speaker=npc.name, quote=reply, keys=content_keys(reply), voice=voice)
 
@@ -370,7 +375,7 @@ def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str]
         return Answer("npc_gone", _gone(f"No answer comes: {name} is dead.", npc, world), speaker=name, final=True)
     if not getattr(npc, "present", True):
         return Answer("npc_gone", _gone(f"No answer comes: {name} is not here.", npc, world), speaker=name, final=True)
-    voice = "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
+    voice = _voice(npc)
     told = _npc_knowledge(npc, question, world, found_checks, embed, hidden)
     if told is not None:
         told.voice = voice
