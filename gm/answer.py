@@ -355,9 +355,11 @@ def _voice(npc: Any) -> str:
     return "; ".join(x for x in (getattr(npc, "role", ""), getattr(npc, "voice", "")) if x)
 
 
-def _acknowledged(npc: Any, said: str) -> Answer | None:
+def _acknowledged(npc: Any, said: str, kind: str = "npc_ack") -> Answer | None:
     """An NPC spoken to with no question answers a courtesy in a word ("Sorry for dripping on your
-    floor" → "No harm done."), so the player hears the one they spoke to rather than the scene again."""
+    floor" → "No harm done."), so the player hears the one they spoke to rather than the scene again.
+    Small talk that asks what nothing in the world answers ("Howdy, Sheriff. Quiet night?") gets the
+    same word, as an answer (``kind`` "npc"): a greeting with a question sways no one, so no roll."""
     if not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
         return None
     reply = next((words for pattern, words in _COURTESIES if pattern.search(said)), None)
@@ -365,7 +367,7 @@ def _acknowledged(npc: Any, said: str) -> Answer | None:
         return None
     voice = _voice(npc)
     # its own kind: a courtesy leaves the decision alone ("Evening! Her ladyship ordered two dozen tapers" is still a lie)
-    return Answer("npc_ack", f"{npc.name} answers: {reply}", speaker=npc.name, quote=reply, keys=content_keys(reply), voice=voice)
+    return Answer(kind, f"{npc.name} answers: {reply}", speaker=npc.name, quote=reply, keys=content_keys(reply), voice=voice)
 
 
 def _npc_answer(npc: Any, question: str, world: Any, found_checks: Sequence[str], embed: Embed | None, hidden: Sequence[str] = ()) -> Answer | None:
@@ -798,7 +800,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         mine = re.sub(r"\bme\b(?=[^\"“”]*$)", asker, mine) if asker and not _REMIND_ME.search(mine) else mine
         asked = getattr(intent, "question", False) or text.rstrip().endswith("?") or (_ASKS.search(text) and not _ASKS_A_DEED.search(text))
         if npc is not None and asked:
-            return _npc_answer(npc, mine, world, found_checks, embed, hidden)
+            return _npc_answer(npc, mine, world, found_checks, embed, hidden) or _acknowledged(npc, text, kind="npc")
         if npc is not None and not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
             return _npc_answer(npc, mine, world, found_checks, embed, hidden)
         return _acknowledged(npc, text) if npc is not None else None

@@ -53,7 +53,8 @@ _PRONOUNS = {"it", "him", "her", "them", "he", "she", "they"}
 _STOP = re.compile(r"\b(?:with|using|and|but|then|while|before|after|as|so|until|because|if|from|for)\b|[,.;:!?\"“”]", re.I)
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _QUOTES = re.compile(r"[\"“]([^\"”]*)[\"”]")
-_SENTENCE_END = r"(?:^|[.!?]\s+|^\s*(?:so|okay|ok|well|hey|now|wait)[,\s]+)"
+# where a sentence starts, past the filler a player types before a name ("... cut the deck. so yselde, where...")
+_SENTENCE_END = r"(?:^|[.!?]\s+)(?:\s*(?:so|okay|ok|well|hey|now|wait|um|uh|alright|right|and|oh)[,\s]+)*"
 
 
 class Intent(BaseModel):
@@ -218,7 +219,7 @@ _TITLES = {"doc", "sheriff", "captain", "doctor", "dr", "brother", "sister", "fa
 # a question about words already said: "What was the riddle Nettlejaw asked?", "what Gus told us"
 _SAID_BY = re.compile(r"\b(?:said|told|asked|mentioned|answered|replied|whispered|promised|claimed|warned)\b", re.I)
 _REMIND = re.compile(r"\bremind (?:me|us)\b|\b(?:tell|say) (?:me|us|it|that) again\b|\bwhat (?:was|were) (?:it|that|the \w+)\b.*\bagain\b", re.I)
-_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya|y'all|yer)\b", re.I)  # typed fast: "did u see", "ya seen"
 _TITLED = rf"(?:(?:{'|'.join(sorted(_TITLES))})\.?\s+)?"  # "Captain Marrow!", "asks Mrs. Bellweather": a title before a name
 # a question of what someone here says or knows now (not what they said before)
 _SAYS_NOW = re.compile(r"\b(?:does|do|would|can)\s+(?:[\w'’.-]+\s+){1,4}?(?:say|think|know|tell us|reckon|make of|have to say)\b", re.I)
@@ -289,7 +290,8 @@ _NOT_A_LISTENER = {"gm", "dm", "keeper", "marshal", "narrator", "guys", "everyon
 _ASKING = (r"(?:how|hows|what|what's|whats|where|where's|wheres|when|whens|who|who's|whos|why|whys|which|is|are|was|were|do|does|did|"
            r"can|could|would|will|have|has|got|any|anything|seen)\b")  # typed fast, the apostrophe goes: "whens", "wheres"
 # a name put to someone: "Excuse me, Maren - ...", "Hey Maren, ...", "Maren: ...", "..., Maren?"
-_HAIL = r"(?:excuse me|pardon me|hey|hi|hello|oi|listen|look|please|sorry|good (?:morning|evening|day))[,!]?\s+"
+_HAIL = (r"(?:excuse me|pardon me|hey+|hi|hiya|heya|hello|howdy|oi|yo|ahoy|greetings|listen|look|please|sorry|"
+         r"good\s+(?:morning|evening|afternoon|day|morrow)|morning|mornin['’]?|evening|evenin['’]?|afternoon)[,!]?\s+")
 _CALL = r"[A-Za-z]{2,8}[,!]\s+"  # any one word called out before the name: "Psst, Snik", "Ahoy, Jeb"
 
 
@@ -303,7 +305,9 @@ def _hailed(text: str, people: Sequence[Any]) -> str | None:
             if re.search(rf"(?:^|[.!?]\s+|[\"“])\s*(?:{_HAIL}|{_CALL})?(?:{_TITLED}|(?-i:[A-Z][a-z]+\s+)){a}\s*(?:[,:!?—–-]|\s-)\s*\S|,\s*{a}\s*[?!.]*\s*[\"”]?\s*$",
                          text, re.I):
                 return name
-            if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?{a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up." (the name as written)
+            if re.search(rf"^\s*(?:{_HAIL}|{_CALL})?(?i:{_TITLED}){a}\s*[.!]\s+\S", text):  # "Psst, Snik. Wake up.", "Evening, Mr. Vane. ..." (as written)
+                return name
+            if re.search(rf"(?:^|[.!?]\s+)\s*{_HAIL}{_TITLED}{a}\s*[.!,]+\s+\S", text, re.I):  # "hey mortimer. whatd you find?": hailed, any case
                 return name
             if "?" in text and re.search(rf"^\s*(?:{_HAIL})?{a}\s+{_ASKING}", text, re.I):  # "zibzab how mcuh for the bag??"
                 return name
@@ -372,6 +376,15 @@ def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None, a
     return last_npc if last_npc in {n.name for n in here} else None
 
 
+def _the_one_named(text: str, npcs: Sequence[Any]) -> str | None:
+    """Whom a question with "you" goes to when the line names one NPC here and no one else, by name, title or
+    role: "i pull out the chair and sit down across from her. so, miss mercer. where were you last night?"."""
+    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    plain = without_quotes(text)
+    named = [n.name for n in here if _score(plain, n)]
+    return named[0] if len(named) == 1 else None
+
+
 def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = (), pcs: Sequence[Any] = (),
                 weapons: Sequence[str] = (), spells: Sequence[str] = (), items: Sequence[str] = (),
                 in_fight: bool = False, last_target: str | None = None, last_npc: str | None = None) -> Intent:
@@ -388,7 +401,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     text = str(text or "")
     said = narrated(text)
     # "hey corky whens the stage due in": a hail, a name and a question word ask, "?" or not
-    asks = "?" in text or re.search(rf"^\s*{_HAIL}(?:[\w'’-]+\s+){{1,2}}{_ASKING}", text, re.I) is not None or _ASKS_PLAINLY.match(text.strip()) is not None
+    asks = "?" in text or re.search(rf"^\s*{_HAIL}(?:[\w'’-]+[,.!]*\s+){{1,2}}{_ASKING}", text, re.I) is not None or _ASKS_PLAINLY.match(text.strip()) is not None
     base = {"text": text, "quoted": " ".join(q.strip() for q in _QUOTES.findall(text)), "question": asks}
     npc_names = {_aliases(n)[0] for n in npcs}
     if OUT_OF_CHARACTER.match(text) or OOC.search(without_quotes(text)):  # "Keeper, out of character, ...": anywhere outside quotes
@@ -413,7 +426,7 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         return Intent(kind="ask", **base)  # "Remind me what we found in the chest.", "Lottie asking: remind me what I won?"
     talks, spoken_to = _talked_to(text, listeners)
     if spoken_to is None and "?" in text and (talks or _only_asks(text) or _asks_you(text)):
-        spoken_to = _the_one_here(text, npcs, last_npc)
+        spoken_to = _the_one_here(text, npcs, last_npc) or (_the_one_named(text, npcs) if _asks_you(text) else None)
         talks = talks or spoken_to is not None
     # "watches her face - is she telling the truth?" asks of her, not her; "who was I supposed to ask for?" asks the GM
     about_them = _OF_THEM.search(without_quotes(text)) or _OWN_PAST.search(without_quotes(text))

@@ -184,9 +184,10 @@ def test_what_someone_here_says_now_is_put_to_them_but_what_they_said_is_for_the
     "Dr. Orley? Doctor, a word about your patient.",
     "I ask Dr. Orley where he was last night.",
     "Tomás asks Dr. Orley what he saw.",
+    "Evening, Dr. Orley. Busy night?",
 ])
 def test_a_titled_npc_is_hailed_by_title_name_or_both_wherever_a_sentence_starts(line):
-    got = read_intent(line, npcs=[Npc(name="Dr. Silas Orley"), Npc(name="Mrs. Penn")], pcs=["Tomás Reyes", "Tomás"])
+    got = read_intent(line, npcs=[Npc(name="Dr. Silas Orley"), Npc(name="Mrs. Penn")], pcs=["Tomás Reyes", "Tomás"], last_npc="Mrs. Penn")
     assert (got.kind, got.npc) == ("talk", "Dr. Silas Orley")
 
 
@@ -237,3 +238,16 @@ def test_words_to_the_dead_go_to_them_and_a_name_closing_a_quote_is_who_is_spoke
     dead = [Npc(name="Silas Marr", alive=False, present=False)]
     assert read_intent('I lean over the coffin. "Where did you hide it, old man?"', npcs=dead).npc == "Silas Marr"
     assert read_intent('Dutch crouches by the body. "Where is the gold, Silas?"', npcs=dead).npc == "Silas Marr"
+
+
+@pytest.mark.parametrize("line, meant", [
+    ("i sit down across from her and cut the deck. so yselde, where were you last night?", "Yselde Pennick"),
+    ("hey mortimer. whatd you find on the body? anything in his pockets?", "Mortimer Slade"),
+    ("uh hi, sorry to bother u. wenna is it? do you have a boat?", "Wenna Brightwater"),
+    ("hosea leans on the counter. mornin horace, any telegrams come in today?", "Horace Pinkney"),
+    ("hey yselde!! how many hands did you win and what night was it", "Yselde Pennick"),
+])
+def test_typed_lines_put_to_someone_after_a_deed_a_greeting_or_a_filler_word_reach_them(line, meant):
+    npcs = [Npc(name=n) for n in ("Yselde Pennick", "Mortimer Slade", "Wenna Brightwater", "Horace Pinkney", "Hobb Tarrant")]
+    got = read_intent(line, npcs=npcs, pcs=["Dutch"])
+    assert (got.kind, got.npc, got.question) == ("talk", meant, True)

@@ -186,7 +186,7 @@ _GONE_AFTER = re.compile(r"^\W{0,3}(?:\w+\s+){0,3}?(?:left|went (?:down|off|away
                          r"(?:rode|sailed|drove|walked|headed|travell?ed|flew|took the \w+) (?:out|off|away|for|to|into|down|up|"
                          r"north|south|east|west|upriver|downriver|inland|home))\b", re.I)
 _DEAD_AFTER = re.compile(r"^(?:['’]s\s+(?:grave|body|corpse|headstone|tomb|coffin|ghost)|\W{0,3}(?:\w+\s+){0,2}?"
-                         r"(?:lies dead|is dead|was dead|died|was killed|was murdered|was slain|drowned|is buried|lies buried|"
+                         r"(?:lies dead|lying dead|lay dead|(?:was |is )?found dead|is dead|was dead|died|was killed|was murdered|was slain|drowned|is buried|lies buried|"
                          r"was buried|passed away|lies still|is long dead|lies (?:face ?down|face up) in the \w+|"
                          r"(?:lies|sits|lay|is) (?:slumped|sprawled|crumpled)[^.;]{0,80}?\b(?:wound|blood|throat|knife|bolt|arrow|bullet)))\b", re.I)
 # the next sentence says it of them: "Mayor Penn sits slumped over his desk. He has been dead for hours."
@@ -223,6 +223,7 @@ def person_named(text: str, word: str) -> Npc | None:
 _GRAVE_BEFORE = re.compile(r"\b(?:grave|tomb|headstone|gravestone|epitaph|memorial|cross|coffin|in memory of|here lies|"
                            r"(?:body|corpse|remains) of)\b[^.]*$", re.I)
 _COMMON_OPENERS = {"the", "a", "an", "his", "her", "their", "old", "young", "when", "then", "but", "and", "if", "as"}
+_ASKING_WORDS = {"what", "who", "whom", "whose", "why", "how", "whatever", "whoever", "this", "that", "these", "those", "its", "our", "my", "your"}
 
 
 def _about(sentence: str, world: World) -> list[str]:
@@ -289,6 +290,8 @@ def _named_people(text: str, known: World) -> list[Npc]:
     for sentence in sentences(text):
         for m in _CANDIDATE.finditer(sentence):
             words = re.sub(r"['’]s$", "", m.group(0)).split()  # "Mrs. Ida Bellweather's boarding house"
+            if len(words) > 1 and m.start() == 0 and words[0].lower() in _COMMON_OPENERS | _STOP | _ASKING_WORDS:
+                words = words[1:]  # "What Mortimer took from his pockets ...": a sentence's opening word is no part of the name
             # a title is one of the usual ones, or a word the scene also uses for them alone ("Magister Morrow ... the magister")
             own_title = len(words) > 2 and re.search(rf"\b[Tt]he {re.escape(words[0].lower())}\b", text) is not None
             titled = re.fullmatch(_TITLE, words[0]) is not None or own_title
@@ -413,6 +416,8 @@ _TRADE_VERB = r"(?:tends|keeps|runs|minds|mans|works|watches|guards|drives|rows|
 _NOT_WORK = {"has", "was", "sits", "stands", "looks", "seems", "waits", "lies", "leans", "holds", "wears", "smells", "feels", "knows",
              "says", "tells", "wants", "does", "goes", "gets", "takes", "needs", "hopes", "fears", "hates", "likes", "loves", "thinks"}
 _NOT_WORKED = {"through", "on", "at", "in", "for", "with", "over", "out", "off", "away", "around", "late", "hard", "alone", "here", "there",
+               "from", "into", "onto", "by", "across", "under", "behind", "beside", "near", "toward", "towards", "like", "after", "up",
+               "down", "along", "past", "without", "while", "and", "but", "the", "his", "her", "their", "its",
                "you", "him", "her", "them", "everyone", "everybody", "anyone", "nobody", "people", "passersby"}  # "watches you": no trade
 _TRADE_SUFFIXES = ("keeper", "keep", "tender", "man", "woman", "master", "mistress", "er")
 
@@ -484,14 +489,15 @@ _SOMEONE = ["a person", "a man", "a woman", "someone who works here"]
 _SOMEWHERE = ["a place", "a town", "a building", "a thing", "an object"]
 
 
-def _people_by_meaning(phrases: list[str]) -> list[bool]:
-    """For each apposed phrase, whether it says who someone is rather than what a place or thing is."""
+def _people_by_meaning(phrases: list[str], creatures: bool = False) -> list[bool]:
+    """For each apposed phrase, whether it says who someone is rather than what a place or thing is
+    (``creatures``: a creature counts, as a role does: "Gribbit Snaggle, a goblin"; never for a name: "the Gilded Goose")."""
     if not phrases:
         return []
     from pipelines.embeddings import embed
     from pipelines.vector_store import embed_cached
 
-    people, places = embed_cached(_SOMEONE), embed_cached(_SOMEWHERE)
+    people, places = embed_cached([*_SOMEONE, *(["a creature"] if creatures else [])]), embed_cached(_SOMEWHERE)
     said = embed(phrases)
     return [bool((people @ v).max() > (places @ v).max()) for v in said]
 
@@ -501,15 +507,32 @@ def _parsed(text: str, known: World, found: list[Npc]) -> list[Npc]:
     ("the herbwife, old Sefa Underbough": ``parsed_people``). Only someone with a role that names
     a person is added; dead or gone as the words after their name say (``person_named``)."""
     out: list[Npc] = []
-    for name, role in parsed_people(text, _people_by_meaning):
-        last = name.split()[-1].lower()
-        same = [n for n in [*known.npcs, *found, *out] if last in {w.lower() for w in n.name.split()}]
-        if same:
+    found_here = parsed_people(text, _people_by_meaning)
+    # the tagger calls places people too ("Deadwater Crossing, Nebraska, 1868."): a name, or the role beside it, must
+    # mean someone rather than somewhere ("Coyote Springs" is a place by its words, "Gus Halloran" a man)
+    by_name = _people_by_meaning([n for n, _ in found_here])
+    roles = iter(_people_by_meaning([r for _, r in found_here if r], creatures=True))
+    by_role = [bool(r) and next(roles) for _, r in found_here]
+    for (name, role), named_someone, role_someone in zip(found_here, by_name, by_role):
+        if not (named_someone or role_someone):
+            continue
+        words = name.lower().split()
+        # "Keeper Maud" found already is "Keeper Maud Ellery": the fuller name, the shorter kept to call her by
+        shorter = [n for n in [*found, *out] if name.startswith(n.name + " ")]
+        for npc in shorter:
+            npc.aliases = [*npc.aliases, npc.name]
+            npc.name = name
+        # the same person again ("Vane" of "Silas Vane"), not kin who share the surname ("Tobin Ellery" is not Maud)
+        same = [n for n in [*known.npcs, *found, *out] if words[-1] in (theirs := set(n.name.lower().split()))
+                and (len(words) == 1 or len(theirs) == 1 or words[0] in theirs or theirs <= set(words))]
+        if shorter or same:
             for npc in same:
                 if not npc.role and role and npc in found:
                     npc.role = role
             continue
-        if not role or known.place(name):
+        # the tagger's person with no role beside the name counts when named in full: "Wenna Brightwater,
+        # broad-shouldered and barefoot, is milking" (one word alone may be a boat or a town: "Hopeful")
+        if (not role and len(words) < 2) or known.place(name):
             continue
         met = person_named(text, name.split()[-1]) or Npc(name=name)
         out.append(met.model_copy(update={"name": name, "role": role}))

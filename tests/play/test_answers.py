@@ -538,6 +538,14 @@ def test_an_npc_spoken_to_without_a_question_answers_a_courtesy_in_a_word(line, 
     assert answer.spoken() == f'Ruth Quist says, "{reply}"'
 
 
+def test_small_talk_the_world_has_no_answer_for_is_answered_in_a_word_and_rolls_nothing(tmp_path):
+    """"Howdy, Sheriff. Quiet night?" once rolled Persuasion, and its success told the sheriff's debt."""
+    answer = ask("Evening, Ruth. Cold night?")
+    assert answer.kind == "npc" and answer.speaker == "Ruth Quist" and answer.quote == "Well met."
+    reply = _gm(tmp_path, ["unused"]).step("", "Evening, Ruth. Cold night?")
+    assert reply.decision == "no_roll" and not reply.rolls and "Ruth" in reply.narration
+
+
 def test_a_remark_that_is_no_courtesy_and_the_absent_get_no_made_up_answer():
     assert ask("Ruth, the fog is coming in.") is None
     assert ask("Abner, sorry to barge in.").kind == "npc_gone"

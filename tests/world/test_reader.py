@@ -273,3 +273,30 @@ def test_a_sign_s_lettering_cut_by_a_full_stop_stays_one_fact():
     scene = "A notice on the gate: REWARD FOR THE WOLF. 40 SILVER FOR ITS PELT. The gate is shut."
     texts = [f.text for f in read_world(Scenario(id="s", ruleset="dnd5e", title="S", scene=scene, opening=scene)).facts]
     assert "A notice on the gate: REWARD FOR THE WOLF. 40 SILVER FOR ITS PELT." in texts
+
+
+def _names(scene: str) -> dict[str, tuple[bool, bool]]:
+    world = read_world(Scenario(id="s", ruleset="dnd5e", title="Somewhere", scene=scene, opening="", npcs=[]))
+    return {n.name: (n.alive, n.present) for n in world.npcs}
+
+
+def test_a_person_named_in_full_with_no_role_beside_the_name_is_met_but_a_place_so_tagged_is_not():
+    """A tagger's person counts when the name means someone: not a heading ("Deadwater Crossing, Nebraska, 1868.")."""
+    people = _names("Deadwater Crossing, Nebraska, 1868. A rope ferry crosses the river. Wenna Brightwater, broad-shouldered "
+                    "and barefoot, is milking one of her three goats on the landing.")
+    assert "Wenna Brightwater" in people and "Deadwater Crossing" not in people
+
+
+def test_a_fuller_name_found_later_renames_the_one_found_and_kin_who_share_a_surname_stay_two():
+    people = _names("Keeper Maud Ellery, silver-haired and straight-backed, trims the wick. Her grandson, Tobin Ellery, "
+                    "a boy of nine, watches from the stair.")
+    assert {"Keeper Maud Ellery", "Tobin Ellery"} <= set(people)
+    world = read_world(Scenario(id="s", ruleset="dnd5e", title="x", scene="Tobin Ellery watches from the stair.", opening="", npcs=[]))
+    assert not any(a.startswith("from") for n in world.npcs for a in n.aliases)  # "watches from" names no trade
+
+
+def test_a_sentence_opening_word_is_no_part_of_a_name_and_lying_dead_is_dead():
+    people = _names("Mortimer Slade, gaunt, measures the body. What Mortimer took from his pockets is in a cigar box.")
+    assert "What Mortimer" not in people and "Mortimer Slade" in people
+    farmer = _names("In the cellar lantern light falls on the farmer, Edric Blackwell, lying dead across a sack of turnips.")
+    assert farmer.get("Edric Blackwell", (False, False)) == (False, False)
