@@ -230,18 +230,70 @@ FOURTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's open
 }
 
 
+FIFTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's opening scene and sheet, before any reply was seen
+    ('drowned_chapel', 'Oskar'): [
+        "Good evening, Maren. I'm Oskar Venn, a priest of the Lantern Saint. The village told me about your bell. May I come in out of the rain?",
+        "how deep is the water exactly? and is it cold, can i see the floor through it at all",
+        "I lift my lantern high and wade slowly down the aisle toward the altar, pushing the floating pews aside as I go.",
+        "I ask Maren when she last saw the silver reliquary with her own eyes, and who else has a key to the chapel.",
+        "\"Maren, forgive me, I have to ask. Did you take the reliquary?\" I keep my eyes on the bell while she answers.",
+        "search around the base of the altar, feeling along the stones under the water for anything loose or hidden",
+        "(ooc) what's my Wisdom modifier again, and am I proficient in Insight? I can't remember what the cleric gets",
+        "sorry, remind me what Maren said about the nights the bell rang? did she say what time",
+        "I climb up onto the altar, put my palm flat against the cracked bell and pray aloud to the Lantern Saint to show me who carried the reliquary out of this place.",
+        "I find a pew that isn't floating, sit down, and pat the spot beside me. \"Sit a moment, Maren. You look like you haven't slept in days. I'm not here to judge anyone.\"",
+    ],
+    ('broken_bridge', 'Marisol'): [
+        "\"Hail, Chief Nettlejaw! I am Marisol Ardent, sworn to keep this road open. That is a very fine hat.\"",
+        "how tall is that barrel gate? like could i just shove it off the bridge if i wanted to",
+        "I walk up to the gate slowly with my hands open and well away from my sword.",
+        "I try to convince Nettlejaw that a bridge nobody crosses earns nobody any tolls, and that if he lets travellers through cheaply the whole valley will come to his bridge and his club will get rich.",
+        "whisper to snik: \"psst. I've got trail bread and a bit of dried sausage. All yours if you tell me how many of you are behind that gate.\"",
+        "OOC rules question: in pf2e if I fail a Diplomacy check by 10 or more is that a crit fail? what does that usually mean for talking to someone",
+        "I lean over the railing and look down at the Greywater. How far is the drop, and would someone who fell in have a chance of getting out?",
+        "Fine, here's my riddle: \"What has a neck but no head, and wears a cap?\" ...a bottle! And I hand over my polished belt buckle as my shiny thing.",
+        "wait what was the toll again exactly? and did nettlejaw say what happens to people who can't pay",
+        "I grab Chief Nettlejaw by the collar, hat and all, lift him up one-handed and hold him out over the river, and very politely ask him to open the gate.",
+    ],
+    ('lantern_house', 'Margaret'): [
+        "\"Miss Quist, I'm Dr. Margaret Hale, from the university in Arkham. I'm so very sorry about your father. Shall we go in together?\"",
+        "I look for a lamp in the cottage and light it, then stand in the doorway and take in the room.",
+        "I ask Ruth whether her father had been acting strangely before he stopped lighting the lamp. Talking to himself, reading anything odd, walking out at night, that sort of thing.",
+        "search the keeper's desk and shelves for a logbook, letters, anything he was writing in the last week",
+        "How thick is the chain on the lighthouse door? Is it old and rusted or new? And what is the door itself made of?",
+        "i put my ear against the lighthouse door and listen",
+        "(out of character) what's my Library Use and Occult on the sheet? also does anthropology count for folklore stuff or is that something else",
+        "Can you remind me what Ruth told us about the last time she actually saw her father?",
+        "\"Ruth, dear, is there any other way up into the tower? A cellar, a window, an old coal chute, a hatch your father used?\"",
+        "Right. If nobody is going to open that door, I'm going to climb the outside of the lighthouse up to the lamp gallery. I hitch up my skirt and start up the stones.",
+    ],
+    ('copper_flats', 'Hosea'): [
+        "\"Evenin', friends. Hosea Pike, servant of the Lord and, on cold nights, of a decent whiskey.\"",
+        "i order a whiskey and sit down at the end of the bar, a couple stools from the sheriff",
+        "\"Sheriff. Man drinks alone like that, he's usually carryin' something heavy. Care to set some of it down with a preacher?\"",
+        "I watch Silas Vane's hands real careful while he deals the next hand. Is he palming cards, is the deck marked, anything?",
+        "how many folks are in the saloon right now? and is there a back door, or a window on the wall next to the assay office?",
+        "I sit in on Vane's game and tell him I'm carrying a whole congregation's collection plate and I aim to lose it all to the Devil tonight. (I've got maybe six dollars.)",
+        "ooc - what's my Persuasion die? and how do bennies work, can I spend one to reroll a bad roll?",
+        "hold on, what did Tull say just now? i missed it",
+        "I slip out the back door and sneak around the side of the assay office, keeping to the shadows, to see who's doing the digging.",
+        "I climb up on a table, slam my Bible down and start preaching hellfire on cheats and thieves, loud enough that the whole saloon goes quiet and turns to look at Silas Vane.",
+    ],
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--lines", choices=("first", "new", "third", "fourth"), default="first", help="the first forty lines, the forty new ones, the third or the fourth forty")
+    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth"), default="first", help="the first forty lines, the forty new ones, the third, fourth or fifth forty")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS}[args.lines].items():
+    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS}[args.lines].items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:
