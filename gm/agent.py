@@ -46,7 +46,7 @@ from .world.reader import person_named
 from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
-from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker
+from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker, with_apostrophes
 from .party import carry_found, cast_between_fights, item_between_turns, party_for_fight, rest_between_fights
 from .pending import PlayerRolls
 from .reply import GMReply
@@ -111,7 +111,7 @@ class GameMaster(PlayerRolls, SessionSetup):
     async def _astep(self, player: str, text: str, on_token, on_mechanics) -> GMReply:
         started = time.perf_counter()
         self._on_mechanics = on_mechanics
-        text = checked_line(text)
+        text = with_apostrophes(checked_line(text))
         language.check_line(text, self.session.lang)  # an English table's rules cannot read a Chinese line: one line, not a wrong roll
         low = text.lower()
         if low.startswith("/roll"):

@@ -98,6 +98,12 @@ _CAUSE = re.compile(r"\b(?:because|since|so that|so as to|in order to|for fear|e
                     r"the reason|afraid (?:of|that)|to keep|to stop|to hide|to protect|to pay)\b", re.I)
 _WHY_CAUSE = 0.35  # for a why, a text with a cause gains this and one without loses it: restating the question is near in words only
 
+_STUFF = (r"stone|wood|iron|bronze|brass|copper|silver|gold|steel|bone|glass|clay|jade|marble|granite|oak|pine|leather|cloth|silk|"
+          r"wool|soapstone|steatite|obsidian|ivory|tin|lead|pewter|crystal|rope|planks?|barrels?|bricks?|timber|canvas|hide|horn|"
+          r"basalt|sandstone|slate|wicker|reeds?|straw|wax|paper|parchment|porcelain|ceramic|driftwood|logs?")
+_MATERIAL = re.compile(rf"\b(?:made|carved|built|cut|forged|cast|hewn|woven|fashioned)\s+(?:out\s+)?(?:of|from|in)\b|"
+                       rf"\bof\s+(?:[a-z-]+\s+){{0,2}}(?-i:{_STUFF})\b|\b(?-i:{_STUFF}|wooden|oaken|golden|stony)\b", re.I)  # "Silver Spur" is a name
+
 _MEASURES = (  # (what the question asks, what a text that answers it states): the answer's type
     (re.compile(r"\bhow long\b", re.I), re.compile(f"{_SPAN.pattern}|{_DURATION.pattern}", re.I)),
     (re.compile(r"\bhow (?:high|tall|deep|far|wide|close|near)\b|\bhow .{0,12}\b(?:up|down|away)\b", re.I), _SPAN),
@@ -109,6 +115,9 @@ _MEASURES = (  # (what the question asks, what a text that answers it states): t
     (re.compile(r"\bhow many\b", re.I), _COUNT),
     (re.compile(r"\b(?:what|which) date\b|\bdated\b|\bwhat day of\b", re.I), _DATE),
     (re.compile(r"\bwhen\b|\bsince when\b|\bwhat day\b", re.I), re.compile(f"{_WHEN.pattern}|{_DURATION.pattern}", re.I)),
+    # "what's the gate made of?", "what is the idol carved out of?": a text that says what it is made of
+    (_MADE_OF := re.compile(r"\b(?:made|carved|built|cut|forged|cast|hewn|woven|fashioned|put together)\s+(?:out\s+)?(?:of|from)\b|\bwhat material\b", re.I),
+     _MATERIAL),
     (_WHY := re.compile(r"\bwhy\b|\bhow come\b|\bwhat for\b|\bwhat made (?:him|her|them|you|it)\b", re.I), _CAUSE),
     # "who gave the library this folio?": a sentence that names someone (a capitalised word past its first)
     (re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:is|was|'s) (?:the|his|her|their) (?:\w+\s+)?name\b|\bthe name\b", re.I), re.compile(r"(?<=\w[\s,'‘\"“])(?:Dr\.\s|Mr\.\s|Mrs\.\s)?(?!(?:January|February|March|April|May|June|July|August|September|October|"
@@ -309,7 +318,7 @@ _DEED = re.compile(r"\b(?!(?:was|were|had|has|used|tired|red|bed|shed|need|seed|
                    r"burnt|burned|came|went|ran|rode|stole|left|threw|hit|shot|struck|drove|brought|caught|heard|found|lost|set|put|tore)\b", re.I)
 _HOLDS_ASKED = re.compile(r"\bwhat(?:'s|’s| is| was| are| were)? (?:in|inside|on|under|within)\b|\bwhat (?:does|did) (?:it|the \w+) (?:hold|contain)\b", re.I)
 _HOLDS = re.compile(r"\b(?:full of|filled with|packed with|stuffed with|heaped with|piled with|crammed with|holds?|holding|contains?|"
-                    r"containing|inside (?:is|are|lies|lie)|in it)\b|\binside\s*:", re.I)
+                    r"containing|inside (?:is|are|lies|lie)|in it)\b|\b(?:inside|contents?|in it)\s*:", re.I)  # "Saddlebag contents: ..."
 
 
 def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Sequence[float] = ()) -> tuple[int, float]:
@@ -347,7 +356,8 @@ _COURTESIES = (
 )
 
 
-_FAVOUR = re.compile(r"\b(?:asks?|tells?|begs?)\s+(?:him|her|them|[A-Z][\w'’-]+)\s+to\b|\b(?:please|could you|can you|would you|will you)\b")
+_FAVOUR = re.compile(r"\b(?:asks?|tells?|begs?)\s+(?:him|her|them|[A-Z][\w'’-]+)\s+to\b|"
+                     r"\b(?i:please|could you|can you|would you|will you|won't you|let (?:me|us)|allow (?:me|us))\b")
 
 
 def _voice(npc: Any) -> str:
@@ -362,7 +372,9 @@ def _acknowledged(npc: Any, said: str, kind: str = "npc_ack") -> Answer | None:
     same word, as an answer (``kind`` "npc"): a greeting with a question sways no one, so no roll."""
     if not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
         return None
-    reply = next((words for pattern, words in _COURTESIES if pattern.search(said)), None)
+    # a promise answered "I hope so" is a courtesy only when nothing is asked ("I'll turn them back. Will you lift the barrier?" pleads)
+    courtesies = _COURTESIES if kind == "npc_ack" else [c for c in _COURTESIES if c[1] != "I hope so."]
+    reply = next((words for pattern, words in courtesies if pattern.search(said)), None)
     if reply is None or _FAVOUR.search(said):  # a favour asked waits for what comes of it, not a word of thanks
         return None
     voice = _voice(npc)
@@ -558,7 +570,11 @@ def _witnessed(text: str, npc: Any) -> bool:
     figures", "Her ledger shows two barges"): their own word on it."""
     names = "|".join(re.escape(w) for w in _npc_words(npc)) or "(?!)"
     return bool(re.search(rf"\b(?:{names}|she|he|they)\s+(?:[a-z]+ly\s+|had\s+|has\s+|once\s+)?{_PERCEIVED}\b|"
-                          rf"\b(?:{names})['’]s\s+(?:[a-z]+\s+)?{_PERCEIVED}\b|\b(?:her|his|their)\s+(?:[a-z]+\s+)?{_PERCEIVED}\b", text, re.I))
+                          rf"\b(?:{names})['’]s\s+(?:[a-z]+\s+)?(?:{_PERCEIVED}|{_RECORDS})\b|\b(?:her|his|their)\s+(?:[a-z]+\s+)?{_PERCEIVED}\b", text, re.I))
+
+
+# what someone wrote down or worked out is their word on it: "Thorne's findings: drowned, about midnight Sunday"
+_RECORDS = r"(?:findings|notes|report|records|ledger|logbook|log|diary|journal|account|testimony|reckoning|guess|verdict)"
 
 
 _SUBJECT_VERB = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
@@ -878,6 +894,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
+    if _MADE_OF.search(text) and not any(_MATERIAL.search(f) for f in facts):
+        return None  # "what's the assay office made of?" with no stuff named anywhere: decided, not answered by its distance
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided
         numbered = _numbered(text, facts, keys)
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))

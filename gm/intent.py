@@ -115,11 +115,13 @@ def _aliases(entry: Any) -> tuple[str, list[str]]:
     head = re.findall(r"[a-z][\w-]+", role.lower().split(" of ")[0])[-1:] if role and not isinstance(entry, str) else []
     out = [name, base, first_name(base), *extra, *head, *(a[4:] for a in [name, *extra] if a.lower().startswith("the "))]
     out += [w for w in base.split()[1:] if len(w) > 2 and w[0].isupper()]
-    head = base.split()[0] if base.split() else ""
-    if head.lower().rstrip(".") in _TITLES and len(base.split()) > 1:
-        out.append(head)  # "Sheriff, when does the coach get in?" is put to Sheriff Tull
-        same = _SAME_TITLE.get(head.lower().rstrip("."), ())  # "Doctor, a word": Dr. Ambrose
-        out += [*same, *(f"{t} {base.split()[-1]}" for t in same)]
+    # "Sheriff, when does the coach get in?" is put to Sheriff Tull; "doc" to Coroner Dr. Ezekiel Thorne, "sergeant"
+    # to Watch-Sergeant Dalia Korvane: any title among the words before the last name
+    for head in (p for w in base.split()[:-1] for p in w.split("-")):
+        if head.lower().rstrip(".") in _TITLES:
+            out.append(head)
+            same = _SAME_TITLE.get(head.lower().rstrip("."), ())  # "Doctor, a word": Dr. Ambrose
+            out += [*same, *(f"{t} {base.split()[-1]}" for t in same)]
     return name, [a for a in dict.fromkeys(a.strip() for a in out)
                   if len(a) > 1 and not _ATTACK.fullmatch(a) and a.lower() not in {"the", "a", "an", "old", "young"}]
 

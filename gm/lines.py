@@ -5,7 +5,7 @@ import re
 
 from rulesets import VgmError
 
-__all__ = ["EmptyInput", "MAX_LINE", "checked_line", "split_speaker"]
+__all__ = ["EmptyInput", "MAX_LINE", "checked_line", "split_speaker", "with_apostrophes"]
 
 MAX_LINE = 1000  # characters: a table line, not a document
 
@@ -48,3 +48,24 @@ def checked_line(text: str | None) -> str:
     return text
 
 
+
+
+# contractions typed without their apostrophe, restored where the bare word is no other word ("whats inside??",
+# "whered he go"): every reading of the line (questions, "don't", who is asked) is written for the real form.
+# Written here because the packages that handle contractions expand them ("what is"); none puts the mark back.
+_BARE = {"whats": "what's", "wheres": "where's", "whos": "who's", "hows": "how's", "whens": "when's", "whys": "why's",
+         "thats": "that's", "theres": "there's", "heres": "here's", "whatd": "what'd", "whered": "where'd", "howd": "how'd",
+         "whod": "who'd", "whyd": "why'd", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't",
+         "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't",
+         "hadnt": "hadn't", "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "aint": "ain't",
+         "im": "I'm", "ive": "I've", "youre": "you're", "youve": "you've", "youll": "you'll", "theyre": "they're",
+         "theyve": "they've", "shes": "she's", "hes": "he's", "weve": "we've"}
+_BARE_WORD = re.compile(r"\b(" + "|".join(_BARE) + r")\b", re.I)
+
+
+def with_apostrophes(text: str) -> str:
+    """The line with its bare contractions written out as contractions ("whats inside??" → "what's inside??")."""
+    def restored(m: re.Match) -> str:
+        word = _BARE[m.group(1).lower()]
+        return word[:1].upper() + word[1:] if m.group(1)[:1].isupper() else word
+    return _BARE_WORD.sub(restored, text)

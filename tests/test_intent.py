@@ -251,3 +251,9 @@ def test_typed_lines_put_to_someone_after_a_deed_a_greeting_or_a_filler_word_rea
     npcs = [Npc(name=n) for n in ("Yselde Pennick", "Mortimer Slade", "Wenna Brightwater", "Horace Pinkney", "Hobb Tarrant")]
     got = read_intent(line, npcs=npcs, pcs=["Dutch"])
     assert (got.kind, got.npc, got.question) == ("talk", meant, True)
+
+
+def test_a_title_inside_a_name_is_what_a_player_calls_them():
+    npcs = [Npc(name="Coroner Dr. Ezekiel Thorne"), Npc(name="Watch-Sergeant Dalia Korvane"), Npc(name="Silas Wheelock", role="fisherman")]
+    assert read_intent("hi doc, eddie here. so how'd wheelock die?", npcs=npcs).npc == "Coroner Dr. Ezekiel Thorne"
+    assert read_intent("keth flashes his writ. sergeant, did anything leave thru the east gate?", npcs=npcs).npc == "Watch-Sergeant Dalia Korvane"

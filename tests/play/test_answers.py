@@ -625,3 +625,11 @@ def test_a_courtesy_inside_a_lie_or_a_plea_leaves_the_roll_to_the_decision(tmp_p
     line = '"Evening, miss! The sheriff sent me, and I\'ll need the lighthouse key."'
     answer = ask(line)
     assert answer is None or not answers_without_dice(answer, read_intent(line, **NAMES))
+
+
+def test_a_plea_that_asks_keeps_its_roll_and_a_typed_question_after_a_deed_is_answered(tmp_path):
+    """"I'll turn them back. Will you lift the barrier?" pleads (no "I hope so."); "whats" is "what's"."""
+    assert ask("Ruth, I'll find him. Will you let me into the tower?") is None
+    gm = _gm(tmp_path, ["unused"])
+    reply = gm.step("", "i hold my lamp up to the window. whats the cottage made of?")
+    assert reply.decision == "no_roll" and not reply.rolls

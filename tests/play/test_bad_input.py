@@ -149,3 +149,14 @@ def test_a_rolled_question_that_finds_nothing_is_answered_from_the_world_not_nar
     reply = gm.step("Brisa", "How deep is the water in here?")
     assert reply.rolls and reply.decision == "roll"
     assert "knee" in reply.narration.lower() and "golden key" not in reply.narration
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("whats inside??", "what's inside??"),
+    ("Whered he go? i dont know", "Where'd he go? i don't know"),
+    ("he lets me in, its fine", "he lets me in, its fine"),  # bare words that are words too stay as typed
+])
+def test_contractions_typed_without_their_apostrophe_are_read_as_contractions(typed, meant):
+    from gm.lines import with_apostrophes
+
+    assert with_apostrophes(typed) == meant
