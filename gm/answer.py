@@ -481,6 +481,11 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         return not subject or bool(subject & content_words(text))
 
     only = None
+    if _SMALL_TALK.search(asked):  # "Evening, Lou. Slow night?": the night's news the scene tells, "the cops raided the place at ten"
+        recent = [f for f in told if _RECENTLY.search(f.text) and not _describes(f.text, npc)]
+        told = recent or told
+        only = _best(asked, _keys(recent), embed)[0] if recent else None
+        only = recent[only].text if only is not None else None
     if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
         numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if of_it(told[i].text) and _measure_bonus(asked, [told[i].text])[0] > 0] or [
             i for i, f in enumerate(told) if of_it(f.text) and _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]
@@ -543,6 +548,16 @@ _PRESSED = re.compile(rf"\b(?:you|y'all)\s+(?:haven['’]t|have not|aren['’]t|
 _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
                     r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b", re.I)
+
+
+# small talk asks after someone's day ("Busy day?", "Slow night?", "Keeping busy?", "How's business?"): their news answers it
+_SMALL_TALK = re.compile(r"\b(?:busy|slow|quiet|long|rough|hard|good|big|strange|lively|dead)\s+(?:day|night|morning|evening|afternoon|week|shift|crowd)\b|"
+                         r"\bkeeping busy\b|\bhow(?:['’]s| is| are| goes)\s+(?:business|things|trade|the day|the night|it going|tricks)\b|"
+                         r"\b(?:what['’]s new|any news|what['’]s the news|anything happen(?:ing|ed)?)\b", re.I)
+# what tells of the day so far: "since sunrise he has dug bullets out of five cowhands", "rolled in at noon", "a rough night"
+_RECENTLY = re.compile(r"\b(?:today|tonight|this (?:morning|evening|afternoon|week)|since (?:sunrise|sunup|dawn|noon|morning|daybreak)|"
+                       r"at (?:noon|dawn|dusk|midnight|sunrise|sunset|\w+ o['’]clock)|last night|all (?:day|night|morning|evening)|"
+                       r"(?:has|had) been an? (?:\w+ )?(?:night|day|morning|week)|just (?:now|arrived|rolled in|come in))\b", re.I)
 
 
 def _npc_words(npc: Any) -> set[str]:

@@ -633,3 +633,12 @@ def test_a_plea_that_asks_keeps_its_roll_and_a_typed_question_after_a_deed_is_an
     gm = _gm(tmp_path, ["unused"])
     reply = gm.step("", "i hold my lamp up to the window. whats the cottage made of?")
     assert reply.decision == "no_roll" and not reply.rolls
+
+
+def test_small_talk_about_the_day_is_answered_by_the_news_the_scene_tells():
+    world = World(npcs=[Npc(name="Lou Ferrante", role="the bartender")], facts=[
+        Fact(text="The bartender, Lou Ferrante, a barrel-chested man with a gold tooth, wipes down the zinc bar."),
+        Fact(text="It has been a rough night: the cops raided the place at ten o'clock and smashed half the stock."),
+        Fact(text="A piano player with a bandaged hand nurses a gin in the corner.")])
+    answer = choose_answer(read_intent("Evening, Lou. Slow night?", npcs=world.npcs), world)
+    assert answer.kind == "npc" and answer.speaker == "Lou Ferrante" and "raided" in answer.quote
