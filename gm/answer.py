@@ -347,6 +347,9 @@ def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Seque
 
 # courtesies an NPC answers in a word, whatever the scene: an apology, thanks, a greeting, a promise made to them
 _COURTESIES = (
+    # sympathy first: "I'm so very sorry about your father" is no apology
+    (re.compile(r"\bsorry (?:about|for|to hear about) (?:your|her|his|their)\b(?! (?:floor|rug|door|things|time))|\bsorry to hear\b|"
+                r"\b(?:condolences|my sympathies)\b", re.I), "Thank you."),
     (re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|pardon me|my fault)\b", re.I), "No harm done."),
     (re.compile(r"\b(?:thank|thanks|thank you|much obliged|grateful)\b", re.I), "You're welcome."),
     (re.compile(r"\b(?:we'll|we will|i'll|i will|i promise|we promise|don't worry|do not worry|stay close|stay behind|keep you safe)\b", re.I),
@@ -356,6 +359,10 @@ _COURTESIES = (
 )
 
 
+# what an NPC says for want of an answer, or to be polite: no word on anything asked later
+_COURTESY_WORDS = {words for _, words in _COURTESIES} | {
+    "I'd rather not say. Not to strangers.", "I don't know. I couldn't tell you that.", "That is not something I will talk about.",
+    "I've told you what I can. Leave it there."}
 _FAVOUR = re.compile(r"\b(?:asks?|tells?|begs?)\s+(?:him|her|them|[A-Z][\w'’-]+)\s+to\b|"
                      r"\b(?i:please|could you|can you|would you|will you|won't you|let (?:me|us)|allow (?:me|us))\b")
 
@@ -849,7 +856,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     # answer to anything, and what the GM said comes a little before what a player did
     # the GM's retelling of what a player tried ("Tomás opens the cold stove") is the attempt, not what came of it
     retold = {x for i, x in enumerate(said) if not _PLAYER_LINE.match(x) and _retells(x, said[:i])}
-    gm_said = [x for x in said if not _PLAYER_LINE.match(x) and x not in retold]
+    # nor is a courtesy ('Maren says, "Well met."') an answer to anything asked later
+    courtesies = {x for x in said if (q := _QUOTE.findall(x)) and all(w.strip() in _COURTESY_WORDS for w in q)}
+    gm_said = [x for x in said if not _PLAYER_LINE.match(x) and x not in retold and x not in courtesies]
     done = [x for x in said if _PLAYER_LINE.match(x) and not (x.rstrip().endswith("?") or _ASKS.search(x.split(":", 1)[1]))]
     # a player's own question is no answer, but what the GM said to it is ("We ask the innkeeper which room...")
     put = [x for x in said if _PLAYER_LINE.match(x) and x not in done]
@@ -942,12 +951,18 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
         if not _PLAYER_LINE.match(line) and re.search(rf"\b(?:{names})\b", line, re.I):
             put = _answers_to(table_said, i).split(":", 1)[-1].strip()
             for q in _QUOTE.finditer(line):
+                if q.group(1).strip() in _COURTESY_WORDS:
+                    continue  # "Well met." answered a greeting: it is no word on anything asked later
                 quotes.append(q.group(1).strip())
                 put_to_them.append(put or q.group(1))
-    if not quotes:
-        return None  # nothing of theirs was quoted ("Hilda says Tobin is a wiry man"): the table's record is read as a whole
     topic = _ABOUT.search(question[asked.end():])
     about = topic.group(1).strip() if topic else ""
+    if not quotes:
+        spoke = any(not _PLAYER_LINE.match(x) and not _QUOTE.search(x) and re.search(rf"\b(?:{names})\b\s+(?:[\w'’]+\s+){{0,3}}?(?:says|said|tells|answers|answered|replies|replied)\b", x, re.I)
+                    for x in table_said)
+        if not spoke:  # "what did Tull say just now?" of a sheriff who has said nothing: no fresh words in his mouth
+            return Answer("recall", f"{npc.name} has not said anything{' about ' + about if about else ''} yet.", final=True)
+        return None  # their words told, not quoted ("Hilda says Tobin is a wiry man"): the table's record is read as a whole
     if not about:
         return Answer("recall", f'{npc.name} said, "{quotes[-1]}"', keys=content_keys(quotes[-1]), final=True)
     # the words themselves, or the question that got them, whichever is nearer
@@ -960,7 +975,8 @@ def _their_words_before(question: str, world: Any, table_said: Sequence[str], em
 
 # "what did the toll-keeper tell us again?", "what'd Hilda say about the ford?": someone else's words, not the asker's own
 _TOLD_BY_ANOTHER = re.compile(r"\bwhat\s*(?:['’]d|\s(?:did|has|had))\s+(?!i\b|we\b|you\b)(?:[\w'’.-]+\s+){1,3}?"
-                              r"(?:tell|say|mention|tells|says|told|said)\b", re.I)
+                              r"(?:tell|say|mention|tells|says|told|said)\b|"
+                              r"\bwhat\s+(?!i\b|we\b|you\b|was\b|is\b)(?:[\w'’.-]+\s+){1,3}?(?:said|told|mentioned)\b", re.I)  # "remind me what Maren said"
 
 # the attempt itself answers: what was done, said, or handed over ("what did I give the chief?" is the button in my own line)
 _ASKS_DEED = re.compile(r"\b(?:what|where|which)\s*(?:['’]d|\s(?:did|do|was|were|had))\s+(?:i|we|you)\s+(?:do|doing|try|trying|say|ask|"

@@ -642,3 +642,16 @@ def test_small_talk_about_the_day_is_answered_by_the_news_the_scene_tells():
         Fact(text="A piano player with a bandaged hand nurses a gin in the corner.")])
     answer = choose_answer(read_intent("Evening, Lou. Slow night?", npcs=world.npcs), world)
     assert answer.kind == "npc" and answer.speaker == "Lou Ferrante" and "raided" in answer.quote
+
+
+def test_sympathy_is_thanked_not_forgiven():
+    assert ask("I'm so very sorry about your father, Ruth.").quote == "Thank you."
+    assert ask('I bow to Ruth. "Sorry for dripping on your floor, miss."').quote == "No harm done."
+
+
+def test_what_someone_said_is_their_quoted_words_or_that_they_have_said_nothing_never_a_courtesy():
+    said = ['Ruth Quist says, "Well met."', "Eddie Kowalczyk: what happened the night the lamp went dark?"]
+    assert ask("remind me what Ruth said about the night the lamp went dark?", table_said=said).content == \
+        "Ruth Quist has not said anything about the night the lamp went dark yet."
+    assert ask("hold on, what did Ruth say just now? i missed it", table_said=["Ruth Quist has been told to wait."]).content == \
+        "Ruth Quist has not said anything yet."
