@@ -186,8 +186,10 @@ def test_a_question_put_to_someone_is_answered_even_when_it_touches_a_secret():
     for line in ("Maren, what do you know about the bell?", '"Maren, when did the bell first start ringing?" I ask.'):
         reply = g.step("Brisa", line)
         assert reply.decision == "no_roll" and reply.rolls == [], line
-    reply = g.step("Brisa", "I wade under the bell and study it for any mark or rite")
-    assert reply.rolls and reply.rolls[0].secret == "bell_glyph"  # an act that reaches for it still rolls
+    reply = g.step("Brisa", "I wade under the bell and look closely at it for any mark or rite")
+    assert reply.rolls and reply.rolls[0].secret == "bell_glyph"  # an act that says how it reaches for it still rolls
+    reply = g.step("Brisa", "I wade slowly down the aisle toward the bell, pushing the pews aside")
+    assert not reply.rolls  # walking toward it shares its words, not the search (the decider said no roll)
 
 
 @pytest.mark.parametrize("line, talk", [
