@@ -54,6 +54,9 @@ _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
                          r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom)\b", re.I)
+# a question of how the game works, not of the scene: "rules question:", "how do bennies work?", "is that a crit fail?"
+_RULES_ASKED = re.compile(r"\brules? question\b|\bhow (?:does|do|would) (?:[\w'’-]+\s+){1,4}?work\b|\bcrit(?:ical)?\s*(?:fail\w*|success\w*|hit)\b|"
+                          r"\bin (?:pf2e?|5e|d&d|dnd|coc|call of cthulhu|savage worlds|swade|pathfinder)\b", re.I)
 # what an out-of-character question after the hidden side of the scene says
 _SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|really|actually|truth|true|truly|real|lie|lies|lying|"
                            r"cheat\w*|spoil\w*|answer|solution|solve|twist|culprit|killer|murderer|villain|traps?|trick|"
@@ -354,7 +357,8 @@ _COURTESIES = (
     (re.compile(r"\b(?:thank|thanks|thank you|much obliged|grateful)\b", re.I), "You're welcome."),
     (re.compile(r"\b(?:we'll|we will|i'll|i will|i promise|we promise|don't worry|do not worry|stay close|stay behind|keep you safe)\b", re.I),
      "I hope so."),
-    (re.compile(r"\b(?:hello|hi|hey|greetings|good (?:morning|evening|afternoon|day|night)|howdy|evening|well met|bows?|tips? (?:my|his|her) (?:hat|cap)|"
+    (re.compile(r"\b(?:hello|hi|hey|hail|ahoy|greetings|good (?:morning|evening|afternoon|day|night|morrow)|howdy|evening|evenin['’]?|mornin['’]?|"
+                r"g['’]day|well met|bows?|tips? (?:my|his|her) (?:hat|cap)|"
                 r"nods? to|waves? (?:to|at))\b", re.I), "Well met."),
 )
 
@@ -815,7 +819,8 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if kind == "ooc" and _HINT.search(text):  # "can you drop a hint?": where to look next, never what is hidden there
         return Answer("ooc", hint(world, table_said), final=True)
     if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual
-        own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I)
+        own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I) or (
+            _RULES_ASKED.search(text) and (re.search(r"\brules? question\b", text, re.I) or not _SEEKS_HIDDEN.search(text)))  # how the game works
         if own:
             return None
         if _STATS.search(text):  # another's numbers, not the player's own: "how many hit points do goblins have?"

@@ -181,8 +181,12 @@ def own_skill(ctx: Context) -> Verdict | None:
 @rule("plain_social_kind", "check")
 def plain_social_kind(ctx: Context) -> Verdict | None:
     """Words that are plainly a plea or plainly a threat roll that social check (a lie with a please stays a lie)."""
-    pressing = {c for kind in ("persuade", "intimidate") for c in ctx.concepts.get(kind, [])} - set(ctx.concepts.get("deceive", []))
+    lying = set(ctx.concepts.get("deceive", []))
+    pressing = {c for kind in ("persuade", "intimidate") for c in ctx.concepts.get(kind, [])} - lying
     kind = said_kind(ctx.line) if ctx.decision == ROLL and ctx.check in pressing else None
+    if ctx.decision == ROLL and ctx.check in lying and not speaks(ctx.line) and not _LIES.search(ctx.line) and said_kind(ctx.line) is None:
+        # a plea told, not quoted, with no lie in it: "I try to convince Nettlejaw that a bridge nobody crosses earns nothing"
+        kind = "persuade" if social_kind(ctx.line) == "persuade" else None
     plain = ctx.checks_for(kind) if kind else []
     if not plain or ctx.check in ctx.concepts.get(kind, []):
         return None

@@ -531,6 +531,7 @@ def test_a_span_of_something_else_is_no_answer_to_how_long_of_this():
     ('I bow to Ruth. "Sorry for dripping on your floor, miss."', "No harm done."),
     ('I take off my cap and tell Ruth, "We\'ll find him, miss. You stay close behind me."', "I hope so."),
     ("Thank you, Ruth.", "You're welcome."),
+    ('"Hail, Ruth! I am Marisol Ardent, sworn to keep this road open."', "Well met."),
 ])
 def test_an_npc_spoken_to_without_a_question_answers_a_courtesy_in_a_word(line, reply):
     answer = ask(line)
@@ -655,3 +656,10 @@ def test_what_someone_said_is_their_quoted_words_or_that_they_have_said_nothing_
         "Ruth Quist has not said anything about the night the lamp went dark yet."
     assert ask("hold on, what did Ruth say just now? i missed it", table_said=["Ruth Quist has been told to wait."]).content == \
         "Ruth Quist has not said anything yet."
+
+
+def test_a_question_of_how_the_game_works_is_a_rules_question_not_a_hidden_fact(tmp_path):
+    gm = _gm(tmp_path, ["unused"])
+    rules = gm.step("", "OOC rules question: if I fail a Spot Hidden roll by a lot is that a crit fail?")
+    assert "rules question" in rules.narration and not rules.rolls
+    assert "find out" in gm.step("", "(OOC) who really chained the lighthouse door?").narration
