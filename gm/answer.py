@@ -446,6 +446,9 @@ def the_question(line: str, context: bool = True) -> str:
     asked = _ASKED_OF.sub("", line, count=1)
     parts = [p for p in re.split(r"(?<=[.!?])\s+", asked.strip()) if p]
     questions = [p for p in parts if p.rstrip(" \"”'").endswith("?")]
+    if len(parts) > 1 and questions and parts[-2] in questions and not re.search(r"[.!?][\"”']?$", parts[-1].strip()) \
+            and re.match(r"(?:for|from|about|with|or|maybe|like|in|on|at|near|by)\b", parts[-1].strip(), re.I):
+        questions.append(parts[-1])  # "any telegrams come in today? for a mister smith maybe": typed on, still the question
     if context and questions and len(" ".join(questions).split()) <= 8 and re.search(r"\b(?:it|that|this|them|those|he|she|him|her)\b", " ".join(questions), re.I) \
             and not re.search(r"\b(?:the|that|this|those)\s+(?!(?:was|is|were|are)\b)[a-z]{3,}", " ".join(questions), re.I):
         return asked  # "Margaret sketches the symbol from memory. What did it look like?": "it" is named before
@@ -558,7 +561,7 @@ _PRESSED = re.compile(rf"\b(?:you|y'all)\s+(?:haven['’]t|have not|aren['’]t|
 # a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed
 _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
-                    r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b", re.I)
+                    r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b|\bany(?:thing|one|body)?\s+\w+[^.!?]*\?", re.I)  # "any telegrams come in today?"
 
 
 # small talk asks after someone's day ("Busy day?", "Slow night?", "Keeping busy?", "How's business?"): their news answers it
@@ -930,8 +933,18 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
     if at >= 0 and score >= FACT_MATCH:
-        return Answer(kinds[at], facts[at], keys=content_keys(facts[at], asked=text))
+        said = _as_said(facts[at]) if made[at] else facts[at]
+        return Answer(kinds[at], said, keys=content_keys(said, asked=text))
     return None
+
+
+def _as_said(entry: str) -> str:
+    """A catalogue line of the world said as a GM says it: "The lighthouse door: the lighthouse's iron door, chained
+    from the inside." → "The lighthouse's iron door, chained from the inside." (the name is in what follows)."""
+    name, _, said = entry.partition(": ")
+    if not said or re.search(r"\b(?:is|are|was|were)\b", name) or not content_words(name) & content_words(said):
+        return entry  # "The lamp is in the lamp room: the great lamp, ...": where it is, said already
+    return _cap(said.strip())
 
 
 SAID_MATCH = 0.35  # how near an NPC's earlier words must be to "what did they say about X" to be what they said of it

@@ -663,3 +663,14 @@ def test_a_question_of_how_the_game_works_is_a_rules_question_not_a_hidden_fact(
     rules = gm.step("", "OOC rules question: if I fail a Spot Hidden roll by a lot is that a crit fail?")
     assert "rules question" in rules.narration and not rules.rolls
     assert "find out" in gm.step("", "(OOC) who really chained the lighthouse door?").narration
+
+
+def test_a_catalogue_line_is_said_as_a_sentence_and_a_question_typed_on_past_its_mark_is_whole():
+    world = World(npcs=[Npc(name="Horace Pinkney", role="telegraph operator")],
+                  things=[Thing(name="the lighthouse door", description="the lighthouse's iron door, chained from the inside")], facts=[
+        Fact(text='This morning Horace took down a wire from Denver for a "Mr. J. Smith, to be called for".'),
+        Fact(text="A messenger boy naps on a mail sack.")])
+    door = choose_answer(read_intent("What is the lighthouse door made of?", npcs=world.npcs), world)
+    assert door.content == "The lighthouse's iron door, chained from the inside."
+    wire = choose_answer(read_intent("mornin horace, any telegrams come in today? for a mister smith maybe", npcs=world.npcs), world)
+    assert wire.speaker == "Horace Pinkney" and "Denver" in wire.quote
