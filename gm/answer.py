@@ -47,6 +47,7 @@ _STATS = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|saving throws?|stats|
 TOPIC_MATCH = 0.5  # "who else has a key to this chapel?" reaches 0.47 on "the chapel and its saint": the word, not the topic
 FACT_MATCH = 0.38
 KEYWORD_BONUS = 0.1  # a knowledge topic's own keyword said in the question
+ABOUT_THEM = 0.08  # for "where were you?", a sentence of the one asked gains this, one of someone else loses it
 NPC_FACT_MATCH = 0.38  # a scene sentence an NPC says for want of knowledge must be plainly on the question
 _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+\s+){0,2}?(?:name|password|word|phrase|number|price|sum|amount|"
                      r"bounty|reward|date|riddle|answer)\b|\b(?:earlier|before|again|remind|remember|recall|(?:did|['’]d) (?:i|we|you|they|he|she|[A-Z][\w'’-]+) (?:find|get|take|see|say|learn|hear|pick|give|hand|pay|buy|sell|tell|ask|promise|trade|have|hold|show|play|win|lose|draw|offer|want|leave|put|tie|stash|hide|park|stable|lock|bury)|"
@@ -519,6 +520,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         own = [o - 0.15 if not m else o for o, m in zip(own, measure)]
     about = _named_things(asked, world, npc)  # "where the lighthouse keeper went", "the raid at Dry Fork": what it is of
     near = [0.08 if about and about & _named_things(f, world, npc) else 0.0 for f in facts]
+    if re.search(r"\b(?:you|your|yours|yourself|u|ya)\b", asked, re.I):  # "so yselde, where were you last night?": of her
+        near = [n + _of_them(f, npc, world) for n, f in zip(near, facts)]
     at, score = _best(asked, _keys(told), embed, [m + o + n for m, o, n in zip(measure, own, near)])
     if at >= 0 and (score >= NPC_FACT_MATCH or facts[at] == only):
         quote = _in_their_words(facts[at], npc, world)
@@ -655,6 +658,17 @@ def _agree(m: re.Match) -> str:
     elif low.endswith("s") and not low.endswith("ss") and low not in _NOT_VERBS and len(low) > 3:
         verb = verb[:-3] + "y" if low.endswith("ies") else verb[:-2] if re.search(r"(?:ch|sh|x|ss|o)es$", low) else verb[:-1]
     return "I " + (f"{adverb} " if adverb else "") + verb
+
+
+def _of_them(text: str, npc: Any, world: Any) -> float:
+    """How much a sentence is about the NPC asked of themselves: one that names them or opens on their pronoun
+    ("Last night she was at the Duke's Rest") gains; one whose "he" or "she" is someone else the sentence names
+    ("Mattias Kell, snores against the wall; he spent last night in the cells") loses."""
+    pronoun = _pronoun_of(npc, world)
+    other = [n for n in getattr(world, "npcs", []) or [] if n is not npc and _names(text, n)]
+    if _names(text, npc) or (pronoun and not other and re.search(rf"^(?:[\w'’,]+\s+){{0,4}}?{pronoun}\b", text, re.I)):
+        return ABOUT_THEM
+    return -ABOUT_THEM if other and not _names(text, npc) else 0.0
 
 
 def _pronoun_of(npc: Any, world: Any) -> str:

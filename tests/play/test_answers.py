@@ -674,3 +674,12 @@ def test_a_catalogue_line_is_said_as_a_sentence_and_a_question_typed_on_past_its
     assert door.content == "The lighthouse's iron door, chained from the inside."
     wire = choose_answer(read_intent("mornin horace, any telegrams come in today? for a mister smith maybe", npcs=world.npcs), world)
     assert wire.speaker == "Horace Pinkney" and "Denver" in wire.quote
+
+
+def test_where_were_you_is_answered_by_what_the_scene_says_of_the_one_asked_not_of_another():
+    world = World(npcs=[Npc(name="Yselde Pennick", role="card-sharp"), Npc(name="Mattias Kell", role="river-hand")], facts=[
+        Fact(text="At a corner table Yselde Pennick, a card-sharp in a violet coat, deals patience to herself."),
+        Fact(text="Last night she was at the Duke's Rest gambling den until the watch bell rang three."),
+        Fact(text="A drunk river-hand, Mattias Kell, snores against the wall; he spent last night in the watch-house cells.")])
+    answer = choose_answer(read_intent("so yselde, where were you last night?", npcs=world.npcs), world)
+    assert answer.speaker == "Yselde Pennick" and "Duke's Rest" in answer.quote
