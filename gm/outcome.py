@@ -192,13 +192,18 @@ def plan_act(name: str, line: str, decision: str, success: bool | None, *, found
     """The content of the reply to an act, or None when the line is no act (a question, words
     spoken, a rules command): those are answered elsewhere."""
     text = " ".join(line.split())
-    if text.rstrip(" \"'”’").endswith("?") or re.match(r"^/|^I make an? [\w' ]+ check$", text):
+    rolled = decision == "roll" and success is not None
+    # a question is answered elsewhere, unless it was rolled: "Sheriff. ... Care to set some of it down with a preacher?"
+    # (Persuasion) is a plea, and how it was taken is the reply, not the model's own story of it
+    if re.match(r"^/|^I make an? [\w' ]+ check$", text):
         return None
     action = base_action(text, name)
+    if text.rstrip(" \"'”’").endswith("?") and (action or not rolled):
+        return None  # "I watch Maren's face. Is she lying?": what the watching reads is told by the open narration
     items = touched(text, world)
     npcs = [i for i in items if hasattr(i, "knows")]
     touched_names = [i.name for i in items]
-    if not action and decision == "roll" and success is not None and not is_talk(text):
+    if not action and rolled:
         return _case(name, text, npcs, success, found, touched_names)  # "I offer Snik some cheese": a plea, rolled
     if not action or (decision == "no_roll" and is_talk(text)):
         return None

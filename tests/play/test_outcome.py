@@ -151,3 +151,10 @@ def test_without_a_world_or_in_a_fight_the_open_narration_stays():
     assert asyncio.run(narrate(ScriptedModel(by_step={"narrate": [said]}), request(world=None))).text == said
     fight = request(standing=["Goblin 1"], struck=True, struck_at=["Goblin 1"], success=None, line="I hit the goblin", verdict="")
     assert asyncio.run(narrate(ScriptedModel(by_step={"narrate": ["Eddie's blow lands hard on Goblin 1's shoulder."]}), fight)).text.startswith("Eddie's blow")
+
+
+def test_a_plea_put_as_a_question_and_rolled_is_told_as_how_it_was_taken_but_a_deed_with_a_question_is_not_planned():
+    plea = plan_act("Hosea", '"Sheriff. Man drinks alone like that. Care to set some of it down with a preacher?"', "roll", True)
+    assert plea is not None and "makes their case" in plea.said() and plea.success is True
+    assert plan_act("Oskar", "I watch Maren's face. Is she lying?", "roll", True) is None  # what he reads is the open narration's
+    assert plan_act("Hosea", "Sheriff, quiet night?", "no_roll", None) is None
