@@ -350,6 +350,7 @@ def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Seque
 
 
 # courtesies an NPC answers in a word, whatever the scene: an apology, thanks, a greeting, a promise made to them
+_PROMISED = "I hope so."  # a promise made to them, answered only when nothing is asked with it
 _COURTESIES = (
     # sympathy first: "I'm so very sorry about your father" is no apology
     (re.compile(r"\bsorry (?:about|for|to hear about) (?:your|her|his|their)\b(?! (?:floor|rug|door|things|time))|\bsorry to hear\b|"
@@ -357,7 +358,7 @@ _COURTESIES = (
     (re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|pardon me|my fault)\b", re.I), "No harm done."),
     (re.compile(r"\b(?:thank|thanks|thank you|much obliged|grateful)\b", re.I), "You're welcome."),
     (re.compile(r"\b(?:we'll|we will|i'll|i will|i promise|we promise|don't worry|do not worry|stay close|stay behind|keep you safe)\b", re.I),
-     "I hope so."),
+     _PROMISED),
     (re.compile(r"\b(?:hello|hi|hey|hail|ahoy|greetings|good (?:morning|evening|afternoon|day|night|morrow)|howdy|evening|evenin['’]?|mornin['’]?|"
                 r"g['’]day|well met|bows?|tips? (?:my|his|her) (?:hat|cap)|"
                 r"nods? to|waves? (?:to|at))\b", re.I), "Well met."),
@@ -385,7 +386,7 @@ def _acknowledged(npc: Any, said: str, kind: str = "npc_ack") -> Answer | None:
     if not (getattr(npc, "alive", True) and getattr(npc, "present", True)):
         return None
     # a promise answered "I hope so" is a courtesy only when nothing is asked ("I'll turn them back. Will you lift the barrier?" pleads)
-    courtesies = _COURTESIES if kind == "npc_ack" else [c for c in _COURTESIES if c[1] != "I hope so."]
+    courtesies = _COURTESIES if kind == "npc_ack" else [c for c in _COURTESIES if c[1] != _PROMISED]
     reply = next((words for pattern, words in courtesies if pattern.search(said)), None)
     if reply is None or _FAVOUR.search(said):  # a favour asked waits for what comes of it, not a word of thanks
         return None
@@ -498,9 +499,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     only = None
     if _SMALL_TALK.search(asked):  # "Evening, Lou. Slow night?": the night's news the scene tells, "the cops raided the place at ten"
         recent = [f for f in told if _RECENTLY.search(f.text) and not _describes(f.text, npc)]
-        told = recent or told
-        only = _best(asked, _keys(recent), embed)[0] if recent else None
-        only = recent[only].text if only is not None else None
+        if recent:
+            told, only = recent, recent[_best(asked, _keys(recent), embed)[0]].text
     if _HOW_MUCH.search(asked):  # "Orrin, how much is the toll?" is told by the sum painted on the gatepost
         numbered = [i for i in _numbered(asked, [f.text for f in told], _keys(told)) if of_it(told[i].text) and _measure_bonus(asked, [told[i].text])[0] > 0] or [
             i for i, f in enumerate(told) if of_it(f.text) and _HAS_NUMBER.search(f.text) and _measure_bonus(asked, [f.text])[0] > 0]

@@ -192,14 +192,14 @@ def plan_act(name: str, line: str, decision: str, success: bool | None, *, found
     """The content of the reply to an act, or None when the line is no act (a question, words
     spoken, a rules command): those are answered elsewhere."""
     text = " ".join(line.split())
-    rolled = decision == "roll" and success is not None
-    # a question is answered elsewhere, unless it was rolled: "Sheriff. ... Care to set some of it down with a preacher?"
-    # (Persuasion) is a plea, and how it was taken is the reply, not the model's own story of it
     if re.match(r"^/|^I make an? [\w' ]+ check$", text):
         return None
+    rolled = decision == "roll" and success is not None
     action = base_action(text, name)
+    # a question is answered elsewhere ("I watch Maren's face. Is she lying?": what the watching reads is the open
+    # narration's), unless it is a plea and rolled: how "Care to set some of it down with a preacher?" was taken is the reply
     if text.rstrip(" \"'”’").endswith("?") and (action or not rolled):
-        return None  # "I watch Maren's face. Is she lying?": what the watching reads is told by the open narration
+        return None
     items = touched(text, world)
     npcs = [i for i in items if hasattr(i, "knows")]
     touched_names = [i.name for i in items]

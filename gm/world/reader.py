@@ -223,7 +223,8 @@ def person_named(text: str, word: str) -> Npc | None:
 _GRAVE_BEFORE = re.compile(r"\b(?:grave|tomb|headstone|gravestone|epitaph|memorial|cross|coffin|in memory of|here lies|"
                            r"(?:body|corpse|remains) of)\b[^.]*$", re.I)
 _COMMON_OPENERS = {"the", "a", "an", "his", "her", "their", "old", "young", "when", "then", "but", "and", "if", "as"}
-_ASKING_WORDS = {"what", "who", "whom", "whose", "why", "how", "whatever", "whoever", "this", "that", "these", "those", "its", "our", "my", "your"}
+# words that open a sentence and are no part of a name after them ("What Mortimer took...")
+_OPENING_WORDS = {"what", "who", "whom", "whose", "why", "how", "whatever", "whoever", "this", "that", "these", "those", "its", "our", "my", "your"}
 
 
 def _about(sentence: str, world: World) -> list[str]:
@@ -290,7 +291,7 @@ def _named_people(text: str, known: World) -> list[Npc]:
     for sentence in sentences(text):
         for m in _CANDIDATE.finditer(sentence):
             words = re.sub(r"['’]s$", "", m.group(0)).split()  # "Mrs. Ida Bellweather's boarding house"
-            if len(words) > 1 and m.start() == 0 and words[0].lower() in _COMMON_OPENERS | _STOP | _ASKING_WORDS:
+            if len(words) > 1 and m.start() == 0 and words[0].lower() in _COMMON_OPENERS | _STOP | _OPENING_WORDS:
                 words = words[1:]  # "What Mortimer took from his pockets ...": a sentence's opening word is no part of the name
             # a title is one of the usual ones, or a word the scene also uses for them alone ("Magister Morrow ... the magister")
             own_title = len(words) > 2 and re.search(rf"\b[Tt]he {re.escape(words[0].lower())}\b", text) is not None
