@@ -66,6 +66,8 @@ _BARE_WORD = re.compile(r"\b(" + "|".join(_BARE) + r")\b", re.I)
 def with_apostrophes(text: str) -> str:
     """The line with its bare contractions written out as contractions ("whats inside??" → "what's inside??")."""
     def restored(m: re.Match) -> str:
-        word = _BARE[m.group(1).lower()]
-        return word[:1].upper() + word[1:] if m.group(1)[:1].isupper() else word
+        typed, word = m.group(1), _BARE[m.group(1).lower()]
+        if typed[:1].isupper() and not re.search(r"(?:^|[.!?]\s+|[\"“]\s*)$", text[:m.start()]):
+            return typed  # a capital mid-sentence is a name: "Thieves' Cant" (every firing on CRD3's real lines was one)
+        return word[:1].upper() + word[1:] if typed[:1].isupper() else word
     return _BARE_WORD.sub(restored, text)

@@ -155,6 +155,7 @@ def test_a_rolled_question_that_finds_nothing_is_answered_from_the_world_not_nar
     ("whats inside??", "what's inside??"),
     ("Whered he go? i dont know", "Where'd he go? i don't know"),
     ("he lets me in, its fine", "he lets me in, its fine"),  # bare words that are words too stay as typed
+    ("Nott knows a little Thieves' Cant. Whats that?", "Nott knows a little Thieves' Cant. What's that?"),  # a name stays
 ])
 def test_contractions_typed_without_their_apostrophe_are_read_as_contractions(typed, meant):
     from gm.lines import with_apostrophes
