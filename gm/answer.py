@@ -349,6 +349,19 @@ def _best(question: str, texts: Sequence[str], embed: Embed | None, extra: Seque
     return best, float(total[best])
 
 
+# small talk asks after someone's day ("Busy day?", "Slow night?", "Cold night, isn't it?", "How's business?"): their news answers it
+_DAY_TALK = re.compile(r"\b(?:busy|slow|quiet|long|rough|hard|big|strange|lively|dead|cold|wet|fine|lovely|nasty|foul|miserable|bitter|raw|"
+                       r"grim|stormy|windy|hot|warm|nice|fair|chilly|damp|foggy|bleak|dreary|filthy)\s+(?:day|night|morning|evening|afternoon|week|shift|crowd|weather)\b|"
+                       r"\b(?:some|quite some|what|such)\s+(?:\w+\s+)?weather\b|\bkeeping busy\b|\bgood\s+(?:crowd|week|shift)\b", re.I)  # "good evening" greets
+_HOW_GOES = re.compile(r"\bhow(?:['’]s| is| are| goes)\s+(?:business|things|trade|the day|the night|it going|tricks|the weather)\b", re.I)
+_WELLBEING = re.compile(r"\bhow\s*(?:are|['’]re|r)\s+(?:you|u|ya)\b(?:\s+(?:doing|holding up|keeping|feeling|getting on|getting by|today|tonight|this (?:morning|evening)))?\s*(?:[?,.!]|$)|"
+                        r"\bhow (?:have|ha['’]?) you been\b|\b(?:are )?you (?:all right|alright|okay|ok)\s*\?", re.I)
+_SMALL_TALK = re.compile(rf"{_DAY_TALK.pattern}|{_HOW_GOES.pattern}|{_WELLBEING.pattern}|"
+                         r"\b(?:what['’]s new|any news|what['’]s the news|anything happen(?:ing|ed)?)\b", re.I)
+
+
+_GREETING = re.compile(r"\b(?:hello|hi|hey|hail|ahoy|greetings|good (?:morning|evening|afternoon|day|night|morrow)|howdy|evening|evenin['’]?|mornin['’]?|"
+                       r"g['’]day|well met|bows?|tips? (?:my|his|her) (?:hat|cap)|nods? to|waves? (?:to|at))\b", re.I)
 # courtesies an NPC answers in a word, whatever the scene: an apology, thanks, a greeting, a promise made to them
 _PROMISED = "I hope so."  # a promise made to them, answered only when nothing is asked with it
 _COURTESIES = (
@@ -359,9 +372,10 @@ _COURTESIES = (
     (re.compile(r"\b(?:thank|thanks|thank you|much obliged|grateful)\b", re.I), "You're welcome."),
     (re.compile(r"\b(?:we'll|we will|i'll|i will|i promise|we promise|don't worry|do not worry|stay close|stay behind|keep you safe)\b", re.I),
      _PROMISED),
-    (re.compile(r"\b(?:hello|hi|hey|hail|ahoy|greetings|good (?:morning|evening|afternoon|day|night|morrow)|howdy|evening|evenin['’]?|mornin['’]?|"
-                r"g['’]day|well met|bows?|tips? (?:my|his|her) (?:hat|cap)|"
-                r"nods? to|waves? (?:to|at))\b", re.I), "Well met."),
+    (_DAY_TALK, "Aye, that it is."),  # small talk no news answers: "Cold night to be out, isn't it?"
+    (_HOW_GOES, "Can't complain."),
+    (_WELLBEING, "I'm getting by."),
+    (_GREETING, "Well met."),
 )
 
 
@@ -464,6 +478,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
+    if _small_talk_only(question):  # "Cold night to be out, isn't it?" asks after nothing kept back: it neither opens nor refuses it
+        knows = [k for k in knows if k.free]
     if knows:
         # the topic says what it is about; a free answer's own words say it too ("what's the game?" → "a good memory for
         # cards"), matched on their own so a long answer does not blur a plain topic
@@ -528,8 +544,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         if _names(quote.split(",")[0], npc):  # "Sheriff Tull, leaning on the bar, finds his whiskey very interesting": what they do, told
             return Answer("npc", facts[at], speaker=name, keys=content_keys(facts[at], asked=asked))
         return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
-    if not _SEEKS.search(question):
-        return None  # "Can you help me carry these?", "Want some bread?": a request or an offer, not a want of facts
+    if not _SEEKS.search(question) or _small_talk_only(question):
+        return None  # "Can you help me carry these?", "Want some bread?", "How are you holding up?": not a want of facts
     theirs = _told_of_them(npc, asked, world, embed)
     if theirs is not None:
         return theirs
@@ -567,10 +583,12 @@ _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:
                     r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b|\bany(?:thing|one|body)?\s+\w+[^.!?]*\?", re.I)  # "any telegrams come in today?"
 
 
-# small talk asks after someone's day ("Busy day?", "Slow night?", "Keeping busy?", "How's business?"): their news answers it
-_SMALL_TALK = re.compile(r"\b(?:busy|slow|quiet|long|rough|hard|good|big|strange|lively|dead)\s+(?:day|night|morning|evening|afternoon|week|shift|crowd)\b|"
-                         r"\bkeeping busy\b|\bhow(?:['’]s| is| are| goes)\s+(?:business|things|trade|the day|the night|it going|tricks)\b|"
-                         r"\b(?:what['’]s new|any news|what['’]s the news|anything happen(?:ing|ed)?)\b", re.I)
+def _small_talk_only(line: str) -> bool:
+    """Whether every question the line asks is small talk ("Evening, Miss Quist. Cold night to be out, isn't it?")."""
+    asked = [p for p in re.split(r"(?<=[.!?])\s+", the_question(line, context=False)) if p.strip()]
+    return bool(asked) and all(_SMALL_TALK.search(p) for p in asked)
+
+
 # what tells of the day so far: "since sunrise he has dug bullets out of five cowhands", "rolled in at noon", "a rough night"
 _RECENTLY = re.compile(r"\b(?:today|tonight|this (?:morning|evening|afternoon|week)|since (?:sunrise|sunup|dawn|noon|morning|daybreak)|"
                        r"at (?:noon|dawn|dusk|midnight|sunrise|sunset|\w+ o['’]clock)|last night|all (?:day|night|morning|evening)|"
@@ -866,7 +884,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         return _acknowledged(npc, text) if npc is not None else None
     if kind == "talk" and not getattr(intent, "npc", None) and not getattr(intent, "question", False) and not text.rstrip().endswith("?"):
         here = [n for n in getattr(world, "npcs", []) or [] if getattr(n, "alive", True) and getattr(n, "present", True)]
-        if here:  # "Good morning, gentlemen of the bridge!": the first one here answers for the company
+        if here and _GREETING.search(text):  # "Good morning, gentlemen of the bridge!": the first one here answers for the company
             return _acknowledged(here[0], text)
     if kind in ("act", "move", "use", "talk") and _asks_the_gm(text, kind):
         kind = "ask"  # "Eddie sweeps his flashlight over the stack. How many crates are down here?": the question is answered

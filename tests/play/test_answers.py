@@ -542,9 +542,20 @@ def test_an_npc_spoken_to_without_a_question_answers_a_courtesy_in_a_word(line, 
 def test_small_talk_the_world_has_no_answer_for_is_answered_in_a_word_and_rolls_nothing(tmp_path):
     """"Howdy, Sheriff. Quiet night?" once rolled Persuasion, and its success told the sheriff's debt."""
     answer = ask("Evening, Ruth. Cold night?")
-    assert answer.kind == "npc" and answer.speaker == "Ruth Quist" and answer.quote == "Well met."
+    assert answer.kind == "npc" and answer.speaker == "Ruth Quist" and answer.quote == "Aye, that it is."
     reply = _gm(tmp_path, ["unused"]).step("", "Evening, Ruth. Cold night?")
     assert reply.decision == "no_roll" and not reply.rolls and "Ruth" in reply.narration
+    assert ask("Good morning, Miss Quist. How are you holding up?").quote == "I'm getting by."
+    assert ask("Good evening, Ruth!").quote == "Well met."  # a greeting is no remark on the evening
+
+
+def test_small_talk_never_opens_or_refuses_what_an_npc_keeps_back():
+    """"Evening, Miss Quist. Cold night to be out, isn't it?" once got "I'd rather not say. Not to strangers.":
+    the weather word reached a topic behind a check."""
+    answer = ask("Evening, Miss Quist. Cold night to be out, isn't it?")
+    assert answer.quote == "Aye, that it is." and not answer.gated_checks
+    asked = ask("Evening, Ruth. Cold night. Where is your father?")
+    assert asked.speaker == "Ruth Quist" and asked.quote != "Aye, that it is."  # a real question is still answered
 
 
 def test_a_remark_that_is_no_courtesy_and_the_absent_get_no_made_up_answer():
