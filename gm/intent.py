@@ -387,6 +387,73 @@ def _the_one_named(text: str, npcs: Sequence[Any]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+# what players call someone whose name they do not use, and what the one so called is: a man or a woman,
+# old or young, or what they do ("officer", "your radiance"), read from their name and role
+_MEN = r"(?:sir|mister|my lord|milord|lad|laddie|sonny|son|boy|old man|grandpa|gramps|grand-?dad|pops|fella|fellow|young man|guv|guvnor|big guy|little guy)"
+_WOMEN = r"(?:ma['’]?am|mam|madam|madame|missus|missy|my lady|milady|lass|lassie|girl|old woman|granny|grandma|gran|young lady|auntie)"
+_RANKED = r"(?:your\s+(?:grace|honou?r|majesty|highness|radiance|eminence|excellency|lordship|ladyship|worship|holiness|reverence))"
+_OTHERS = r"(?:old timer|old-timer|officer|constable|chief|boss|brother|sister|father|mother|padre|friend|stranger|kid|buddy|pal|mate)"
+_CALLED = re.compile(rf"(?:^|[.!?,;:]\s*|\b(?:hey+|hi|hello|oi|ok|okay|um+|uh+|well|good (?:morning|evening|afternoon|day)|evening|morning|"
+                     rf"afternoon|howdy|excuse me|pardon me|please|thanks|thank you|sorry)[,!]?\s+)({_MEN}|{_WOMEN}|{_RANKED}|{_OTHERS})"
+                     rf"(?=\s*(?:[,!?.]|$)|\s+{_ASKING})", re.I)
+_WOMAN_WORDS = re.compile(r"\b(?:woman|women|lady|widow|wife|daughter|mother|sister|girl|landlady|matron|queen|duchess|countess|priestess|"
+                          r"mistress|mrs|miss|ms|madam|madame|granny|grandmother|aunt|nun|abbess|maid|barmaid|waitress|seamstress|"
+                          r"actress|hostess|heiress|baroness|empress|princess|witch)\b", re.I)  # not "her": "her husband" is a man
+_MAN_WORDS = re.compile(r"\b(?:man|men|gentleman|husband|son|father|brother|boy|king|duke|count|baron|prince|priest|mr|sir|lord|uncle|"
+                        r"monk|friar|abbot|barman|fellow|grandfather|nephew|widower|emperor)\b", re.I)
+_CALLED_AS = {  # a term that says what the one called is, by their role
+    "old": re.compile(r"\b(?:old|elderly|aged|ancient|grey|gray|white-haired|silver-haired|grizzled|wizened|veteran)\b", re.I),
+    "young": re.compile(r"\b(?:boy|girl|child|kid|young|youth|lad|lass|urchin|orphan|apprentice|novice)\b", re.I),
+    "holy": re.compile(r"\b(?:priest|priestess|cleric|abbot|abbess|bishop|cardinal|monk|nun|friar|brother|sister|reverend|holy|high)\b", re.I),
+    "high": re.compile(r"\b(?:high|bishop|archbishop|cardinal|abbot|abbess|matriarch|patriarch|oracle|pontiff|prelate)\b|\bhigh\s+priest(?:ess)?\b", re.I),
+    "noble": re.compile(r"\b(?:lord|lady|duke|duchess|count|countess|baron|baroness|king|queen|prince|princess|noble|magistrate|judge|mayor)\b", re.I),
+    "law": re.compile(r"\b(?:officer|constable|deputy|guard|sergeant|watch|watchman|police|policeman|cop|marshal|sheriff)\b", re.I),
+    "leader": re.compile(r"\b(?:chief|boss|leader|foreman|captain|headman|master|owner|overseer)\b", re.I),
+}
+_LOWLY = re.compile(r"\b(?:brother|sister|acolyte|novice|monk|nun|friar|lay)\b", re.I)
+_TERM_AS = [(re.compile(r"^(?:old timer|old-timer|old man|old woman|granny|grandma|gran|grandpa|gramps|grand-?dad|pops)$", re.I), "old"),
+            (re.compile(r"^(?:kid|boy|girl|lad|laddie|lass|lassie|sonny|son|missy|young man|young lady)$", re.I), "young"),
+            (re.compile(r"^your\s+(?:radiance|eminence|holiness|reverence)$", re.I), "high"),
+            (re.compile(r"^(?:brother|sister|father|mother|padre)$", re.I), "holy"),
+            (re.compile(r"^(?:my lord|milord|my lady|milady|your\s+(?:grace|honou?r|majesty|highness|excellency|lordship|ladyship|worship))$", re.I), "noble"),
+            (re.compile(r"^(?:officer|constable)$", re.I), "law"),
+            (re.compile(r"^(?:chief|boss)$", re.I), "leader")]
+
+
+def _the_one_called(text: str, npcs: Sequence[Any]) -> str | None:
+    """Whom a line calls by a term of address and not by name ("Good afternoon maam! when did you last see..."),
+    when one NPC here fits it: a woman for "ma'am", the old one for "old timer", the priestess for "your radiance"."""
+    called = _CALLED.search(without_quotes(text)) or _CALLED.search(text)
+    if called is None:
+        return None
+    term = " ".join(called.group(1).lower().split())
+    if re.search(rf"\b(?:oh|boy),?\s+{re.escape(term)}\b", text, re.I):
+        return None  # "Oh, boy." is no one called
+    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+
+    def about(n: Any) -> str:
+        return " ".join([n.name, *getattr(n, "aliases", []), getattr(n, "role", "")])
+
+    titled = [n for n in here if re.search(rf"\b{re.escape(term)}\b", about(n), re.I)]  # "Brother," to Brother Teodric
+    if len(titled) == 1:
+        return titled[0].name
+    fits = here
+    for sex, other in ((_MEN, (_MAN_WORDS, _WOMAN_WORDS)), (_WOMEN, (_WOMAN_WORDS, _MAN_WORDS))):
+        if re.fullmatch(sex, term, re.I):
+            same, differs = other
+            plainly = [n for n in fits if same.search(about(n)) and not differs.search(about(n))]
+            if len(plainly) == 1:
+                return plainly[0].name  # "maam" of the landlady, among a man and two of no stated sex
+            fits = [n for n in fits if not (differs.search(about(n)) and not same.search(about(n)))]
+    kind = next((k for pattern, k in _TERM_AS if pattern.match(term)), None)
+    if kind == "high" and len(fits) > 1 and not any(_CALLED_AS["high"].search(about(n)) for n in fits):
+        # no prelate here: "your radiance" is for the priestess, not the brother or the acolyte
+        fits = [n for n in fits if _CALLED_AS["holy"].search(about(n)) and not _LOWLY.search(about(n))] or fits
+    elif kind is not None and len(fits) > 1:
+        fits = [n for n in fits if _CALLED_AS[kind].search(about(n))] or fits
+    return fits[0].name if len(fits) == 1 else None
+
+
 def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = (), pcs: Sequence[Any] = (),
                 weapons: Sequence[str] = (), spells: Sequence[str] = (), items: Sequence[str] = (),
                 in_fight: bool = False, last_target: str | None = None, last_npc: str | None = None) -> Intent:
@@ -428,7 +495,8 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         return Intent(kind="ask", **base)  # "Remind me what we found in the chest.", "Lottie asking: remind me what I won?"
     talks, spoken_to = _talked_to(text, listeners)
     if spoken_to is None and "?" in text and (talks or _only_asks(text) or _asks_you(text)):
-        spoken_to = _the_one_here(text, npcs, last_npc) or (_the_one_named(text, npcs) if _asks_you(text) else None)
+        spoken_to = (_the_one_here(text, npcs, last_npc) or (_the_one_named(text, npcs) if _asks_you(text) else None)
+                     or _the_one_called(text, npcs))
         talks = talks or spoken_to is not None
     # "watches her face - is she telling the truth?" asks of her, not her; "who was I supposed to ask for?" asks the GM
     about_them = _OF_THEM.search(without_quotes(text)) or _OWN_PAST.search(without_quotes(text))

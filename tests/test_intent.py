@@ -257,3 +257,17 @@ def test_a_title_inside_a_name_is_what_a_player_calls_them():
     npcs = [Npc(name="Coroner Dr. Ezekiel Thorne"), Npc(name="Watch-Sergeant Dalia Korvane"), Npc(name="Silas Wheelock", role="fisherman")]
     assert read_intent("hi doc, eddie here. so how'd wheelock die?", npcs=npcs).npc == "Coroner Dr. Ezekiel Thorne"
     assert read_intent("keth flashes his writ. sergeant, did anything leave thru the east gate?", npcs=npcs).npc == "Watch-Sergeant Dalia Korvane"
+
+
+def test_a_term_of_address_reaches_the_one_npc_it_fits():
+    """"Good afternoon maam!", "heyy old timer", "um, your radiance": no name said, yet one NPC here is meant."""
+    house = [Npc(name="Agatha Pettibone", role="the landlady"), Npc(name="Harold Pettibone", role="her husband, a retired sailor")]
+    assert read_intent("Good afternoon maam! when did you last see mr ashcombe?", npcs=house).npc == "Agatha Pettibone"
+    assert read_intent("where's the privy, sir?", npcs=house).npc == "Harold Pettibone"
+    mine = [Npc(name="Brannigan Sallowby", role="an old miner"), Npc(name="Tess Orrin", role="the young clerk")]
+    assert read_intent("heyy old timer, hows it going. whats that key round your neck open?", npcs=mine).npc == "Brannigan Sallowby"
+    temple = [Npc(name="Ysolde Ambervale", role="high priestess of the Dawn"), Npc(name="Garrick Hale", role="temple guard")]
+    assert read_intent("um, your radiance, when did you last see the chalice?", npcs=temple).npc == "Ysolde Ambervale"
+    # a term two people fit names no one; a word inside a question is no address
+    assert read_intent("Thanks, friend. Where to now?", npcs=house).npc is None
+    assert read_intent("Is the boy's father at home?", npcs=mine).npc is None

@@ -279,7 +279,9 @@ _ACTS_AFTER = re.compile(r"^\s*,\s+(?:[a-z]+ly\s+)?[a-z]{2,}(?:s|ed)\b|^\s*,\s+(
 # what after a name says it is someone: "Ysolde, a gnome with soot on her goggles", "Pike, who donated the folio",
 # "Jeb tips his hat", "Olan left a note ... he went down"
 _PERSON_AFTER = re.compile(r"^(?:['’]s\s+)?(?:,\s+(?:who|whose)\b|,\s+(?:an?|the)\s+[^,;.]{0,60}?\b(?:he|she|his|her|him|who)\b|"
-                           r"\s+(?:[a-z]+\s+){0,6}?(?:his|her|he|she|himself|herself)\b)")
+                           r"\s+(?:[a-z]+\s+){0,6}?(?:his|her|he|she|himself|herself)\b|"
+                           # a GM's note: "Brannigan Sallowby: old, white-bearded, rocking on his porch"
+                           r":\s+(?!(?:an?|the)\s)[^.;:]{0,80}?\b(?:his|her|he|she|him)\b)")
 
 
 def _named_people(text: str, known: World) -> list[Npc]:
