@@ -17,6 +17,7 @@ SWADE, DND, COC, PF2 = (rulesets.load(n) for n in ("swade", "dnd5e", "coc7e", "p
 
 
 @pytest.mark.parametrize("pack, line, checks", [
+    (COC, "I climb onto the roof of the boathouse.", ["climb"]),                       # a roof is a climb; a table is not
     (SWADE, "Shoot the rope.", ["shooting"]),
     (SWADE, "Dutch throws his weight on the sweep and tries to steer between the rocks.", ["boating"]),
     (SWADE, "Hosea stands his ground in front of the tent.", ["spirit", "fear"]),
@@ -90,6 +91,8 @@ def test_a_line_naming_its_kind_of_act_names_the_games_checks_for_it(pack, line,
     (SWADE, "Hosea climbs onto a water trough and speaks to the crowd."),              # the climb is the way to the act
     (SWADE, "Lottie climbs up to patch the valve."),
     (DND, "I climb up the stairs."),                                                   # a stair is a walk
+    (SWADE, "I climb up on a table, slam my Bible down and start preaching hellfire."),  # onto furniture is a step up
+    (DND, "I climb up onto the altar and put my palm flat against the cracked bell."),
     (DND, "Ilya lifts the twine loop off the post and swings the gate open."),         # no one's pocket
 ])
 def test_words_said_and_words_used_otherwise_name_no_check(pack, line):
