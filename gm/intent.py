@@ -454,6 +454,19 @@ def _the_one_called(text: str, npcs: Sequence[Any]) -> str | None:
     return fits[0].name if len(fits) == 1 else None
 
 
+def _the_one_beside(text: str, npcs: Sequence[Any]) -> str | None:
+    """Whom a question after a deed goes to when the deed goes up to one NPC here by name ("kneels beside Calla. how
+    old are these tracks?"): the one the character has just joined, who knows what they look at together."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", without_quotes(text).strip()) if p]
+    if len(parts) < 2 or not parts[-1].rstrip().endswith("?") and not re.match(_ASKING, parts[-1], re.I):
+        return None
+    deed = " ".join(parts[:-1])
+    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    beside = [n.name for n in here if any(re.search(rf"\b(?:next to|beside|alongside|up to|over to|across to|near|with)\s+{_TITLED}{re.escape(a)}\b",
+                                                    deed, re.I) for a in _aliases(n)[1])]
+    return beside[0] if len(beside) == 1 and not re.search(r"\b(?:is|was|does|did|has|will)\s+(?:he|she|they)\b", parts[-1], re.I) else None
+
+
 def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = (), pcs: Sequence[Any] = (),
                 weapons: Sequence[str] = (), spells: Sequence[str] = (), items: Sequence[str] = (),
                 in_fight: bool = False, last_target: str | None = None, last_npc: str | None = None) -> Intent:
@@ -498,6 +511,9 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
         spoken_to = (_the_one_here(text, npcs, last_npc) or (_the_one_named(text, npcs) if _asks_you(text) else None)
                      or _the_one_called(text, npcs))
         talks = talks or spoken_to is not None
+    if spoken_to is None and not talks and "?" in text:
+        spoken_to = _the_one_beside(text, npcs)  # "i crouch down next to calla by the tracks. how old are these?"
+        talks = spoken_to is not None
     # "watches her face - is she telling the truth?" asks of her, not her; "who was I supposed to ask for?" asks the GM
     about_them = _OF_THEM.search(without_quotes(text)) or _OWN_PAST.search(without_quotes(text))
     if talks and spoken_to is None and not about_them and ("?" in text or _ASKS_SOMETHING.search(without_quotes(text))):

@@ -271,3 +271,11 @@ def test_a_term_of_address_reaches_the_one_npc_it_fits():
     # a term two people fit names no one; a word inside a question is no address
     assert read_intent("Thanks, friend. Where to now?", npcs=house).npc is None
     assert read_intent("Is the boy's father at home?", npcs=mine).npc is None
+
+
+def test_a_question_after_going_up_to_one_npc_is_put_to_them():
+    """"i crouch down next to calla by the tracks. how old are these?": the tracker just joined is asked."""
+    trail = [Npc(name="Calla Winslow", role="tracker you hired"), Npc(name="Percival Doane", role="a surveyor")]
+    assert read_intent("i crouch down next to calla by the tracks. how old are these? how many riders", npcs=trail).npc == "Calla Winslow"
+    assert read_intent("I kneel by the tracks. How old are these?", npcs=trail).npc is None  # no one joined
+    assert read_intent("I walk up to Calla. Is she lying?", npcs=trail).npc is None        # asked about her, of no one
