@@ -91,7 +91,7 @@ CUES: dict[str, str] = {
              # lines the DM called no check for getting up on a table, a bed, a cart or a platform)
              r"(?!\s+(?:up\s+)?(?:on|onto|on\s+top\s+of|up\s+on)?\s*(?:the|a|an|that|this|his|her|my|their|its)\s+(?:[\w'-]+\s+){0,2}?"
              r"(?:table|tables|bar|counter|chair|stool|bench|pew|pews|altar|desk|bed|crate|crates|barrel|barrels|cask|box|chest|trunk|cart|wagon|"
-             r"stage|platform|dais|podium|pulpit|stump|log|bale|sofa|couch|step|steps)\b)"
+             r"stage|platform|dais|podium|pulpit|stump|log|bale|sofa|couch|step|steps)(?![\w'-]))"  # "the chest-high wall" is a wall
              r"(?![^.;!?]*?\b(?:and|to)\s+(?:\w+\s+){0,2}?(?:speak|speaks|talk|talks|preach|preaches|appeal|appeals|address|addresses|raise|raises|"
              r"work|works|patch|patches|fix|fixes|mend|mends|repair|repairs|jump|jumps|leap|leaps|shout|shouts|call|calls|remind|reminds|"
              r"plead|pleads|beg|begs|implore|implores|urge|urges|argue|argues|"
