@@ -254,6 +254,16 @@ _ASKS_TO_ACT = re.compile(r"^\W*(?:(?:ok|okay|so|um|uh|wait|and|hm+|well)[,\s]+)
                           r"\b(?:i|we)\s+(?:want|wanna|try|attempt|will|'ll)\b|\b(?:i'll|we'll|i'm|lemme|let me|let's)\b", re.I)
 
 
+# a question of what is in plain sight: "how heavy is the chain?", "whats the bell hanging from?", "can i see the
+# crack from here" (on CRD3's training lines the DM called a check after 6 of 130 such questions, mostly distances in a fight)
+_PLAIN_SIGHT = re.compile(r"^\W*(?:(?:so|and|ok|okay|wait|um|uh),?\s+)?(?:what(?:['’]s|s| is| are| was)?\s+(?:the\s+|that\s+|this\s+|it\s+)?(?:[\w'’-]+\s+){0,4}?"
+                          r"(?:made of|built (?:of|from|out of)|hanging (?:from|on|by)|held up by|hung (?:from|on))"
+                          r"|how\s+(?:heavy|tall|high|big|wide|deep|thick|far)\b"
+                          r"|(?:can|could)\s+(?:i|we)\s+(?:see|make out|tell)\s+(?!(?:if|whether|anything|any\s+(?:sign|trace|clue|trap)))[^?]*?"
+                          r"\b(?:from here|from where (?:i|we) (?:am|are|stand)))", re.I)
+_SEEKS_HIDDEN = re.compile(r"\b(?:hidden|secret|trap|traps|clue|clues|anything (?:unusual|odd|strange|weird|off)|signs? of|tracks)\b", re.I)
+
+
 @rule("question_attempts_nothing", "settle")
 def question_attempts_nothing(ctx: Context) -> Verdict | None:
     """A line that only asks ("what's up around the bell? is there a ladder?", "how heavy is the
@@ -263,6 +273,10 @@ def question_attempts_nothing(ctx: Context) -> Verdict | None:
     if ctx.decision != ROLL or not ctx.check:
         return None
     sentences = [x.strip() for x in re.findall(r"[^.!?]+[.!?]*", without_quotes(OUT_OF_CHARACTER.sub("", ctx.line))) if x.strip(" ,")]
+    plain = bool(sentences) and all(_PLAIN_SIGHT.search(x) and (x.endswith("?") or i == len(sentences) - 1) for i, x in enumerate(sentences)) \
+        and not _SEEKS_HIDDEN.search(ctx.line)
+    if plain:  # the scene says what is in plain sight: no roll, whichever check leads
+        return Verdict(NO_ROLL, reason="a question of what is in plain sight")
     if not sentences or not all(x.endswith("?") and _QUESTION_LEAD.match(x) for x in sentences):
         return None
     names = {n.lower() for n in (ctx.speaker or "").split()[:1]}

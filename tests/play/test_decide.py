@@ -275,6 +275,8 @@ def test_the_learned_vote_never_refuses_an_act_that_names_its_kind_of_challenge(
     ("Do I know whose banner that is?", "history", True),                    # and one to know
     ("Can I climb up to the bell?", "athletics", True),                       # asking to act is an act
     ("I climb up to the bell. Is the rope still there?", "athletics", True),  # an act, then a question
+    ("whats the bell hanging from, chain or rope or a beam? can i see the crack from here", "arcana", False),  # in plain sight
+    ("can i see the crack from here? anything hidden in it?", "perception", True),  # a look for what is hidden stays
 ])
 def test_a_line_that_only_asks_attempts_nothing_but_may_roll_to_notice_or_know(line, check, kept):
     c = apply_rules(ctx(line, check=check), ["question_attempts_nothing"])
