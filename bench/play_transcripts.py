@@ -1,6 +1,6 @@
 """Ten turns in each game, as a new player would type them: prints the transcript and turn times.
 
-    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth] [--out docs/play_transcripts.md]
+    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth|fifth|sixth] [--out docs/play_transcripts.md]
 
 The lines were written before any reply was seen (questions to NPCs and to the GM, acts that need
 a check, trivial acts, a recall, an out-of-character request, an attack). Whether a reply is one a
@@ -282,18 +282,70 @@ FIFTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's openi
 }
 
 
+SIXTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's opening scene and sheet, before any reply was seen
+    ('drowned_chapel', 'Ilya'): [
+        "\"Ma'am. Ilya Thorncastle.\" I nod to Maren. \"Heard your silver walked off. When did you last see the reliquary with your own eyes?\"",
+        "How far is it from the doorway to the altar, and how deep does the water get up by it?",
+        "I wade in toward the altar, sword still sheathed, shoving the floating pews out of my way with my forearm.",
+        "whats the bell hanging from, chain or rope or a beam? can i see the crack from here",
+        "i ask maren who else has a key to this place and if anybody came up here the night the bell first rang",
+        "I crouch by the altar and feel along its base under the water for loose stones, a hidden niche, anything that shouldn't be there.",
+        "I dig out my ledger and write in it by the light from the door: 'Saint Ormund - one reliquary, missing. Maren - owes me a straight answer.'",
+        "(ooc) quick rules q - if the bell hums when someone lies, can i just ask maren yes/no questions and watch it? or does she get a save or something",
+        "\"Maren. I'm going to ask you plain, and that bell is listening. Did you take the reliquary, or do you know who did?\"",
+        "I help Maren up onto the altar step so she's out of the cold water, and put my cloak around her shoulders.",
+    ],
+    ('broken_bridge', 'Keth'): [
+        "\"Good morning, Chief. That is a very fine hat. Who wore it before you?\"",
+        "how many goblins can i count at the gate? and how far is the gate from our end of the bridge",
+        "I walk up to the barrel gate slowly, hands open and bow slung on my back.",
+        "While the chief is busy shouting, I study both banks for boat scrapes, rope marks or a ford. If the bridge is blocked, smugglers have been crossing somewhere else.",
+        "i toss snik a strip of dried venison and ask him real quiet how many more of them are behind the barrels",
+        "What is the gate actually built from? Are the barrels lashed together or just stacked, and would it float if it went in the river?",
+        "I sit down on the parapet and take my boot off to shake out a pebble, like I've got all day.",
+        "\"All right, Chief Nettlejaw, here is your riddle. What runs but never walks, and has a bed but never sleeps?\"",
+        "I drop a brass button off my cuff into the chief's hand. That's my shiny thing.",
+        "wait whats the toll again exactly? one shiny thing each and one riddle total, or a riddle each?",
+    ],
+    ('lantern_house', 'Tomás'): [
+        "\"Miss Quist, when did you last talk to your father? Did he say anything strange, anything at all?\"",
+        "I strike a match and light the oil lamp on the cottage table.",
+        "how heavy is the chain on the lighthouse door? if its chained from inside, can i see the links through a gap or anything",
+        "I set my camera case on the table, open it and slide in a fresh plate.",
+        "I bang on the lighthouse door and shout up: \"Mr. Quist! Abner! We're friends of Ruth's, open up!\"",
+        "then i press my ear to the door and listen for anything, footsteps on the stairs, breathing, whatever",
+        "How tall is the lighthouse? Are there any windows low enough to reach from the ground?",
+        "What did Ruth say about how long it's been, four nights? And how many boats went onto the rocks?",
+        "I go through the keeper's desk looking for a logbook, letters, anything he wrote in the last week.",
+        "i give ruth my coat and tell her its gonna be ok, she can wait in the car with the lamp and we'll shout the second we find him",
+    ],
+    ('copper_flats', 'Lottie'): [
+        "I shoulder through the crowd to the bar and order a whiskey, slapping down a dime.",
+        "\"Evenin', Sheriff. Payroll comes in tomorrow, I hear. You expectin' trouble, or just drinkin' ahead of it?\"",
+        "how many players at vane's table and how big's the pot? is it poker or faro?",
+        "i take the empty chair at Vanes table and buy in for five dollars",
+        "\"Mr. Vane, that's one hell of a streak you're on. You won't mind if I cut the deck this hand.\"",
+        "I watch Vane's hands close while he deals, looking for a holdout up his sleeve, marked backs, a deck that's too thick. Anything off.",
+        "I lean back over to Tull and say low, \"I'll buy your next bottle, Sheriff, if you'll take a five-minute walk next door with me.\"",
+        "Is there a wall or a door shared between the saloon and the assay office? What's it built of, adobe or planks?",
+        "cash out, tip my hat to the table, and slip out the back door into the alley",
+        "I go along the alley to the back of the assay office and look for fresh dirt, tailings, or a hole somebody covered over.",
+    ],
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth"), default="first", help="the first forty lines, the forty new ones, the third, fourth or fifth forty")
+    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth", "sixth"), default="first", help="the first forty lines, the forty new ones, the third, fourth, fifth or sixth forty")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS}[args.lines].items():
+    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS, "sixth": SIXTH_SESSIONS}[args.lines].items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:
