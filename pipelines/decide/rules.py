@@ -103,9 +103,18 @@ def impossible_written(ctx: Context) -> Verdict | None:
     return _voted_refusal(ctx, ctx.p_written, ctx.options.get("written_refuse_at"))
 
 
+# the share of the nearest example lines that are acts a GM lets happen, past which no learned vote refuses the act:
+# "I order a whiskey and pay with a silver dollar" sits among ordering drinks; on the dev sets the learned vote refused
+# 4 such no-roll acts ("takes a long drink from her canteen") and one impossible one
+PLAIN_ACT_SHARE = 0.6
+
+
 def _voted_refusal(ctx: Context, p: float, at: float | None) -> Verdict | None:
-    """A learned vote's refusal past its bar, sparing words, a named kind of challenge and the act a secret describes."""
+    """A learned vote's refusal past its bar, sparing words, a named kind of challenge, the act a secret
+    describes and an act the nearest example lines mostly let happen (``PLAIN_ACT_SHARE``): only a stated reason refuses those."""
     if at is None or p < at or words_only(ctx.line) or ctx.cued or ctx.options.get("secret_meant"):
+        return None
+    if (getattr(ctx.vote, "scores", {}) or {}).get(NO_ROLL, 0.0) >= PLAIN_ACT_SHARE:
         return None
     return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
 

@@ -268,6 +268,18 @@ def test_the_learned_vote_never_refuses_an_act_that_names_its_kind_of_challenge(
     assert apply_rules(ctx([]), ["impossible_learned"]).decision == IMPOSSIBLE
 
 
+def test_an_act_the_nearest_example_lines_let_happen_is_never_refused_by_a_learned_vote():
+    """"I order a whiskey and pay with a silver dollar" was refused as impossible in the Silver Spur saloon."""
+    from types import SimpleNamespace
+    line = "I order a whiskey and pay with a silver dollar."
+    def ctx(no_roll_share):
+        return Context(line=line, act=line, scene="The Silver Spur saloon is packed.", speaker="Dutch", who="Dutch", pack=DND,
+                       decision=NO_ROLL, check=None, ranked=[], p_unworkable=0.9, options={"refuse_at": 0.5},
+                       vote=SimpleNamespace(scores={"no_roll": no_roll_share}))
+    assert apply_rules(ctx(0.99), ["impossible_learned"]).decision == NO_ROLL
+    assert apply_rules(ctx(0.2), ["impossible_learned"]).decision == IMPOSSIBLE
+
+
 @pytest.mark.parametrize("line, check, kept", [
     ("what's up there around the bell? is there a rope, a ladder, any way someone could get up to it?", "athletics", False),
     ("How heavy is the chain on the door? is it a padlock or just wrapped around?", "sleight_of_hand", False),
