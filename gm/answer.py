@@ -478,7 +478,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
-    if _small_talk_only(question):  # "Cold night to be out, isn't it?" asks after nothing kept back: it neither opens nor refuses it
+    small_talk = _small_talk_only(question)
+    if small_talk:  # "Cold night to be out, isn't it?" asks after nothing kept back: it neither opens nor refuses it
         knows = [k for k in knows if k.free]
     if knows:
         # the topic says what it is about; a free answer's own words say it too ("what's the game?" → "a good memory for
@@ -544,7 +545,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         if _names(quote.split(",")[0], npc):  # "Sheriff Tull, leaning on the bar, finds his whiskey very interesting": what they do, told
             return Answer("npc", facts[at], speaker=name, keys=content_keys(facts[at], asked=asked))
         return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
-    if not _SEEKS.search(question) or _small_talk_only(question):
+    if not _SEEKS.search(question) or small_talk:
         return None  # "Can you help me carry these?", "Want some bread?", "How are you holding up?": not a want of facts
     theirs = _told_of_them(npc, asked, world, embed)
     if theirs is not None:

@@ -364,12 +364,17 @@ _ASKS_PLAINLY = re.compile(r"^(?:(?!(?:i|we|you|he|she|they|it)\b)[a-z']{1,6}[,.
 _ASIDE = re.compile(r"(?:\s*(?:oh|ooh|okay|ok|wait|hmm+|huh|well|right|alright|so|sorry|yes|no|hey|wow|damn|great|fine|uh|um)[,.!]*)+\s*", re.I)
 
 
+def _here(npcs: Sequence[Any]) -> list[Any]:
+    """The NPCs (objects, not bare names) in the scene now and alive: the ones a line can be put to."""
+    return [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+
+
 def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None, anyone: bool = False) -> str | None:
     """Whom a line says "you" to when it names no one (``anyone``: whom talk that names no one is put to):
     the only NPC in the scene, alive and there, or among several the one this character spoke to last."""
     if not anyone and not _YOU.search(without_quotes(text)):
         return None
-    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    here = _here(npcs)
     if len(here) == 1:
         return here[0].name
     people = [n for n in npcs if not isinstance(n, str)]
@@ -381,7 +386,7 @@ def _the_one_here(text: str, npcs: Sequence[Any], last_npc: str | None = None, a
 def _the_one_named(text: str, npcs: Sequence[Any]) -> str | None:
     """Whom a question with "you" goes to when the line names one NPC here and no one else, by name, title or
     role: "i pull out the chair and sit down across from her. so, miss mercer. where were you last night?"."""
-    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    here = _here(npcs)
     plain = without_quotes(text)
     named = [n.name for n in here if _score(plain, n)]
     return named[0] if len(named) == 1 else None
@@ -429,7 +434,7 @@ def _the_one_called(text: str, npcs: Sequence[Any]) -> str | None:
     term = " ".join(called.group(1).lower().split())
     if re.search(rf"\b(?:oh|boy),?\s+{re.escape(term)}\b", text, re.I):
         return None  # "Oh, boy." is no one called
-    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    here = _here(npcs)
 
     def about(n: Any) -> str:
         return " ".join([n.name, *getattr(n, "aliases", []), getattr(n, "role", "")])
@@ -461,7 +466,7 @@ def _the_one_beside(text: str, npcs: Sequence[Any]) -> str | None:
     if len(parts) < 2 or not parts[-1].rstrip().endswith("?") and not re.match(_ASKING, parts[-1], re.I):
         return None
     deed = " ".join(parts[:-1])
-    here = [n for n in npcs if not isinstance(n, str) and getattr(n, "present", True) and getattr(n, "alive", True)]
+    here = _here(npcs)
     beside = [n.name for n in here if any(re.search(rf"\b(?:next to|beside|alongside|up to|over to|across to|near|with)\s+{_TITLED}{re.escape(a)}\b",
                                                     deed, re.I) for a in _aliases(n)[1])]
     return beside[0] if len(beside) == 1 and not re.search(r"\b(?:is|was|does|did|has|will)\s+(?:he|she|they)\b", parts[-1], re.I) else None

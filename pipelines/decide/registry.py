@@ -78,6 +78,11 @@ class Context:
     fired: list[dict[str, str]] = field(default_factory=list)
 
     @property
+    def shares(self) -> dict[str, float]:
+        """The example lines' vote, label -> share (``{}`` without a vote)."""
+        return getattr(self.vote, "scores", {}) or {}
+
+    @property
     def concepts(self) -> dict[str, list[str]]:
         return getattr(self.pack, "concepts", {}) or {}
 

@@ -114,7 +114,7 @@ def _voted_refusal(ctx: Context, p: float, at: float | None) -> Verdict | None:
     describes and an act the nearest example lines mostly let happen (``PLAIN_ACT_SHARE``): only a stated reason refuses those."""
     if at is None or p < at or words_only(ctx.line) or ctx.cued or ctx.options.get("secret_meant"):
         return None
-    if (getattr(ctx.vote, "scores", {}) or {}).get(NO_ROLL, 0.0) >= PLAIN_ACT_SHARE:
+    if ctx.shares.get(NO_ROLL, 0.0) >= PLAIN_ACT_SHARE:
         return None
     return Verdict(IMPOSSIBLE, reason="nothing anyone could do here makes that work")
 
@@ -150,7 +150,7 @@ def secret_within_reach(ctx: Context) -> Verdict | None:
         return None  # the line names its own act: searching the cottage for the padlock's key is no lock picked
     # only a check the example lines back at least half as well as the leading one: reading a
     # logbook may become Library Use, picking a lock never becomes a search
-    shares = getattr(ctx.vote, "scores", {}) or {}
+    shares = ctx.shares
     top = max((shares.get(c, 0.0) for c in ctx.ranked[:3]), default=0.0)
     leading = [c for c in ctx.ranked[:3] if c in hints and shares.get(c, 0.0) >= top / 2]
     return Verdict(check=leading[0], reason=f"{leading[0]} is what finds what the act reaches for") if leading else None
@@ -181,7 +181,7 @@ def own_skill(ctx: Context) -> Verdict | None:
     own = set(ctx.options.get("own_checks", {}).get(ctx.who, []))
     if ctx.decision != ROLL or not own or ctx.check in own or ctx.check in ctx.cued:
         return None
-    shares = getattr(ctx.vote, "scores", {}) or {}
+    shares = ctx.shares
     lead = shares.get(ctx.check, 0.0)
     close = [c for c in ctx.ranked[1:3] if c in own and c != ctx.check and shares.get(c, 0.0) >= OWN_SHARE * lead]
     return Verdict(check=close[0], reason=f"{close[0]} fits the act too, and the sheet has it") if close else None
@@ -270,7 +270,7 @@ _PLAIN_SIGHT = re.compile(r"^\W*(?:(?:so|and|ok|okay|wait|um|uh),?\s+)?(?:what(?
                           r"|how\s+(?:heavy|tall|high|big|wide|deep|thick|far)\b"
                           r"|(?:can|could)\s+(?:i|we)\s+(?:see|make out|tell)\s+(?!(?:if|whether|anything|any\s+(?:sign|trace|clue|trap)))[^?]*?"
                           r"\b(?:from here|from where (?:i|we) (?:am|are|stand)))", re.I)
-_SEEKS_HIDDEN = re.compile(r"\b(?:hidden|secret|trap|traps|clue|clues|anything (?:unusual|odd|strange|weird|off)|signs? of|tracks)\b", re.I)
+_LOOKS_FOR_HIDDEN = re.compile(r"\b(?:hidden|secret|trap|traps|clue|clues|anything (?:unusual|odd|strange|weird|off)|signs? of|tracks)\b", re.I)
 
 
 @rule("question_attempts_nothing", "settle")
@@ -283,7 +283,7 @@ def question_attempts_nothing(ctx: Context) -> Verdict | None:
         return None
     sentences = [x.strip() for x in re.findall(r"[^.!?]+[.!?]*", without_quotes(OUT_OF_CHARACTER.sub("", ctx.line))) if x.strip(" ,")]
     plain = bool(sentences) and all(_PLAIN_SIGHT.search(x) and (x.endswith("?") or i == len(sentences) - 1) for i, x in enumerate(sentences)) \
-        and not _SEEKS_HIDDEN.search(ctx.line)
+        and not _LOOKS_FOR_HIDDEN.search(ctx.line)
     if plain:  # the scene says what is in plain sight: no roll, whichever check leads
         return Verdict(NO_ROLL, reason="a question of what is in plain sight")
     if not sentences or not all(x.endswith("?") and _QUESTION_LEAD.match(x) for x in sentences):
