@@ -74,7 +74,7 @@ _SUBJECT = re.compile(r"\bhow \w+(?: away| off| down| up)? (?:is|are|was|were|do
 _WORDS = "|".join(w for w in SMALL if w != "zero")  # one, two ... nineteen, twenty ... ninety (pipelines.numbers)
 _HAS_NUMBER = re.compile(rf"\d|\b(?:{_WORDS}|hundred|thousand|dozen|half|quarter|a few|several|"
                          r"(?:ankle|knee|waist|chest|shoulder|neck|head|man)[- ](?:deep|high|tall))\b", re.I)  # "knee-deep" answers "how deep"
-_SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|miles?|metres?|meters?|paces|fathoms?|leagues?|(?:ankle|knee|waist|chest|shoulder|neck|head)[- ](?:deep|high))\b", re.I)
+_SPAN = re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|mi|km|metres?|meters?|paces|fathoms?|leagues?|(?:ankle|knee|waist|chest|shoulder|neck|head)[- ](?:deep|high))\b", re.I)
 _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|a couple of|an?)\s+"
                        r"(?:(?:long|whole|full)\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|winters?|summers?)\b|"
                        r"\b(?:ago|since|yesterday|last (?:night|week|month|year|winter|spring|summer|autumn|fall))\b", re.I)
@@ -93,10 +93,21 @@ _DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d
 _MONEY = re.compile(r"\b(?:bits?|cents?|dollars?|gold|silver|copper|coins?|gp|sp|cp|shillings?|pence|crowns?|marks?|pounds?)\b|\$\d[\d,]*", re.I)
 _COUNT = re.compile(rf"\d|\b(?:{_WORDS}|dozen|hundred|a pair|both|a few|several)\b", re.I)
 # a number of things (not a unit): "six crossbowmen", "two rooms", "eleven pine coffins"
+# (no word between them that only joins: "one hand and smiles" counts no smiles)
+_JOINING = r"(?:and|or|but|with|at|in|on|of|to|for|from|by|the|an?|this|that|which|who|as|like|was|is|has|us|always|yes|thus)\b"
 _COUNTED = re.compile(rf"\b(?:\d+|{_WORDS}|"
-                      r"a dozen|dozens|a hundred|a few|several|a pair of|both)\s+(?:[a-z-]+\s+){0,2}?(?!(?:feet|foot|ft|yards?|miles?|"
+                      rf"a dozen|dozens|a hundred|a few|several|a pair of|both)\s+(?:of (?:the|my|his|her|their|our|its|those|these)\s+)?(?:(?!{_JOINING})[a-z-]+\s+){{0,2}}?(?!(?:feet|foot|ft|yards?|miles?|"
                       r"metres?|meters?|paces|fathoms?|leagues?|inches|seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|"
-                      r"times|degrees|percent|o'clock)\b)[a-z-]{2,}(?:s|men|people|folk|children|sheep|deer|cattle|geese|mice)\b", re.I)
+                      rf"times|degrees|percent|o'clock)\b)(?!{_JOINING})([a-z-]{{2,}}(?:s|men|people|folk|children|sheep|deer|cattle|geese|mice))\b", re.I)
+# the words for people and beasts counted: "six crossbowmen", "eleven bodies", "four shod horses" (for riders), the foes a table counts
+_BEINGS = re.compile(r"(?:[a-z-]*(?:men|man|folk|folks|people)|persons|souls|women|guards?|soldiers|troops|warriors|fighters|riders|bandits|"
+                     r"outlaws|thieves|robbers|raiders|pirates|smugglers|sailors|crew|hands|deputies|players|gamblers|drinkers|patrons|"
+                     r"customers|guests|diners|travell?ers|passengers|pilgrims|monks|priests|nuns|acolytes|cultists|worshipp?ers|villagers|"
+                     r"farmers|miners|workers|labou?rers|servants|children|kids|boys|girls|dead|bodies|corpses|survivors|wounded|prisoners|"
+                     r"captives|hostages|goblins|orcs|kobolds|gnolls|bugbears|hobgoblins|figures|strangers|knights|mercenaries|sentries|"
+                     r"archers|families|cowboys|cowhands|old-timers|elders|officers|clerks|visitors|mourners|dancers|musicians|"
+                     r"onlookers|spectators|townsfolk|locals|men-at-arms|thugs|toughs|ruffians|brigands|highwaymen|zombies|skeletons|"
+                     r"ghouls|cultist|men|horses|mounts|mules|ponies|wolves|dogs|hounds|rats|bats|spiders|crows|ravens|beasts|creatures|things)", re.I)
 # a cause or a purpose: "why did the miller close the sluice?" is answered by "...because the reeve's men were coming"
 _CAUSE = re.compile(r"\b(?:because|since|so that|so as to|in order to|for fear|ever since|owing to|due to|on account of|blames?|blamed|"
                     r"the reason|afraid (?:of|that)|to keep|to stop|to hide|to protect|to pay)\b", re.I)
@@ -382,6 +393,7 @@ _COURTESIES = (
 # what an NPC says for want of an answer, or to be polite: no word on anything asked later
 _COURTESY_WORDS = {words for _, words in _COURTESIES} | {
     "I'd rather not say. Not to strangers.", "I don't know. I couldn't tell you that.", "That is not something I will talk about.",
+    "Not that I know of.",
     "I've told you what I can. Leave it there."}
 _FAVOUR = re.compile(r"\b(?:asks?|tells?|begs?)\s+(?:him|her|them|[A-Z][\w'’-]+)\s+to\b|"
                      r"\b(?i:please|could you|can you|would you|will you|won't you|let (?:me|us)|allow (?:me|us))\b")
@@ -492,6 +504,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         said += [0.0] * (len(keys) - len(said))
         at, score = _best(asked, keys, embed, [m + s for m, s in zip(_measure_bonus(asked, keys), said)])
         at = owner[at] if at >= 0 else at
+        if at >= 0 and not _asks_as_topic(asked, knows[at].topic):
+            at = -1  # "any visitors lately?" is not answered by when she last saw him, though both are of her father
         if at >= 0 and score >= TOPIC_MATCH:
             item = knows[at]
             if item.never:
@@ -550,6 +564,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     theirs = _told_of_them(npc, asked, world, embed)
     if theirs is not None:
         return theirs
+    if _focus(asked):  # "seen any strangers lately?" of nothing they know of strangers
+        return Answer("npc_unknown", f"{name} knows of none.", speaker=name, quote=NOT_THAT_I_KNOW)
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
 
 
@@ -582,6 +598,35 @@ _PRESSED = re.compile(rf"\b(?:you|y'all)\s+(?:haven['’]t|have not|aren['’]t|
 _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
                     r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b|\bany(?:thing|one|body)?\s+\w+[^.!?]*\?", re.I)  # "any telegrams come in today?"
+
+
+# what an "any ...?" question is after: "did he have any visitors lately?" is answered only by word of visitors
+_ANY_OF = re.compile(r"\bany\s+(?:(?:other|more|new|strange|odd|unusual|recent|fresh|real)\s+)?([a-z][a-z'’-]{2,})\b", re.I)
+_NO_FOCUS = {"idea", "ideas", "luck", "chance", "good", "better", "way", "more", "longer", "time", "sign", "signs", "word", "news",
+             "of", "at", "in", "on", "to", "for", "the", "one", "thing", "things", "kind", "sort", "reason", "use", "point"}
+NOT_THAT_I_KNOW = "Not that I know of."
+# a topic put as a question word answers only that question: "when she last saw her father" tells when, not whether
+# he had visitors, nor where he is
+_TOPIC_ASKS = {"when": re.compile(r"\bwhen\b|\bwhat (?:time|day|night|hour|happened|became)\b|\bhow long\b|\b(?:see|saw|seen|heard from)\b|\bsince\b", re.I),
+               "where": re.compile(r"\bwhere\b|\bwhich way\b|\bwhat (?:place|direction)\b|\bheaded\b", re.I),
+               "who": re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:man|woman|name)\b|\banyone\b|\banybody\b|\bsomeone\b", re.I),
+               "why": re.compile(r"\bwhy\b|\bhow come\b|\bwhat for\b|\breason\b", re.I)}
+
+
+def _asks_as_topic(question: str, topic: str) -> bool:
+    """Whether the question asks what a topic put as a question word tells ("when she last saw her father")."""
+    word = re.match(r"\s*(when|where|who|why)\b", topic, re.I)
+    if word is None:
+        return True
+    said = word.group(1).lower()
+    # when someone was last seen tells where they went as well: "where is your father?" → "he walked out to the lighthouse"
+    return bool(_TOPIC_ASKS[said].search(question) or (said == "when" and _TOPIC_ASKS["where"].search(question)))
+
+
+def _focus(question: str) -> str:
+    """The thing an "any ...?" question asks after ("any visitors", "any strange ships"), or ""."""
+    m = _ANY_OF.search(question)
+    return m.group(1).lower() if m and m.group(1).lower() not in _NO_FOCUS else ""
 
 
 def _small_talk_only(line: str) -> bool:
@@ -961,6 +1006,14 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
     if _MADE_OF.search(text) and not any(_MATERIAL.search(f) for f in facts):
         return None  # "what's the assay office made of?" with no stuff named anywhere: decided, not answered by its distance
+    named = _NAME_ASKED.search(text)
+    if named:  # "what's the bartender's name?" is told by a sentence of the bartender, not of the sheriff at the bar
+        role = next(g for g in named.groups() if g)
+        npcs = [f"{n.name}, {getattr(n, 'role', '') or ''}" for n in getattr(world, "npcs", []) or [] if getattr(n, "alive", True)]
+        if npc := next((x for x in npcs if _mentions_role(x, role)), None):  # one the scene lists by that calling
+            return Answer("fact", f"The {role} is {npc.split(',')[0]}.", keys=[npc.split(',')[0]])
+        of_role = [i for i, f in enumerate(facts) if _mentions_role(f, role)]
+        facts, keys, kinds, made = ([xs[i] for i in of_role] for xs in (facts, keys, kinds, made))
     if _HOW_MUCH.search(text):  # "how far is the lighthouse?" is answered by a fact with a number about it, or decided
         numbered = _numbered(text, facts, keys)
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
@@ -969,6 +1022,23 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         said = _as_said(facts[at]) if made[at] else facts[at]
         return Answer(kinds[at], said, keys=content_keys(said, asked=text))
     return None
+
+
+# "what's the name of the bartender?", "what's the ship's name?": the name of one thing or person, asked by what it is
+_NAME_ASKED = re.compile(r"\bwhat(?:['’]?s| is| was) (?:the )?name of (?:the|this|that|your|our|their|his|her) ([a-z][\w-]+)(?!['’]s)\b|"
+                         r"\bwhat(?:['’]?s| is| was) (?:the|this|that|your|our) ([a-z][\w-]+)['’]?s name\b", re.I)
+_PERSON_END = re.compile(r"(?:er|or|man|men|keep|maid|ess|ist|ian|ant|ent|wife|boy|girl|hand|smith|lord|lady)s?$", re.I)
+
+
+def _mentions_role(text: str, role: str) -> bool:
+    """Whether a text speaks of the one asked after by what they are: "bartender" in "the bartender", or a word
+    for the same calling ("barman", "barkeep": both words for a person, of one stem); "the bar" is no bartender."""
+    role = role.lower().rstrip("s")
+    for word in re.findall(r"\b[a-z][a-z-]+\b(?!['’])", text.lower()):  # "the keeper's daughter" is no keeper
+        word = word.rstrip("s")
+        if word == role or (len(role) > 3 and word[:3] == role[:3] and _PERSON_END.search(word) and _PERSON_END.search(role)):
+            return True
+    return False
 
 
 def _as_said(entry: str) -> str:
@@ -1114,19 +1184,67 @@ _DIMENSION = ((re.compile(r"\bhow (?:tall|high)\b", re.I), re.compile(r"^\W*(?:t
               (re.compile(r"\bhow deep\b", re.I), re.compile(r"^\W*deep\b", re.I)),
               (re.compile(r"\bhow wide\b", re.I), re.compile(r"^\W*(?:wide|across)\b", re.I)),
               (re.compile(r"\bhow long\b", re.I), re.compile(r"^\W*long\b", re.I)))
+# which way a span runs, by the word after its unit: "sixty feet tall", "fifty yards away", "ten feet down", "knee-deep"
+_SPAN_RUNS = re.compile(r"^\W*(?:(?P<high>tall|high|up|above|overhead|aloft|in height)|(?P<deep>deep|down|below|beneath|under|in depth)|"
+                        r"(?P<wide>wide|across|broad|in width)|(?P<long>long|in length)|(?P<far>away|off|distant|from|beyond|ahead|behind|"
+                        r"along|out|further|farther|past|north|south|east|west|upstream|downstream|to the)|)\b", re.I)
+_ASKED_RUN = (("high", re.compile(r"\bhow (?:tall|high)\b|\bhow far (?:up|above)\b|\bto the top\b", re.I)),
+              ("deep", re.compile(r"\bhow deep\b|\bhow far (?:down|below)\b|\bto the bottom\b|\bhow far\b.{0,30}\b(?:drop|fall)\b", re.I)),
+              ("wide", re.compile(r"\bhow wide\b|\bhow broad\b", re.I)),
+              ("long", re.compile(r"\bhow long\b", re.I)),
+              ("far", re.compile(r"\bhow (?:far|close|near)\b", re.I)))
+_RUNS_WITH = {"high": {"high"}, "deep": {"deep"}, "far": {"far"}, "wide": {"wide", "long"}, "long": {"long", "wide", "deep"}}
+# "how old is the lighthouse?" is told by an age or a year, "how heavy is the chest?" by a weight; a count of nights is neither
+_AGE = re.compile(r"\b(?:years?|winters?|summers?|centur(?:y|ies)|decades?|generations?|age[ds]?|built|founded|since|birthday|"
+                  r"teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b|\b1\d{3}\b", re.I)
+_WEIGHT = re.compile(r"\b(?:pounds?|lbs?|stone|tons?|tonnes?|kilos?|kilograms?|ounces?|oz|hundredweight|weighs?|weight|heavy)\b", re.I)
+_TYPED = ((re.compile(r"\bhow old\b", re.I), _AGE), (re.compile(r"\bhow heavy\b|\bhow much does .{1,30} weigh\b", re.I), _WEIGHT))
+
+
+def _runs_as_asked(text: str, fact: str) -> bool:
+    """Whether a fact's spans can measure the way the question asks: "fifty yards away" tells no height and "sixty
+    feet tall" no distance. A span that names no way ("a sixty-foot drop", "thirty feet of rope") can tell any."""
+    asked = next((way for way, pattern in _ASKED_RUN if pattern.search(text)), None)
+    spans = list(re.finditer(_SPAN, fact))
+    if asked == "high" and re.search(r"\b(?:storeys?|stories|storied|floors)\b", fact, re.I):
+        return True  # "three storeys of grey stone"
+    if asked is None or asked == "long":  # "how long" may ask a time as well
+        return True
+    if not spans:
+        return False  # "how tall is the lighthouse?" is not told by "four nights"
+    ways = []
+    for m in spans:
+        built_in = re.search(r"[- ](deep|high|tall)$", m.group(0), re.I)  # "knee-deep", "man-high"
+        run = _SPAN_RUNS.match(fact[m.end():m.end() + 16])
+        # ... or by the verb before its number: "rises 35 feet from a dry moat", "drops sixty feet to the sea"
+        verb = re.search(r"\b(?:(?P<high>rises?|rising|towers?|towering|climbs?|soars?)|(?P<deep>drops?|dropping|falls?|"
+                         r"plunges?|sinks?|descends?|goes down))\s+(?:some\s+|about\s+|nearly\s+|over\s+|a good\s+)?\S+\s*$",
+                         fact[max(0, m.start() - 30):m.start()], re.I)
+        way = ({"tall": "high"}.get(built_in.group(1).lower(), built_in.group(1).lower()) if built_in
+               else verb.lastgroup if verb else run.lastgroup if run else None)
+        ways.append(way)
+    return any(way is None or way in _RUNS_WITH[asked] for way in ways)
 
 
 def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]:
     """The facts that can answer "how far / how many / how much": a number about the thing asked of ("how many
-    goblins": a number of goblins, not a gate forty feet off); in a terse scene that never names it again ("Grey
-    stone, 60 feet tall"), a number with the dimension asked ("how tall" → "tall"), never another thing's distance."""
-    subject = _SUBJECT.search(text) or re.search(r"\bhow many (\w+)", text, re.I)
+    goblins": a number of goblins, not a gate forty feet off), measuring the way asked ("how tall": not "fifty
+    yards away"; "how old": an age, not "four nights"); in a terse scene that never names it again ("Grey stone,
+    60 feet tall"), a number with the dimension asked ("how tall" → "tall"), never another thing's distance."""
+    # "how many are standing at the gate?" counts whatever stands there; "how many guards" counts guards
+    subject = re.search(r"\bhow many (\w+)", text, re.I) or _SUBJECT.search(text)
     about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
-    count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
+    count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:of (?:the|my|his|her|their|our|its|those|these)\s+)?(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
+    typed = next((stated for asked, stated in _TYPED if asked.search(text)), None)
+
+    def fits(f: str) -> bool:
+        return _runs_as_asked(text, f) and (typed is None or bool(typed.search(f)))
     numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
-                and (count is None or count.search(f))]
-    if not numbered and count is not None:  # "how many guards?" of "six crossbowmen": a count of things, by meaning
-        numbered = [i for i, f in enumerate(facts) if _COUNTED.search(f)]
+                and (count is None or count.search(f)) and fits(f)]
+    if not numbered and count is not None and (_BEINGS.fullmatch(about + "s") or _BEINGS.fullmatch(about)):
+        # "how many guards?" of "six crossbowmen", "how many dead?" of "eleven bodies": people and beasts go by many
+        # names, so a count of them answers by meaning; "how many rooms?" is never told by "two boats"
+        return [i for i, f in enumerate(facts) if any(_BEINGS.fullmatch(m.group(1)) for m in _COUNTED.finditer(f))]
     if not numbered and re.search(r"\bhow much\b", text, re.I):  # "how much is the reward?" of "offers 25 gold pieces": a sum
         numbered = [i for i, f in enumerate(facts) if re.search(rf"(?:{_NUMBER_RE})\s+(?:[a-z]+\s+)?(?:{_MONEY.pattern})|\$\d", f, re.I)]
     dimension = next((said for asked, said in _DIMENSION if asked.search(text)), None)

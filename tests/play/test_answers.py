@@ -694,3 +694,48 @@ def test_where_were_you_is_answered_by_what_the_scene_says_of_the_one_asked_not_
         Fact(text="A drunk river-hand, Mattias Kell, snores against the wall; he spent last night in the watch-house cells.")])
     answer = choose_answer(read_intent("so yselde, where were you last night?", npcs=world.npcs), world)
     assert answer.speaker == "Yselde Pennick" and "Duke's Rest" in answer.quote
+
+
+TOWN = World(
+    npcs=[Npc(name="Silas Vane", role="a gambler in a brocade vest"), Npc(name="Sheriff Tull", role="the town's tired lawman"),
+          Npc(name="Ruth Quist", role="the keeper's grown daughter", knows=[
+              Knowledge(topic="when she last saw her father", answer="four nights ago, at dusk, when he walked out to the lighthouse")])],
+    facts=[Fact(text="At the back table Silas Vane shuffles a deck with one hand and smiles at you."),
+           Fact(text="Sheriff Tull, leaning on the bar, finds his whiskey very interesting."),
+           Fact(text="The lighthouse door is along the rocks, fifty yards away."),
+           Fact(text="The keeper has not lit the lamp for four nights, and two boats have run onto the rocks."),
+           Fact(text="The outer wall rises 35 feet from a dry moat."),
+           Fact(text="Eleven bodies lie under blankets beside the tracks.")],
+)
+
+
+def ask_town(line: str):
+    return choose_answer(read_intent(line, npcs=TOWN.npcs, pcs=["Dutch Calloway"]), TOWN)
+
+
+@pytest.mark.parametrize("line", ["How tall is the lighthouse?", "How many men are sitting at Vane's table?",
+                                  "How many rooms are in the cottage?", "How old is the lighthouse?", "How deep is the water by the door?"])
+def test_a_measure_the_scene_never_states_is_left_to_decide_not_told_by_another_number(line):
+    # "fifty yards away" tells no height, "one hand" counts no men, "two boats" no rooms, "four nights" no age
+    assert ask_town(line) is None
+
+
+@pytest.mark.parametrize("line, told", [("How far is the lighthouse door?", "fifty yards"), ("How high is the outer wall?", "35 feet"),
+                                        ("how many dead are there?", "Eleven bodies")])
+def test_a_measure_the_scene_states_is_told_by_the_sentence_that_measures_it_that_way(line, told):
+    answer = ask_town(line)
+    assert answer is not None and told in answer.content
+
+
+def test_a_name_asked_by_calling_comes_from_the_one_with_that_calling_or_is_left_to_decide():
+    assert ask_town("whats the gamblers name?").content == "The gambler is Silas Vane."
+    assert ask_town("What's the name of the bartender?") is None  # the sheriff leans on the bar; he keeps none
+    keeper = ask_town("what's the keeper's name?")  # "the keeper's grown daughter" is no keeper
+    assert keeper is None or "Ruth" not in keeper.content
+
+
+def test_a_topic_put_as_when_does_not_answer_whether_something_happened():
+    visitors = ask_town("Ruth, did your father have any visitors lately?")
+    assert visitors.kind == "npc_unknown" and visitors.quote == "Not that I know of."
+    where = ask_town("Ruth, where is your father?")  # when she last saw him tells where he went
+    assert where.kind == "npc" and "lighthouse" in where.quote
