@@ -34,7 +34,8 @@ from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from . import language
-from .answer import Answer, answers_without_dice, asks_hint, choose_answer, hint, own_business, remember_decided
+from .answer import Answer, answers_without_dice, asks_hint, choose_answer, hint, own_business, remember_decided, the_question
+from .decided import asks_to_decide, decide_fact
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, meant, reaching_for
@@ -170,6 +171,11 @@ class GameMaster(PlayerRolls, SessionSetup):
             answer = Answer("ooc", " ".join([told, *([hint(self.world, self._table_said())] if asks_hint(text) else [])]), final=True)
         if reading is not None and reading.kind == "ooc" and answer is None:  # a rules question: said plainly, not made up by the model
             answer = Answer("ooc", own_business(text), final=True)
+        asked = the_question(text)
+        if answer is None and reading is not None and reading.kind in ("ask", "act") and not low.startswith("/") and asks_to_decide(asked):
+            # "how tall is the lighthouse?" of a world that never says: the value is decided once and kept, then worded
+            answer = await decide_fact(self.model, asked, self.world, self.scenario.scene, self.ruleset.name,
+                                       hidden=self.scenario.hidden_texts(set(self.session.revealed)))
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name

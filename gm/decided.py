@@ -1,0 +1,171 @@
+"""A fact the world lacks, decided once and kept: "how tall is the lighthouse?", "what's the bartender's name?".
+
+The world answers what it holds (``gm.answer``); a measure, a count, an age or a name it does not hold
+is decided here. The model picks only the value, in a JSON shape with bounds; the sentence is built
+from the question, so the reply carries exactly that value and nothing else the model dreamt up
+("the bartender is 18 feet tall"). The fact is stored in the world, so asking again gets the same.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from pathlib import Path
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field
+
+from pipelines.llm.structured import complete_json
+from pipelines.numbers import SMALL
+
+from .answer import _NAME_ASKED, Answer, content_keys, content_words
+
+__all__ = ["decide_fact", "asks_to_decide"]
+
+# what is asked, and the words to build the answer from: "how tall is the assay office?" → ("high", "the assay office")
+_MEASURE = re.compile(r"\bhow (?P<way>tall|high|deep|wide|long|far|old)\s+(?:is|are|was|were)\s+(?P<thing>(?:the|that|this|these|those|"
+                      r"his|her|their|its|your|our)\s+[^?.!,]{2,50}?|it)\s*(?:\b(?:from here|to the \w+|again))?\s*[?.!]*\s*$", re.I)
+_COUNT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<verb>are|were|is|was)\s+(?P<rest>[^?.!]{2,60}?)\s*[?.!]*\s*$", re.I)
+_COUNT_THERE = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?:are|were) there\s*(?P<rest>[^?.!]{0,60}?)\s*[?.!]*\s*$", re.I)
+_WORDED = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "away", "old": "old"}
+
+
+class _Span(BaseModel):
+    number: float = Field(gt=0, le=5000)
+    unit: Literal["feet", "yards", "miles"]
+
+
+class _Count(BaseModel):
+    number: int = Field(ge=0, le=60)
+
+
+@functools.cache
+def _names() -> dict[str, dict[str, list[str]]]:
+    return yaml.safe_load((Path(__file__).parent / "data" / "names.yaml").read_text(encoding="utf-8"))
+
+
+def _setting_of(world: Any, ruleset: str) -> str:
+    """Which names fit: the era the world states ("1879" is the frontier, "1925" the twenties), else the game's own."""
+    year = re.search(r"\b1[0-9]{3}\b", getattr(world, "era", "") or "")
+    if year:
+        return "frontier" if int(year.group(0)) < 1900 else "twenties"
+    return {"coc7e": "twenties", "swade": "frontier"}.get(ruleset, "fantasy")
+
+
+def _a_name(question: str, setting: str, taken: set[str]) -> str:
+    """A given name and surname of the setting none here bears, fixed by the question's words. Picked, not asked of the
+    model: the small model gave back a name it was told was taken ("Silas" for the bartender beside Silas Vane)."""
+    names = _names()[setting]
+    given = [n for n in names["given"] if n.lower() not in taken]
+    surnames = [n for n in names["surnames"] if n.lower() not in taken]
+    return f"{given[_prior(question, 0, len(given) - 1)]} {surnames[_prior(question + ' surname', 0, len(surnames) - 1)]}"
+
+
+def _prior(question: str, low: int, high: int) -> int:
+    """A number in [low, high] fixed by the question's words: the same question, the same number, in every run."""
+    digest = hashlib.sha256(" ".join(question.lower().split()).encode()).digest()
+    return low + int.from_bytes(digest[:4], "big") % (high - low + 1)
+
+
+# what has an age and is no one: "how old is the saloon?" is a building's age, "how old is the sheriff?" a person's
+_THING_AGED = re.compile(r"\b(?:house|building|saloon|church|chapel|shrine|tower|lighthouse|bridge|wall|walls|gate|town|city|village|ruins?|"
+                         r"temple|castle|keep|fort|inn|tavern|mine|ship|boat|tree|book|coin|sword|blade|door|map|letter|stone|statue|"
+                         r"idol|altar|well|mill|barn|road|place|office|cottage|manor|hall|abbey|cathedral|station|hotel|store|shop|"
+                         r"painting|ring|amulet|chest|wreck|grave|tomb|crypt|logbook|ledger|journal|scroll|it|this|that)s?\b", re.I)
+
+
+def _is_person(thing: str, world: Any) -> bool:
+    """Whether "the sheriff", "Ruth" or "the old miner" is someone: an NPC by name or calling, or no word for a thing."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z'’-]+", thing)} - {"the", "a", "an", "of", "old", "young"}
+    if any(words & {w.lower() for w in re.findall(r"[A-Za-z'’-]+", " ".join([n.name, getattr(n, "role", "") or ""]))}
+           for n in getattr(world, "npcs", []) or []):
+        return True
+    return not _THING_AGED.search(thing)
+
+
+def _kept_back(question: str, hidden: Sequence[str]) -> bool:
+    """Whether a hidden text speaks of what is asked ("how many tunnels?" of the secret tunnel): it is for the finding."""
+    m = _MEASURE.search(question) or _COUNT_THERE.search(question) or _COUNT.search(question) or _NAME_ASKED.search(question)
+    stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
+    asked = stems(next((g for g in m.groups() if g), "")) if m else set()
+    return any(asked & stems(h) for h in hidden)
+
+
+def asks_to_decide(question: str) -> str | None:
+    """What kind of value a question asks that could be decided: "span", "age", "count", "name", or None."""
+    m = _MEASURE.search(question)
+    if m:
+        return "age" if m.group("way").lower() == "old" else "span"
+    if _COUNT_THERE.search(question) or _COUNT.search(question):
+        return "count"
+    return "name" if _NAME_ASKED.search(question) else None
+
+
+_SAID = {i: w for w, i in SMALL.items()}
+
+
+def _number(n: float) -> str:
+    """Twenty and under in words ("three men"), the rest in digits ("about 120 feet")."""
+    return _SAID[int(n)] if float(n).is_integer() and int(n) <= 20 else f"{n:g}"
+
+
+def _setting(world: Any, scene: str) -> str:
+    era = getattr(world, "era", "") or ""
+    here = getattr(world, "here", "") or ""
+    return " ".join(x for x in [f"Era: {era}." if era else "", f"Place: {here}." if here else "", f"Scene: {scene.strip()}"] if x)
+
+
+async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ruleset: str = "",
+                      hidden: Sequence[str] = ()) -> Answer | None:
+    """Decide the one value a question asks that the world lacks, store it as a fact, and return it as the answer.
+    None when the question asks nothing of that kind, a hidden text may hold the answer (it is found, not decided:
+    "how deep is the tunnel?" of a secret tunnel), or the model gave no usable value (the turn then goes on as before)."""
+    kind = asks_to_decide(question)
+    if kind is None or model is None or _kept_back(question, hidden):
+        return None
+    setting = _setting(world, scene)
+    system = ("You keep a tabletop game's world consistent. Decide one plain, ordinary value the world has not stated yet, "
+              "fitting the setting. Reply with JSON only.")
+    sentence = ""
+    if kind in ("span", "age"):
+        m = _MEASURE.search(question)
+        way, thing = m.group("way").lower(), m.group("thing").strip()
+        way = {"tall": "high"}.get(way, way)
+        thing = re.sub(r"^(?:his|her|their|its|your|our)\b", "the", thing, flags=re.I)
+        if kind == "age":
+            person = _is_person(thing, world)
+            # an age is a guess any GM makes alike (the small model put a frontier saloon at 187 years): a grown
+            # person's, a building's, or an old ruin's
+            years = (_prior(question, 22, 68) if person else _prior(question, 150, 900) if re.search(r"\b(?:ancient|ruin\w*|old|elder)\b", thing, re.I)
+                     else _prior(question, 4, 40))
+            sentence = f"{thing[0].upper()}{thing[1:]} is about {_number(years)} years old."
+        else:
+            asked = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "far away"}[way]
+            parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
+                                         f"{setting}\nHow {asked} is {thing}? Give {{\"number\": N, \"unit\": \"feet\"|\"yards\"|\"miles\"}}."}],
+                                         _Span, step="decide_fact", max_tokens=32, retry=False)
+            if parsed.value is not None:
+                verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
+                sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(parsed.value.number)} {parsed.value.unit} {_WORDED[way]}."
+    elif kind == "count":
+        m = _COUNT_THERE.search(question) or _COUNT.search(question)
+        what = m.group("what").lower()
+        # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is
+        # what the small model says, and a GM would not); one when the question asks of one ("how many is ...")
+        n = 1 if m.groupdict().get("verb", "are").lower() in ("is", "was") else _prior(question, 2, 6)
+        rest = re.sub(r"\b(?:ya|u)\b", "you", m.group("rest").strip())
+        if m.re is _COUNT_THERE:
+            sentence = f"There {'is' if n == 1 else 'are'} {_number(n)} {what}{(' ' + rest) if rest else ''}."
+        else:
+            sentence = f"{_number(n).capitalize()} {what} {'is' if n == 1 else 'are'} {rest}."
+    else:
+        role = next(g for g in _NAME_ASKED.search(question).groups() if g).lower()
+        taken = {w.lower() for n in getattr(world, "npcs", []) or [] for w in n.name.split()}
+        sentence = f"The {role} is {_a_name(question, _setting_of(world, ruleset), taken)}."
+    if not sentence:
+        return None
+    if hasattr(world, "add_fact"):
+        world.add_fact(sentence, about=[question.strip()], source="decided")
+    return Answer("fact", sentence, keys=content_keys(sentence, asked=question))

@@ -1,0 +1,62 @@
+"""A value the world lacks (a height, a count, an age, a name) is decided once, said plainly, and kept:
+asking again gets the same answer, and nothing hidden is decided over."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from gm.agent import GameMaster
+from gm.decided import asks_to_decide, decide_fact
+from gm.world import Npc, World
+from pipelines.llm import ScriptedModel
+from pipelines.numbers import number_value
+
+
+def decide(question: str, world: World, model=None, **kw):
+    model = model or ScriptedModel(by_step={"decide_fact": ['{"number": 40, "unit": "feet"}']}, repeat_last=True)
+    return asyncio.run(decide_fact(model, question, world, **kw))
+
+
+@pytest.mark.parametrize("question, kind", [("how tall is the lighthouse?", "span"), ("How old is the sheriff?", "age"),
+                                            ("How many men are sitting at Vane's table?", "count"), ("how many guards are there?", "count"),
+                                            ("What's the name of the bartender?", "name"), ("what's the blacksmith's name?", "name"),
+                                            ("Where is the sheriff?", None), ("How did he die?", None)])
+def test_only_a_measure_a_count_an_age_or_a_name_is_decided(question, kind):
+    assert asks_to_decide(question) == kind
+
+
+def test_a_height_is_the_models_value_in_a_sentence_built_from_the_question_and_is_stored():
+    world = World(era="1925")
+    answer = decide("how tall is the lighthouse?", world)
+    assert answer.content == "The lighthouse is about 40 feet tall." and world.facts[-1].text == answer.content
+
+
+def test_a_model_reply_that_is_no_value_decides_nothing():
+    model = ScriptedModel(by_step={"decide_fact": ["The lighthouse is very tall and the keeper is 18 feet tall."]}, repeat_last=True)
+    world = World()
+    assert decide("how tall is the lighthouse?", world, model) is None and not world.facts
+
+
+def test_a_count_age_or_name_is_the_same_for_the_same_question_and_fits_the_setting():
+    frontier, fantasy = World(era="1879, the Arizona Territory", npcs=[Npc(name="Silas Vane")]), World()
+    assert decide("How many men are sitting at Vane's table?", frontier).content == decide("How many men are sitting at Vane's table?", World()).content
+    assert decide("how many men are sitting at the bar?", frontier).content.split()[0] in {"Two", "Three", "Four", "Five", "Six"}
+    assert 22 <= number_value(decide("How old is the sheriff?", frontier, ruleset="swade").content.split()[-3]) <= 68
+    named = decide("What's the name of the bartender?", frontier).content
+    assert named.startswith("The bartender is ") and "Silas" not in named and "Vane" not in named
+    assert decide("What's the name of the bartender?", fantasy, ruleset="dnd5e").content != named  # another setting's names
+
+
+def test_what_a_hidden_text_holds_is_found_not_decided():
+    assert decide("how many tunnels are there?", World(), hidden=["A tunnel runs from the cellar to the vault."]) is None
+
+
+def test_in_play_the_decided_answer_is_the_reply_and_asking_again_gets_the_same(tmp_path):
+    model = ScriptedModel(by_step={"decide_fact": ['{"number": 12, "unit": "feet"}'], "narrate": ["Dutch looks around."]}, repeat_last=True)
+    gm = GameMaster(None, "copper_flats", model, characters=["Dutch"], memory=False, seed=3, session_path=tmp_path / "s.json")
+    first = gm.step("", "How many men are sitting at Vane's table?")
+    assert not first.rolls and "men are sitting at Vane's table" in first.narration
+    gm.save()
+    again = GameMaster.resume(tmp_path / "s.json", model, memory=False).step("", "How many men are at Vane's table again?")
+    assert first.narration.split()[0] in again.narration
