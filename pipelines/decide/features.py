@@ -17,7 +17,7 @@ import numpy as np
 
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex
 
-__all__ = ["BLOCKS", "LineFeatures", "previous_block", "surface", "SURFACE_NAMES", "vote_features", "VOTE_NAMES", "scene_tail", "SCENE_CHARS"]
+__all__ = ["act_words", "BLOCKS", "LineFeatures", "previous_block", "surface", "SURFACE_NAMES", "vote_features", "VOTE_NAMES", "scene_tail", "SCENE_CHARS"]
 
 SCENE_CHARS = 600  # the scene's last words, about one beat of a GM's description
 
@@ -34,6 +34,21 @@ SURFACE_NAMES = ("log_chars", "question", "first_person", "tries", "deed_verb", 
                  "scene_asks", "scene_rolls", "log_scene_chars")
 VOTE_NAMES = ("vote_roll", "vote_no_roll", "vote_impossible", "vote_best_similarity")
 BLOCKS = ("line", "scene", "previous", "vote", "surface")
+
+
+_ACT_PARTS = {"VERB", "AUX", "PART", "ADV", "ADP", "ADJ"}
+
+
+def act_words(line: str) -> str:
+    """The words of what a line does, without what it does it to: "I read the open logbook" → "read open",
+    "I walk up to the barrel gate slowly" → "walk up to slowly". MiniLM hears a whole line's topic (a logbook,
+    a gate) more than its act; this is the act heard alone. Without the parser, the line as it is."""
+    from ..english import parse
+
+    doc = parse(" ".join(line.split())[:400]) if line.strip() else None
+    if doc is None:
+        return line or " "
+    return " ".join(t.text.lower() for t in doc if t.pos_ in _ACT_PARTS) or "none"
 
 
 def scene_tail(scene: str, limit: int = SCENE_CHARS) -> str:

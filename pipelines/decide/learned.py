@@ -89,6 +89,7 @@ class LearnedDecision:
             self.written_w = np.asarray(written["weights"], dtype=np.float32) if "weights" in written else None
             self.written_b = np.asarray(written.get("bias", [0.0] * len(WRITTEN_CLASSES)), dtype=np.float32)
             self.written_power = float(written.get("power", 1.0))
+            self.written_act = bool(written.get("act", False))  # the vote reads the line's act words as well (``act_words``)
             self.written_refuse_at = float(written["refuse_at"]) if "refuse_at" in written else None
             self.doubt_power = float(written.get("doubt_power", 1.0))
             self.doubt_at = float(written["doubt_at"]) if "doubt_at" in written else None
@@ -241,12 +242,14 @@ def _logit(q: float) -> float:
 
 
 def written_features(line: np.ndarray, scene: np.ndarray, p_play: float, threshold: float, p_real: float,
-                     style: float, not_no_roll: float) -> np.ndarray:
-    """The written vote's features: the line's and the scene's vectors and what the gate already
-    weighed (how far ``p_play`` is past the threshold, the real DM's probability, the line's style
-    and the example lines' share against "no roll"), as one row: one function, so the build and play read alike."""
+                     style: float, not_no_roll: float, act: np.ndarray | None = None) -> np.ndarray:
+    """The written vote's features: the line's and the scene's vectors, the vector of its act words when the
+    vote reads them (``features.act_words``), and what the gate already weighed (how far ``p_play`` is past the
+    threshold, the real DM's probability, the line's style and the example lines' share against "no roll"), as
+    one row: one function, so the build and play read alike. The gate's four numbers stay last (style is [-2])."""
     gate = [_logit(p_play) - _logit(threshold), _logit(p_real), style, _logit(not_no_roll)]
-    return np.hstack([np.ravel(line), np.ravel(scene), np.asarray(gate, dtype=np.float32)])[None].astype(np.float32)
+    acts = [] if act is None else [np.ravel(act)]
+    return np.hstack([np.ravel(line), np.ravel(scene), *acts, np.asarray(gate, dtype=np.float32)])[None].astype(np.float32)
 
 
 @lru_cache(maxsize=4)

@@ -25,7 +25,7 @@ from rulesets import VgmError
 from ..check_index import DECISIONS, IMPOSSIBLE, NO_ROLL, CheckIndex, LineSense, Vote
 from ..act_cues import cued_checks
 from ..decide import DEFAULT_RULES, Context, LearnedDecision, LineFeatures, apply_rules, chosen, scene_tail, surface, vote_features
-from ..decide.features import previous_block
+from ..decide.features import act_words, previous_block
 from ..decide.learned import written_features
 from ..decide.registry import ROLL
 from ..llm.structured import extract_json
@@ -200,7 +200,8 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
         before = state.instance.context[-2] if len(state.instance.context) >= 2 else None
         by_gm = before is None or is_gm(before.speaker)
         earlier = " ".join(before.text.split()) or " " if before is not None and not by_gm else None
-        texts = list(dict.fromkeys([said, act, tail, *([earlier] if earlier else [])]))
+        deed = act_words(line) if learned.written_act and not always_roll else None  # what the line does, heard alone
+        texts = list(dict.fromkeys([said, act, tail, *([earlier] if earlier else []), *([deed] if deed else [])]))
         vectors = dict(zip(texts, index.embed(texts))) if len(index) else {}
         q_act = vectors.get(act)
         vote = which.vote(act, k=k, exclude=set(DECISIONS) if always_roll else None, query=q_act) if len(index) else None
@@ -223,7 +224,7 @@ def adjudicate(rules: list[str] | None = None, mode: str = "learned", threshold:
             not_no_roll = 1.0 - float(blocks.vote[0, 1])
             p_roll = learned.p_play(p_real, style, not_no_roll)
             written = None if always_roll else learned.p_written(
-                written_features(vectors[said], vectors[tail], p_roll, cut, p_real, style, not_no_roll))
+                written_features(vectors[said], vectors[tail], p_roll, cut, p_real, style, not_no_roll, vectors[deed] if deed else None))
             if written is not None:
                 p_roll, p_written, unlikely, doubted = learned.weigh_written(p_roll, cut, written[0], style)
         knows = learned.ruleset == pack.name and for_checks.shape[1] == learned.check_w.shape[1]

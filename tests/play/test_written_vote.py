@@ -64,6 +64,14 @@ def test_a_model_without_the_vote_keeps_the_gate_and_a_damaged_vote_says_how_to_
 def test_the_features_are_the_vectors_then_what_the_gate_weighed():
     row = written_features(np.ones(3), np.zeros(3), p_play=0.5, threshold=0.5, p_real=0.5, style=0.7, not_no_roll=0.5)
     assert row.shape == (1, 10) and row[0, :3].tolist() == [1, 1, 1] and row[0, 6] == 0.0 and row[0, 8] == pytest.approx(0.7)
+    acted = written_features(np.ones(3), np.zeros(3), 0.5, 0.5, 0.5, 0.7, 0.5, act=np.full(3, 2.0))
+    assert acted.shape == (1, 13) and acted[0, 6:9].tolist() == [2, 2, 2] and acted[0, -2] == pytest.approx(0.7)  # style stays [-2]
+
+
+def test_the_act_words_are_what_a_line_does_without_what_it_does_it_to():
+    from pipelines.decide.features import act_words
+    assert act_words("I read the open logbook.").split() == ["read", "open"]
+    assert "logbook" not in act_words("I read the open logbook.") and "sneak" in act_words("I sneak past the ogre.")
 
 
 def _ctx(line: str, p_written: float = 0.9, unlikely: bool = True, cued: list[str] | None = None, doubted: bool = False,
@@ -101,7 +109,8 @@ def test_an_act_the_vote_only_doubts_is_rolled_at_the_hardest_but_words_never_ar
 def test_the_shipped_vote_was_measured_on_held_out_sets_and_reads_play_features():
     model = LearnedDecision.shipped()
     meta = model.meta
-    assert model.written_w is not None and model.written_w.shape[1] == 2 * 384 + 4
+    blocks = 3 if model.written_act else 2  # the line, the scene and (when it reads them) the act words, then the gate's four
+    assert model.written_w is not None and model.written_w.shape[1] == blocks * 384 + 4
     assert meta["written_held_out_possible_refused"] <= build.REFUSE_SHARE
     assert meta["written_held_out_roll_recall"] > meta["written_gate_roll_recall"]
     assert model.written_refuse_at == pytest.approx(meta["written_refuse_at"], abs=1e-4)
@@ -144,7 +153,7 @@ def test_the_build_fits_one_vote_from_sets_each_held_out_in_turn(tmp_path, monke
     model = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
     section, measured = build.learn_written(model)
     built = LearnedDecision({**model, "written": section})
-    assert built.written_w.shape == (3, 2 * 384 + 4)
+    assert built.written_w.shape == (3, (3 if build.ACT else 2) * 384 + 4) and built.written_act == build.ACT
     assert measured["written_cases"] == 18 and measured["written_sets"] == 3
     assert 0.5 <= section["refuse_at"] <= 1.01
     assert 0.0 <= measured["written_held_out_possible_refused"] <= build.REFUSE_SHARE
