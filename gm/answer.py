@@ -1018,7 +1018,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         numbered = _numbered(text, facts, keys)
         facts, keys, kinds, made = ([xs[i] for i in numbered] for xs in (facts, keys, kinds, made))
     at, score = _best(text, keys, embed, [m - 0.05 * d for m, d in zip(_measure_bonus(text, facts), made)])
-    if at >= 0 and score >= FACT_MATCH:
+    # the one age or weight the scene states answers "how old is that giant statue?" of "the Colossus", however named
+    sure = len(facts) == 1 and any(asked.search(text) and said.search(facts[0]) for asked, said in _TYPED)
+    if at >= 0 and (score >= FACT_MATCH or sure):
         said = _as_said(facts[at]) if made[at] else facts[at]
         return Answer(kinds[at], said, keys=content_keys(said, asked=text))
     return None
@@ -1234,6 +1236,11 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
     # "how many are standing at the gate?" counts whatever stands there; "how many guards" counts guards
     subject = re.search(r"\bhow many (\w+)", text, re.I) or _SUBJECT.search(text)
     about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
+    if not about and re.search(r"\bhow \w+ (?:is|was|are|were) (?:it|that|this|they|those)\b", text, re.I):
+        # "i lean over the well with my torch. how deep is it?": "it" is the thing the act before names
+        before = text[:re.search(r"\bhow \w+ (?:is|was|are|were) (?:it|that|this|they|those)\b", text, re.I).start()]
+        named = re.findall(r"\b(?:the|that|this)\s+(?:[a-z-]+\s+)?([a-z-]{3,})\b", before, re.I)
+        about = named[-1].lower().rstrip("s") if named and named[-1].lower() not in _STOP else ""
     count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:of (?:the|my|his|her|their|our|its|those|these)\s+)?(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
     typed = next((stated for asked, stated in _TYPED if asked.search(text)), None)
 
@@ -1241,6 +1248,9 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
         return _runs_as_asked(text, f) and (typed is None or bool(typed.search(f)))
     numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                 and (count is None or count.search(f)) and fits(f)]
+    if not numbered and typed is not None:  # "how old is that giant statue?" of "the Colossus, raised four centuries ago"
+        aged = [i for i, f in enumerate(facts) if typed.search(f) and _HAS_NUMBER.search(f)]
+        numbered = aged if len(aged) == 1 else []  # the one age the scene states is the answer; of several, none is sure
     if not numbered and count is not None and (_BEINGS.fullmatch(about + "s") or _BEINGS.fullmatch(about)):
         # "how many guards?" of "six crossbowmen", "how many dead?" of "eleven bodies": people and beasts go by many
         # names, so a count of them answers by meaning; "how many rooms?" is never told by "two boats"

@@ -70,9 +70,13 @@ def _all_lemmas(clause: tuple[Word, ...]) -> frozenset[str]:
     return frozenset().union(*(w.lemmas for w in clause))
 
 
+_TYPED_ON = re.compile(r"\?\s*(?:and\s+|or\s+|so\s+)?(?:could|can|would|will|is|are|do|does|did|should|how|what|where|when|who|why|which)\b[^.!?]*$", re.I)
+
+
 def is_question(text: str) -> bool:
-    """The line ends in a question mark (inside a closing quote too): asking is not doing."""
-    return text.rstrip("\"'”’ )").endswith("?")
+    """The line ends in a question mark (inside a closing quote too), or a second question typed on after one
+    without its own ("how tall is that mesa? could we climb it before dark"): asking is not doing."""
+    return text.rstrip("\"'”’ )").endswith("?") or bool(_TYPED_ON.search(text))
 
 
 @lru_cache(maxsize=4096)

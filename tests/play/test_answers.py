@@ -739,3 +739,15 @@ def test_a_topic_put_as_when_does_not_answer_whether_something_happened():
     assert visitors.kind == "npc_unknown" and visitors.quote == "Not that I know of."
     where = ask_town("Ruth, where is your father?")  # when she last saw him tells where he went
     assert where.kind == "npc" and "lighthouse" in where.quote
+
+
+def test_it_in_a_measure_question_is_the_thing_the_act_before_names():
+    world = World(facts=[Fact(text="The old well is forty feet deep."), Fact(text="The horse trough is two feet deep.")])
+    answer = choose_answer(read_intent("I lean over the trough with my torch. How deep is it?"), world)
+    assert answer is not None and "two feet" in answer.content
+
+
+def test_the_one_age_a_scene_states_answers_how_old_whatever_the_thing_is_called():
+    world = World(facts=[Fact(text="The Colossus of Ammet was raised four hundred years ago."), Fact(text="Gulls wheel over the harbour.")])
+    answer = choose_answer(read_intent("how old is that giant statue?"), world)
+    assert answer is not None and "four hundred" in answer.content

@@ -306,3 +306,9 @@ def test_a_line_that_only_asks_attempts_nothing_but_may_roll_to_notice_or_know(l
 def test_asking_someone_whether_something_is_so_is_answered_by_them_unless_it_reads_them(line, answered):
     c = apply_rules(ctx(line, check="insight"), ["question_for_facts"])
     assert (c.decision == NO_ROLL) == answered
+
+
+def test_a_question_typed_on_after_another_without_its_mark_is_still_asking():
+    from pipelines.decide.scene_facts import is_question
+    assert is_question("dutch squints at it. how tall is that mesa? could we climb it before dark")
+    assert not is_question("How tall is it? I start climbing.")
