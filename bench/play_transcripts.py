@@ -1,6 +1,6 @@
 """Ten turns in each game, as a new player would type them: prints the transcript and turn times.
 
-    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth|fifth|sixth] [--out docs/play_transcripts.md]
+    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth|fifth|sixth|seventh] [--out docs/play_transcripts.md]
 
 The lines were written before any reply was seen (questions to NPCs and to the GM, acts that need
 a check, trivial acts, a recall, an out-of-character request, an attack). Whether a reply is one a
@@ -333,19 +333,70 @@ SIXTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's openi
     ],
 }
 
+SEVENTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's opening scene and sheets, before any reply was seen
+    ('drowned_chapel', 'Ilya'): [
+        "I wade in slow, keeping my sword arm free. how deep is the water on me actually? and how far is it from the door to the altar",
+        "Evening, Maren. Name's Ilya Thorncastle. Who else has a key to this place besides you?",
+        "how many pews are floating around in here? and whats the name of whoever first heard the bell ring",
+        "what was the reliquary made of, and how big was it? could one guy carry it out under a coat",
+        "I drag one of the pews against the wall, sit on the back of it to get my boots out of the water, and write Maren's name in my ledger",
+        "I tell Maren the bishop in the city hired me to bring the reliquary back. (he didnt, I'm just seeing if the bell does anything)",
+        "I climb up onto the altar and reach for the bell to get a close look at the crack",
+        "i feel around the base of the altar under the water for loose stones or some kind of hidden compartment",
+        "ooc: does my ledger thing do anything mechanically or is it just flavour?",
+        "Maren, back when I came in I asked you who else has a key. I want to talk to that person tonight. Please, you look dead on your feet, let me handle this and I'll owe you one, and I always pay what I owe",
+    ],
+    ('broken_bridge', 'Keth'): [
+        "I stop well back from the gate and look it over. how wide is the bridge, and how many goblins can I actually see?",
+        "Keth raises a hand. 'Morning, Chief. Nice hat. What's this riddle then?'",
+        "what's the gate made of exactly, just barrels and planks lashed with rope? how high is it",
+        "i toss Snik a strip of dried fish from my pack. 'Hungry? What are the other lads in the club called?'",
+        "I tell Nettlejaw the magistrate's coming up the road with twenty guards and he wants his hat back",
+        "ok fine. I hand over a shiny brass button off my coat as the toll",
+        "while they squabble over the button I slip off the road and sneak down the bank under the first arch, looking for a way round the gate",
+        "I climb down along the bridge pier to check for boats tied up underneath, smugglers would love a spot like this",
+        "ooc - can I use my Lore (river) to know how fast the current is here or is that a survival roll?",
+        "back up on the bridge: 'I asked you for the riddle when I walked up, Chief, and I still haven't heard it. Go on then.'",
+    ],
+    ('lantern_house', 'Tomás'): [
+        "I shake Ruth's hand. 'Tomás Reyes, the Gazette. Miss Quist, when did you last see your father? Was he acting strange at all?'",
+        "I find the oil lamp in the cottage and light it, then take a look around the room",
+        "how far is it from the cottage to the lighthouse door? and how tall is the tower, roughly",
+        "whose boats were the two that went on the rocks? do we know the fishermens names",
+        "what's the chain on the door made of, and is there a padlock or is it just wrapped around something inside?",
+        "I search the keepers desk for a logbook or letters, anything he wrote in the last week",
+        "Back at the start I asked Ruth when she last saw him - I compare what she told me with the last date in the logbook",
+        "I tell Ruth I've covered a dozen stories like this and the men always come out fine, just tired. (i haven't, i just want her calmer)",
+        "(ooc: do I have flash powder for my camera or did I need to say so earlier?)",
+        "I write Ruth a note, 'gone up the outside of the tower, if I'm not back by ten get the constable', leave it on the table, then try to climb up to the lowest window",
+    ],
+    ('copper_flats', 'Lottie'): [
+        "Lottie shoulders through the crowd to the bar. 'Whiskey, and whatever the sheriff's drinking, on me.' how many people in here, roughly?",
+        "Evening, Sheriff. Slow night for the law? whats the bartenders name by the way",
+        "I sit down at Vane's table and buy in for a small stack. 'Deal me in, Mr. Vane.'",
+        "what's the deck look like, new or beat up? and what's the table made of",
+        "I play a few hands small and mostly watch his hands and the cards, counting what comes out and looking for how he cheats",
+        "I tell Vane I'm the assayer's niece and I'll be helping count the payroll tomorrow, see how he takes that",
+        "ooc: since I'm a wild card I get the wild die on every trait roll right? just checkin",
+        "how far is the saloons back door from the assay office, and is there a light on over there?",
+        "I slip out back and creep over to the assay office to get a look at where someone's been digging",
+        "if there's a cellar hatch or a back door I pick the lock with a hairpin. then later back inside: 'Sheriff, like I said when I came in, I'm buying your drinks tonight. So tell me who's digging next door.'",
+    ],
+}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth", "sixth"), default="first", help="the first forty lines, the forty new ones, the third, fourth, fifth or sixth forty")
+    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth", "sixth", "seventh"), default="first", help="the first forty lines, the forty new ones, the third to the seventh forty")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS, "sixth": SIXTH_SESSIONS}[args.lines].items():
+    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS, "sixth": SIXTH_SESSIONS, "seventh": SEVENTH_SESSIONS}[args.lines].items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:

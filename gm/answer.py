@@ -54,7 +54,8 @@ _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+
                      r"(?:found|took|picked up|learned|heard) (?:earlier|before|back)|what was it|what did .{1,30} (?:say|tell|find))\b", re.I)
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
-                         r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom)\b", re.I)
+                         r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom|"
+                         r"mechanic\w*|flavou?r|wild (?:card|die)|trait rolls?|equipment|gear|kit)\b|\bdo i (?:have|carry|own)\b", re.I)
 # a question of how the game works, not of the scene: "rules question:", "how do bennies work?", "is that a crit fail?"
 _RULES_ASKED = re.compile(r"\brules? question\b|\bhow (?:does|do|would) (?:[\w'’-]+\s+){1,4}?work\b|\bcrit(?:ical)?\s*(?:fail\w*|success\w*|hit)\b|"
                           r"\bin (?:pf2e?|5e|d&d|dnd|coc|call of cthulhu|savage worlds|swade|pathfinder)\b", re.I)
@@ -900,7 +901,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if kind == "ooc" and _HINT.search(text):  # "can you drop a hint?": where to look next, never what is hidden there
         return Answer("ooc", hint(world, table_said), final=True)
     if kind == "ooc":  # "(OOC) how many hit points do I have?" is the player's own business: answered as usual
-        own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we)\b", text, re.I) or (
+        own = _RULES_TALK.search(text) and re.search(r"\b(?:my|do i|can i|am i|i have|should i|do we|can we|i get|i['’]?m|i am)\b", text, re.I) or (
             _RULES_ASKED.search(text) and (re.search(r"\brules? question\b", text, re.I) or not _SEEKS_HIDDEN.search(text)))  # how the game works
         if own:
             return None

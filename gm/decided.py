@@ -28,6 +28,9 @@ __all__ = ["decide_fact", "asks_to_decide"]
 _MEASURE = re.compile(r"\bhow (?P<way>tall|high|deep|wide|long|far|old)\s+(?:is|are|was|were)\s+(?P<thing>(?:the|that|this|these|those|"
                       r"his|her|their|its|your|our)\s+[^?.!,]{2,50}?|it)\s*(?:\b(?:from here|to the \w+|again))?\s*[?.!]*\s*$", re.I)
 _COUNT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<verb>are|were|is|was)\s+(?P<rest>[^?.!]{2,60}?)\s*[?.!]*\s*$", re.I)
+_COUNT_AT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<rest>(?:in|at|on|inside|around|here|out)\b[^?.!,]{0,40}?)\s*(?:,?\s*(?:roughly|about|more or less|d['’]?you (?:think|reckon)))?\s*[?.!]*\s*$", re.I)
+_CROWD = {"people", "folk", "folks", "men", "patrons", "customers", "drinkers", "souls", "guests", "punters", "locals"}
+_CROWDED = re.compile(r"\b(?:packed|crowded|thronged|heaving|full|busy|bustling|teeming|mobbed)\b", re.I)
 _COUNT_THERE = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?:are|were) there\s*(?P<rest>[^?.!]{0,60}?)\s*[?.!]*\s*$", re.I)
 _WORDED = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "away", "old": "old"}
 
@@ -89,7 +92,7 @@ def _kept_back(question: str, hidden: Sequence[str]) -> bool:
     """Whether a hidden text speaks of what is asked ("how many tunnels?" of the secret tunnel): it is for the finding."""
     m = _MEASURE.search(question) or _COUNT_THERE.search(question) or _COUNT.search(question) or _NAME_ASKED.search(question)
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
-    asked = stems(next((g for g in m.groups() if g), "")) if m else set()
+    asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), "")) if m else set()
     return any(asked & stems(h) for h in hidden)
 
 
@@ -98,7 +101,7 @@ def asks_to_decide(question: str) -> str | None:
     m = _MEASURE.search(question)
     if m:
         return "age" if m.group("way").lower() == "old" else "span"
-    if _COUNT_THERE.search(question) or _COUNT.search(question):
+    if _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question):
         return "count"
     return "name" if _NAME_ASKED.search(question) else None
 
@@ -150,13 +153,15 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
                 verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
                 sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(parsed.value.number)} {parsed.value.unit} {_WORDED[way]}."
     elif kind == "count":
-        m = _COUNT_THERE.search(question) or _COUNT.search(question)
+        m = _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question)
         what = m.group("what").lower()
         # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is
         # what the small model says, and a GM would not); one when the question asks of one ("how many is ...")
-        n = 1 if m.groupdict().get("verb", "are").lower() in ("is", "was") else _prior(question, 2, 6)
+        n = 1 if (m.groupdict().get("verb") or "are").lower() in ("is", "was") else _prior(question, 2, 6)
+        if m.re is _COUNT_AT and _CROWDED.search(scene) and what in _CROWD and re.match(r"(?:in here|here|inside|in (?:the|this) \w+)$", m.group("rest").strip(), re.I):
+            n = _prior(question, 18, 40)  # "how many people in here?" of a packed saloon: a crowd
         rest = re.sub(r"\b(?:ya|u)\b", "you", m.group("rest").strip())
-        if m.re is _COUNT_THERE:
+        if m.re in (_COUNT_THERE, _COUNT_AT):
             sentence = f"There {'is' if n == 1 else 'are'} {_number(n)} {what}{(' ' + rest) if rest else ''}."
         else:
             sentence = f"{_number(n).capitalize()} {what} {'is' if n == 1 else 'are'} {rest}."

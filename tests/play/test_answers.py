@@ -751,3 +751,10 @@ def test_the_one_age_a_scene_states_answers_how_old_whatever_the_thing_is_called
     world = World(facts=[Fact(text="The Colossus of Ammet was raised four hundred years ago."), Fact(text="Gulls wheel over the harbour.")])
     answer = choose_answer(read_intent("how old is that giant statue?"), world)
     assert answer is not None and "four hundred" in answer.content
+
+
+@pytest.mark.parametrize("line", ["ooc: does my ledger thing do anything mechanically or is it just flavour?",
+                                  "ooc: since I'm a wild card I get the wild die on every trait roll right?",
+                                  "(ooc: do I have flash powder for my camera?)"])
+def test_an_ooc_question_about_ones_own_game_is_not_turned_away_as_a_hidden_fact(line):
+    assert choose_answer(read_intent(line, **NAMES), WORLD) is None  # the player's own business: the rules reply, not the refusal

@@ -60,3 +60,10 @@ def test_in_play_the_decided_answer_is_the_reply_and_asking_again_gets_the_same(
     gm.save()
     again = GameMaster.resume(tmp_path / "s.json", model, memory=False).step("", "How many men are at Vane's table again?")
     assert first.narration.split()[0] in again.narration
+
+
+def test_a_crowd_asked_after_in_a_packed_room_is_a_crowd_and_other_counts_stay_few():
+    packed = "The Silver Spur saloon is packed the night before the payroll arrives."
+    crowd = decide("how many people in here, roughly?", World(), scene=packed).content
+    assert crowd.startswith("There are ") and crowd.endswith(" people in here.") and number_value(crowd.split()[2]) >= 18
+    assert number_value(decide("how many guards on the wall?", World(), scene=packed).content.split()[2]) <= 6
