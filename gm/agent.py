@@ -34,7 +34,8 @@ from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from . import language
-from .answer import Answer, answers_without_dice, asks_hint, choose_answer, hint, own_business, remember_decided, the_question
+from .answer import (Answer, answers_without_dice, asks_hint, choose_answer, hint, joined, own_business, questions_of, remember_decided,
+                     the_question)
 from .decided import asks_to_decide, decide_fact
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
@@ -171,11 +172,8 @@ class GameMaster(PlayerRolls, SessionSetup):
             answer = Answer("ooc", " ".join([told, *([hint(self.world, self._table_said())] if asks_hint(text) else [])]), final=True)
         if reading is not None and reading.kind == "ooc" and answer is None:  # a rules question: said plainly, not made up by the model
             answer = Answer("ooc", own_business(text), final=True)
-        asked = the_question(text)
-        if answer is None and reading is not None and reading.kind in ("ask", "act") and not low.startswith("/") and asks_to_decide(asked):
-            # "how tall is the lighthouse?" of a world that never says: the value is decided once and kept, then worded
-            answer = await decide_fact(self.model, asked, self.world, self.scenario.scene, self.ruleset.name,
-                                       hidden=self.scenario.hidden_texts(set(self.session.revealed)))
+        if reading is not None and reading.kind in ("ask", "act") and not low.startswith("/") and (answer is None or answer.kind == "fact"):
+            answer = await self._decide_unanswered(text, reading, answer)
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
@@ -384,6 +382,22 @@ class GameMaster(PlayerRolls, SessionSetup):
         turn.narration = text
         self.save()
         return True
+
+    async def _decide_unanswered(self, text: str, reading: Intent, answer: Answer | None) -> Answer | None:
+        """"how tall is the lighthouse?" of a world that never says: the value is decided once and kept, then worded;
+        of a line asking several things ("how wide is the bridge, and how many goblins?"), each part the world lacks."""
+        parts = questions_of(text)
+        hidden = self.scenario.hidden_texts(set(self.session.revealed))
+        if len(parts) == 1:
+            asked = the_question(text)
+            if answer is None and asks_to_decide(asked):
+                return await decide_fact(self.model, asked, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
+            return answer
+        told = [choose_answer(reading.model_copy(update={"text": q, "kind": "ask"}), self.world, hidden=hidden) for q in parts]
+        for i, (q, a) in enumerate(zip(parts, told)):
+            if a is None and asks_to_decide(q):
+                told[i] = await decide_fact(self.model, q, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
+        return joined(told) if all(told) else answer  # a part left to the reply keeps the whole line the reply's
 
     def _say(self, text: str) -> None:
         self.session.log.append(Turn(speaker="GM", text=text))

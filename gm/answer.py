@@ -22,6 +22,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pipelines.english import parse
+
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
@@ -108,7 +110,7 @@ _BEINGS = re.compile(r"(?:[a-z-]*(?:men|man|folk|folks|people)|persons|souls|wom
                      r"captives|hostages|goblins|orcs|kobolds|gnolls|bugbears|hobgoblins|figures|strangers|knights|mercenaries|sentries|"
                      r"archers|families|cowboys|cowhands|old-timers|elders|officers|clerks|visitors|mourners|dancers|musicians|"
                      r"onlookers|spectators|townsfolk|locals|men-at-arms|thugs|toughs|ruffians|brigands|highwaymen|zombies|skeletons|"
-                     r"ghouls|cultist|men|horses|mounts|mules|ponies|wolves|dogs|hounds|rats|bats|spiders|crows|ravens|beasts|creatures|things)", re.I)
+                     r"ghouls|horses|mounts|mules|ponies|wolves|dogs|hounds|rats|bats|spiders|crows|ravens|beasts|creatures)", re.I)
 # a cause or a purpose: "why did the miller close the sluice?" is answered by "...because the reeve's men were coming"
 _CAUSE = re.compile(r"\b(?:because|since|so that|so as to|in order to|for fear|ever since|owing to|due to|on account of|blames?|blamed|"
                     r"the reason|afraid (?:of|that)|to keep|to stop|to hide|to protect|to pay)\b", re.I)
@@ -937,6 +939,12 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         kind = "ask"  # "Eddie sweeps his flashlight over the stack. How many crates are down here?": the question is answered
     if kind != "ask":
         return None
+    parts = _questions(text)
+    if len(parts) > 1 and not is_recall(text):  # "what's the gate made of? how high is it": each part answered on its own
+        each = [choose_answer(_as_asked(intent, q), world, table_said=table_said, found_checks=found_checks,
+                              hidden=hidden, asker=asker, embed=embed) for q in parts]
+        if all(each):  # else the line is answered whole, as one question (a part may need the other's words)
+            return joined(each)
     # the scene's facts and what this table was told since, together: "what did Pip hand over?" needs no "earlier"
     said = _whole_quotes([s for s in table_said if s.strip()])
     # what was said and done here; a player's own question ("Ilya: I ask Hilda what Tobin looks like") is no
@@ -1042,6 +1050,47 @@ def _mentions_role(text: str, role: str) -> bool:
         if word == role or (len(role) > 3 and word[:3] == role[:3] and _PERSON_END.search(word) and _PERSON_END.search(role)):
             return True
     return False
+
+
+_ASKS_ON = re.compile(r"\?\s*|,?\s+and\s+(?=(?:how|what|where|who|when|which|whose|is|are|was|were|does|do|did|can|could)\b)", re.I)
+_OPENS_ASKING = re.compile(r"^(?:how|what|where|who|when|which|whose|is|are|was|were|does|do|did|can|could|any)\b|^what['’]s\b", re.I)
+
+
+def joined(answers: Sequence[Answer | None]) -> Answer | None:
+    """The answers to the parts of one line as one answer (those there are; None when there are none)."""
+    found = [a for a in answers if a is not None]
+    if not found:
+        return None
+    said = list(dict.fromkeys(a.content for a in found))
+    # "Six hobgoblins stand guard, and two more with longbows pace the wall" holds "Two more with longbows pace the wall"
+    content = " ".join(x for x in said if not any(x != y and x.lower().rstrip(".") in y.lower() for y in said))
+    return Answer(found[0].kind, content, keys=list(dict.fromkeys(k for a in found for k in a.keys)))
+
+
+def questions_of(line: str) -> list[str]:
+    """The separate questions a line puts to the GM (the line itself when it asks one)."""
+    return _questions(line)
+
+
+def _questions(text: str) -> list[str]:
+    """The separate questions of a line that asks the GM several ("How far is it to the altar, and how deep is the
+    water by it?", "what's the gate made of? how high is it"), each with a question mark; one question is one part."""
+    plain = " ".join(re.sub(r"[\"“][^\"”]*[\"”]?", " ", text).split())  # words in quotes are said to someone
+    parts = [p.strip(" ,;.!") for sentence in re.split(r"(?<=[.!])\s+", plain) for p in _ASKS_ON.split(sentence) if p and p.strip(" ,;.!")]
+    asking = [p for p in parts if _OPENS_ASKING.match(p)]
+    if len(asking) < 2:
+        return [text]
+    out = []
+    for p in asking:  # "...made of? how high is it": "it" is the gate the line named before (its last noun phrase with "the")
+        doc = parse(plain[:plain.find(p)]) if re.search(r"\b(?:it|that)\s*$", p, re.I) else None
+        before = [c.text for c in (doc.noun_chunks if doc is not None else []) if c[0].lower_ == "the"]
+        out.append(re.sub(r"\b(?:it|that)\s*$", before[-1], p, count=1, flags=re.I) if before else p)
+    return [f"{p}?" for p in out]
+
+
+def _as_asked(intent: Any, question: str) -> Any:
+    """The same reading, asking one question of several."""
+    return intent.model_copy(update={"text": question, "kind": "ask"}) if hasattr(intent, "model_copy") else intent
 
 
 def _as_said(entry: str) -> str:
@@ -1237,10 +1286,9 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
     # "how many are standing at the gate?" counts whatever stands there; "how many guards" counts guards
     subject = re.search(r"\bhow many (\w+)", text, re.I) or _SUBJECT.search(text)
     about = subject.group(1).lower().rstrip("s") if subject and subject.group(1).lower() not in _STOP else ""
-    if not about and re.search(r"\bhow \w+ (?:is|was|are|were) (?:it|that|this|they|those)\b", text, re.I):
-        # "i lean over the well with my torch. how deep is it?": "it" is the thing the act before names
-        before = text[:re.search(r"\bhow \w+ (?:is|was|are|were) (?:it|that|this|they|those)\b", text, re.I).start()]
-        named = re.findall(r"\b(?:the|that|this)\s+(?:[a-z-]+\s+)?([a-z-]{3,})\b", before, re.I)
+    pronoun = None if about else re.search(r"\bhow \w+ (?:is|was|are|were) (?:it|that|this|they|those)\b", text, re.I)
+    if pronoun:  # "i lean over the well with my torch. how deep is it?": "it" is the thing the act before names
+        named = re.findall(r"\b(?:the|that|this)\s+(?:[a-z-]+\s+)?([a-z-]{3,})\b", text[:pronoun.start()], re.I)
         about = named[-1].lower().rstrip("s") if named and named[-1].lower() not in _STOP else ""
     count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:of (?:the|my|his|her|their|our|its|those|these)\s+)?(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
     typed = next((stated for asked, stated in _TYPED if asked.search(text)), None)

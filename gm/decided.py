@@ -93,7 +93,12 @@ def _kept_back(question: str, hidden: Sequence[str]) -> bool:
     m = _MEASURE.search(question) or _COUNT_THERE.search(question) or _COUNT.search(question) or _NAME_ASKED.search(question)
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
     asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), "")) if m else set()
-    return any(asked & stems(h) for h in hidden)
+    kind = asks_to_decide(question)
+    # how many there are of a hidden thing is hidden with it; its size, age or name only when the hidden text states one
+    states = {"span": re.compile(r"\d|\b(?:feet|foot|yards?|miles?|deep|tall|high|wide|long)\b", re.I),
+              "age": re.compile(r"\d|\b(?:years?|centur(?:y|ies)|decades?|old|ancient)\b", re.I),
+              "name": re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")}.get(kind or "")
+    return any(asked & stems(h) and (states is None or states.search(h)) for h in hidden)
 
 
 def asks_to_decide(question: str) -> str | None:

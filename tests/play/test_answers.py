@@ -758,3 +758,16 @@ def test_the_one_age_a_scene_states_answers_how_old_whatever_the_thing_is_called
                                   "(ooc: do I have flash powder for my camera?)"])
 def test_an_ooc_question_about_ones_own_game_is_not_turned_away_as_a_hidden_fact(line):
     assert choose_answer(read_intent(line, **NAMES), WORLD) is None  # the player's own business: the rules reply, not the refusal
+
+
+def test_a_line_asking_two_things_gets_both_answers_when_the_world_holds_both():
+    world = World(facts=[Fact(text="The gate is a heap of barrels and planks lashed with rope."),
+                         Fact(text="Five goblins with spears peer over the planks.")])
+    answer = choose_answer(read_intent("I stop back from the gate. what's the gate made of, and how many goblins can I see?"), world)
+    assert answer is not None and "barrels" in answer.content and "Five goblins" in answer.content
+
+
+def test_a_line_asking_two_things_the_world_holds_one_of_is_answered_whole_as_before():
+    world = World(facts=[Fact(text="Five goblins with spears peer over the planks.")])
+    answer = choose_answer(read_intent("how wide is the bridge, and how many goblins can I see?"), world)
+    assert answer is not None and answer.content == "Five goblins with spears peer over the planks."

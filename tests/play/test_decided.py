@@ -67,3 +67,10 @@ def test_a_crowd_asked_after_in_a_packed_room_is_a_crowd_and_other_counts_stay_f
     crowd = decide("how many people in here, roughly?", World(), scene=packed).content
     assert crowd.startswith("There are ") and crowd.endswith(" people in here.") and number_value(crowd.split()[2]) >= 18
     assert number_value(decide("how many guards on the wall?", World(), scene=packed).content.split()[2]) <= 6
+
+
+def test_in_play_each_part_of_a_two_question_line_the_world_lacks_is_decided_and_the_rest_told():
+    model = ScriptedModel(by_step={"decide_fact": ['{"number": 10, "unit": "feet"}'], "narrate": ["Keth looks."]}, repeat_last=True)
+    gm = GameMaster(None, "broken_bridge", model, characters=["Keth"], memory=False, seed=3)
+    reply = gm.step("", "I stop well back from the gate. how wide is the bridge, and how many goblins can I actually see?").narration
+    assert "ten feet wide" in reply and "goblins" in reply.lower()
