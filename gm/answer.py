@@ -23,11 +23,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pipelines.english import parse
-
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
+__all__ = ["Answer", "choose_answer", "content_keys", "joined", "NAME_ASKED", "questions_of", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -1015,7 +1014,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
     if _MADE_OF.search(text) and not any(_MATERIAL.search(f) for f in facts):
         return None  # "what's the assay office made of?" with no stuff named anywhere: decided, not answered by its distance
-    named = _NAME_ASKED.search(text)
+    named = NAME_ASKED.search(text)
     if named:  # "what's the bartender's name?" is told by a sentence of the bartender, not of the sheriff at the bar
         role = next(g for g in named.groups() if g)
         npcs = [f"{n.name}, {getattr(n, 'role', '') or ''}" for n in getattr(world, "npcs", []) or [] if getattr(n, "alive", True)]
@@ -1036,7 +1035,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
 
 
 # "what's the name of the bartender?", "what's the ship's name?": the name of one thing or person, asked by what it is
-_NAME_ASKED = re.compile(r"\bwhat(?:['’]?s| is| was) (?:the )?name of (?:the|this|that|your|our|their|his|her) ([a-z][\w-]+)(?!['’]s)\b|"
+NAME_ASKED = re.compile(r"\bwhat(?:['’]?s| is| was) (?:the )?name of (?:the|this|that|your|our|their|his|her) ([a-z][\w-]+)(?!['’]s)\b|"
                          r"\bwhat(?:['’]?s| is| was) (?:the|this|that|your|our) ([a-z][\w-]+)['’]?s name\b", re.I)
 _PERSON_END = re.compile(r"(?:er|or|man|men|keep|maid|ess|ist|ian|ant|ent|wife|boy|girl|hand|smith|lord|lady)s?$", re.I)
 

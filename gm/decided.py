@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from pipelines.llm.structured import complete_json
 from pipelines.numbers import SMALL
 
-from .answer import _NAME_ASKED, Answer, content_keys, content_words
+from .answer import NAME_ASKED, Answer, content_keys, content_words
 
 __all__ = ["decide_fact", "asks_to_decide"]
 
@@ -90,7 +90,7 @@ def _is_person(thing: str, world: Any) -> bool:
 
 def _kept_back(question: str, hidden: Sequence[str]) -> bool:
     """Whether a hidden text speaks of what is asked ("how many tunnels?" of the secret tunnel): it is for the finding."""
-    m = _MEASURE.search(question) or _COUNT_THERE.search(question) or _COUNT.search(question) or _NAME_ASKED.search(question)
+    m = _MEASURE.search(question) or _COUNT_THERE.search(question) or _COUNT.search(question) or NAME_ASKED.search(question)
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
     asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), "")) if m else set()
     kind = asks_to_decide(question)
@@ -108,7 +108,7 @@ def asks_to_decide(question: str) -> str | None:
         return "age" if m.group("way").lower() == "old" else "span"
     if _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question):
         return "count"
-    return "name" if _NAME_ASKED.search(question) else None
+    return "name" if NAME_ASKED.search(question) else None
 
 
 _SAID = {i: w for w, i in SMALL.items()}
@@ -171,7 +171,7 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
         else:
             sentence = f"{_number(n).capitalize()} {what} {'is' if n == 1 else 'are'} {rest}."
     else:
-        role = next(g for g in _NAME_ASKED.search(question).groups() if g).lower()
+        role = next(g for g in NAME_ASKED.search(question).groups() if g).lower()
         taken = {w.lower() for n in getattr(world, "npcs", []) or [] for w in n.name.split()}
         sentence = f"The {role} is {_a_name(question, _setting_of(world, ruleset), taken)}."
     if not sentence:
