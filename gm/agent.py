@@ -36,7 +36,7 @@ from pipelines.steps.adjudicate import who_rolls
 from . import language
 from .answer import (Answer, answers_without_dice, asks_hint, choose_answer, hint, joined, own_business, questions_of, remember_decided,
                      the_question)
-from .decided import asks_to_decide, decide_fact
+from .decided import decide_fact
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, meant, reaching_for
@@ -388,14 +388,13 @@ class GameMaster(PlayerRolls, SessionSetup):
         of a line asking several things ("how wide is the bridge, and how many goblins?"), each part the world lacks."""
         parts = questions_of(text)
         hidden = self.scenario.hidden_texts(set(self.session.revealed))
-        if len(parts) == 1:
-            asked = the_question(text)
-            if answer is None and asks_to_decide(asked):
-                return await decide_fact(self.model, asked, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
-            return answer
+        if len(parts) == 1:  # decide_fact leaves a question of no value it decides to the reply (None)
+            if answer is not None:
+                return answer
+            return await decide_fact(self.model, the_question(text), self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
         told = [choose_answer(reading.model_copy(update={"text": q, "kind": "ask"}), self.world, hidden=hidden) for q in parts]
         for i, (q, a) in enumerate(zip(parts, told)):
-            if a is None and asks_to_decide(q):
+            if a is None:
                 told[i] = await decide_fact(self.model, q, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
         return joined(told) if all(told) else answer  # a part left to the reply keeps the whole line the reply's
 

@@ -1252,10 +1252,10 @@ _WEIGHT = re.compile(r"\b(?:pounds?|lbs?|stone|tons?|tonnes?|kilos?|kilograms?|o
 _TYPED = ((re.compile(r"\bhow old\b", re.I), _AGE), (re.compile(r"\bhow heavy\b|\bhow much does .{1,30} weigh\b", re.I), _WEIGHT))
 
 
-def _runs_as_asked(text: str, fact: str) -> bool:
-    """Whether a fact's spans can measure the way the question asks: "fifty yards away" tells no height and "sixty
-    feet tall" no distance. A span that names no way ("a sixty-foot drop", "thirty feet of rope") can tell any."""
-    asked = next((way for way, pattern in _ASKED_RUN if pattern.search(text)), None)
+def _runs_as_asked(asked: str | None, fact: str) -> bool:
+    """Whether a fact's spans can measure the way the question asks (``asked``, from ``_ASKED_RUN``): "fifty yards
+    away" tells no height and "sixty feet tall" no distance. A span that names no way ("a sixty-foot drop",
+    "thirty feet of rope") can tell any."""
     spans = list(re.finditer(_SPAN, fact))
     if asked == "high" and re.search(r"\b(?:storeys?|stories|storied|floors)\b", fact, re.I):
         return True  # "three storeys of grey stone"
@@ -1291,9 +1291,10 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
         about = named[-1].lower().rstrip("s") if named and named[-1].lower() not in _STOP else ""
     count = re.compile(rf"(?:\d+|{_HAS_NUMBER.pattern[3:]})\s+(?:of (?:the|my|his|her|their|our|its|those|these)\s+)?(?:[\w-]+\s+)?{re.escape(about)}", re.I) if re.search(r"\bhow many\b", text, re.I) and about else None
     typed = next((stated for asked, stated in _TYPED if asked.search(text)), None)
+    way = next((way for way, pattern in _ASKED_RUN if pattern.search(text)), None)
 
     def fits(f: str) -> bool:
-        return _runs_as_asked(text, f) and (typed is None or bool(typed.search(f)))
+        return _runs_as_asked(way, f) and (typed is None or bool(typed.search(f)))
     numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                 and (count is None or count.search(f)) and fits(f)]
     if not numbered and typed is not None:  # "how old is that giant statue?" of "the Colossus, raised four centuries ago"

@@ -88,12 +88,20 @@ def _is_person(thing: str, world: Any) -> bool:
     return not _THING_AGED.search(thing)
 
 
-def _kept_back(question: str, hidden: Sequence[str]) -> bool:
+def _asked(question: str) -> tuple[str, re.Match] | None:
+    """What kind of value a question asks that could be decided ("span", "age", "count", "name"), and the match that
+    holds its words; None for any other question."""
+    if m := _MEASURE.search(question):
+        return ("age" if m.group("way").lower() == "old" else "span"), m
+    if m := _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question):
+        return "count", m
+    return ("name", m) if (m := NAME_ASKED.search(question)) else None
+
+
+def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
     """Whether a hidden text speaks of what is asked ("how many tunnels?" of the secret tunnel): it is for the finding."""
-    m = _MEASURE.search(question) or _COUNT_THERE.search(question) or _COUNT.search(question) or NAME_ASKED.search(question)
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
-    asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), "")) if m else set()
-    kind = asks_to_decide(question)
+    asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), ""))
     # how many there are of a hidden thing is hidden with it; its size, age or name only when the hidden text states one
     states = {"span": re.compile(r"\d|\b(?:feet|foot|yards?|miles?|deep|tall|high|wide|long)\b", re.I),
               "age": re.compile(r"\d|\b(?:years?|centur(?:y|ies)|decades?|old|ancient)\b", re.I),
@@ -103,12 +111,8 @@ def _kept_back(question: str, hidden: Sequence[str]) -> bool:
 
 def asks_to_decide(question: str) -> str | None:
     """What kind of value a question asks that could be decided: "span", "age", "count", "name", or None."""
-    m = _MEASURE.search(question)
-    if m:
-        return "age" if m.group("way").lower() == "old" else "span"
-    if _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question):
-        return "count"
-    return "name" if NAME_ASKED.search(question) else None
+    asked = _asked(question)
+    return asked[0] if asked else None
 
 
 _SAID = {i: w for w, i in SMALL.items()}
@@ -119,7 +123,8 @@ def _number(n: float) -> str:
     return _SAID[int(n)] if float(n).is_integer() and int(n) <= 20 else f"{n:g}"
 
 
-def _setting(world: Any, scene: str) -> str:
+def _prompt_context(world: Any, scene: str) -> str:
+    """The era, the place and the scene, as the model is told them."""
     era = getattr(world, "era", "") or ""
     here = getattr(world, "here", "") or ""
     return " ".join(x for x in [f"Era: {era}." if era else "", f"Place: {here}." if here else "", f"Scene: {scene.strip()}"] if x)
@@ -130,15 +135,15 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
     """Decide the one value a question asks that the world lacks, store it as a fact, and return it as the answer.
     None when the question asks nothing of that kind, a hidden text may hold the answer (it is found, not decided:
     "how deep is the tunnel?" of a secret tunnel), or the model gave no usable value (the turn then goes on as before)."""
-    kind = asks_to_decide(question)
-    if kind is None or model is None or _kept_back(question, hidden):
+    asked = _asked(question)
+    if asked is None or model is None or _kept_back(*asked, hidden):
         return None
-    setting = _setting(world, scene)
+    kind, m = asked
+    setting = _prompt_context(world, scene)
     system = ("You keep a tabletop game's world consistent. Decide one plain, ordinary value the world has not stated yet, "
               "fitting the setting. Reply with JSON only.")
     sentence = ""
     if kind in ("span", "age"):
-        m = _MEASURE.search(question)
         way, thing = m.group("way").lower(), m.group("thing").strip()
         way = {"tall": "high"}.get(way, way)
         thing = re.sub(r"^(?:his|her|their|its|your|our)\b", "the", thing, flags=re.I)
@@ -158,7 +163,6 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
                 verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
                 sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(parsed.value.number)} {parsed.value.unit} {_WORDED[way]}."
     elif kind == "count":
-        m = _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question)
         what = m.group("what").lower()
         # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is
         # what the small model says, and a GM would not); one when the question asks of one ("how many is ...")
@@ -171,7 +175,7 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
         else:
             sentence = f"{_number(n).capitalize()} {what} {'is' if n == 1 else 'are'} {rest}."
     else:
-        role = next(g for g in NAME_ASKED.search(question).groups() if g).lower()
+        role = next(g for g in m.groups() if g).lower()
         taken = {w.lower() for n in getattr(world, "npcs", []) or [] for w in n.name.split()}
         sentence = f"The {role} is {_a_name(question, _setting_of(world, ruleset), taken)}."
     if not sentence:
