@@ -34,7 +34,7 @@ from pipelines.steps import is_gm
 from pipelines.steps.adjudicate import who_rolls
 
 from . import language
-from .answer import (Answer, answers_without_dice, asks_hint, choose_answer, hint, joined, own_business, questions_of, remember_decided,
+from .answer import (Answer, answers_to_parts, answers_without_dice, asks_hint, choose_answer, hint, joined, own_business, remember_decided,
                      the_question)
 from .decided import decide_fact
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
@@ -173,7 +173,7 @@ class GameMaster(PlayerRolls, SessionSetup):
         if reading is not None and reading.kind == "ooc" and answer is None:  # a rules question: said plainly, not made up by the model
             answer = Answer("ooc", own_business(text), final=True)
         if reading is not None and reading.kind in ("ask", "act") and not low.startswith("/") and (answer is None or answer.kind == "fact"):
-            answer = await self._decide_unanswered(text, reading, answer)
+            answer = await self._decide_unanswered(text, reading, answer, sheet.name)
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name
@@ -383,19 +383,17 @@ class GameMaster(PlayerRolls, SessionSetup):
         self.save()
         return True
 
-    async def _decide_unanswered(self, text: str, reading: Intent, answer: Answer | None) -> Answer | None:
+    async def _decide_unanswered(self, text: str, reading: Intent, answer: Answer | None, asker: str) -> Answer | None:
         """"how tall is the lighthouse?" of a world that never says: the value is decided once and kept, then worded;
-        of a line asking several things ("how wide is the bridge, and how many goblins?"), each part the world lacks."""
-        parts = questions_of(text)
+        of a line asking several things ("how wide is the bridge, and how many goblins?"), each part the world lacks.
+        The parts are answered as ``choose_answer`` answers them (the same table, the same asker)."""
         hidden = self.scenario.hidden_texts(set(self.session.revealed))
-        if len(parts) == 1:  # decide_fact leaves a question of no value it decides to the reply (None)
+        each = answers_to_parts(reading, self.world, table_said=self._table_said(), hidden=hidden, asker=asker)
+        if not each:  # decide_fact leaves a question of no value it decides to the reply (None)
             if answer is not None:
                 return answer
             return await decide_fact(self.model, the_question(text), self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
-        told = [choose_answer(reading.model_copy(update={"text": q, "kind": "ask"}), self.world, hidden=hidden) for q in parts]
-        for i, (q, a) in enumerate(zip(parts, told)):
-            if a is None:
-                told[i] = await decide_fact(self.model, q, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
+        told = [a or await decide_fact(self.model, q, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden) for q, a in each]
         return joined(told) if all(told) else answer  # a part left to the reply keeps the whole line the reply's
 
     def _say(self, text: str) -> None:

@@ -26,7 +26,7 @@ from pipelines.english import parse
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-__all__ = ["Answer", "choose_answer", "content_keys", "joined", "NAME_ASKED", "questions_of", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
+__all__ = ["Answer", "answers_to_parts", "choose_answer", "content_keys", "joined", "NAME_ASKED", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -938,12 +938,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
         kind = "ask"  # "Eddie sweeps his flashlight over the stack. How many crates are down here?": the question is answered
     if kind != "ask":
         return None
-    parts = _questions(text)
-    if len(parts) > 1 and not is_recall(text):  # "what's the gate made of? how high is it": each part answered on its own
-        each = [choose_answer(_as_asked(intent, q), world, table_said=table_said, found_checks=found_checks,
-                              hidden=hidden, asker=asker, embed=embed) for q in parts]
-        if all(each):  # else the line is answered whole, as one question (a part may need the other's words)
-            return joined(each)
+    each = answers_to_parts(intent, world, table_said=table_said, found_checks=found_checks, hidden=hidden, asker=asker, embed=embed)
+    if each and all(a for _, a in each):  # "what's the gate made of? how high is it": each part answered on its own; else
+        return joined([a for _, a in each])  # the line is answered whole, as one question (a part may need the other's words)
     # the scene's facts and what this table was told since, together: "what did Pip hand over?" needs no "earlier"
     said = _whole_quotes([s for s in table_said if s.strip()])
     # what was said and done here; a player's own question ("Ilya: I ask Hilda what Tobin looks like") is no
@@ -1066,9 +1063,13 @@ def joined(answers: Sequence[Answer | None]) -> Answer | None:
     return Answer(found[0].kind, content, keys=list(dict.fromkeys(k for a in found for k in a.keys)))
 
 
-def questions_of(line: str) -> list[str]:
-    """The separate questions a line puts to the GM (the line itself when it asks one)."""
-    return _questions(line)
+def answers_to_parts(intent: Any, world: Any, **given: Any) -> list[tuple[str, Answer | None]]:
+    """Each question of a line that asks the GM several things, with the world's answer to it (``choose_answer``'s
+    keywords in ``given``); [] for a line that asks one, or asks after the table's past ("what was the password
+    again, and who told us?" is answered from what was said, whole)."""
+    text = getattr(intent, "text", "")
+    parts = [] if is_recall(text) else _questions(text)
+    return [(q, choose_answer(_as_asked(intent, q), world, **given)) for q in parts] if len(parts) > 1 else []
 
 
 def _questions(text: str) -> list[str]:

@@ -771,3 +771,11 @@ def test_a_line_asking_two_things_the_world_holds_one_of_is_answered_whole_as_be
     world = World(facts=[Fact(text="Five goblins with spears peer over the planks.")])
     answer = choose_answer(read_intent("how wide is the bridge, and how many goblins can I see?"), world)
     assert answer is not None and answer.content == "Five goblins with spears peer over the planks."
+
+
+def test_a_line_recalling_the_tables_past_is_not_split_into_parts():
+    from gm.answer import answers_to_parts
+    world = World(facts=[Fact(text="Two guards stand at the gate.")])
+    assert answers_to_parts(read_intent("what was the password again, and how many guards are there?"), world) == []
+    assert [q for q, _ in answers_to_parts(read_intent("how many guards are there, and what's the gate made of?"), world)] == [
+        "how many guards are there?", "what's the gate made of?"]
