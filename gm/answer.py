@@ -1081,10 +1081,13 @@ def _questions(text: str) -> list[str]:
     if len(asking) < 2:
         return [text]
     out = []
-    for p in asking:  # "...made of? how high is it": "it" is the gate the line named before (its last noun phrase with "the")
-        doc = parse(plain[:plain.find(p)]) if re.search(r"\b(?:it|that)\s*$", p, re.I) else None
-        before = [c.text for c in (doc.noun_chunks if doc is not None else []) if c[0].lower_ == "the"]
-        out.append(re.sub(r"\b(?:it|that)\s*$", before[-1], p, count=1, flags=re.I) if before else p)
+    for i, p in enumerate(asking):
+        # "...made of? how high is it": "it" is what the part before asked of ("How far is the lighthouse from the
+        # cottage, and how tall is it?": the lighthouse, its first noun phrase with "the"), or the act before named
+        before = asking[i - 1] if i else plain[:plain.find(p)]
+        doc = parse(before) if re.search(r"\b(?:it|that)\s*$", p, re.I) else None
+        named = [c.text for c in (doc.noun_chunks if doc is not None else []) if c[0].lower_ == "the"]
+        out.append(re.sub(r"\b(?:it|that)\s*$", named[0], p, count=1, flags=re.I) if named else p)
     return [f"{p}?" for p in out]
 
 

@@ -119,7 +119,9 @@ _SAID = {i: w for w, i in SMALL.items()}
 
 
 def _number(n: float) -> str:
-    """Twenty and under in words ("three men"), the rest in digits ("about 120 feet")."""
+    """Twenty and under in words ("three men"), the rest in digits ("about 120 feet"); a GM's guess is a round
+    figure ("about ten feet", not the model's "10.25"), and under one only as a half ("about 0.5 miles")."""
+    n = round(n) if n >= 1 else 0.5
     return _SAID[int(n)] if float(n).is_integer() and int(n) <= 20 else f"{n:g}"
 
 

@@ -74,3 +74,12 @@ def test_in_play_each_part_of_a_two_question_line_the_world_lacks_is_decided_and
     gm = GameMaster(None, "broken_bridge", model, characters=["Keth"], memory=False, seed=3)
     reply = gm.step("", "I stop well back from the gate. how wide is the bridge, and how many goblins can I actually see?").narration
     assert "ten feet wide" in reply and "goblins" in reply.lower()
+
+
+def test_a_decided_size_is_a_round_figure_and_it_in_a_second_question_is_what_the_first_asked_of():
+    from gm.answer import answers_to_parts
+    from gm.intent import read_intent
+    model = ScriptedModel(by_step={"decide_fact": ['{"number": 10.25, "unit": "feet"}']}, repeat_last=True)
+    assert decide("how tall is the cottage?", World(), model).content == "The cottage is about ten feet tall."
+    parts = answers_to_parts(read_intent("How far is the lighthouse from the cottage, and how tall is it?"), World())
+    assert [q for q, _ in parts] == ["How far is the lighthouse from the cottage?", "how tall is the lighthouse?"]
