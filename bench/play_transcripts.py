@@ -1,6 +1,6 @@
 """Ten turns in each game, as a new player would type them: prints the transcript and turn times.
 
-    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth|fifth|sixth|seventh] [--out docs/play_transcripts.md]
+    python bench/play_transcripts.py [-m local:small] [--lines first|new|third|fourth|fifth|sixth|seventh|eighth] [--out docs/play_transcripts.md]
 
 The lines were written before any reply was seen (questions to NPCs and to the GM, acts that need
 a check, trivial acts, a recall, an out-of-character request, an attack). Whether a reply is one a
@@ -384,19 +384,71 @@ SEVENTH_SESSIONS = {  # written 2026-12-07 by someone shown only each game's ope
     ],
 }
 
+EIGHTH_SESSIONS = {  # written 2026-12-08 by someone shown only each game's opening scene and sheets, before any reply was seen
+    ('drowned_chapel', 'Ilya'): [
+        "\"you the keeper? what's your name, and why are you staring at me like that\"",
+        "how deep is the water further in, and how far is it from the door to the altar?",
+        "i wade in slow with my longsword drawn, feeling ahead with my boots for anything under the surface",
+        "\"the bell's humming with no wind. what makes it do that, old woman? and dont say ghosts.\"",
+        "ooc: is the cold water gonna matter rules-wise or is it just flavour",
+        "i pull out my ledger and write down maren's name. \"you owe me an answer now. that's how this works.\"",
+        "i look up at the bell tower. how high is it, and is there anything i could climb to get up there?",
+        "\"ten silver for clearing this place, plus anything down here nobody's claimed. deal or not?\"",
+        "going back to that humming bell from earlier, does it get louder the closer i get to it?",
+        "if whatever's been ringing that bell shows itself, i throw a javelin at it then close in with the longsword",
+    ],
+    ('broken_bridge', 'Keth'): [
+        "\"how much is this toll, and which club are we talking about exactly?\"",
+        "how long is the bridge and whats actually broken about it, missing planks or what?",
+        "ooc: first time playing pf2e, does talking to them use up any of my actions?",
+        "i count the goblins again. the sleeping one, how close is he to the edge of the planks?",
+        "\"that's a fine hat, nettlejaw. where'd a chief like you get a hat like that?\"",
+        "i crouch and check the mud at the bridge end for tracks, any sign of boats or smugglers passing under",
+        "\"i'm hunting smugglers on this river. seen any boats slip under your bridge lately?\"",
+        "\"no coin on me, but i know where the river patrol camps tonight. worth more than silver to you, yeah?\"",
+        "i sit down on a rock by the road and wait with my arms crossed",
+        "that sleepy goblin from before, is he still out? i sneak over quietly and try to lift his spear off him",
+    ],
+    ('lantern_house', 'Tomás'): [
+        "\"mrs quist, why won't you come in? what happend in here?\"",
+        "i step inside and leave the door wide open behind me",
+        "how big is the room, and is it really just the two chairs at that table?",
+        "i walk over to the logbook without touching it and read whatever page it's open to",
+        "is there food on those plates? if there is, how old does it look",
+        "ooc: does tomás have his camera on him? sheet only mentions the borrowed car lol",
+        "i hold my hand over the stove to see if there's any warmth left at all",
+        "\"i'm with the paper, ruth. they pay good for a story. who lived here and whose logbook is that?\"",
+        "i check the window latch and look out at the lighthouse. how far is it, and is there a path?",
+        "i flip back through that logbook to the last dated entry and read it out loud to ruth, watching her face",
+    ],
+    ('copper_flats', 'Dutch'): [
+        "i walk slow to the bar and take the stool right next to the sheriff",
+        "\"evenin sheriff. you always this quiet, or just when vane's in the room?\"",
+        "how many folks are in here besides vane and tull, and any of them wearing iron?",
+        "\"whiskey. and whatever the sheriff's drinkin, on me.\"",
+        "i keep an eye on vane's shuffling hand. is he palming cards or is it all show?",
+        "ooc: how do bennies work again, do i start with three?",
+        "\"mr vane, there's paper on a man in this town. you know his name, and what's it worth to you to tell me?\"",
+        "\"you keep smilin at me like that, friend, and we'll see whose evening ends how.\"",
+        "the piano player who quit when i walked in, i go over and ask him why he stopped",
+        "if vane reaches for anything under that table i kick the table over onto him",
+    ],
+}
+
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model", default="local:small")
     parser.add_argument("--out", default=None, help="also write the transcript as Markdown here")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth", "sixth", "seventh"), default="first", help="the first forty lines, the forty new ones, the third to the seventh forty")
+    parser.add_argument("--lines", choices=("first", "new", "third", "fourth", "fifth", "sixth", "seventh", "eighth"), default="first", help="the first forty lines, the forty new ones, the third to the eighth forty")
     args = parser.parse_args()
     model = get_model(args.model)
     out = [f"# Play transcripts ({args.model}, seed {args.seed}, load {os.getloadavg()[0]:.1f})", ""]
     times: list[float] = []
     worded, planned = 0, 0  # acts: replies the model worded from the plan, of all planned (the rest said the plan plainly)
-    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS, "sixth": SIXTH_SESSIONS, "seventh": SEVENTH_SESSIONS}[args.lines].items():
+    for (scenario, who), lines in {"first": SESSIONS, "new": NEW_SESSIONS, "third": THIRD_SESSIONS, "fourth": FOURTH_SESSIONS, "fifth": FIFTH_SESSIONS, "sixth": SIXTH_SESSIONS, "seventh": SEVENTH_SESSIONS, "eighth": EIGHTH_SESSIONS}[args.lines].items():
         gm = GameMaster(None, scenario, model, characters=[who], memory=False, seed=args.seed)
         out += [f"## {gm.scenario.title} ({gm.ruleset.name}, {gm.sheets[0].name})", ""]
         for line in lines:
