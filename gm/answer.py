@@ -26,6 +26,8 @@ from pipelines.english import parse
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
+from .kinds import kind_of
+
 __all__ = ["Answer", "answers_to_parts", "choose_answer", "content_keys", "joined", "NAME_ASKED", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -1060,7 +1062,9 @@ def joined(answers: Sequence[Answer | None]) -> Answer | None:
     said = list(dict.fromkeys(a.content for a in found))
     # "Six hobgoblins stand guard, and two more with longbows pace the wall" holds "Two more with longbows pace the wall"
     content = " ".join(x for x in said if not any(x != y and x.lower().rstrip(".") in y.lower() for y in said))
-    return Answer(found[0].kind, content, keys=list(dict.fromkeys(k for a in found for k in a.keys)))
+    # several answers are said as they stand: worded by the model, one part came back wrong ("forty feet away" for the
+    # world's fifty yards) beside the other right, and the guard, needing only some answer's words, let it through
+    return Answer(found[0].kind, content, keys=list(dict.fromkeys(k for a in found for k in a.keys)), final=len(said) > 1)
 
 
 def answers_to_parts(intent: Any, world: Any, **given: Any) -> list[tuple[str, Answer | None]]:
@@ -1251,7 +1255,7 @@ _ASKED_RUN = (("high", re.compile(r"\bhow (?:tall|high)\b|\bhow far (?:up|above)
 _RUNS_WITH = {"high": {"high"}, "deep": {"deep"}, "far": {"far"}, "wide": {"wide", "long"}, "long": {"long", "wide", "deep"}}
 # "how old is the lighthouse?" is told by an age or a year, "how heavy is the chest?" by a weight; a count of nights is neither
 _AGE = re.compile(r"\b(?:years?|winters?|summers?|centur(?:y|ies)|decades?|generations?|age[ds]?|built|founded|since|birthday|"
-                  r"teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b|\b1\d{3}\b", re.I)
+                  r"teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b|\b(?:in|since|from|circa)\s+1\d{3}\b", re.I)
 _WEIGHT = re.compile(r"\b(?:pounds?|lbs?|stone|tons?|tonnes?|kilos?|kilograms?|ounces?|oz|hundredweight|weighs?|weight|heavy)\b", re.I)
 _TYPED = ((re.compile(r"\bhow old\b", re.I), _AGE), (re.compile(r"\bhow heavy\b|\bhow much does .{1,30} weigh\b", re.I), _WEIGHT))
 
@@ -1302,7 +1306,10 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
     numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
                 and (count is None or count.search(f)) and fits(f)]
     if not numbered and typed is not None:  # "how old is that giant statue?" of "the Colossus, raised four centuries ago"
-        aged = [i for i, f in enumerate(facts) if typed.search(f) and _HAS_NUMBER.search(f)]
+        # (a lighthouse's age is no saloon's: a fact of another kind of thing is not it)
+        asked_kind = kind_of(about) if about else None
+        aged = [i for i, f in enumerate(facts) if typed.search(f) and _HAS_NUMBER.search(f)
+                and not (asked_kind and (subject := _of_subject(f)) and kind_of(subject) not in (None, asked_kind))]
         numbered = aged if len(aged) == 1 else []  # the one age the scene states is the answer; of several, none is sure
     if not numbered and count is not None and (_BEINGS.fullmatch(about + "s") or _BEINGS.fullmatch(about)):
         # "how many guards?" of "six crossbowmen", "how many dead?" of "eleven bodies": people and beasts go by many
@@ -1311,9 +1318,20 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
     if not numbered and re.search(r"\bhow much\b", text, re.I):  # "how much is the reward?" of "offers 25 gold pieces": a sum
         numbered = [i for i, f in enumerate(facts) if re.search(rf"(?:{_NUMBER_RE})\s+(?:[a-z]+\s+)?(?:{_MONEY.pattern})|\$\d", f, re.I)]
     dimension = next((said for asked, said in _DIMENSION if asked.search(text)), None)
-    if not numbered and dimension is not None:
-        numbered = [i for i, f in enumerate(facts) if any(dimension.search(f[m.end():m.end() + 12]) for m in re.finditer(_SPAN, f))]
+    if not numbered and dimension is not None:  # ... but "The lighthouse is 65 feet tall" tells no keeper's height
+        numbered = [i for i, f in enumerate(facts) if any(dimension.search(f[m.end():m.end() + 12]) for m in re.finditer(_SPAN, f))
+                    and _of_subject(f) in ("", about)]
     return numbered
+
+
+def _of_subject(fact: str) -> str:
+    """The thing a sentence is about when it opens by naming it as its subject ("The lighthouse is 65 feet tall" →
+    "lighthouse"), singular; "" for a terse note ("Grey stone, 60 feet tall, top floor collapsed") or a pronoun."""
+    doc = parse(fact)
+    first = next(iter(doc.noun_chunks), None) if doc is not None else None
+    subject = first.root if first is not None and first.start == 0 and first.root.dep_ in ("nsubj", "nsubjpass") else None
+    named = subject is not None and (subject.pos_ == "PROPN" or (subject.pos_ == "NOUN" and first[0].lower_ in ("the", "that", "this")))
+    return subject.lower_.rstrip("s") if named else ""
 
 
 def _retold(said: str) -> str:

@@ -8,7 +8,6 @@ from the question, so the reply carries exactly that value and nothing else the 
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from pathlib import Path
 from collections.abc import Sequence
@@ -17,10 +16,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field
 
+from pipelines.english import parse
 from pipelines.llm.structured import complete_json
 from pipelines.numbers import SMALL
 
 from .answer import NAME_ASKED, Answer, content_keys, content_words
+from .kinds import kind_of, names_someone, prior, round_figure, usual_kinds, usual_size
 
 __all__ = ["decide_fact", "asks_to_decide"]
 
@@ -63,13 +64,8 @@ def _a_name(question: str, setting: str, taken: set[str]) -> str:
     names = _names()[setting]
     given = [n for n in names["given"] if n.lower() not in taken]
     surnames = [n for n in names["surnames"] if n.lower() not in taken]
-    return f"{given[_prior(question, 0, len(given) - 1)]} {surnames[_prior(question + ' surname', 0, len(surnames) - 1)]}"
+    return f"{given[prior(question, 0, len(given) - 1)]} {surnames[prior(question + ' surname', 0, len(surnames) - 1)]}"
 
-
-def _prior(question: str, low: int, high: int) -> int:
-    """A number in [low, high] fixed by the question's words: the same question, the same number, in every run."""
-    digest = hashlib.sha256(" ".join(question.lower().split()).encode()).digest()
-    return low + int.from_bytes(digest[:4], "big") % (high - low + 1)
 
 
 # what has an age and is no one: "how old is the saloon?" is a building's age, "how old is the sheriff?" a person's
@@ -81,11 +77,7 @@ _THING_AGED = re.compile(r"\b(?:house|building|saloon|church|chapel|shrine|tower
 
 def _is_person(thing: str, world: Any) -> bool:
     """Whether "the sheriff", "Ruth" or "the old miner" is someone: an NPC by name or calling, or no word for a thing."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z'’-]+", thing)} - {"the", "a", "an", "of", "old", "young"}
-    if any(words & {w.lower() for w in re.findall(r"[A-Za-z'’-]+", " ".join([n.name, getattr(n, "role", "") or ""]))}
-           for n in getattr(world, "npcs", []) or []):
-        return True
-    return not _THING_AGED.search(thing)
+    return names_someone(thing, world) or not _THING_AGED.search(thing)
 
 
 def _asked(question: str) -> tuple[str, re.Match] | None:
@@ -103,8 +95,10 @@ def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
     asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), ""))
     # how many there are of a hidden thing is hidden with it; its size, age or name only when the hidden text states one
-    states = {"span": re.compile(r"\d|\b(?:feet|foot|yards?|miles?|deep|tall|high|wide|long)\b", re.I),
-              "age": re.compile(r"\d|\b(?:years?|centur(?:y|ies)|decades?|old|ancient)\b", re.I),
+    # a size is stated by its unit ("forty feet", "a mile off"), an age by its span of time: "long-toed prints" or "Old
+    # Maren" states neither
+    states = {"span": re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|km|metres?|meters?|inches|fathoms?)\b", re.I),
+              "age": re.compile(r"\b(?:years?|centur(?:y|ies)|decades?|aged)\b", re.I),
               "name": re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")}.get(kind or "")
     return any(asked & stems(h) and (states is None or states.search(h)) for h in hidden)
 
@@ -153,24 +147,28 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
             person = _is_person(thing, world)
             # an age is a guess any GM makes alike (the small model put a frontier saloon at 187 years): a grown
             # person's, a building's, or an old ruin's
-            years = (_prior(question, 22, 68) if person else _prior(question, 150, 900) if re.search(r"\b(?:ancient|ruin\w*|old|elder)\b", thing, re.I)
-                     else _prior(question, 4, 40))
+            usual = None if person else usual_kinds().get(kind_of(thing, world) or "", {}).get("old")
+            years = (prior(question, 22, 68) if person else prior(question, 150, 900) if re.search(r"\b(?:ancient|ruin\w*|old|elder)\b", thing, re.I)
+                     else round_figure(prior(question, *usual)) if usual else prior(question, 4, 40))
             sentence = f"{thing[0].upper()}{thing[1:]} is about {_number(years)} years old."
         else:
-            asked = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "far away"}[way]
-            parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
-                                         f"{setting}\nHow {asked} is {thing}? Give {{\"number\": N, \"unit\": \"feet\"|\"yards\"|\"miles\"}}."}],
-                                         _Span, step="decide_fact", max_tokens=32, retry=False)
-            if parsed.value is not None:
+            size = usual_size(question, thing, way, world)
+            if size is None:  # a thing of no kind the table knows: the model's guess, bounded by the JSON shape
+                asked = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "far away"}[way]
+                parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
+                                             f"{setting}\nHow {asked} is {thing}? Give {{\"number\": N, \"unit\": \"feet\"|\"yards\"|\"miles\"}}."}],
+                                             _Span, step="decide_fact", max_tokens=32, retry=False)
+                size = (parsed.value.number, parsed.value.unit) if parsed.value is not None else None
+            if size is not None:
                 verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
-                sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(parsed.value.number)} {parsed.value.unit} {_WORDED[way]}."
+                sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(size[0])} {size[1]} {_WORDED[way]}."
     elif kind == "count":
         what = m.group("what").lower()
         # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is
         # what the small model says, and a GM would not); one when the question asks of one ("how many is ...")
-        n = 1 if (m.groupdict().get("verb") or "are").lower() in ("is", "was") else _prior(question, 2, 6)
+        n = 1 if (m.groupdict().get("verb") or "are").lower() in ("is", "was") else prior(question, 2, 6)
         if m.re is _COUNT_AT and _CROWDED.search(scene) and what in _CROWD and re.match(r"(?:in here|here|inside|in (?:the|this) \w+)$", m.group("rest").strip(), re.I):
-            n = _prior(question, 18, 40)  # "how many people in here?" of a packed saloon: a crowd
+            n = prior(question, 18, 40)  # "how many people in here?" of a packed saloon: a crowd
         rest = re.sub(r"\b(?:ya|u)\b", "you", m.group("rest").strip())
         if m.re in (_COUNT_THERE, _COUNT_AT):
             sentence = f"There {'is' if n == 1 else 'are'} {_number(n)} {what}{(' ' + rest) if rest else ''}."

@@ -266,6 +266,15 @@ def test_a_terse_scene_answers_how_tall_by_its_number_with_that_dimension_and_an
     assert price.speaker == "Bren Okafor" and "2 copper" in price.quote
 
 
+def test_one_things_size_or_age_answers_no_other_named_thing_and_a_date_is_no_age():
+    world = World(npcs=[Npc(name="Abner Quist", role="the lighthouse keeper")], era="Gull's Rest, October 1925", facts=[
+        Fact(text="The lighthouse is about 65 feet tall."), Fact(text="The lighthouse is about 55 years old.")])
+    assert choose_answer(read_intent("how tall is the keeper?"), world) is None  # decided as a person's, not the tower's
+    assert choose_answer(read_intent("how old is the saloon"), world) is None
+    assert "55 years" in choose_answer(read_intent("how old is that lighthouse?"), world).content
+    assert choose_answer(read_intent("how old is the chapel?"), World(era="Gull's Rest, October 1925")) is None
+
+
 def test_the_dead_and_the_gone_are_said_so_with_what_the_scene_says_of_them():
     world = World(npcs=[Npc(name="Isolde Marrow", role="guard captain", present=False), Npc(name="Aldo Crane", role="miller", alive=False)],
                   facts=[Fact(text="Isolde Marrow rode for the capital at dawn and is not expected back for a week."),

@@ -26,16 +26,40 @@ def test_only_a_measure_a_count_an_age_or_a_name_is_decided(question, kind):
     assert asks_to_decide(question) == kind
 
 
-def test_a_height_is_the_models_value_in_a_sentence_built_from_the_question_and_is_stored():
+def test_a_height_of_a_thing_of_no_known_kind_is_the_models_value_in_a_sentence_built_from_the_question_and_is_stored():
     world = World(era="1925")
-    answer = decide("how tall is the lighthouse?", world)
-    assert answer.content == "The lighthouse is about 40 feet tall." and world.facts[-1].text == answer.content
+    answer = decide("how tall is the reliquary?", world)
+    assert answer.content == "The reliquary is about 40 feet tall." and world.facts[-1].text == answer.content
+
+
+@pytest.mark.parametrize("question, low, high", [("how tall is the lighthouse?", 45, 110), ("how tall is the old watchtower?", 35, 90),
+                                                 ("how deep is the well?", 25, 60), ("how wide is the bridge?", 8, 20),
+                                                 ("how tall is the keeper?", 5, 6.3), ("how deep is the water?", 2, 6)])
+def test_a_size_of_a_known_kind_of_thing_is_as_big_as_such_things_are_whatever_the_model_says(question, low, high):
+    # the small model gave a lighthouse "four feet" and "ten feet"; a keeper is someone, of a person's height
+    world = World(npcs=[Npc(name="Abner Quist", role="the lighthouse keeper")])
+    said = decide(question, world, ScriptedModel(by_step={"decide_fact": ['{"number": 4, "unit": "feet"}']}, repeat_last=True)).content
+    assert "feet" in said and low <= number_value(said.split("about ")[1].split()[0]) <= high
+
+
+def test_an_age_of_a_known_kind_is_as_old_as_such_things_are_and_a_far_landmark_is_told_in_yards_or_miles():
+    world = World()
+    assert 30 <= number_value(decide("how old is the lighthouse?", world).content.split()[-3]) <= 120  # not a grown man's 22 to 68
+    assert 3 <= number_value(decide("how old is the saloon?", world).content.split()[-3]) <= 20
+    far = decide("how far is the town?", world).content
+    assert far.endswith("miles away.") and far.startswith("The town is about ")
+
+
+def test_a_secret_that_names_a_thing_keeps_back_its_size_only_when_it_states_one():
+    prints = ["Wet footprints lead from the cellar hatch to the lighthouse door, bare, long-toed, and not quite human."]
+    assert decide("how tall is the lighthouse?", World(), hidden=prints) is not None  # "long-toed" states no length
+    assert decide("how tall is the lighthouse?", World(), hidden=["The lighthouse is 80 feet tall, and hollow."]) is None
 
 
 def test_a_model_reply_that_is_no_value_decides_nothing():
     model = ScriptedModel(by_step={"decide_fact": ["The lighthouse is very tall and the keeper is 18 feet tall."]}, repeat_last=True)
     world = World()
-    assert decide("how tall is the lighthouse?", world, model) is None and not world.facts
+    assert decide("how tall is the reliquary?", world, model) is None and not world.facts
 
 
 def test_a_count_age_or_name_is_the_same_for_the_same_question_and_fits_the_setting():
@@ -72,14 +96,15 @@ def test_a_crowd_asked_after_in_a_packed_room_is_a_crowd_and_other_counts_stay_f
 def test_in_play_each_part_of_a_two_question_line_the_world_lacks_is_decided_and_the_rest_told():
     model = ScriptedModel(by_step={"decide_fact": ['{"number": 10, "unit": "feet"}'], "narrate": ["Keth looks."]}, repeat_last=True)
     gm = GameMaster(None, "broken_bridge", model, characters=["Keth"], memory=False, seed=3)
-    reply = gm.step("", "I stop well back from the gate. how wide is the bridge, and how many goblins can I actually see?").narration
-    assert "ten feet wide" in reply and "goblins" in reply.lower()
+    reply = gm.step("", "I stop well back from the gate. how wide is the bridge, and how many goblins can I actually see?")
+    assert "feet wide" in reply.narration and "goblins" in reply.narration.lower()
+    assert "answered without the model (fact)" in reply.notes  # several answers are said as they stand, not reworded
 
 
 def test_a_decided_size_is_a_round_figure_and_it_in_a_second_question_is_what_the_first_asked_of():
     from gm.answer import answers_to_parts
     from gm.intent import read_intent
     model = ScriptedModel(by_step={"decide_fact": ['{"number": 10.25, "unit": "feet"}']}, repeat_last=True)
-    assert decide("how tall is the cottage?", World(), model).content == "The cottage is about ten feet tall."
+    assert decide("how tall is the reliquary?", World(), model).content == "The reliquary is about ten feet tall."
     parts = answers_to_parts(read_intent("How far is the lighthouse from the cottage, and how tall is it?"), World())
     assert [q for q, _ in parts] == ["How far is the lighthouse from the cottage?", "how tall is the lighthouse?"]
