@@ -394,7 +394,11 @@ class GameMaster(PlayerRolls, SessionSetup):
                 return answer
             return await decide_fact(self.model, the_question(text), self.world, self.scenario.scene, self.ruleset.name, hidden=hidden)
         told = [a or await decide_fact(self.model, q, self.world, self.scenario.scene, self.ruleset.name, hidden=hidden) for q, a in each]
-        return joined(told) if all(told) else answer  # a part left to the reply keeps the whole line the reply's
+        if all(told) or not any(told):
+            return joined(told) if all(told) else answer
+        # "how many pews are there? and who first heard the bell?": what the world holds is said as it stands, the
+        # rest is left to the model alone (given the whole line, it answered neither, or one wrongly)
+        return joined(told, rest=[q for (q, _), a in zip(each, told) if a is None])
 
     def _say(self, text: str) -> None:
         self.session.log.append(Turn(speaker="GM", text=text))

@@ -162,6 +162,7 @@ class Answer:
     gated_checks: list[str] = field(default_factory=list)  # a check of this family must succeed before it is told
     final: bool = False
     voice: str = ""  # who the speaker is and how they talk (role; voice notes), for the words
+    rest: str = ""  # the questions of the line the world leaves unanswered, left to the model after ``content``
 
     def spoken(self) -> str:
         """The reply when the model's words are unusable: the content, in the NPC's voice where there is one."""
@@ -1011,8 +1012,14 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     facts, keys = [f.text for f in told] + gm_said, _keys(told) + gm_said
     kinds = ["fact"] * len(told) + ["recall"] * len(gm_said)
     made = [getattr(f, "derived", False) for f in told] + [False] * len(gm_said)
-    if _MADE_OF.search(text) and not any(_MATERIAL.search(f) for f in facts):
-        return None  # "what's the assay office made of?" with no stuff named anywhere: decided, not answered by its distance
+    if _MADE_OF.search(text):  # "what's the assay office made of?" is told by a stuff named with it, else decided
+        thing = re.search(r"(?:['’]s|\bis|\bwas|\bare|\bwere)\s+(?:the|that|this|these|those|his|her|their|its|your|our)\s+([^?.!,]{2,40}?)\s+"
+                          r"(?:made|built|carved|forged|cast|put together)\b", text, re.I)
+        head = thing.group(1).split()[-1].lower().rstrip("s") if thing else ""
+        of_it = [i for i, f in enumerate(facts) if _MATERIAL.search(f) and (not head or head in f.lower())]
+        if not of_it:
+            return None  # not answered by its distance, nor by the stuff of the bar beside it
+        facts, keys, kinds, made = ([xs[i] for i in of_it] for xs in (facts, keys, kinds, made))
     named = NAME_ASKED.search(text)
     if named:  # "what's the bartender's name?" is told by a sentence of the bartender, not of the sheriff at the bar
         role = next(g for g in named.groups() if g)
@@ -1050,12 +1057,14 @@ def _mentions_role(text: str, role: str) -> bool:
     return False
 
 
-_ASKS_ON = re.compile(r"\?\s*|,?\s+and\s+(?=(?:how|what|where|who|when|which|whose|is|are|was|were|does|do|did|can|could)\b)", re.I)
-_OPENS_ASKING = re.compile(r"^(?:how|what|where|who|when|which|whose|is|are|was|were|does|do|did|can|could|any)\b|^what['’]s\b", re.I)
+_ASKS_ON = re.compile(r"\?\s*|,?\s+and\s+(?=(?:how|what|whats|where|who|when|which|whose|is|are|was|were|does|do|did|can|could)\b)", re.I)
+_OPENS_ASKING = re.compile(r"^(?:how|what|whats|wheres|hows|whos|where|who|when|which|whose|is|are|was|were|does|do|did|can|could|any)\b|"
+                           r"^(?:what|where|how|who)['’]s\b", re.I)
 
 
-def joined(answers: Sequence[Answer | None]) -> Answer | None:
-    """The answers to the parts of one line as one answer (those there are; None when there are none)."""
+def joined(answers: Sequence[Answer | None], rest: Sequence[str] = ()) -> Answer | None:
+    """The answers to the parts of one line as one answer (those there are; None when there are none), with the
+    questions left unanswered (``rest``) for the model to take up after them."""
     found = [a for a in answers if a is not None]
     if not found:
         return None
@@ -1064,7 +1073,8 @@ def joined(answers: Sequence[Answer | None]) -> Answer | None:
     content = " ".join(x for x in said if not any(x != y and x.lower().rstrip(".") in y.lower() for y in said))
     # several answers are said as they stand: worded by the model, one part came back wrong ("forty feet away" for the
     # world's fifty yards) beside the other right, and the guard, needing only some answer's words, let it through
-    return Answer(found[0].kind, content, keys=list(dict.fromkeys(k for a in found for k in a.keys)), final=len(said) > 1)
+    return Answer(found[0].kind, content, keys=list(dict.fromkeys(k for a in found for k in a.keys)), final=len(said) > 1 or bool(rest),
+                  rest=" ".join(rest))
 
 
 def answers_to_parts(intent: Any, world: Any, **given: Any) -> list[tuple[str, Answer | None]]:
@@ -1081,6 +1091,7 @@ def _questions(text: str) -> list[str]:
     water by it?", "what's the gate made of? how high is it"), each with a question mark; one question is one part."""
     plain = " ".join(re.sub(r"[\"“][^\"”]*[\"”]?", " ", text).split())  # words in quotes are said to someone
     parts = [p.strip(" ,;.!") for sentence in re.split(r"(?<=[.!])\s+", plain) for p in _ASKS_ON.split(sentence) if p and p.strip(" ,;.!")]
+    parts = [re.sub(r"^(?:and|also|so|oh|ok|okay|plus|but)\b[\s,]*", "", p, flags=re.I) for p in parts]  # "...? and what's the table made of"
     asking = [p for p in parts if _OPENS_ASKING.match(p)]
     if len(asking) < 2:
         return [text]
@@ -1091,6 +1102,9 @@ def _questions(text: str) -> list[str]:
         before = asking[i - 1] if i else plain[:plain.find(p)]
         doc = parse(before) if re.search(r"\b(?:it|that)\s*$", p, re.I) else None
         named = [c.text for c in (doc.noun_chunks if doc is not None else []) if c[0].lower_ == "the"]
+        if doc is not None and not named:  # the parse may miss it ("what was the reliquary made of": "reliquary" read as a word of kind)
+            named = [m.group(0) for m in re.finditer(r"\bthe\s+[a-z'’-]{3,}(?:\s+(?!(?:made|is|was|are|were|from|to|of|in|on|at|and|or|by|"
+                                                      r"with|for)\b)[a-z'’-]{3,})?", before, re.I)][:1]
         out.append(re.sub(r"\b(?:it|that)\s*$", named[0], p, count=1, flags=re.I) if named else p)
     return [f"{p}?" for p in out]
 

@@ -26,19 +26,31 @@ from .kinds import kind_of, names_someone, prior, round_figure, usual_kinds, usu
 __all__ = ["decide_fact", "asks_to_decide"]
 
 # what is asked, and the words to build the answer from: "how tall is the assay office?" → ("high", "the assay office")
-_MEASURE = re.compile(r"\bhow (?P<way>tall|high|deep|wide|long|far|old)\s+(?:is|are|was|were)\s+(?P<thing>(?:the|that|this|these|those|"
+_MEASURE = re.compile(r"\bhow (?P<way>tall|high|deep|wide|long|far|old|big|large)\s+(?:is|are|was|were)\s+(?P<thing>(?:the|that|this|these|those|"
                       r"his|her|their|its|your|our)\s+[^?.!,]{2,50}?|it)\s*(?:\b(?:from here|to the \w+|again))?\s*[?.!]*\s*$", re.I)
 _COUNT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<verb>are|were|is|was)\s+(?P<rest>[^?.!]{2,60}?)\s*[?.!]*\s*$", re.I)
 _COUNT_AT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<rest>(?:in|at|on|inside|around|here|out)\b[^?.!,]{0,40}?)\s*(?:,?\s*(?:roughly|about|more or less|d['’]?you (?:think|reckon)))?\s*[?.!]*\s*$", re.I)
 _CROWD = {"people", "folk", "folks", "men", "patrons", "customers", "drinkers", "souls", "guests", "punters", "locals"}
 _CROWDED = re.compile(r"\b(?:packed|crowded|thronged|heaving|full|busy|bustling|teeming|mobbed)\b", re.I)
 _COUNT_THERE = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?:are|were) there\s*(?P<rest>[^?.!]{0,60}?)\s*[?.!]*\s*$", re.I)
-_WORDED = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "away", "old": "old"}
+_WORDED = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "away", "old": "old", "big": "across"}
+# "what's the gate made of?", "what metal is the bell?": what a thing is made of
+_MADE = re.compile(r"\bwhat(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+(?P<thing>(?:the|that|this|these|those|his|her|their|its|your|our)\s+"
+                   r"[^?.!,]{2,40}?|it)\s+(?:made|built|carved|forged|cast|put together)\s+(?:out\s+)?(?:of|from|with)\b|"
+                   r"\bwhat (?:material|metal|stuff|kind of (?:wood|stone|metal)) (?:is|are|was|were)\s+(?P<thing2>(?:the|that|this|these|those)\s+"
+                   r"[^?.!,]{2,40}?)\s*[?.!]*\s*$", re.I)
+# what the model may say a thing of no kind in gm/data/things.yaml is made of: plain stuff, no invention
+_STUFF = ("wood", "oak", "pine", "stone", "granite", "marble", "iron", "steel", "bronze", "brass", "copper", "silver", "gold", "pewter",
+          "tin", "lead", "glass", "clay", "bone", "leather", "cloth", "canvas", "rope", "brick", "paper", "wax", "ivory")
 
 
 class _Span(BaseModel):
     number: float = Field(gt=0, le=5000)
     unit: Literal["feet", "yards", "miles"]
+
+
+class _Made(BaseModel):
+    material: Literal[_STUFF]  # type: ignore[valid-type]
 
 
 class _Count(BaseModel):
@@ -85,6 +97,8 @@ def _asked(question: str) -> tuple[str, re.Match] | None:
     holds its words; None for any other question."""
     if m := _MEASURE.search(question):
         return ("age" if m.group("way").lower() == "old" else "span"), m
+    if m := _MADE.search(question):
+        return "made", m
     if m := _COUNT_THERE.search(question) or _COUNT.search(question) or _COUNT_AT.search(question):
         return "count", m
     return ("name", m) if (m := NAME_ASKED.search(question)) else None
@@ -99,6 +113,7 @@ def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
     # Maren" states neither
     states = {"span": re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|km|metres?|meters?|inches|fathoms?)\b", re.I),
               "age": re.compile(r"\b(?:years?|centur(?:y|ies)|decades?|aged)\b", re.I),
+              "made": re.compile(r"\b(?:made|carved|forged|cast|built)\s+(?:out\s+)?(?:of|from)\b|\b(?:" + "|".join(_STUFF) + r")\b", re.I),
               "name": re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")}.get(kind or "")
     return any(asked & stems(h) and (states is None or states.search(h)) for h in hidden)
 
@@ -152,9 +167,12 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
                      else round_figure(prior(question, *usual)) if usual else prior(question, 4, 40))
             sentence = f"{thing[0].upper()}{thing[1:]} is about {_number(years)} years old."
         else:
+            if way in ("big", "large"):  # "how big is the chest?": the way such a thing is measured first ("long")
+                ways = [w for w in usual_kinds().get(kind_of(thing, world) or "", {}) if w in ("tall", "long", "wide", "deep")]
+                way = {"tall": "high"}.get(ways[0], ways[0]) if ways else "big"
             size = usual_size(question, thing, way, world)
             if size is None:  # a thing of no kind the table knows: the model's guess, bounded by the JSON shape
-                asked = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "far away"}[way]
+                asked = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "far away", "big": "big across"}[way]
                 parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
                                              f"{setting}\nHow {asked} is {thing}? Give {{\"number\": N, \"unit\": \"feet\"|\"yards\"|\"miles\"}}."}],
                                              _Span, step="decide_fact", max_tokens=32, retry=False)
@@ -162,6 +180,18 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
             if size is not None:
                 verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
                 sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(size[0])} {size[1]} {_WORDED[way]}."
+    elif kind == "made":
+        thing = re.sub(r"^(?:his|her|their|its|your|our)\b", "the", (m.group("thing") or m.group("thing2")).strip(), flags=re.I)
+        made_of = usual_kinds().get(kind_of(thing, world) or "", {}).get("of")
+        stuff = made_of[prior(question, 0, len(made_of) - 1)] if made_of else None
+        if stuff is None:  # a thing of no kind the table knows: the model picks among plain stuffs
+            parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
+                                         f"{setting}\nWhat is {thing} made of? Give {{\"material\": one of {', '.join(_STUFF)}}}."}],
+                                         _Made, step="decide_fact", max_tokens=16, retry=False)
+            stuff = parsed.value.material if parsed.value is not None else None
+        if stuff is not None:
+            verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
+            sentence = f"{thing[0].upper()}{thing[1:]} {verb} made of {stuff}."
     elif kind == "count":
         what = m.group("what").lower()
         # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is

@@ -356,8 +356,11 @@ def _only_asks(text: str) -> bool:
 # a question typed without its "?": "ok what room was the guy in again", "wait how much was the mayor paying us"
 # (a word or two before it that is no one acting: "ok", "wait", "guys", typos and all; "I wonder what time it is" says)
 _ASKS_PLAINLY = re.compile(r"^(?:(?!(?:i|we|you|he|she|they|it)\b)[a-z']{1,6}[,.]?\s+){0,2}"
-                           r"(?:what|how|where|when|who|which|why|whats|wheres|hows|whens)\b(?!\s+(?:a|an)\b)(?:\s+[\w'’]+){0,3}?\s+"
-                           r"(?:is|was|were|are|did|does|do|had|has|can|could|should|would|will)\b[^!.]*$", re.I)
+                           r"(?:(?:what|how|where|when|who|which|why|whats|wheres|hows|whens)\b(?!\s+(?:a|an)\b)(?:\s+[\w'’]+){0,3}?\s+"
+                           r"(?:is|was|were|are|did|does|do|had|has|can|could|should|would|will)\b"
+                           # ... or its verb run into it: "and whats the name of whoever first heard the bell ring"
+                           r"|(?:whats|wheres|hows|whens|whos|what['’]s|where['’]s|how['’]s|who['’]s|when['’]s)\s+(?:the|a|an|his|her|your|their|that|this|our|my)\b)"
+                           r"[^!.]*$", re.I)
 
 
 # a sentence that says nothing: "Ooh.", "Okay.", "Wait!", "Hmm, right."

@@ -13,11 +13,12 @@ sentence built from the scene and the outcome.
 """
 from __future__ import annotations
 
+
 import functools
 import re
 import time
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from pipelines.llm import ModelError, stream_complete
@@ -801,7 +802,19 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
     if req.answer is not None and req.answer.final:  # said exactly so (an out-of-character request): no model
         if on_token is not None:
             on_token(req.answer.content)
-        return Narration(text=req.answer.content, notes=[f"answered without the model ({req.answer.kind})"], first_token_s=time.perf_counter() - started)
+        said = Narration(text=req.answer.content, notes=[f"answered without the model ({req.answer.kind})"], first_token_s=time.perf_counter() - started)
+        if not req.answer.rest:
+            return said
+        # the questions the world left open, answered by the model alone, after what the world holds
+        spaced = [False]
+
+        def after(words: str) -> None:  # the model's words follow the world's, a space between
+            if on_token is not None:
+                on_token(words if spaced[0] else " " + words.lstrip())
+            spaced[0] = True
+        rest = await narrate(model, replace(req, line=req.answer.rest, answer=None), on_token=after, temperature=temperature)
+        return Narration(text=f"{said.text} {rest.text}".strip(), notes=[*said.notes, *rest.notes], first_token_s=said.first_token_s,
+                         usage=rest.usage, attempts=rest.attempts, fell_back=rest.fell_back)
     if req.answer is not None and req.decision == "no_roll":
         return await _word_answer(model, req, on_token, started)
     if req.plan is None:

@@ -788,3 +788,9 @@ def test_a_line_recalling_the_tables_past_is_not_split_into_parts():
     assert answers_to_parts(read_intent("what was the password again, and how many guards are there?"), world) == []
     assert [q for q, _ in answers_to_parts(read_intent("how many guards are there, and what's the gate made of?"), world)] == [
         "how many guards are there?", "what's the gate made of?"]
+
+
+def test_what_a_thing_is_made_of_is_told_by_a_stuff_named_with_it_never_by_another_things():
+    world = World(facts=[Fact(text="A ramshackle gate of barrels and planks blocks the bridge."), Fact(text="The bar is polished oak.")])
+    assert "barrels and planks" in choose_answer(read_intent("what's the gate made of?"), world).content
+    assert choose_answer(read_intent("what's the card table made of?"), world) is None  # decided, not the bar's oak

@@ -108,3 +108,24 @@ def test_a_decided_size_is_a_round_figure_and_it_in_a_second_question_is_what_th
     assert decide("how tall is the reliquary?", World(), model).content == "The reliquary is about ten feet tall."
     parts = answers_to_parts(read_intent("How far is the lighthouse from the cottage, and how tall is it?"), World())
     assert [q for q, _ in parts] == ["How far is the lighthouse from the cottage?", "how tall is the lighthouse?"]
+
+
+def test_what_a_thing_is_made_of_is_what_such_things_are_made_of_or_the_models_pick_of_plain_stuff():
+    world = World()
+    gate = decide("what's the gate made of?", world).content
+    assert gate.startswith("The gate is made of ") and any(w in gate for w in ("oak", "timber"))
+    picked = ScriptedModel(by_step={"decide_fact": ['{"material": "bronze"}']}, repeat_last=True)
+    assert decide("what is the gizmo made of?", world, picked).content == "The gizmo is made of bronze."
+    dreamt = ScriptedModel(by_step={"decide_fact": ['{"material": "dragon glass and starlight"}']}, repeat_last=True)
+    assert decide("what is the gizmo made of?", World(), dreamt) is None  # only plain stuff may be picked
+    assert decide("what's the idol made of?", World(), hidden=["The idol is carved from a meteorite."]) is None
+
+
+def test_in_play_a_line_part_answered_is_said_as_it_stands_and_only_the_rest_goes_to_the_model():
+    model = ScriptedModel(by_step={"narrate": ["Nobody remembers who heard it first."]}, repeat_last=True)
+    gm = GameMaster(None, "drowned_chapel", model, characters=["Ilya"], memory=False, seed=3)
+    reply = gm.step("", "how many pews are floating around in here? and whats the name of the fisherman's wife")
+    assert reply.narration.split()[1:5] == ["pews", "are", "floating", "around"] and "answered without the model (fact)" in reply.notes
+    narrated = [r for r in model.requests if r.get("step") == "narrate"]
+    asked = narrated[-1]["messages"][-1]["content"]
+    assert "name of the fisherman's wife" in asked and "how many pews" not in asked
