@@ -36,7 +36,7 @@ from pipelines.steps.adjudicate import who_rolls
 from . import language
 from .answer import (Answer, answers_to_parts, answers_without_dice, asks_hint, choose_answer, hint, joined, own_business, remember_decided,
                      the_question)
-from .decided import decide_fact
+from .decided import asks_to_decide, decide_fact
 from .adjudication import Difficulty, choose_difficulty, hardest, make_roll, record
 from .characters import RollPlan, ready_characters
 from .clues import fits, meant, reaching_for
@@ -174,6 +174,13 @@ class GameMaster(PlayerRolls, SessionSetup):
             answer = Answer("ooc", own_business(text), final=True)
         if reading is not None and reading.kind in ("ask", "act") and not low.startswith("/") and (answer is None or answer.kind == "fact"):
             answer = await self._decide_unanswered(text, reading, answer, sheet.name)
+        elif answer is not None and answer.kind == "npc_unknown" and asks_to_decide(the_question(text)) == "name":
+            # "Sheriff, what's the bartender's name?" of a bartender the world never names: decided once, and said by the one asked
+            named = await decide_fact(self.model, the_question(text), self.world, self.scenario.scene, self.ruleset.name,
+                                      hidden=self.scenario.hidden_texts(set(self.session.revealed)))
+            if named is not None:
+                told = named.content.rstrip(".").split(" is ", 1)[-1]
+                answer = Answer("npc", named.content, speaker=answer.speaker, quote=f"That's {told}.", keys=named.keys, voice=answer.voice)
         if low.startswith("/check"):
             decision, checks = "roll", [Check(character=sheet.name, skill=self._named_check(text[6:]))]
             intent = self._last_line_of(sheet.name) or self.ruleset.check(checks[0].skill).name

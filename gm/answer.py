@@ -495,6 +495,8 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
+    if (named := NAME_ASKED.search(question)) and (told := _whose_name(npc, next(g for g in named.groups() if g), world)) is not None:
+        return told
     small_talk = _small_talk_only(question)
     if small_talk:  # "Cold night to be out, isn't it?" asks after nothing kept back: it neither opens nor refuses it
         knows = [k for k in knows if k.free]
@@ -559,6 +561,9 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if re.search(r"\b(?:you|your|yours|yourself|u|ya)\b", asked, re.I):  # "so yselde, where were you last night?": of her
         near = [n + _of_them(f, npc, world) for n, f in zip(near, facts)]
     at, score = _best(asked, _keys(told), embed, [m + o + n for m, o, n in zip(measure, own, near)])
+    if at >= 0 and (score >= NPC_FACT_MATCH or facts[at] == only) and (when := _another_day(asked, facts[at])):
+        # "anybody bring a horse in today?" of "shod a grey mare last Tuesday": not today, and no more is asked
+        return Answer("npc_unknown", f"{name} says not {when}.", speaker=name, quote=f"Not {when}, no.", keys=[when])
     if at >= 0 and (score >= NPC_FACT_MATCH or facts[at] == only):
         quote = _in_their_words(facts[at], npc, world)
         if _names(quote.split(",")[0], npc):  # "Sheriff Tull, leaning on the bar, finds his whiskey very interesting": what they do, told
@@ -572,6 +577,19 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _focus(asked):  # "seen any strangers lately?" of nothing they know of strangers
         return Answer("npc_unknown", f"{name} knows of none.", speaker=name, quote=NOT_THAT_I_KNOW)
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
+
+
+def _whose_name(npc: Any, role: str, world: Any) -> Answer | None:
+    """"whats the sergeant's name?" put to someone: their own name when they are the one so called, else the name of the
+    one here so called; None when no one is (the question is then answered like any other)."""
+    people = [n for n in getattr(world, "npcs", []) or [] if getattr(n, "alive", True)]
+    called = next((n for n in [npc, *people] if _mentions_role(" ".join([n.name, getattr(n, "role", "") or ""]), role)), None)
+    if called is None:
+        return None
+    words = called.name.split()
+    bare = " ".join(words[-2:]) if len(words) > 2 else called.name  # "Desk Sergeant Patrick Dolan" gives "Patrick Dolan"
+    quote = f"{bare}." if called is npc else f"That's {bare}."
+    return Answer("npc", f"The {role} is {called.name}.", speaker=npc.name, quote=quote, keys=[bare.split()[-1]])
 
 
 def _told_of_them(npc: Any, asked: str, world: Any, embed: Embed | None) -> Answer | None:
@@ -616,6 +634,28 @@ _TOPIC_ASKS = {"when": re.compile(r"\bwhen\b|\bwhat (?:time|day|night|hour|happe
                "where": re.compile(r"\bwhere\b|\bwhich way\b|\bwhat (?:place|direction)\b|\bheaded\b", re.I),
                "who": re.compile(r"\bwho(?:m|se)?\b|\bwhat (?:man|woman|name)\b|\banyone\b|\banybody\b|\bsomeone\b", re.I),
                "why": re.compile(r"\bwhy\b|\bhow come\b|\bwhat for\b|\breason\b", re.I)}
+
+
+# the day a question asks of, or a text tells of: today, yesterday, or a day before those
+_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|just now|an hour ago)\b", re.I)
+_YESTERDAY = re.compile(r"\b(?:yesterday|last night)\b", re.I)
+_DAYS_BEFORE = re.compile(r"\b(?:last (?:week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                          r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|(?:\w+|\d+) (?:days|weeks|months|years) ago|"
+                          r"a (?:week|month|year|fortnight) ago)\b", re.I)
+
+
+def _day_of(text: str) -> tuple[str, str] | None:
+    """Which day a text is of ("today", "yesterday", "before") and its words for it; None when it says no day."""
+    for label, said in (("today", _TODAY), ("yesterday", _YESTERDAY), ("before", _DAYS_BEFORE)):
+        if m := said.search(text):
+            return label, m.group(0).lower()
+    return None
+
+
+def _another_day(asked: str, fact: str) -> str:
+    """The words of the day asked of ("today"), when the fact tells of another day ("last Tuesday"); else ""."""
+    wanted, told = _day_of(asked), _day_of(fact)
+    return wanted[1] if wanted and told and wanted[0] in ("today", "yesterday") and told[0] != wanted[0] else ""
 
 
 def _asks_as_topic(question: str, topic: str) -> bool:

@@ -279,3 +279,10 @@ def test_a_question_after_going_up_to_one_npc_is_put_to_them():
     assert read_intent("i crouch down next to calla by the tracks. how old are these? how many riders", npcs=trail).npc == "Calla Winslow"
     assert read_intent("I kneel by the tracks. How old are these?", npcs=trail).npc is None  # no one joined
     assert read_intent("I walk up to Calla. Is she lying?", npcs=trail).npc is None        # asked about her, of no one
+
+
+def test_a_greeting_and_a_question_go_to_the_one_the_scene_is_about_or_the_one_a_term_of_address_fits():
+    from gm.world import Npc
+    npcs = [Npc(name="Gunnhild Brask", role="ferrywarden"), Npc(name="Arvid Brask", role="husband")]
+    assert read_intent("morning! have u seen a tall man in a grey cloak come through here? he'd have wanted to cross", npcs=npcs).npc == "Gunnhild Brask"
+    assert read_intent("I look at the river. Has it been this high long?", npcs=npcs).npc is None  # no greeting: put to no one

@@ -60,6 +60,7 @@ def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (a title such as ``Dr.`` does not end one)."""
     out: list[str] = []
     for piece in re.split(r"(?<=[.!?])\s+|(?<=[.!?][\"”’])\s+", " ".join((text or "").split())):
+        piece = re.sub(r"^[-*•–—]\s+", "", piece)  # a list's mark is no word of it: "- Next train: Thursday."
         if out and _ABBREV.search(out[-1]):
             out[-1] += " " + piece
         elif piece:
@@ -542,6 +543,69 @@ def _parsed(text: str, known: World, found: list[Npc]) -> list[Npc]:
     return out
 
 
+# a title that is a calling: "Stationmaster Ingrid Halvorsen", "Caravan-master Zahra", "Proprietress Winifred Oakes"
+_CALLING_TITLES = {"sheriff", "deputy", "doctor", "doc", "captain", "sergeant", "mayor", "judge", "marshal", "reverend", "professor",
+                   "magnate", "proprietress", "proprietor", "constable", "warden", "abbot", "abbess", "prior", "chief", "foreman"}
+
+
+_WORKPLACES = {"smithy": "smith", "forge": "smith", "bakery": "baker", "mill": "miller", "store": "storekeeper", "shop": "shopkeeper",
+               "inn": "innkeeper", "tavern": "tavern keeper", "saloon": "saloon keeper", "stables": "stablemaster", "livery": "stablemaster",
+               "farm": "farmer", "apothecary": "apothecary", "surgery": "doctor", "bookshop": "bookseller", "pawnshop": "pawnbroker"}
+_CALLING_END = re.compile(r"(?:master|mistress|keeper|monger|smith|wright|maker|warden|herd|ess|man|woman)$")
+
+
+def _a_calling(word: str) -> bool:
+    """Whether a word before a name says what someone does: a trade, a title of office, or a long word with a calling's
+    ending ("Stationmaster", "Proprietress"); "Hester" or "Norman" is a name."""
+    word = word.lower()
+    return word in _TRADES or word in _CALLING_TITLES or bool(_CALLING_END.search(word)) and len(word) > 7
+
+
+def _titled_callings(text: str, npcs: list[Npc]) -> list[Npc]:
+    """The role a title before a name gives, where the reader found none that names a person ("Stationmaster Ingrid
+    Halvorsen, spectacles, a pencil behind her ear": the stationmaster, not "spectacles"); and one person found twice,
+    by title and first name and by full name ("Caravan-master Zahra" is Zahra Ventillo), kept once."""
+    for npc in npcs:
+        words = npc.name.split()
+        title = words[0] if len(words) > 1 and _a_calling(words[0]) and words[0][0].isupper() else None
+        if title is None:
+            said = "|".join(re.escape(w) for w in words if w[:1].isupper() and len(w) > 2)
+            before = re.search(rf"([A-Z][a-z]+(?:-[a-z]+)?)\s+(?:{said})", text) if said else None
+            title = before.group(1) if before and _a_calling(before.group(1)) and not re.fullmatch(_TITLE, before.group(1)) else None
+        if title is None:  # a place of work under their name: "Stokes' smithy" → the smith
+            surname = next((w for w in reversed(words) if w[:1].isupper() and len(w) > 2), "")
+            place = re.search(rf"\b{re.escape(surname)}(?:['’]s?)\s+(?P<place>{'|'.join(_WORKPLACES)})\b", text) if surname else None
+            title = _WORKPLACES[place.group("place")] if place else None
+        last = (npc.role or "").split()[-1].lower() if npc.role else ""
+        if title and not (last in _TRADES or last in _CALLING_TITLES or _PERSON_NOUN.search(last)):
+            npc.role = title.lower()
+    def own(npc: Npc) -> set[str]:  # their name without a title before it: "Caravan-master Zahra" → {"zahra"}
+        words = npc.name.split()
+        words = words[1:] if len(words) > 1 and (_a_calling(words[0]) or re.fullmatch(_TITLE, words[0])) else words
+        return {w.lower() for w in words if w[:1].isupper()}
+
+    kept: list[Npc] = []
+    for npc in npcs:
+        mine = own(npc)
+        # a fuller name of the same person among the others, or the same name kept already
+        fuller = next((k for k in npcs if k is not npc and mine and mine < own(k)), None) or next(
+            (k for k in kept if mine and mine == own(k)), None)
+        if fuller is not None:
+            fuller.aliases = list(dict.fromkeys([*fuller.aliases, *([npc.name] if npc.name != fuller.name else [])]))
+            fuller.role = fuller.role or npc.role or (npc.name.split()[0].lower() if _a_calling(npc.name.split()[0]) else "")
+            continue
+        kept.append(npc)
+    return kept
+
+
+def _in_order_met(text: str, npcs: list[Npc]) -> list[Npc]:
+    """The people the prose names, in the order it first names them: the one a scene opens on is the one it is about."""
+    def first(npc: Npc) -> int:
+        at = [m.start() for w in npc.name.split() if len(w) > 2 for m in [re.search(rf"\b{re.escape(w)}\b", text)] if m]
+        return min(at) if at else len(text)
+    return sorted(npcs, key=first)
+
+
 def _from_prose(scenario: Any, written: World) -> World:
     public = " ".join([scenario.scene or "", scenario.opening or ""])
     notes = " ".join(scenario.notes or [])
@@ -557,6 +621,8 @@ def _from_prose(scenario: Any, written: World) -> World:
     _trade_aliases(public, world.npcs)
     _called_by(public, world.npcs)
     world.npcs += _away_by_note(public, world.npcs)
+    written_npcs = len(scenario.npcs)
+    world.npcs[written_npcs:] = _in_order_met(public, _titled_callings(public, world.npcs[written_npcs:]))
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]

@@ -794,3 +794,25 @@ def test_what_a_thing_is_made_of_is_told_by_a_stuff_named_with_it_never_by_anoth
     world = World(facts=[Fact(text="A ramshackle gate of barrels and planks blocks the bridge."), Fact(text="The bar is polished oak.")])
     assert "barrels and planks" in choose_answer(read_intent("what's the gate made of?"), world).content
     assert choose_answer(read_intent("what's the card table made of?"), world) is None  # decided, not the bar's oak
+
+
+def test_an_npc_asked_of_one_day_does_not_answer_with_another_and_tells_a_name_by_calling():
+    world = World(npcs=[Npc(name="Hiram Stokes", role="smith"), Npc(name="Desk Sergeant Patrick Dolan", role="red-nosed")], facts=[
+        Fact(text="Hiram Stokes shod a grey mare for a stranger last Tuesday and put a nicked shoe on her."),
+        Fact(text="Detective Lieutenant Henry Voss strides past toward the cells.")])
+    names = dict(npcs=world.npcs)
+    today = choose_answer(read_intent("Hiram, anybody bring a horse in to be shod today?", **names), world)
+    assert today.speaker == "Hiram Stokes" and today.quote == "Not today, no." and "Tuesday" not in today.quote
+    from gm.answer import _another_day
+    assert _another_day("anybody in lately?", world.facts[0].text) == "" and _another_day("seen him last night?", "He left today.") == "last night"
+    own = choose_answer(read_intent("Sergeant, whats the sergeant's name?", **names), world)
+    assert own.quote == "Patrick Dolan." and "Voss" not in own.content
+
+
+def test_an_npc_asked_a_name_the_world_lacks_says_a_decided_one_and_keeps_it():
+    model = ScriptedModel(by_step={"narrate": ["Tull shrugs."]}, repeat_last=True)
+    gm = GameMaster(None, "copper_flats", model, characters=["Dutch"], memory=False, seed=3)
+    first = gm.step("", "Evenin' Sheriff. What's the bartender's name?").narration
+    assert first.startswith('Sheriff Tull says, "That\'s ') and "Silas" not in first and "Tull" not in first.split("That's")[1]
+    told = first.split("That's ")[1].rstrip('."')
+    assert told in gm.step("", "what's the bartender's name?").narration  # the same name, asked again of the GM

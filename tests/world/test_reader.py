@@ -300,3 +300,14 @@ def test_a_sentence_opening_word_is_no_part_of_a_name_and_lying_dead_is_dead():
     assert "What Mortimer" not in people and "Mortimer Slade" in people
     farmer = _names("In the cellar lantern light falls on the farmer, Edric Blackwell, lying dead across a sack of turnips.")
     assert farmer.get("Edric Blackwell", (False, False)) == (False, False)
+
+
+def test_a_title_that_is_a_calling_or_a_workplace_under_a_name_gives_the_role_and_one_person_is_kept_once():
+    scene = ("Water stop at Cutter's Tank. - Stationmaster Ingrid Halvorsen, spectacles, a pencil behind her ear. "
+             "- Her boy, Nils Halvorsen, works the pump. Caravan-master Zahra paces the gallery; Zahra Ventillo is three days "
+             "from home. Stokes' smithy: Hiram Stokes, arms like hams, hammers a shoe.")
+    world = read_world(Scenario(id="t", ruleset="swade", title="Tank", scene=scene, opening="Heat."))
+    assert world.npc("Stationmaster Ingrid Halvorsen").role == "stationmaster" and world.npc("Hiram Stokes").role == "smith"
+    assert [n.name for n in world.npcs if "Zahra" in n.name] == ["Zahra Ventillo"]  # "Caravan-master Zahra" is her
+    assert world.npcs[0].name.endswith("Ingrid Halvorsen")  # in the order the prose names them
+    assert not any(f.text.startswith("- ") for f in world.facts)  # a list's marks are no words of it
