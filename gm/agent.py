@@ -48,7 +48,7 @@ from .world.reader import person_named
 from pipelines.speech import addressed
 from .fight import end_turn_after, fight_lines, linked_fight, npc_turns, opening_fight, player_acts, read_action, starts_fight, story_of, whose_turn
 from .narration import NarrationRequest, contradicts, narrate
-from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker, with_apostrophes
+from .lines import MAX_LINE, EmptyInput, checked_line, split_speaker, with_apostrophes, with_double_quotes
 from .party import carry_found, cast_between_fights, item_between_turns, party_for_fight, rest_between_fights
 from .pending import PlayerRolls
 from .reply import GMReply
@@ -113,7 +113,7 @@ class GameMaster(PlayerRolls, SessionSetup):
     async def _astep(self, player: str, text: str, on_token, on_mechanics) -> GMReply:
         started = time.perf_counter()
         self._on_mechanics = on_mechanics
-        text = with_apostrophes(checked_line(text))
+        text = with_double_quotes(with_apostrophes(checked_line(text)))
         language.check_line(text, self.session.lang)  # an English table's rules cannot read a Chinese line: one line, not a wrong roll
         low = text.lower()
         if low.startswith("/roll"):
@@ -174,9 +174,9 @@ class GameMaster(PlayerRolls, SessionSetup):
             answer = Answer("ooc", own_business(text), final=True)
         if reading is not None and reading.kind in ("ask", "act") and not low.startswith("/") and (answer is None or answer.kind == "fact"):
             answer = await self._decide_unanswered(text, reading, answer, sheet.name)
-        elif answer is not None and answer.kind == "npc_unknown" and asks_to_decide(the_question(text)) == "name":
+        elif answer is not None and answer.kind in ("npc_unknown", "npc_ack") and asks_to_decide(text) == "name":
             # "Sheriff, what's the bartender's name?" of a bartender the world never names: decided once, and said by the one asked
-            named = await decide_fact(self.model, the_question(text), self.world, self.scenario.scene, self.ruleset.name,
+            named = await decide_fact(self.model, text, self.world, self.scenario.scene, self.ruleset.name,
                                       hidden=self.scenario.hidden_texts(set(self.session.revealed)))
             if named is not None:
                 told = named.content.rstrip(".").split(" is ", 1)[-1]

@@ -28,7 +28,7 @@ from pipelines.speech import first_name
 
 from .kinds import kind_of
 
-__all__ = ["Answer", "answers_to_parts", "choose_answer", "content_keys", "joined", "NAME_ASKED", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
+__all__ = ["Answer", "FAR_FROM", "answers_to_parts", "choose_answer", "content_keys", "joined", "NAME_ASKED", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -495,8 +495,13 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
-    if (named := NAME_ASKED.search(question)) and (told := _whose_name(npc, next(g for g in named.groups() if g), world)) is not None:
-        return told
+    if named := NAME_ASKED.search(question):
+        role = next(g for g in named.groups() if g)
+        told = _whose_name(npc, role, world)
+        if told is not None:
+            return told
+        if _PERSON_END.search(role):  # a bartender the world never names: not known here, so decided (``GameMaster``)
+            return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
     small_talk = _small_talk_only(question)
     if small_talk:  # "Cold night to be out, isn't it?" asks after nothing kept back: it neither opens nor refuses it
         knows = [k for k in knows if k.free]
@@ -1055,8 +1060,9 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if _MADE_OF.search(text):  # "what's the assay office made of?" is told by a stuff named with it, else decided
         thing = re.search(r"(?:['’]s|\bis|\bwas|\bare|\bwere)\s+(?:the|that|this|these|those|his|her|their|its|your|our)\s+([^?.!,]{2,40}?)\s+"
                           r"(?:made|built|carved|forged|cast|put together)\b", text, re.I)
-        head = thing.group(1).split()[-1].lower().rstrip("s") if thing else ""
-        of_it = [i for i, f in enumerate(facts) if _MATERIAL.search(f) and (not head or head in f.lower())]
+        # "the chain on the door": a chain
+        head = re.split(r"\s+(?:on|in|of|at|by|over|under|round|around|with)\s+", thing.group(1))[0].split()[-1].lower().rstrip("s") if thing else ""
+        of_it = [i for i, f in enumerate(facts) if _MATERIAL.search(f) and (not head or re.search(rf"\b{re.escape(head)}(?:s|es)?\b", f, re.I))]
         if not of_it:
             return None  # not answered by its distance, nor by the stuff of the bar beside it
         facts, keys, kinds, made = ([xs[i] for i in of_it] for xs in (facts, keys, kinds, made))
@@ -1080,6 +1086,10 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     return None
 
 
+# "how far is it from the door to the altar?", "how far is the back door from the assay office?": a distance between two
+FAR_FROM = re.compile(r"\bhow far (?:is it|away is|is)\s+(?:from (?P<from>(?:the|that|this|your|our)\s+[^?.!,]{2,40}?)\s+to (?P<to>(?:the|that|this|your|our)\s+"
+                       r"[^?.!,]{2,40}?)|(?P<to2>(?:the|that|this|your|our)\s+[^?.!,]{2,40}?)\s+from (?P<from2>(?:the|that|this|your|our)\s+[^?.!,]{2,40}?))"
+                       r"\s*[?.!]*\s*$", re.I)
 # "what's the name of the bartender?", "what's the ship's name?": the name of one thing or person, asked by what it is
 NAME_ASKED = re.compile(r"\bwhat(?:['’]?s| is| was) (?:the )?name of (?:the|this|that|your|our|their|his|her) ([a-z][\w-]+)(?!['’]s)\b|"
                          r"\bwhat(?:['’]?s| is| was) (?:the|this|that|your|our) ([a-z][\w-]+)['’]?s name\b", re.I)
@@ -1357,8 +1367,10 @@ def _numbered(text: str, facts: Sequence[str], keys: Sequence[str]) -> list[int]
 
     def fits(f: str) -> bool:
         return _runs_as_asked(way, f) and (typed is None or bool(typed.search(f)))
+    between = FAR_FROM.search(text)  # "how far is it from the door to the altar?" is told of the door or the altar
+    ends = {w for g in ("to", "from", "to2", "from2") if between and between.group(g) for w in content_words(between.group(g))}
     numbered = [i for i, f in enumerate(facts) if _HAS_NUMBER.search(f) and (not about or about in keys[i].lower())
-                and (count is None or count.search(f)) and fits(f)]
+                and (count is None or count.search(f)) and fits(f) and (not ends or ends & content_words(f))]
     if not numbered and typed is not None:  # "how old is that giant statue?" of "the Colossus, raised four centuries ago"
         # (a lighthouse's age is no saloon's: a fact of another kind of thing is not it)
         asked_kind = kind_of(about) if about else None

@@ -20,14 +20,15 @@ from pipelines.english import parse
 from pipelines.llm.structured import complete_json
 from pipelines.numbers import SMALL
 
-from .answer import NAME_ASKED, Answer, content_keys, content_words
+from .answer import FAR_FROM, NAME_ASKED, Answer, content_keys, content_words
 from .kinds import kind_of, names_someone, prior, round_figure, usual_kinds, usual_size
 
 __all__ = ["decide_fact", "asks_to_decide"]
 
 # what is asked, and the words to build the answer from: "how tall is the assay office?" → ("high", "the assay office")
 _MEASURE = re.compile(r"\bhow (?P<way>tall|high|deep|wide|long|far|old|big|large)\s+(?:is|are|was|were)\s+(?P<thing>(?:the|that|this|these|those|"
-                      r"his|her|their|its|your|our)\s+[^?.!,]{2,50}?|it)\s*(?:\b(?:from here|to the \w+|again))?\s*[?.!]*\s*$", re.I)
+                      r"his|her|their|its|your|our)\s+[^?.!,]{2,50}?|it)\s*(?:\b(?:from here|to the \w+|again))?"
+                      r"(?:,?\s*(?:roughly|about|exactly|more or less|d['’]?you (?:think|reckon)|do you (?:think|reckon)|would you say))?\s*[?.!]*\s*$", re.I)
 _COUNT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<verb>are|were|is|was)\s+(?P<rest>[^?.!]{2,60}?)\s*[?.!]*\s*$", re.I)
 _COUNT_AT = re.compile(r"\bhow many (?P<what>[a-z][a-z'’-]+)\s+(?P<rest>(?:in|at|on|inside|around|here|out)\b[^?.!,]{0,40}?)\s*(?:,?\s*(?:roughly|about|more or less|d['’]?you (?:think|reckon)))?\s*[?.!]*\s*$", re.I)
 _CROWD = {"people", "folk", "folks", "men", "patrons", "customers", "drinkers", "souls", "guests", "punters", "locals"}
@@ -95,6 +96,8 @@ def _is_person(thing: str, world: Any) -> bool:
 def _asked(question: str) -> tuple[str, re.Match] | None:
     """What kind of value a question asks that could be decided ("span", "age", "count", "name"), and the match that
     holds its words; None for any other question."""
+    if m := FAR_FROM.search(question):
+        return "between", m
     if m := _MEASURE.search(question):
         return ("age" if m.group("way").lower() == "old" else "span"), m
     if m := _MADE.search(question):
@@ -111,7 +114,8 @@ def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
     # how many there are of a hidden thing is hidden with it; its size, age or name only when the hidden text states one
     # a size is stated by its unit ("forty feet", "a mile off"), an age by its span of time: "long-toed prints" or "Old
     # Maren" states neither
-    states = {"span": re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|km|metres?|meters?|inches|fathoms?)\b", re.I),
+    unit = re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|km|metres?|meters?|inches|fathoms?)\b", re.I)
+    states = {"span": unit, "between": unit,
               "age": re.compile(r"\b(?:years?|centur(?:y|ies)|decades?|aged)\b", re.I),
               "made": re.compile(r"\b(?:made|carved|forged|cast|built)\s+(?:out\s+)?(?:of|from)\b|\b(?:" + "|".join(_STUFF) + r")\b", re.I),
               "name": re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")}.get(kind or "")
@@ -180,6 +184,11 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
             if size is not None:
                 verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
                 sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(size[0])} {size[1]} {_WORDED[way]}."
+    elif kind == "between":  # how far such a thing as the one gone to stands from here, said between the two named
+        there, start = (m.group("to") or m.group("to2")).strip(), (m.group("from") or m.group("from2")).strip()
+        size = usual_size(question, there, "far", world)
+        if size is not None:
+            sentence = f"{there[0].upper()}{there[1:]} is about {_number(size[0])} {size[1]} from {start}."
     elif kind == "made":
         thing = re.sub(r"^(?:his|her|their|its|your|our)\b", "the", (m.group("thing") or m.group("thing2")).strip(), flags=re.I)
         made_of = usual_kinds().get(kind_of(thing, world) or "", {}).get("of")

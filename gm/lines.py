@@ -5,7 +5,7 @@ import re
 
 from rulesets import VgmError
 
-__all__ = ["EmptyInput", "MAX_LINE", "checked_line", "split_speaker", "with_apostrophes"]
+__all__ = ["EmptyInput", "MAX_LINE", "checked_line", "split_speaker", "with_apostrophes", "with_double_quotes"]
 
 MAX_LINE = 1000  # characters: a table line, not a document
 
@@ -71,3 +71,15 @@ def with_apostrophes(text: str) -> str:
             return typed  # a capital mid-sentence is a name: "Thieves' Cant" (every firing on CRD3's real lines was one)
         return word[:1].upper() + word[1:] if typed[:1].isupper() else word
     return _BARE_WORD.sub(restored, text)
+
+
+# words said in single quotes: "Keth raises a hand. 'Morning, Chief. What's this riddle then?'" (an apostrophe inside a
+# word is none of its marks: "What's", "don't"; a quote closes before a space, a stop or the line's end)
+_SINGLE_QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))'(?=\S)(?P<said>(?:[^']|'(?=[A-Za-z]))+?\s(?:[^']|'(?=[A-Za-z]))*?)(?<=\S)'(?=$|[\s.,!?;:)\-])")
+
+
+def with_double_quotes(text: str) -> str:
+    """The line with speech in single quotes put in double quotes, as every reader of a line expects what is said to be
+    marked: 'Morning, Chief.' was read as the player's own act, and no one was spoken to."""
+    return _SINGLE_QUOTED.sub(lambda m: f'"{m.group("said")}"', text)
+

@@ -806,14 +806,16 @@ async def narrate(model: Any, req: NarrationRequest, *, on_token: Callable[[str]
         if not req.answer.rest:
             return said
         # the questions the world left open, answered by the model alone, after what the world holds
-        spaced = [False]
+        heard: list[str] = []
 
-        def after(words: str) -> None:  # the model's words follow the world's, a space between
-            if on_token is not None:
-                on_token(words if spaced[0] else " " + words.lstrip())
-            spaced[0] = True
+        def after(words: str) -> None:  # the model's words follow the world's, a space between, up to its first sentence's end
+            if on_token is not None and not re.search(r"[.!?][\"”]?\s", "".join(heard)):
+                on_token(words if heard else " " + words.lstrip())
+            heard.append(words)
         rest = await narrate(model, replace(req, line=req.answer.rest, answer=None), on_token=after, temperature=temperature)
-        return Narration(text=f"{said.text} {rest.text}".strip(), notes=[*said.notes, *rest.notes], first_token_s=said.first_token_s,
+        # one sentence of it: past that the small model drifts ("the gold spur is packed with silver ...")
+        more = (split_sentences(rest.text) or [rest.text])[0]
+        return Narration(text=f"{said.text} {more}".strip(), notes=[*said.notes, *rest.notes], first_token_s=said.first_token_s,
                          usage=rest.usage, attempts=rest.attempts, fell_back=rest.fell_back)
     if req.answer is not None and req.decision == "no_roll":
         return await _word_answer(model, req, on_token, started)

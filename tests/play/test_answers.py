@@ -816,3 +816,12 @@ def test_an_npc_asked_a_name_the_world_lacks_says_a_decided_one_and_keeps_it():
     assert first.startswith('Sheriff Tull says, "That\'s ') and "Silas" not in first and "Tull" not in first.split("That's")[1]
     told = first.split("That's ")[1].rstrip('."')
     assert told in gm.step("", "what's the bartender's name?").narration  # the same name, asked again of the GM
+
+
+def test_a_distance_between_two_things_is_told_only_by_a_sentence_of_one_of_them():
+    world = World(facts=[Fact(text="The chapel steps lie up the cliff path, half a mile away."),
+                         Fact(text="The lighthouse door is out the back door and along the rocks, fifty yards away.")])
+    assert choose_answer(read_intent("how far is it from the door to the altar"), world) is not None  # the door's distance
+    assert choose_answer(read_intent("how far is it from the pews to the altar?"), world) is None  # decided, not the steps'
+    chained = World(facts=[Fact(text="The lighthouse's iron door is chained from the inside.")])
+    assert choose_answer(read_intent("what's the chain on the door made of?"), chained) is None  # the door's iron is no chain's

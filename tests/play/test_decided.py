@@ -129,3 +129,9 @@ def test_in_play_a_line_part_answered_is_said_as_it_stands_and_only_the_rest_goe
     narrated = [r for r in model.requests if r.get("step") == "narrate"]
     asked = narrated[-1]["messages"][-1]["content"]
     assert "name of the fisherman's wife" in asked and "how many pews" not in asked
+
+
+def test_a_distance_between_two_named_things_is_decided_of_them_and_a_trailing_roughly_still_asks():
+    assert decide("how far is it from the door to the altar?", World()).content.endswith(" feet from the door.")
+    assert decide("how far is the mill from the town?", World()).content.startswith("The mill is about ")
+    assert "feet tall" in decide("how tall is the tower, roughly", World()).content

@@ -782,3 +782,13 @@ def test_the_fallbacks_scene_sentence_is_about_the_act_or_there_is_none():
     g = GameMaster(DND, "drowned_chapel", ScriptedModel(replies=["x"]), memory=False, seed=4)
     assert "altar" in g._scene_line("I climb onto the altar", set()).lower()
     assert g._scene_line("I wring out my cloak and hum a tune", set()) == ""
+
+
+def test_speech_in_single_quotes_is_said_to_the_one_it_names():
+    from gm.lines import with_double_quotes
+    assert with_double_quotes("Keth raises a hand. 'Morning, Chief. What's this riddle then?'") == \
+        'Keth raises a hand. "Morning, Chief. What\'s this riddle then?"'
+    assert with_double_quotes("the goblins' gate and Rock 'n' roll") == "the goblins' gate and Rock 'n' roll"
+    gm = GameMaster(None, "broken_bridge", ScriptedModel(["Nettlejaw puffs up."], repeat_last=True), characters=["Keth"], memory=False, seed=3)
+    reply = gm.step("", "Keth raises a hand. 'Morning, Chief. Nice hat. What's this riddle then?'")
+    assert "What runs but never walks" in reply.narration and not reply.rolls
