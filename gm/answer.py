@@ -574,6 +574,9 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         if _names(quote.split(",")[0], npc):  # "Sheriff Tull, leaning on the bar, finds his whiskey very interesting": what they do, told
             return Answer("npc", facts[at], speaker=name, keys=content_keys(facts[at], asked=asked))
         return Answer("npc", facts[at], speaker=name, quote=quote, keys=content_keys(quote, asked=asked))
+    if not small_talk and not _SEEKS.search(question) and _ASKS_WHETHER.match(the_question(asked, context=False).split("?")[0].split(". ")[-1]):
+        # "hi! is the well water safe to drink?" of nothing they know: they cannot say, rather than greet back
+        return Answer("npc_unknown", f"{name} cannot say.", speaker=name, quote="I couldn't say.")
     if not _SEEKS.search(question) or small_talk:
         return None  # "Can you help me carry these?", "Want some bread?", "How are you holding up?": not a want of facts
     theirs = _told_of_them(npc, asked, world, embed)
@@ -623,6 +626,9 @@ _PRESSED = re.compile(rf"\b(?:you|y'all)\s+(?:haven['’]t|have not|aren['’]t|
                       r"\b(?:you|you['’]re|you are|are you|you['’]ve been|have you been)\s+(?:hiding\s+(?:something|anything)|holding\s+(?:something\s+|anything\s+)?back|"
                       r"keeping\s+(?:something|anything)\s+from)\b", re.I)
 # a question after a fact ("what...", "do you know...", "have you seen..."); "can you help me?" asks for a deed
+# a question of whether something is so ("is the well water safe?", "does the ferry run at night?"); "can you help me?" is a favour
+_ASKS_WHETHER = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|should|will)\s+(?!(?:you|ya|u)\s+(?:help|give|take|show|lend|"
+                           r"let|get|bring|carry|fetch|open|tell)\b)\S", re.I)
 _SEEKS = re.compile(r"\b(?:what|who|whom|whose|where|when|why|how|which)\b|\b(?:you|ya|y'all) (?:got|have|had|know|knew|seen|saw|heard)\b|\b(?:do|did|does|have|has|had)\s+(?:you|he|she|they|anyone|anybody)"
                     r"\s+(?:ever\s+)?(?:know|knew|see|seen|saw|hear|heard|remember|recall|notice|noticed|meet|met)\b|"
                     r"\b(?:is|are|was|were) (?:there|it|he|she|they)\b|\bany(?:thing|one|body)?\s+\w+[^.!?]*\?", re.I)  # "any telegrams come in today?"

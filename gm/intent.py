@@ -294,6 +294,8 @@ _ASKING = (r"(?:how|hows|what|what's|whats|where|where's|wheres|when|whens|who|w
 # a name put to someone: "Excuse me, Maren - ...", "Hey Maren, ...", "Maren: ...", "..., Maren?"
 _HAIL = (r"(?:excuse me|pardon me|hey+|hi|hiya|heya|hello|howdy|oi|yo|ahoy|greetings|listen|look|please|sorry|"
          r"good\s+(?:morning|evening|afternoon|day|morrow)|morning|mornin['’]?|evening|evenin['’]?|afternoon)[,!]?\s+")
+_GREETED = re.compile(r"(?:^|[.!?]\s+)\s*(?:hey+|hi|hiya|heya|hello|howdy|ahoy|greetings|good\s+(?:morning|evening|afternoon|day|morrow)|"
+                      r"morning|mornin['’]?|evening|evenin['’]?|afternoon|g['’]day|well met)\b[,!.]?\s+", re.I)  # a line opening with a greeting
 _CALL = r"[A-Za-z]{2,8}[,!]\s+"  # any one word called out before the name: "Psst, Snik", "Ahoy, Jeb"
 
 
@@ -522,6 +524,13 @@ def read_intent(text: str, *, npcs: Sequence[Any] = (), foes: Sequence[Any] = ()
     if spoken_to is None and not talks and "?" in text:
         spoken_to = _the_one_beside(text, npcs)  # "i crouch down next to calla by the tracks. how old are these?"
         talks = spoken_to is not None
+    greeted = _GREETED.search(without_quotes(text))
+    if spoken_to is None and not talks and "?" in text and greeted and _here(npcs):
+        # "morning! have u seen a tall man in a grey cloak?": a greeting and a question go to the one the scene is about
+        # (the first it names, still here), unless a term of address fits another ("howdy ma'am") or the line names one
+        # ("i walk over to the egg seller. hi! is the well water safe?")
+        before = without_quotes(text)[:greeted.start()]  # named in the act before the greeting, not in what is asked of
+        spoken_to, talks = _the_one_called(text, npcs) or (_the_one_named(before, npcs) if before.strip() else None) or _here(npcs)[0].name, True
     # "watches her face - is she telling the truth?" asks of her, not her; "who was I supposed to ask for?" asks the GM
     about_them = _OF_THEM.search(without_quotes(text)) or _OWN_PAST.search(without_quotes(text))
     if talks and spoken_to is None and not about_them and ("?" in text or _ASKS_SOMETHING.search(without_quotes(text))):

@@ -286,3 +286,10 @@ def test_a_greeting_and_a_question_go_to_the_one_the_scene_is_about_or_the_one_a
     npcs = [Npc(name="Gunnhild Brask", role="ferrywarden"), Npc(name="Arvid Brask", role="husband")]
     assert read_intent("morning! have u seen a tall man in a grey cloak come through here? he'd have wanted to cross", npcs=npcs).npc == "Gunnhild Brask"
     assert read_intent("I look at the river. Has it been this high long?", npcs=npcs).npc is None  # no greeting: put to no one
+
+
+def test_a_greeting_after_walking_up_to_someone_goes_to_them_and_one_asked_about_is_not_spoken_to():
+    from gm.world import Npc
+    npcs = [Npc(name="Gareth Bole", role="miller"), Npc(name="Hesper Lowick", role="egg-seller")]
+    assert read_intent("i walk over to hesper. hi! is the well water safe to drink?", npcs=npcs).npc == "Hesper Lowick"
+    assert read_intent("evenin. did hesper have any kin in town?", npcs=npcs).npc == "Gareth Bole"  # asked of her, put to him

@@ -222,7 +222,8 @@ def person_named(text: str, word: str) -> Npc | None:
 
 
 _GRAVE_BEFORE = re.compile(r"\b(?:grave|tomb|headstone|gravestone|epitaph|memorial|cross|coffin|in memory of|here lies|"
-                           r"(?:body|corpse|remains) of)\b[^.]*$", re.I)
+                           r"(?:body|corpse|remains) of)\b[^.]*$|"
+                           r"\b(?:body|corpse|remains|cadaver)\b[^.:;]{0,40}:\s*$", re.I)  # "measures the corpse on the table: Jed Harlan"
 _COMMON_OPENERS = {"the", "a", "an", "his", "her", "their", "old", "young", "when", "then", "but", "and", "if", "as"}
 # words that open a sentence and are no part of a name after them ("What Mortimer took...")
 _OPENING_WORDS = {"what", "who", "whom", "whose", "why", "how", "whatever", "whoever", "this", "that", "these", "those", "its", "our", "my", "your"}
@@ -297,7 +298,8 @@ def _named_people(text: str, known: World) -> list[Npc]:
             if len(words) > 1 and m.start() == 0 and words[0].lower() in _COMMON_OPENERS | _STOP | _OPENING_WORDS:
                 words = words[1:]  # "What Mortimer took from his pockets ...": a sentence's opening word is no part of the name
             # a title is one of the usual ones, or a word the scene also uses for them alone ("Magister Morrow ... the magister")
-            own_title = len(words) > 2 and re.search(rf"\b[Tt]he {re.escape(words[0].lower())}\b", text) is not None
+            own_title = len(words) > 2 and (re.search(rf"\b[Tt]he {re.escape(words[0].lower())}\b", text) is not None
+                                            or _a_calling(words[0]))  # ... or a calling: "Dockmaster Benedek Haroun"
             titled = re.fullmatch(_TITLE, words[0]) is not None or own_title
             bare = [w for w in words[1 if own_title else 0:] if not re.fullmatch(_TITLE, w)]
             if not bare or bare[-1].lower() in _PLACE_WORDS or set(words) & (_WEEKDAYS | set(_MONTHS.split("|"))):
@@ -335,7 +337,10 @@ def _named_people(text: str, known: World) -> list[Npc]:
             met = person_named(text, bare[0] if len(bare) > 1 else bare[-1])
             if met is None:
                 continue
-            if len(bare) > 1 and (by_last := person_named(text, bare[-1])) is not None:  # "Doc Ambrose Pell ... Doc Pell rode out"
+            # "Doc Ambrose Pell ... Doc Pell rode out"; but "Greta Kessler ... her husband, Karl Kessler, went to Fort Redd" is his
+            kin = next((k for k in re.finditer(rf"\b(?!{re.escape(bare[0])}\b)([A-Z][a-z]+),?\s+{re.escape(bare[-1])}\b", text)
+                        if not re.fullmatch(_TITLE, k.group(1)) and not _a_calling(k.group(1))), None) if len(bare) > 1 else None
+            if len(bare) > 1 and not kin and (by_last := person_named(text, bare[-1])) is not None:
                 met.alive, met.present = met.alive and by_last.alive, met.present and by_last.present
             met = met.model_copy(update={"role": led.group("role") if led else apposed.group("role") if apposed else "",
                                          "name": re.sub(r"['’]s$", "", met.name)})

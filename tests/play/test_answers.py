@@ -825,3 +825,11 @@ def test_a_distance_between_two_things_is_told_only_by_a_sentence_of_one_of_them
     assert choose_answer(read_intent("how far is it from the pews to the altar?"), world) is None  # decided, not the steps'
     chained = World(facts=[Fact(text="The lighthouse's iron door is chained from the inside.")])
     assert choose_answer(read_intent("what's the chain on the door made of?"), chained) is None  # the door's iron is no chain's
+
+
+def test_an_npc_asked_whether_something_is_so_that_they_know_nothing_of_cannot_say_rather_than_greet_back():
+    world = World(npcs=[Npc(name="Hesper Lowick", role="egg-seller")], facts=[Fact(text="Hesper Lowick sells six eggs for a copper.")])
+    said = choose_answer(read_intent("hi Hesper! is the well water safe to drink?", npcs=world.npcs), world)
+    assert said.speaker == "Hesper Lowick" and said.quote == "I couldn't say."
+    favour = choose_answer(read_intent("hi Hesper! can you help me carry these?", npcs=world.npcs), world)
+    assert favour is None or favour.quote != "I couldn't say."  # a favour asked is no question of fact

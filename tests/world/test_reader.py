@@ -311,3 +311,13 @@ def test_a_title_that_is_a_calling_or_a_workplace_under_a_name_gives_the_role_an
     assert [n.name for n in world.npcs if "Zahra" in n.name] == ["Zahra Ventillo"]  # "Caravan-master Zahra" is her
     assert world.npcs[0].name.endswith("Ingrid Halvorsen")  # in the order the prose names them
     assert not any(f.text.startswith("- ") for f in world.facts)  # a list's marks are no words of it
+
+
+def test_kin_who_share_a_surname_are_not_one_another_and_a_body_named_after_a_colon_is_dead():
+    scene = ("A sod house on the Kessler claim. Greta Kessler stands in the door with a rifle. No rider has come by since her "
+             "husband, Karl Kessler, went to Fort Redd for seed. Dockmaster Benedek Haroun, heavyset, an abacus on his belt, "
+             "holds court. Cornelius Abernathy measures the corpse on the table: Jed Harlan, shot twice.")
+    world = read_world(Scenario(id="t", ruleset="swade", title="Claim", scene=scene, opening="Wind."))
+    assert world.npc("Greta Kessler").present and not world.npc("Karl Kessler").present  # his going is not hers
+    assert world.npc("Dockmaster Benedek Haroun").role == "dockmaster"
+    assert not world.npc("Jed Harlan").alive
