@@ -760,7 +760,9 @@ def _in_their_words(sentence: str, npc: Any, world: Any = None, own: bool = Fals
     pronoun = _pronoun_of(npc, world) or (told_so.group(1) or "").lower() if told_so else _pronoun_of(npc, world)
     subject, possessive = ("she", "her") if pronoun == "she" else ("he", "his")
     # "two nights ago she saw" is the goatherd's own sight; "by a man who signed himself" is someone else's
-    other = re.search(r"\b(?:a|an|the|one|another|some)\s+(?:[a-z]+\s+)?(?:man|fellow|boy|gentleman|stranger|woman|girl|lady)\b", sentence, re.I)
+    other = re.search(r"\b(?:a|an|the|one|another|some)\s+(?:[a-z]+\s+)?(?:man|fellow|boy|gentleman|stranger|(?P<she>woman|girl|lady))\b", sentence, re.I)
+    # ... but "he watched a woman board the barge" is the dockmaster's: a woman is no "he"
+    other = other if other is None or (pronoun == "she") == bool(other.group("she")) or "stranger" in other.group(0).lower() else None
     if pronoun and (own or told_so or text != sentence or not other):
         text = re.sub(rf"\b{subject}\b", "I", text, flags=re.I)
         text = re.sub(rf"\b{possessive}\b(?=\s+[a-z])(?!\s+(?:and|to|in|at|on|with|from|by|for|as|when|that|then)\b)", "my", text, flags=re.I)

@@ -833,3 +833,12 @@ def test_an_npc_asked_whether_something_is_so_that_they_know_nothing_of_cannot_s
     assert said.speaker == "Hesper Lowick" and said.quote == "I couldn't say."
     favour = choose_answer(read_intent("hi Hesper! can you help me carry these?", npcs=world.npcs), world)
     assert favour is None or favour.quote != "I couldn't say."  # a favour asked is no question of fact
+
+
+def test_an_npc_tells_what_he_saw_of_a_woman_in_his_own_words():
+    from gm.answer import _in_their_words
+    benedek = Npc(name="Dockmaster Benedek Haroun", role="dockmaster")
+    world = World(npcs=[benedek], facts=[Fact(text="Dockmaster Benedek Haroun, an abacus on his belt, holds court on a crate.")])
+    said = _in_their_words("Yesterday at dusk he watched a woman with a silver hand board the barge.", benedek, world)
+    assert said.startswith("Yesterday at dusk I watched a woman")
+    assert "he watched" in _in_their_words("Yesterday a stranger came; he watched the barge.", benedek, world)  # a stranger may be the "he"
