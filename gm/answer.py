@@ -58,9 +58,10 @@ _RECALL = re.compile(r"\bwhat (?:was|were) (?:the|his|her|their|that|its) (?:\w+
 # what an out-of-character line asks about that is the player's own business, not the world's hidden facts
 _RULES_TALK = re.compile(r"\b(?:hp|hit points?|ac|armou?r class|spell slots?|slots?|rules?|modifier|bonus|sheet|level|dice|roll|"
                          r"initiative|turn order|whose turn|save|saving throw|proficien\w*|skill list|inventory|break|snack|pizza|bathroom|"
-                         r"mechanic\w*|flavou?r|wild (?:card|die)|trait rolls?|equipment|gear|kit)\b|\bdo i (?:have|carry|own)\b", re.I)
+                         r"mechanic\w*|flavou?r|wild (?:card|die)|trait rolls?|equipment|gear|kit|actions?|reactions?|bennies|benny|hero points?|"
+                         r"luck|inspiration|conditions?)\b|\bdo i (?:have|carry|own)\b", re.I)
 # a question of how the game works, not of the scene: "rules question:", "how do bennies work?", "is that a crit fail?"
-_RULES_ASKED = re.compile(r"\brules? question\b|\bhow (?:does|do|would) (?:[\w'’-]+\s+){1,4}?work\b|\bcrit(?:ical)?\s*(?:fail\w*|success\w*|hit)\b|"
+_RULES_ASKED = re.compile(r"\brules? question\b|\brules?[- ]wise\b|\bmechanically\b|\bjust flavou?r\b|\b(?:character )?sheet\b|\bhow (?:does|do|would) (?:[\w'’-]+\s+){1,4}?work\b|\bcrit(?:ical)?\s*(?:fail\w*|success\w*|hit)\b|"
                           r"\bin (?:pf2e?|5e|d&d|dnd|coc|call of cthulhu|savage worlds|swade|pathfinder)\b", re.I)
 # what an out-of-character question after the hidden side of the scene says
 _SEEKS_HIDDEN = re.compile(r"\b(?:secrets?|secretly|hidden|hide|hides|hiding|really|actually|truth|true|truly|real|lie|lies|lying|"
@@ -495,6 +496,10 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
+    if _YOUR_NAME.search(question):  # "you the keeper? what's your name?": they give it
+        words = name.split()
+        bare = " ".join(words[-2:]) if len(words) > 2 else name
+        return Answer("npc", f"{name} gives their name.", speaker=name, quote=f"{bare}.", keys=[bare.split()[-1]])
     if named := NAME_ASKED.search(question):
         role = next(g for g in named.groups() if g)
         told = _whose_name(npc, role, world)
@@ -585,6 +590,9 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _focus(asked):  # "seen any strangers lately?" of nothing they know of strangers
         return Answer("npc_unknown", f"{name} knows of none.", speaker=name, quote=NOT_THAT_I_KNOW)
     return Answer("npc_unknown", f"{name} does not know.", speaker=name, quote="I don't know. I couldn't tell you that.")
+
+
+_YOUR_NAME = re.compile(r"\bwhat(?:['’]?s| is) (?:your|ur|yer) name\b|\bwho (?:are|r) (?:you|u|ya)\s*\?|\b(?:your|ur|yer) name\s*\?", re.I)
 
 
 def _whose_name(npc: Any, role: str, world: Any) -> Answer | None:

@@ -842,3 +842,16 @@ def test_an_npc_tells_what_he_saw_of_a_woman_in_his_own_words():
     said = _in_their_words("Yesterday at dusk he watched a woman with a silver hand board the barge.", benedek, world)
     assert said.startswith("Yesterday at dusk I watched a woman")
     assert "he watched" in _in_their_words("Yesterday a stranger came; he watched the barge.", benedek, world)  # a stranger may be the "he"
+
+
+@pytest.mark.parametrize("line", ["ooc: is the cold water gonna matter rules-wise or is it just flavour",
+                                  "ooc: first time playing pf2e, does talking to them use up any of my actions?",
+                                  "ooc: does tomás have his camera on him? sheet only mentions the borrowed car lol"])
+def test_out_of_character_a_question_of_the_rules_or_ones_sheet_is_not_turned_away(line):
+    assert choose_answer(read_intent(line), World()) is None  # the rules reply (GameMaster), not "for your characters to find out"
+
+
+def test_an_npc_asked_their_name_gives_it():
+    world = World(npcs=[Npc(name="Maren", role="the chapel's elderly keeper")])
+    said = choose_answer(read_intent("\"you the keeper? what's your name, and why are you staring at me like that\"", npcs=world.npcs), world)
+    assert said.speaker == "Maren" and said.quote == "Maren."
