@@ -16,7 +16,6 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field
 
-from pipelines.english import parse
 from pipelines.llm.structured import complete_json
 from pipelines.numbers import SMALL
 
@@ -80,7 +79,6 @@ def _a_name(question: str, setting: str, taken: set[str]) -> str:
     return f"{given[prior(question, 0, len(given) - 1)]} {surnames[prior(question + ' surname', 0, len(surnames) - 1)]}"
 
 
-
 # what has an age and is no one: "how old is the saloon?" is a building's age, "how old is the sheriff?" a person's
 _THING_AGED = re.compile(r"\b(?:house|building|saloon|church|chapel|shrine|tower|lighthouse|bridge|wall|walls|gate|town|city|village|ruins?|"
                          r"temple|castle|keep|fort|inn|tavern|mine|ship|boat|tree|book|coin|sword|blade|door|map|letter|stone|statue|"
@@ -94,8 +92,8 @@ def _is_person(thing: str, world: Any) -> bool:
 
 
 def _asked(question: str) -> tuple[str, re.Match] | None:
-    """What kind of value a question asks that could be decided ("span", "age", "count", "name"), and the match that
-    holds its words; None for any other question."""
+    """What kind of value a question asks that could be decided ("between" two things, "span", "age", "made" of, "count",
+    "name"), and the match that holds its words; None for any other question."""
     if m := FAR_FROM.search(question):
         return "between", m
     if m := _MEASURE.search(question):
@@ -123,7 +121,7 @@ def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
 
 
 def asks_to_decide(question: str) -> str | None:
-    """What kind of value a question asks that could be decided: "span", "age", "count", "name", or None."""
+    """What kind of value a question asks that could be decided (as ``_asked`` reads it), or None."""
     asked = _asked(question)
     return asked[0] if asked else None
 

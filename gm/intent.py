@@ -295,7 +295,7 @@ _ASKING = (r"(?:how|hows|what|what's|whats|where|where's|wheres|when|whens|who|w
 _HAIL = (r"(?:excuse me|pardon me|hey+|hi|hiya|heya|hello|howdy|oi|yo|ahoy|greetings|listen|look|please|sorry|"
          r"good\s+(?:morning|evening|afternoon|day|morrow)|morning|mornin['’]?|evening|evenin['’]?|afternoon)[,!]?\s+")
 _GREETED = re.compile(r"(?:^|[.!?]\s+)\s*(?:hey+|hi|hiya|heya|hello|howdy|ahoy|greetings|good\s+(?:morning|evening|afternoon|day|morrow)|"
-                      r"morning|mornin['’]?|evening|evenin['’]?|afternoon|g['’]day|well met)\b[,!.]?\s+", re.I)  # a line opening with a greeting
+                      r"morning|mornin['’]?|evening|evenin['’]?|afternoon|g['’]day|well met)\b[,!.]?\s+", re.I)  # a sentence opening with a greeting
 _CALL = r"[A-Za-z]{2,8}[,!]\s+"  # any one word called out before the name: "Psst, Snik", "Ahoy, Jeb"
 
 

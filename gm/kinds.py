@@ -54,9 +54,10 @@ _LIKE_A_KIND = 0.6  # MiniLM cosine at which a word is taken for a kind ("watcht
 
 
 def kind_of(thing: str, world: Any = None) -> str | None:
-    """The kind of thing in gm/data/things.yaml that ``thing`` is: one of the world's people is a person; else its head
-    word ("the drop to the water" is a drop, "the bell tower" a bell tower), singular, else the nearest kind by meaning
-    unless the word is for someone ("the bartender" is no bar); None for no kind near enough."""
+    """The kind of thing in gm/data/things.yaml that ``thing`` is: its head word ("the drop to the water" is a drop, "the
+    bell tower" a bell tower), singular; else one of the world's people is a person; else a word ending in a kind
+    ("watchtower"), or the nearest kind by meaning unless the word is for someone ("the bartender" is no bar); None
+    for no kind near enough."""
     doc = parse(thing)
     chunk = next(iter(doc.noun_chunks), None) if doc is not None else None
     words = [t.lower_ for t in chunk] if chunk is not None else re.findall(r"[a-z'’-]+", thing.lower())
@@ -64,23 +65,23 @@ def kind_of(thing: str, world: Any = None) -> str | None:
     if not head or head in ("it", "that", "this"):
         return None
     at = words.index(head) if head in words else len(words) - 1
-    sizes = usual_kinds()
+    kinds = usual_kinds()
     for word in ([" ".join(words[at - 1:at + 1])] if at else []) + [head]:
         for form in (word, re.sub(r"ies$", "y", word), re.sub(r"(?:es|s)$", "", word), word[:-1] if word.endswith("s") else word):
-            if form in sizes:
+            if form in kinds:
                 return form
     if names_someone(thing, world):
         return "person"
     # a word made of a kind and more: "watchtower" is a tower, "floodgate" a gate
-    made = max((k for k in sizes if " " not in k and len(k) >= 4 and head.endswith(k)), key=len, default=None)
+    made = max((k for k in kinds if " " not in k and len(k) >= 4 and head.endswith(k)), key=len, default=None)
     if made:
         return made
     if _PERSON_WORD.search(head):
         return None
-    kinds, vectors = _kind_vectors()
+    names, vectors = _kind_vectors()
     from pipelines.embeddings import embed
     likeness = vectors @ embed(head)[0]
-    return kinds[int(likeness.argmax())] if likeness.max() >= _LIKE_A_KIND else None
+    return names[int(likeness.argmax())] if likeness.max() >= _LIKE_A_KIND else None
 
 
 def round_figure(n: float) -> float:

@@ -567,9 +567,8 @@ def _a_calling(word: str) -> bool:
 
 
 def _titled_callings(text: str, npcs: list[Npc]) -> list[Npc]:
-    """The role a title before a name gives, where the reader found none that names a person ("Stationmaster Ingrid
-    Halvorsen, spectacles, a pencil behind her ear": the stationmaster, not "spectacles"); and one person found twice,
-    by title and first name and by full name ("Caravan-master Zahra" is Zahra Ventillo), kept once."""
+    """The role a title before a name gives, or a workplace under it, where the reader found none that names a person
+    ("Stationmaster Ingrid Halvorsen, spectacles, a pencil behind her ear": the stationmaster, not "spectacles")."""
     for npc in npcs:
         words = npc.name.split()
         title = words[0] if len(words) > 1 and _a_calling(words[0]) and words[0][0].isupper() else None
@@ -584,6 +583,12 @@ def _titled_callings(text: str, npcs: list[Npc]) -> list[Npc]:
         last = (npc.role or "").split()[-1].lower() if npc.role else ""
         if title and not (last in _TRADES or last in _CALLING_TITLES or _PERSON_NOUN.search(last)):
             npc.role = title.lower()
+    return npcs
+
+
+def _kept_once(npcs: list[Npc]) -> list[Npc]:
+    """One person found twice, by title and first name and by full name ("Caravan-master Zahra" is Zahra Ventillo),
+    or twice by the same name, kept once with the other name as an alias."""
     def own(npc: Npc) -> set[str]:  # their name without a title before it: "Caravan-master Zahra" → {"zahra"}
         words = npc.name.split()
         words = words[1:] if len(words) > 1 and (_a_calling(words[0]) or re.fullmatch(_TITLE, words[0])) else words
@@ -627,7 +632,7 @@ def _from_prose(scenario: Any, written: World) -> World:
     _called_by(public, world.npcs)
     world.npcs += _away_by_note(public, world.npcs)
     written_npcs = len(scenario.npcs)
-    world.npcs[written_npcs:] = _in_order_met(public, _titled_callings(public, world.npcs[written_npcs:]))
+    world.npcs[written_npcs:] = _in_order_met(public, _kept_once(_titled_callings(public, world.npcs[written_npcs:])))
     people = {w for n in known.npcs + world.npcs for w in n.name.split()}
     here = Place(name=scenario.title, description=(sentences(scenario.scene) or [""])[0], exits=exits_in(public))
     named = [p for p in _places(public, people) if World(places=[here]).place(p.name) is None]
