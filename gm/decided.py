@@ -204,7 +204,7 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
         # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is
         # what the small model says, and a GM would not); one when the question asks of one ("how many is ...")
         n = 1 if (m.groupdict().get("verb") or "are").lower() in ("is", "was") else prior(question, 2, 6)
-        if m.re is _COUNT_AT and _CROWDED.search(scene) and what in _CROWD and re.match(r"(?:in here|here|inside|in (?:the|this) \w+)$", m.group("rest").strip(), re.I):
+        if m.re in (_COUNT_AT, _COUNT) and _CROWDED.search(scene) and what in _CROWD and re.match(r"(?:in here|here|inside|in (?:the|this) \w+)$", m.group("rest").strip(), re.I):
             n = prior(question, 18, 40)  # "how many people in here?" of a packed saloon: a crowd
         rest = re.sub(r"\b(?:ya|u)\b", "you", m.group("rest").strip())
         if m.re in (_COUNT_THERE, _COUNT_AT):

@@ -90,6 +90,7 @@ def test_a_crowd_asked_after_in_a_packed_room_is_a_crowd_and_other_counts_stay_f
     packed = "The Silver Spur saloon is packed the night before the payroll arrives."
     crowd = decide("how many people in here, roughly?", World(), scene=packed).content
     assert crowd.startswith("There are ") and crowd.endswith(" people in here.") and number_value(crowd.split()[2]) >= 18
+    assert number_value(decide("how many people are in here?", World(), scene=packed).content.split()[0]) >= 18  # asked with its verb
     assert number_value(decide("how many guards on the wall?", World(), scene=packed).content.split()[2]) <= 6
 
 
