@@ -496,10 +496,13 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
     if _PRESSED.search(question) and held:  # "is there anything you haven't told us?" of one who holds something back
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
-    if _YOUR_NAME.search(question):  # "you the keeper? what's your name?": they give it
+    if asked_name := _YOUR_NAME.search(question):  # "you the keeper? what's your name?": they give it, and answer the rest
         words = name.split()
         bare = " ".join(words[-2:]) if len(words) > 2 else name
-        return Answer("npc", f"{name} gives their name.", speaker=name, quote=f"{bare}.", keys=[bare.split()[-1]])
+        rest = re.sub(r"^[\s,;:.?!]*(?:and|also|so)?\b[\s,]*", "", question[:asked_name.start()] + " " + question[asked_name.end():]).strip()
+        more = _npc_knowledge(npc, rest, world, found_checks, embed, hidden) if _SEEKS.search(rest) else None
+        said = f"{bare}. {more.quote}" if more is not None and more.quote and more.kind == "npc" else f"{bare}."
+        return Answer("npc", f"{name} gives their name.", speaker=name, quote=said, keys=[bare.split()[-1], *(more.keys if more and more.kind == "npc" else [])])
     if named := NAME_ASKED.search(question):
         role = next(g for g in named.groups() if g)
         told = _whose_name(npc, role, world)
@@ -1152,6 +1155,10 @@ def answers_to_parts(intent: Any, world: Any, **given: Any) -> list[tuple[str, A
     return [(q, choose_answer(_as_asked(intent, q), world, **given)) for q in parts] if len(parts) > 1 else []
 
 
+# "how tall is it", "how tall is it, roughly": the part ends on a pronoun for what the part before asked of
+_IT_AT_END = re.compile(r"\b(?:it|that)(?P<tail>,?\s*(?:roughly|about|exactly|more or less|again|do you think|d['’]?you reckon)?)\s*$", re.I)
+
+
 def _questions(text: str) -> list[str]:
     """The separate questions of a line that asks the GM several ("How far is it to the altar, and how deep is the
     water by it?", "what's the gate made of? how high is it"), each with a question mark; one question is one part."""
@@ -1166,12 +1173,12 @@ def _questions(text: str) -> list[str]:
         # "...made of? how high is it": "it" is what the part before asked of ("How far is the lighthouse from the
         # cottage, and how tall is it?": the lighthouse, its first noun phrase with "the"), or the act before named
         before = asking[i - 1] if i else plain[:plain.find(p)]
-        doc = parse(before) if re.search(r"\b(?:it|that)\s*$", p, re.I) else None
+        doc = parse(before) if _IT_AT_END.search(p) else None
         named = [c.text for c in (doc.noun_chunks if doc is not None else []) if c[0].lower_ == "the"]
         if doc is not None and not named:  # the parse may miss it ("what was the reliquary made of": "reliquary" read as a word of kind)
             named = [m.group(0) for m in re.finditer(r"\bthe\s+[a-z'’-]{3,}(?:\s+(?!(?:made|is|was|are|were|from|to|of|in|on|at|and|or|by|"
                                                       r"with|for)\b)[a-z'’-]{3,})?", before, re.I)][:1]
-        out.append(re.sub(r"\b(?:it|that)\s*$", named[0], p, count=1, flags=re.I) if named else p)
+        out.append(_IT_AT_END.sub(lambda m: named[0] + m.group("tail"), p, count=1) if named else p)
     return [f"{p}?" for p in out]
 
 

@@ -41,7 +41,7 @@ _MADE = re.compile(r"\bwhat(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+(?P<thing>(
                    r"[^?.!,]{2,40}?)\s*[?.!]*\s*$", re.I)
 # what the model may say a thing of no kind in gm/data/things.yaml is made of: plain stuff, no invention
 _STUFF = ("wood", "oak", "pine", "stone", "granite", "marble", "iron", "steel", "bronze", "brass", "copper", "silver", "gold", "pewter",
-          "tin", "lead", "glass", "clay", "bone", "leather", "cloth", "canvas", "rope", "brick", "paper", "wax", "ivory")
+          "tin", "glass", "clay", "bone", "leather", "cloth", "canvas", "rope", "brick", "paper", "wax", "ivory")
 
 
 class _Span(BaseModel):
@@ -109,6 +109,9 @@ def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
     """Whether a hidden text speaks of what is asked ("how many tunnels?" of the secret tunnel): it is for the finding."""
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
     asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), ""))
+    if kind == "made":  # of "the chain on the lighthouse door" only the chain is asked after
+        thing = m.group("thing") or m.group("thing2") or ""
+        asked = stems(re.split(r"\s+(?:on|in|of|at|by|over|under|round|around|with)\s+", thing)[0])
     # how many there are of a hidden thing is hidden with it; its size, age or name only when the hidden text states one
     # a size is stated by its unit ("forty feet", "a mile off"), an age by its span of time: "long-toed prints" or "Old
     # Maren" states neither

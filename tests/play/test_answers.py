@@ -855,3 +855,12 @@ def test_an_npc_asked_their_name_gives_it():
     world = World(npcs=[Npc(name="Maren", role="the chapel's elderly keeper")])
     said = choose_answer(read_intent("\"you the keeper? what's your name, and why are you staring at me like that\"", npcs=world.npcs), world)
     assert said.speaker == "Maren" and said.quote == "Maren."
+
+
+def test_an_npc_asked_their_name_and_more_answers_both_and_it_roughly_is_the_thing_before():
+    from gm.answer import _questions
+    world = World(npcs=[Npc(name="Ruth Quist", role="the keeper's grown daughter", knows=[
+        Knowledge(topic="when she last saw her father", answer="Four nights ago, at dusk, when he walked out to the lighthouse.")])])
+    said = choose_answer(read_intent("Evening, Miss Quist. What's your name, and when did you last see your father?", npcs=world.npcs), world)
+    assert said.quote.startswith("Ruth Quist. Four nights ago")
+    assert _questions("How far is the lighthouse, and how tall is it, roughly?")[1] == "how tall is the lighthouse, roughly?"
