@@ -26,7 +26,7 @@ from pipelines.english import parse
 from pipelines.numbers import SMALL
 from pipelines.speech import first_name
 
-from .kinds import kind_of
+from .kinds import asked_thing, kind_of
 
 __all__ = ["Answer", "FAR_FROM", "answers_to_parts", "choose_answer", "content_keys", "joined", "NAME_ASKED", "remember_decided", "OOC_REFUSAL", "STATS_REFUSAL", "is_recall", "content_words", "hint", "asks_hint", "own_business"]
 
@@ -497,8 +497,7 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
         return Answer("npc_gated", f"{name} holds something back.", speaker=name, quote="I've told you what I can. Leave it there.",
                       gated_checks=list(held[0].checks))
     if asked_name := _YOUR_NAME.search(question):  # "you the keeper? what's your name?": they give it, and answer the rest
-        words = name.split()
-        bare = " ".join(words[-2:]) if len(words) > 2 else name
+        bare = _bare_name(name)
         rest = re.sub(r"^[\s,;:.?!]*(?:and|also|so)?\b[\s,]*", "", question[:asked_name.start()] + " " + question[asked_name.end():]).strip()
         more = _npc_knowledge(npc, rest, world, found_checks, embed, hidden) if _SEEKS.search(rest) else None
         said = f"{bare}. {more.quote}" if more is not None and more.quote and more.kind == "npc" else f"{bare}."
@@ -598,6 +597,12 @@ def _npc_knowledge(npc: Any, question: str, world: Any, found_checks: Sequence[s
 _YOUR_NAME = re.compile(r"\bwhat(?:['’]?s| is) (?:your|ur|yer) name\b|\bwho (?:are|r) (?:you|u|ya)\s*\?|\b(?:your|ur|yer) name\s*\?", re.I)
 
 
+def _bare_name(name: str) -> str:
+    """The name someone gives for themselves: "Desk Sergeant Patrick Dolan" says "Patrick Dolan"."""
+    words = name.split()
+    return " ".join(words[-2:]) if len(words) > 2 else name
+
+
 def _whose_name(npc: Any, role: str, world: Any) -> Answer | None:
     """"whats the sergeant's name?" put to someone: their own name when they are the one so called, else the name of the
     one here so called; None when no one is (the question is then answered like any other)."""
@@ -605,8 +610,7 @@ def _whose_name(npc: Any, role: str, world: Any) -> Answer | None:
     called = next((n for n in [npc, *people] if _mentions_role(" ".join([n.name, getattr(n, "role", "") or ""]), role)), None)
     if called is None:
         return None
-    words = called.name.split()
-    bare = " ".join(words[-2:]) if len(words) > 2 else called.name  # "Desk Sergeant Patrick Dolan" gives "Patrick Dolan"
+    bare = _bare_name(called.name)
     quote = f"{bare}." if called is npc else f"That's {bare}."
     return Answer("npc", f"The {role} is {called.name}.", speaker=npc.name, quote=quote, keys=[bare.split()[-1]])
 
@@ -1079,8 +1083,7 @@ def choose_answer(intent: Any, world: Any, *, table_said: Sequence[str] = (), fo
     if _MADE_OF.search(text):  # "what's the assay office made of?" is told by a stuff named with it, else decided
         thing = re.search(r"(?:['’]s|\bis|\bwas|\bare|\bwere)\s+(?:the|that|this|these|those|his|her|their|its|your|our)\s+([^?.!,]{2,40}?)\s+"
                           r"(?:made|built|carved|forged|cast|put together)\b", text, re.I)
-        # "the chain on the door": a chain
-        head = re.split(r"\s+(?:on|in|of|at|by|over|under|round|around|with)\s+", thing.group(1))[0].split()[-1].lower().rstrip("s") if thing else ""
+        head = asked_thing(thing.group(1)).split()[-1].lower().rstrip("s") if thing else ""  # "the chain on the door": a chain
         of_it = [i for i, f in enumerate(facts) if _MATERIAL.search(f) and (not head or re.search(rf"\b{re.escape(head)}(?:s|es)?\b", f, re.I))]
         if not of_it:
             return None  # not answered by its distance, nor by the stuff of the bar beside it

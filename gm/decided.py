@@ -20,7 +20,7 @@ from pipelines.llm.structured import complete_json
 from pipelines.numbers import SMALL
 
 from .answer import FAR_FROM, NAME_ASKED, Answer, content_keys, content_words
-from .kinds import kind_of, names_someone, prior, round_figure, usual_kinds, usual_size
+from .kinds import asked_thing, kind_of, names_someone, prior, round_figure, usual, usual_size
 
 __all__ = ["decide_fact", "asks_to_decide"]
 
@@ -105,21 +105,23 @@ def _asked(question: str) -> tuple[str, re.Match] | None:
     return ("name", m) if (m := NAME_ASKED.search(question)) else None
 
 
+# what a hidden text must state to keep a value back: how many there are of a hidden thing is hidden with it; its size,
+# age, stuff or name only when the hidden text states one. A size is stated by its unit ("forty feet", "a mile off"),
+# an age by its span of time: "long-toed prints" or "Old Maren" states neither
+_UNIT = re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|km|metres?|meters?|inches|fathoms?)\b", re.I)
+_STATES = {"span": _UNIT, "between": _UNIT,
+           "age": re.compile(r"\b(?:years?|centur(?:y|ies)|decades?|aged)\b", re.I),
+           "made": re.compile(r"\b(?:made|carved|forged|cast|built)\s+(?:out\s+)?(?:of|from)\b|\b(?:" + "|".join(_STUFF) + r")\b", re.I),
+           "name": re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")}
+
+
 def _kept_back(kind: str, m: re.Match, hidden: Sequence[str]) -> bool:
     """Whether a hidden text speaks of what is asked ("how many tunnels?" of the secret tunnel): it is for the finding."""
     stems = lambda text: {w.rstrip("s") for w in content_words(text)}  # noqa: E731 - "tunnels" is of "a tunnel"
     asked = stems(m.groupdict().get("what") or m.groupdict().get("thing") or next((g for g in m.groups() if g), ""))
     if kind == "made":  # of "the chain on the lighthouse door" only the chain is asked after
-        thing = m.group("thing") or m.group("thing2") or ""
-        asked = stems(re.split(r"\s+(?:on|in|of|at|by|over|under|round|around|with)\s+", thing)[0])
-    # how many there are of a hidden thing is hidden with it; its size, age or name only when the hidden text states one
-    # a size is stated by its unit ("forty feet", "a mile off"), an age by its span of time: "long-toed prints" or "Old
-    # Maren" states neither
-    unit = re.compile(r"\b(?:feet|foot|ft|yards?|yds|miles?|km|metres?|meters?|inches|fathoms?)\b", re.I)
-    states = {"span": unit, "between": unit,
-              "age": re.compile(r"\b(?:years?|centur(?:y|ies)|decades?|aged)\b", re.I),
-              "made": re.compile(r"\b(?:made|carved|forged|cast|built)\s+(?:out\s+)?(?:of|from)\b|\b(?:" + "|".join(_STUFF) + r")\b", re.I),
-              "name": re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")}.get(kind or "")
+        asked = stems(asked_thing(m.group("thing") or m.group("thing2") or ""))
+    states = _STATES.get(kind or "")
     return any(asked & stems(h) and (states is None or states.search(h)) for h in hidden)
 
 
@@ -137,6 +139,12 @@ def _number(n: float) -> str:
     figure ("about ten feet", not the model's "10.25"), and under one only as a half ("about 0.5 miles")."""
     n = round(n) if n >= 1 else 0.5
     return _SAID[int(n)] if float(n).is_integer() and int(n) <= 20 else f"{n:g}"
+
+
+def _of(thing: str) -> str:
+    """A sentence's opening of the thing: "The chain is", "The pews are", "It is"."""
+    verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
+    return f"{thing[0].upper()}{thing[1:]} {verb}"
 
 
 def _prompt_context(world: Any, scene: str) -> str:
@@ -167,15 +175,15 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
             person = _is_person(thing, world)
             # an age is a guess any GM makes alike (the small model put a frontier saloon at 187 years): a grown
             # person's, a building's, or an old ruin's
-            usual = None if person else usual_kinds().get(kind_of(thing, world) or "", {}).get("old")
+            aged = None if person else usual(kind_of(thing, world), "old")
             years = (prior(question, 22, 68) if person else prior(question, 150, 900) if re.search(r"\b(?:ancient|ruin\w*|old|elder)\b", thing, re.I)
-                     else round_figure(prior(question, *usual)) if usual else prior(question, 4, 40))
+                     else round_figure(prior(question, *aged)) if aged else prior(question, 4, 40))
             sentence = f"{thing[0].upper()}{thing[1:]} is about {_number(years)} years old."
         else:
+            kind_of_it = kind_of(thing, world)
             if way in ("big", "large"):  # "how big is the chest?": the way such a thing is measured first ("long")
-                ways = [w for w in usual_kinds().get(kind_of(thing, world) or "", {}) if w in ("tall", "long", "wide", "deep")]
-                way = {"tall": "high"}.get(ways[0], ways[0]) if ways else "big"
-            size = usual_size(question, thing, way, world)
+                way = next(({"tall": "high"}.get(w, w) for w in ("tall", "long", "wide", "deep") if usual(kind_of_it, w)), "big")
+            size = usual_size(question, kind_of_it, way)
             if size is None:  # a thing of no kind the table knows: the model's guess, bounded by the JSON shape
                 asked = {"high": "tall", "deep": "deep", "wide": "wide", "long": "long", "far": "far away", "big": "big across"}[way]
                 parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
@@ -183,16 +191,15 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
                                              _Span, step="decide_fact", max_tokens=32, retry=False)
                 size = (parsed.value.number, parsed.value.unit) if parsed.value is not None else None
             if size is not None:
-                verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
-                sentence = f"{thing[0].upper()}{thing[1:]} {verb} about {_number(size[0])} {size[1]} {_WORDED[way]}."
+                sentence = f"{_of(thing)} about {_number(size[0])} {size[1]} {_WORDED[way]}."
     elif kind == "between":  # how far such a thing as the one gone to stands from here, said between the two named
         there, start = (m.group("to") or m.group("to2")).strip(), (m.group("from") or m.group("from2")).strip()
-        size = usual_size(question, there, "far", world)
+        size = usual_size(question, kind_of(there, world), "far")
         if size is not None:
-            sentence = f"{there[0].upper()}{there[1:]} is about {_number(size[0])} {size[1]} from {start}."
+            sentence = f"{_of(there)} about {_number(size[0])} {size[1]} from {start}."
     elif kind == "made":
         thing = re.sub(r"^(?:his|her|their|its|your|our)\b", "the", (m.group("thing") or m.group("thing2")).strip(), flags=re.I)
-        made_of = usual_kinds().get(kind_of(thing, world) or "", {}).get("of")
+        made_of = usual(kind_of(thing, world), "of")
         stuff = made_of[prior(question, 0, len(made_of) - 1)] if made_of else None
         if stuff is None:  # a thing of no kind the table knows: the model picks among plain stuffs
             parsed = await complete_json(model, [{"role": "system", "content": system}, {"role": "user", "content":
@@ -200,8 +207,7 @@ async def decide_fact(model: Any, question: str, world: Any, scene: str = "", ru
                                          _Made, step="decide_fact", max_tokens=16, retry=False)
             stuff = parsed.value.material if parsed.value is not None else None
         if stuff is not None:
-            verb = "is" if not re.search(r"s$", thing) or thing.lower() == "it" else "are"
-            sentence = f"{thing[0].upper()}{thing[1:]} {verb} made of {stuff}."
+            sentence = f"{_of(thing)} made of {stuff}."
     elif kind == "count":
         what = m.group("what").lower()
         # the count itself is no matter of the setting: a few, as a table would guess ("one man" at a card table is

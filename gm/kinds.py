@@ -13,7 +13,7 @@ import yaml
 
 from pipelines.english import parse
 
-__all__ = ["calling", "kind_of", "names_someone", "prior", "round_figure", "usual_kinds", "usual_size"]
+__all__ = ["asked_thing", "calling", "kind_of", "names_someone", "prior", "round_figure", "usual", "usual_kinds", "usual_size"]
 
 
 def prior(question: str, low: int, high: int) -> int:
@@ -40,6 +40,16 @@ def calling(role: str) -> str:
 @functools.cache
 def usual_kinds() -> dict[str, dict[str, list[float]]]:
     return yaml.safe_load((Path(__file__).parent / "data" / "things.yaml").read_text(encoding="utf-8"))
+
+
+def usual(kind: str | None, trait: str) -> Any:
+    """What things of ``kind`` usually are in one trait ("tall", "old", "of", ...), as gm/data/things.yaml has it; None."""
+    return usual_kinds().get(kind or "", {}).get(trait)
+
+
+def asked_thing(phrase: str) -> str:
+    """The thing a phrase names, without what it is placed by: "the chain on the lighthouse door" → "the chain"."""
+    return re.split(r"\s+(?:on|in|of|at|by|over|under|round|around|with)\s+", phrase)[0]
 
 
 @functools.cache
@@ -90,12 +100,11 @@ def round_figure(n: float) -> float:
     return max(step, round(n / step) * step)
 
 
-def usual_size(question: str, thing: str, way: str, world: Any = None) -> tuple[float, str] | None:
-    """How big ``thing`` is, measured ``way`` (high, deep, wide, long, far), as such things are (gm/data/things.yaml),
-    at a point of the usual range fixed by the question; a number and its unit (feet, yards or miles). None when the
-    thing is of no kind there or that kind is not measured that way."""
-    kind = kind_of(thing, world)
-    span = usual_kinds()[kind].get({"high": "tall"}.get(way, way)) if kind else None
+def usual_size(question: str, kind: str | None, way: str) -> tuple[float, str] | None:
+    """How big a thing of ``kind`` is, measured ``way`` (high, deep, wide, long, far), as such things are
+    (gm/data/things.yaml), at a point of the usual range fixed by the question; a number and its unit (feet, yards or
+    miles). None for no kind, or a kind not measured that way."""
+    span = usual(kind, {"high": "tall"}.get(way, way))
     if not span:
         return None
     low, high = span

@@ -82,4 +82,3 @@ def with_double_quotes(text: str) -> str:
     """The line with speech in single quotes put in double quotes, as every reader of a line expects what is said to be
     marked: 'Morning, Chief.' was read as the player's own act, and no one was spoken to."""
     return _SINGLE_QUOTED.sub(lambda m: f'"{m.group("said")}"', text)
-

@@ -13,7 +13,6 @@ sentence built from the scene and the outcome.
 """
 from __future__ import annotations
 
-
 import functools
 import re
 import time
